@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Exit codes, chosen here and nowhere else (README, "Exit codes").
+const (
+	exitOK          = 0   // the job ran; nothing material found
+	exitFailure     = 1   // the job failed: the service, the network, the disk, bad input
+	exitUsage       = 2   // bad flags, arguments or configuration
+	exitMaterial    = 3   // the job ran and found material discrepancies, or a snapshot is incomplete
+	exitInterrupted = 130 // stopped by SIGINT or SIGTERM before it finished
+)
+
+const exitCodesHelp = `Exit codes:
+  0    ok: the job ran and found nothing material
+  1    failure: the service, the network, the disk, or bad input from the service
+  2    usage: bad flags, arguments or configuration
+  3    material: discrepancies at or above materiality, or an incomplete snapshot
+  130  interrupted by SIGINT or SIGTERM`
+
+// usageError marks an error as the caller's: exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitCode maps an error returned by a subcommand to the process exit code.
+func exitCode(ctx context.Context, err error) int {
+	var u usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &u):
+		return exitUsage
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return exitInterrupted
+	}
+	return exitFailure
+}

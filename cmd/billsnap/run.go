@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+)
+
+// command is one subcommand.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, env *cliEnv, args []string) error
+}
+
+// cliEnv is what a subcommand writes to: results to stdout, logs and
+// progress to stderr.
+type cliEnv struct {
+	stdout, stderr io.Writer
+	log            *slog.Logger
+	getenv         func(string) string
+}
+
+func commands() []command {
+	return []command{
+		{"demo", "run the whole job against the in-process sandbox (no credentials)", runDemo},
+		{"sandbox", "serve a faithful fake of the billing service", runSandbox},
+	}
+}
+
+// run is the whole program: it parses args, runs a subcommand and returns
+// the exit code. Tests call it with buffers.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, args, stdout, stderr, lookupEnv)
+}
+
+func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	env := &cliEnv{stdout: stdout, stderr: stderr, getenv: getenv,
+		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	if len(args) == 0 || isHelp(args[0]) {
+		fmt.Fprint(stdout, usage())
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(ctx, env, args[1:])
+			if errors.Is(err, flag.ErrHelp) {
+				return exitOK
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "billsnap %s: %v\n", c.name, err)
+			}
+			return exitCode(ctx, err)
+		}
+	}
+	fmt.Fprintf(stderr, "billsnap: unknown command %q\n\n%s", args[0], usage())
+	return exitUsage
+}
+
+func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "help" }
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("Usage: billsnap <command> [flags]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+	}
+	b.WriteString("\n'billsnap <command> --help' shows a command's flags.\n\n" + exitCodesHelp + "\n")
+	return b.String()
+}
+
+// newFlags makes a subcommand's flag set; its usage goes to stdout on
+// --help and names the exit codes.
+func newFlags(env *cliEnv, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.stdout, "Usage: billsnap %s %s\n\nFlags:\n", name, synopsis)
+		fs.SetOutput(env.stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(env.stderr)
+		fmt.Fprintf(env.stdout, "\n%s\n", exitCodesHelp)
+	}
+	return fs
+}
+
+// parseFlags parses args; a bad flag is a usage error, --help is flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}

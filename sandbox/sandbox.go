@@ -1,0 +1,72 @@
+package sandbox
+
+import (
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config is everything a sandbox starts with.
+type Config struct {
+	Data   Options
+	APIKey string  // the key clients must send, Base64-encoded, as a Bearer token
+	Faults *Faults // nil injects nothing
+}
+
+// Sandbox is the billing service in memory. Its Handler serves base_url
+// (/v3/…) and front_url (the paged lists) on one origin, so base_url and
+// front_url are the same address. It is safe for concurrent use.
+type Sandbox struct {
+	mu    sync.RWMutex
+	opts  Options
+	data  *Dataset
+	lists map[string]*list // by lower-case list name
+
+	key    string
+	faults *Faults
+
+	rngMu sync.Mutex
+	rng   *rand.Rand // fault dice and IDs of records created after start
+
+	requests atomic.Int64
+}
+
+// New generates the sandbox's data from cfg.Data.
+func New(cfg Config) *Sandbox {
+	d := Generate(cfg.Data)
+	s := &Sandbox{opts: cfg.Data, data: d, lists: map[string]*list{}, key: cfg.APIKey, faults: cfg.Faults,
+		rng: rand.New(rand.NewPCG(cfg.Data.Seed, 0x5bd1e995))}
+	if s.faults == nil {
+		s.faults, _ = ParseFaults("")
+	}
+	for _, def := range listDefs {
+		s.lists[strings.ToLower(def.name)] = newList(def, d)
+	}
+	return s
+}
+
+// Dataset is the data as generated; changes made later through the API or
+// by faults are in the served lists only.
+func (s *Sandbox) Dataset() *Dataset { return s.data }
+
+// Now is the service clock the data was generated against.
+func (s *Sandbox) Now() time.Time { return s.data.Now }
+
+// Requests counts the requests served so far, refused ones included.
+func (s *Sandbox) Requests() int64 { return s.requests.Load() }
+
+// roll returns a uniform number in [0, 1).
+func (s *Sandbox) roll() float64 {
+	s.rngMu.Lock()
+	defer s.rngMu.Unlock()
+	return s.rng.Float64()
+}
+
+// newID returns a GUID for a record created after start.
+func (s *Sandbox) newID() string {
+	s.rngMu.Lock()
+	defer s.rngMu.Unlock()
+	return newGUID(s.rng)
+}
