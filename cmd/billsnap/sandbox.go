@@ -33,12 +33,13 @@ func runSandbox(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer srv.Close()
-	fmt.Fprintf(env.stdout, "base_url=%s front_url=%s\n", srv.BaseURL(), srv.FrontURL())
 	if *answerKey != "" {
 		if err := writeJSONFile(*answerKey, srv.AnswerKey()); err != nil {
 			return err
 		}
 	}
+	// The first line is the signal that the sandbox is ready, key file written.
+	fmt.Fprintf(env.stdout, "base_url=%s front_url=%s\n", srv.BaseURL(), srv.FrontURL())
 	env.log.Info("sandbox serving", "url", srv.URL, "seed", *seed, "customers", *customers, "planted", *planted)
 	<-ctx.Done()
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+// startSandboxCommand runs `billsnap sandbox args…` in the background and
+// returns its base_url and front_url from its first stdout line. The command
+// stops, and its exit code is checked to be 0, when the test ends.
+func startSandboxCommand(t *testing.T, args ...string) (base, front string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int)
+	go func() {
+		code := runWith(ctx, append([]string{"sandbox", "--listen", "127.0.0.1:0"}, args...), pw, io.Discard, noEnv)
+		pw.Close()
+		done <- code
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no first line: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Errorf("sandbox exit code %d after SIGTERM-like cancel, want 0", code)
+		}
+	})
+	for f := range strings.FieldsSeq(line) {
+		k, v, _ := strings.Cut(f, "=")
+		switch k {
+		case "base_url":
+			base = v
+		case "front_url":
+			front = v
+		}
+	}
+	if !strings.HasPrefix(base, "http://127.0.0.1:") || !strings.HasPrefix(front, "http://127.0.0.1:") {
+		t.Fatalf("first line %q", line)
+	}
+	return base, front
+}
+
+func noEnv(string) string { return "" }
+
+func TestSandboxCommandWritesTheAnswerKey(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "k.json")
+	startSandboxCommand(t, "--api-key", "k", "--seed", "5", "--customers", "30", "--planted", "1", "--answer-key", file)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k sandbox.AnswerKey
+	if err := json.Unmarshal(b, &k); err != nil {
+		t.Fatal(err)
+	}
+	if len(k.Tables) != 15 || len(k.Rules) != 14 || k.Seed != 5 || k.Tables["customers"].Count != 30+14 {
+		t.Errorf("answer key: %d tables, %d rules, seed %d, customers %+v", len(k.Tables), len(k.Rules), k.Seed, k.Tables["customers"])
+	}
+	for rule, fs := range k.Rules {
+		if len(fs) == 0 {
+			t.Errorf("rule %s has no planted finding", rule)
+		}
+	}
+}
+
+func TestSandboxCommandUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"sandbox"}, "--api-key is required"},
+		{[]string{"sandbox", "--api-key", "k", "--faults", "500=7"}, `--faults: fault "500=7"`},
+		{[]string{"sandbox", "--api-key", "k", "--customers", "0"}, "--customers"},
+		{[]string{"sandbox", "--api-key", "k", "--now", "today"}, "--now"},
+		{[]string{"sandbox", "--bogus"}, "bogus"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+	} {
+		var out, errb bytes.Buffer
+		if code := runWith(context.Background(), tc.args, &out, &errb, noEnv); code != exitUsage || !strings.Contains(errb.String(), tc.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), exitUsage, tc.msg)
+		}
+	}
+}
+
+func TestHelpNamesExitCodes(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"sandbox", "--help"}, {"demo", "-h"}} {
+		var out bytes.Buffer
+		if code := runWith(context.Background(), args, &out, io.Discard, noEnv); code != exitOK || !strings.Contains(out.String(), "130  interrupted") {
+			t.Errorf("%v: exit %d, output %q", args, code, out.String())
+		}
+	}
+}
+
+func TestDemoRuns(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runWith(context.Background(), []string{"demo"}, &out, &errb, noEnv); code != exitOK {
+		t.Fatalf("demo exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "Customers: 3 pages, 278 records, TotalCount 278") {
+		t.Errorf("demo output %q", out.String())
+	}
+}
