@@ -1,0 +1,62 @@
+package config
+
+import (
+	"time"
+)
+
+// Config is everything a run needs, the API key aside.
+type Config struct {
+	BaseURL           string            `yaml:"base_url"`            // {base_url}: the /v3 endpoints
+	FrontURL          string            `yaml:"front_url"`           // {front_url}: the paged lists
+	Out               string            `yaml:"out"`                 // output directory
+	Concurrency       int               `yaml:"concurrency"`         // requests in flight, all collections together
+	Prefetch          int               `yaml:"prefetch"`            // pages fetched ahead of the NextPage chain, per collection
+	Timeout           time.Duration     `yaml:"timeout"`             // one request, body included
+	MaxRewalks        int               `yaml:"max_rewalks"`         // re-walks of a collection that drifted
+	AllowInsecureHTTP bool              `yaml:"allow_insecure_http"` // allow http:// to a host that is not loopback
+	Progress          string            `yaml:"progress"`            // auto, bar, log or none
+	Retry             Retry             `yaml:"retry"`
+	Collections       map[string]string `yaml:"collections"` // table name -> list path, overriding the default
+	Parquet           Parquet           `yaml:"parquet"`
+	DuckDB            DuckDB            `yaml:"duckdb"`
+}
+
+// Retry bounds the retries of one request.
+type Retry struct {
+	MaxAttempts   int           `yaml:"max_attempts"`    // attempts in all, the first included
+	InitialDelay  time.Duration `yaml:"initial_delay"`   // first backoff, before jitter
+	MaxDelay      time.Duration `yaml:"max_delay"`       // largest backoff
+	MaxRetryAfter time.Duration `yaml:"max_retry_after"` // a longer Retry-After fails the request
+}
+
+// Parquet tunes the Parquet writer.
+type Parquet struct {
+	Compression  string `yaml:"compression"`    // snappy, zstd, gzip or none
+	PageSize     Size   `yaml:"page_size"`      // bytes per page
+	RowGroupSize Size   `yaml:"row_group_size"` // bytes per row group
+	Writers      int    `yaml:"writers"`        // encoding goroutines per file
+	RowsPerFile  int    `yaml:"rows_per_file"`  // a table's part files roll over at this many rows
+}
+
+// DuckDB tunes the database.
+type DuckDB struct {
+	File        string `yaml:"file"`         // database file, relative to Out
+	MemoryLimit string `yaml:"memory_limit"` // DuckDB's memory_limit setting
+	Threads     int    `yaml:"threads"`      // DuckDB's threads setting
+}
+
+// Default is the configuration before file, environment and flags.
+func Default() Config {
+	return Config{
+		Out:         "billsnap-data",
+		Concurrency: 8,
+		Prefetch:    8,
+		Timeout:     60 * time.Second,
+		MaxRewalks:  2,
+		Progress:    "auto",
+		Retry:       Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute},
+		Collections: map[string]string{},
+		Parquet:     Parquet{Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 16 << 20, Writers: 2, RowsPerFile: 1_000_000},
+		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", Threads: 2},
+	}
+}

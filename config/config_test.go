@@ -1,0 +1,118 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadLayersDefaultsFileEnv(t *testing.T) {
+	c, err := Load("testdata/good.yml", env(map[string]string{EnvFrontURL: "https://env.example.com"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL != "https://billing.example.com" || c.FrontURL != "https://env.example.com" || c.Concurrency != 16 {
+		t.Errorf("file and env not layered: %+v", c)
+	}
+	if c.Retry.MaxAttempts != 4 || c.Retry.InitialDelay != 100*time.Millisecond || c.Retry.MaxDelay != Default().Retry.MaxDelay {
+		t.Errorf("nested file keys not merged over defaults: %+v", c.Retry)
+	}
+	if c.Parquet.Compression != "zstd" || c.Parquet.PageSize != 512<<10 || c.Parquet.Writers != 2 {
+		t.Errorf("parquet: %+v", c.Parquet)
+	}
+	if c.Collections["customers"] != "/v2/Customers/" {
+		t.Errorf("collections: %v", c.Collections)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("good.yml does not validate: %v", err)
+	}
+}
+
+func TestBadFilesNameTheProblem(t *testing.T) {
+	for file, want := range map[string]string{
+		"unknown-key.bad.yml":        `line 2: unknown key "concurency"`,
+		"unknown-nested-key.bad.yml": `line 3: unknown key "backoff"`,
+		"api-key.bad.yml":            `line 2: key "api_key": the API key is never read from the config file`,
+		"wrong-type.bad.yml":         "line 1: key concurrency: cannot unmarshal !!str `many` into int",
+		"syntax.bad.yml":             "line 1",
+		"bad-size.bad.yml":           "line 2: key parquet.page_size: want a size",
+	} {
+		_, err := Load(filepath.Join("testdata", file), env(nil))
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file) {
+			t.Errorf("%s: error %v, want it to name the file and %q", file, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: error shows the key", file)
+		}
+	}
+}
+
+func TestValidateNamesEveryBadKey(t *testing.T) {
+	c := Default()
+	c.BaseURL, c.FrontURL = "http://billing.example.com", "ftp://x"
+	c.Concurrency, c.Progress, c.Parquet.Compression = 0, "loud", "lz9"
+	c.Collections = map[string]string{"customers": "Customers"}
+	err := c.Validate()
+	for _, key := range []string{"base_url", "front_url", "concurrency", "progress", "parquet.compression", "collections.customers"} {
+		var ce *Error
+		if !strings.Contains(err.Error(), "config key "+key+":") || !errors.As(err, &ce) {
+			t.Errorf("Validate does not name %s: %v", key, err)
+		}
+	}
+	if !strings.Contains(err.Error(), "not loopback") {
+		t.Errorf("plain http to a remote host is not explained: %v", err)
+	}
+}
+
+func TestPlainHTTP(t *testing.T) {
+	for u, ok := range map[string]bool{"http://127.0.0.1:8080": true, "http://localhost:1": true, "http://[::1]:9": true,
+		"http://10.0.0.1": false, "https://10.0.0.1": true, "https://u:p@h.example.com": false, "https://h.example.com/?k=1": false} {
+		if got := checkServiceURL(u, false) == ""; got != ok {
+			t.Errorf("%s allowed %v, want %v", u, got, ok)
+		}
+	}
+	if checkServiceURL("http://10.0.0.1", true) != "" {
+		t.Error("allow_insecure_http does not allow plain http")
+	}
+}
+
+func TestAPIKey(t *testing.T) {
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open.key")
+	os.WriteFile(open, []byte("s3cret\n"), 0o644)
+	closed := filepath.Join(dir, "closed.key")
+	os.WriteFile(closed, []byte("t0ken"), 0o600)
+	var warned []string
+	warn := func(s string) { warned = append(warned, s) }
+	if k, err := APIKey(env(map[string]string{EnvAPIKey: " envkey "}), "", warn); k != "envkey" || err != nil {
+		t.Errorf("env key: %q %v", k, err)
+	}
+	if k, err := APIKey(env(map[string]string{EnvAPIKey: "envkey"}), closed, warn); k != "t0ken" || err != nil || len(warned) != 0 {
+		t.Errorf("file key: %q %v warned %v", k, err, warned)
+	}
+	if k, _ := APIKey(env(nil), open, warn); k != "s3cret" || len(warned) != 1 || !strings.Contains(warned[0], "0644") {
+		t.Errorf("open file: %q, warned %v", k, warned)
+	}
+	if _, err := APIKey(env(nil), "", warn); err == nil || !strings.Contains(err.Error(), EnvAPIKey) {
+		t.Errorf("no key: %v", err)
+	}
+	if _, err := APIKey(env(nil), filepath.Join(dir, "none"), warn); err == nil || !strings.Contains(err.Error(), "--api-key-file") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestSize(t *testing.T) {
+	for s, want := range map[string]Size{"1048576": 1 << 20, "1MiB": 1 << 20, "512KiB": 512 << 10, "16MB": 16e6, "2 GiB": 2 << 30} {
+		if got, err := ParseSize(s); got != want || err != nil {
+			t.Errorf("ParseSize(%q) = %d, %v", s, got, err)
+		}
+	}
+	if Size(16<<20).String() != "16MiB" || Size(1000).String() != "1000" {
+		t.Error("Size.String")
+	}
+}

@@ -1,0 +1,7 @@
+// Package config is billsnap's one configuration: defaults, then a strict
+// YAML file (an unknown key is an error that names it), then the
+// environment (BILLSNAP_*), then flags, then Validate.
+//
+// The API key is never read from the file: it comes from BILLSNAP_API_KEY or
+// from a file named by --api-key-file, and it is never printed.
+package config

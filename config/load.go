@@ -1,0 +1,131 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Error is a problem with one configuration key.
+type Error struct {
+	Key string // dotted YAML key, such as retry.max_attempts
+	Msg string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("config key %s: %s", e.Key, e.Msg) }
+
+// Environment variables read by Load.
+const (
+	EnvBaseURL    = "BILLSNAP_BASE_URL"
+	EnvFrontURL   = "BILLSNAP_FRONT_URL"
+	EnvOut        = "BILLSNAP_OUT"
+	EnvAPIKey     = "BILLSNAP_API_KEY"
+	EnvAPIKeyFile = "BILLSNAP_API_KEY_FILE"
+)
+
+// Load returns the defaults overlaid with the YAML file at path (none when
+// path is "") and then with the environment. Flags come after, from the
+// caller; Validate last.
+func Load(path string, getenv func(string) string) (Config, error) {
+	c := Default()
+	if path != "" {
+		if err := c.loadFile(path); err != nil {
+			return c, err
+		}
+	}
+	for env, dst := range map[string]*string{EnvBaseURL: &c.BaseURL, EnvFrontURL: &c.FrontURL, EnvOut: &c.Out} {
+		if v := getenv(env); v != "" {
+			*dst = v
+		}
+	}
+	return c, nil
+}
+
+var secretKeys = []string{"api_key", "apikey", "key", "token", "api_key_file"}
+
+// loadFile decodes the file strictly: an unknown key is an error naming it
+// and its line; a key that looks like the API key is refused.
+func (c *Config) loadFile(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		return fmt.Errorf("config file %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(root.Content) == 1 && root.Content[0].Kind == yaml.MappingNode {
+		for i := 0; i < len(root.Content[0].Content); i += 2 {
+			if k := root.Content[0].Content[i]; contains(secretKeys, k.Value) {
+				return fmt.Errorf("config file %s: line %d: key %q: the API key is never read from the config file; set %s or use --api-key-file",
+					path, k.Line, k.Value, EnvAPIKey)
+			}
+		}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config file %s: %s", path, yamlMessage(err, &root))
+	}
+	return nil
+}
+
+// keyAt returns the dotted key whose value starts on line, or "".
+func keyAt(n *yaml.Node, line int, prefix string) string {
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		return keyAt(n.Content[0], line, prefix)
+	}
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Line == line && v.Kind == yaml.ScalarNode {
+			return prefix + k.Value
+		}
+		if found := keyAt(v, line, prefix+k.Value+"."); found != "" {
+			return found
+		}
+	}
+	return ""
+}
+
+var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+
+var errorLine = regexp.MustCompile(`^line (\d+): `)
+
+// yamlMessage rewrites yaml.v3's errors in the words of this file, naming
+// the key of a value that does not decode.
+func yamlMessage(err error, root *yaml.Node) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+	msg = unknownField.ReplaceAllString(msg, `unknown key "$1"`)
+	var lines []string
+	for l := range strings.SplitSeq(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if m := errorLine.FindStringSubmatch(l); m != nil && !strings.Contains(l, "unknown key") {
+			line, _ := strconv.Atoi(m[1])
+			if key := keyAt(root, line, ""); key != "" {
+				l = strings.Replace(l, m[0], m[0]+"key "+key+": ", 1)
+			}
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "; ")
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

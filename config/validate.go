@@ -1,0 +1,99 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+)
+
+// Validate checks every key and returns all problems, each an *Error.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &Error{Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	for key, u := range map[string]string{"base_url": c.BaseURL, "front_url": c.FrontURL} {
+		if msg := checkServiceURL(u, c.AllowInsecureHTTP); msg != "" {
+			bad(key, "%s", msg)
+		}
+	}
+	if strings.TrimSpace(c.Out) == "" {
+		bad("out", "must name a directory")
+	}
+	checkRange := func(key string, v, lo, hi int) {
+		if v < lo || v > hi {
+			bad(key, "must be from %d to %d, not %d", lo, hi, v)
+		}
+	}
+	checkRange("concurrency", c.Concurrency, 1, 256)
+	checkRange("prefetch", c.Prefetch, 0, 1024)
+	checkRange("max_rewalks", c.MaxRewalks, 0, 10)
+	checkRange("retry.max_attempts", c.Retry.MaxAttempts, 1, 100)
+	checkRange("parquet.writers", c.Parquet.Writers, 1, 16)
+	checkRange("parquet.rows_per_file", c.Parquet.RowsPerFile, 1000, 1<<30)
+	checkRange("duckdb.threads", c.DuckDB.Threads, 1, 256)
+	if c.Timeout <= 0 {
+		bad("timeout", "must be a positive duration such as 60s")
+	}
+	if c.Retry.InitialDelay <= 0 || c.Retry.MaxDelay < c.Retry.InitialDelay {
+		bad("retry", "initial_delay must be positive and max_delay at least initial_delay")
+	}
+	if c.Retry.MaxRetryAfter <= 0 {
+		bad("retry.max_retry_after", "must be a positive duration")
+	}
+	if !contains([]string{"auto", "bar", "log", "none"}, c.Progress) {
+		bad("progress", "must be auto, bar, log or none, not %q", c.Progress)
+	}
+	for name, path := range c.Collections {
+		if !strings.HasPrefix(path, "/") {
+			bad("collections."+name, "must be a path on front_url starting with /, not %q", path)
+		}
+	}
+	if !contains([]string{"snappy", "zstd", "gzip", "none"}, c.Parquet.Compression) {
+		bad("parquet.compression", "must be snappy, zstd, gzip or none, not %q", c.Parquet.Compression)
+	}
+	if c.Parquet.PageSize < 8<<10 || c.Parquet.RowGroupSize < c.Parquet.PageSize {
+		bad("parquet", "page_size must be at least 8KiB and row_group_size at least page_size")
+	}
+	if c.DuckDB.File == "" || filepath.IsAbs(c.DuckDB.File) || strings.Contains(c.DuckDB.File, "..") {
+		bad("duckdb.file", "must be a file name inside out, not %q", c.DuckDB.File)
+	}
+	if c.DuckDB.MemoryLimit == "" {
+		bad("duckdb.memory_limit", "must be a size such as 256MB")
+	}
+	return errors.Join(errs...)
+}
+
+// checkServiceURL returns what is wrong with a service URL, or "".
+func checkServiceURL(raw string, allowInsecure bool) string {
+	if raw == "" {
+		return "is required"
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("is not a URL: %v", err)
+	case u.Scheme != "https" && u.Scheme != "http":
+		return fmt.Sprintf("must be an http or https URL, not %q", raw)
+	case u.Host == "":
+		return fmt.Sprintf("has no host: %q", raw)
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
+		return "must not carry credentials, a query or a fragment"
+	case u.Scheme == "http" && !allowInsecure && !IsLoopback(u.Hostname()):
+		return fmt.Sprintf("is plain http to %s, which is not loopback: use https, or allow_insecure_http (--allow-insecure-http) to send the API key in clear", u.Hostname())
+	}
+	return ""
+}
+
+// IsLoopback reports whether host names this machine: localhost or a
+// loopback address.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
