@@ -132,7 +132,7 @@ func TestUnknownPathAndWrongMethod(t *testing.T) {
 func TestProductPlanQueryExpand(t *testing.T) {
 	srv := start(t, Options{Seed: 2, Customers: 200}, "")
 	for _, tc := range []struct {
-		expand             string
+		expand            string
 		charges, pricings bool
 	}{
 		{"", false, false},
