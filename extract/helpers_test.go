@@ -1,0 +1,109 @@
+package extract
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+const testKey = "walker-test-key-0001"
+
+// fakeClock advances only when slept on, and remembers every sleep.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	sleeps []time.Duration
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	c.sleeps = append(c.sleeps, d)
+	return ctx.Err()
+}
+
+func (c *fakeClock) slept() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.sleeps...)
+}
+
+// memSink keeps the IDs a walk hands over.
+type memSink struct {
+	mu       sync.Mutex
+	ids      []string
+	restarts int
+	pages    int
+}
+
+func (s *memSink) Restart(int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ids, s.pages = nil, 0
+	s.restarts++
+	return nil
+}
+
+func (s *memSink) Page(p *Page) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pages++
+	for _, r := range p.Records {
+		s.ids = append(s.ids, r.ID)
+	}
+	return nil
+}
+
+// startSandbox serves a sandbox for one test.
+func startSandbox(t *testing.T, o sandbox.Options, faults string) *sandbox.Server {
+	t.Helper()
+	f, err := sandbox.ParseFaults(faults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: o, APIKey: testKey, Faults: f}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func testRetry() config.Retry {
+	return config.Retry{MaxAttempts: 6, InitialDelay: 100 * time.Millisecond, MaxDelay: 2 * time.Second, MaxRetryAfter: time.Minute}
+}
+
+// newWalker walks base/front with key through a client on clock.
+func newWalker(t *testing.T, base, front, key string, clock Clock, prefetch int) *Walker {
+	t.Helper()
+	c, err := NewClient(Options{BaseURL: base, FrontURL: front, Secret: NewSecret(key), Concurrency: 4,
+		Timeout: 10 * time.Second, Retry: testRetry(), Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Walker{Client: c, BaseURL: base, FrontURL: front, Prefetch: prefetch, MaxRewalks: 2, Clock: clock}
+}
+
+func collection(t *testing.T, table string) Collection {
+	t.Helper()
+	for _, c := range catalogue {
+		if c.Table == table {
+			return c
+		}
+	}
+	t.Fatalf("no collection %s", table)
+	return Collection{}
+}

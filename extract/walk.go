@@ -1,0 +1,277 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// Sink takes one collection's pages in NextPage order.
+type Sink interface {
+	// Restart discards everything taken from an earlier walk of the
+	// collection; it is called before every walk, the first included.
+	Restart(walk int) error
+	// Page takes a checked page. Records already taken in this walk are
+	// left out of it.
+	Page(p *Page) error
+}
+
+// Progress hears about pages as they are taken; it may be nil.
+type Progress interface {
+	Walking(table string, walk, totalCount int)
+	PageDone(table string, records int)
+}
+
+// Walker walks collections through a Client.
+type Walker struct {
+	Client     *Client
+	BaseURL    string
+	FrontURL   string
+	Prefetch   int // pages fetched ahead of the NextPage chain; 0 follows links one by one
+	MaxRewalks int
+	Clock      Clock
+	Log        *slog.Logger
+	Progress   Progress
+}
+
+// Result is what a collection's walk found.
+type Result struct {
+	Table      string
+	Walks      int     // 1 plus the re-walks
+	Pages      int     // pages of the last walk
+	Records    int     // records received in the last walk, duplicates included
+	Distinct   int     // distinct IDs of the last walk
+	TotalCount int     // TotalCount of the last walk's first page
+	Complete   bool    // the last walk was consistent
+	Problem    string  // why not, when not
+	Seconds    float64 // all walks together
+}
+
+// PageError is a page that stopped a walk.
+type PageError struct {
+	Table string
+	Page  int    // the page asked for
+	URL   string // redacted
+	Err   error
+}
+
+func (e *PageError) Error() string {
+	return fmt.Sprintf("collection %s, page %d, GET %s: %v", e.Table, e.Page, e.URL, e.Err)
+}
+
+func (e *PageError) Unwrap() error { return e.Err }
+
+// drift is an inconsistency that a re-walk may cure.
+type drift struct{ reason string }
+
+func (d *drift) Error() string { return d.reason }
+
+// Walk walks coll into sink, re-walking after drift up to MaxRewalks times.
+// A nil error with Result.Complete false means the collection stayed
+// inconsistent; an error means the walk could not be done.
+func (w *Walker) Walk(ctx context.Context, coll Collection, sink Sink) (Result, error) {
+	start := w.clock().Now()
+	var res Result
+	for walk := 1; ; walk++ {
+		if err := sink.Restart(walk); err != nil {
+			return res, err
+		}
+		st := newWalkState(w, coll, sink, walk, walk > w.MaxRewalks)
+		err := st.run(ctx)
+		res = st.result()
+		res.Walks, res.Seconds = walk, w.clock().Now().Sub(start).Seconds()
+		var d *drift
+		if !errors.As(err, &d) {
+			return res, err
+		}
+		if walk > w.MaxRewalks {
+			res.Problem = d.reason
+			return res, nil
+		}
+		w.log().Warn("collection drifted; walking it again", "collection", coll.Table, "walk", walk, "reason", d.reason)
+		if err := w.clock().Sleep(ctx, time.Duration(walk)*500*time.Millisecond); err != nil {
+			return res, err
+		}
+	}
+}
+
+func (w *Walker) clock() Clock {
+	if w.Clock == nil {
+		return RealClock{}
+	}
+	return w.Clock
+}
+
+func (w *Walker) log() *slog.Logger {
+	if w.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return w.Log
+}
+
+// walkState is one walk of one collection.
+type walkState struct {
+	w         *Walker
+	coll      Collection
+	sink      Sink
+	walk      int
+	final     bool // the last walk allowed: record drift and go on to the end
+	pages     int
+	records   int
+	seen      map[GUID]struct{}
+	urls      map[string]int // URL -> page number
+	total     int
+	announced int // Pages on the first page
+	drifted   *drift
+}
+
+func newWalkState(w *Walker, coll Collection, sink Sink, walk int, final bool) *walkState {
+	return &walkState{w: w, coll: coll, sink: sink, walk: walk, final: final,
+		seen: map[GUID]struct{}{}, urls: map[string]int{}}
+}
+
+func (st *walkState) result() Result {
+	return Result{Table: st.coll.Table, Pages: st.pages, Records: st.records, Distinct: len(st.seen), TotalCount: st.total, Complete: st.drifted == nil}
+}
+
+// run walks from the first page to the last, prefetching when the links
+// follow a page-number pattern.
+func (st *walkState) run(ctx context.Context) error {
+	first := st.coll.FirstPage(st.w.BaseURL, st.w.FrontURL)
+	page, err := st.fetch(ctx, first, 1)
+	if err != nil {
+		return err
+	}
+	if st.w.Progress != nil {
+		st.w.Progress.Walking(st.coll.Table, st.walk, page.Paging.TotalCount)
+	}
+	if err := st.take(page, 1); err != nil {
+		return err
+	}
+	next, n := page.Paging.NextPage, 2
+	if tmpl, ok := pageTemplate(next, n); ok && st.w.Prefetch > 0 {
+		if next, n, err = st.prefetched(ctx, tmpl, next, n, page.Paging.Pages); err != nil {
+			return err
+		}
+	}
+	for ; next != ""; n++ {
+		if page, err = st.fetch(ctx, next, n); err != nil {
+			return err
+		}
+		if err := st.take(page, n); err != nil {
+			return err
+		}
+		next = page.Paging.NextPage
+	}
+	return st.finish()
+}
+
+// fetch gets page n at url after checking that url is fine to follow.
+func (st *walkState) fetch(ctx context.Context, url string, n int) (*Page, error) {
+	if err := st.follow(url, n); err != nil {
+		return nil, err
+	}
+	p, err := st.w.Client.GetPage(ctx, st.coll, url)
+	if err != nil {
+		return nil, st.pageError(n, url, err)
+	}
+	p.URL = url
+	return p, nil
+}
+
+// follow refuses a URL on another origin, and a URL or page visited before.
+func (st *walkState) follow(url string, n int) error {
+	if !st.w.Client.Allowed(url) {
+		return st.pageError(n, url, &ForeignHostError{URL: url})
+	}
+	if before, ok := st.urls[url]; ok {
+		return st.pageError(n, url, badPage("NextPage loops: this URL was page %d already", before))
+	}
+	st.urls[url] = n
+	return nil
+}
+
+func (st *walkState) pageError(n int, url string, err error) error {
+	var pe *PageError
+	if err == nil || errors.As(err, &pe) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &PageError{Table: st.coll.Table, Page: n, URL: RedactURL(url), Err: err}
+}
+
+// take checks page n and hands it to the sink. Breaking the paging
+// contract is an error; drift is recorded, and ends the walk unless final.
+func (st *walkState) take(p *Page, n int) error {
+	g := p.Paging
+	switch {
+	case g.CurrentPage != n:
+		return st.pageError(n, p.URL, badPage("Paging.CurrentPage is %d on the page asked for as page %d", g.CurrentPage, n))
+	case len(p.Records) > MaxPageSize:
+		return st.pageError(n, p.URL, badPage("the page carries %d records, more than %d", len(p.Records), MaxPageSize))
+	case g.Results != len(p.Records):
+		return st.pageError(n, p.URL, badPage("Paging.Results is %d but the page carries %d records", g.Results, len(p.Records)))
+	case n > 2*st.announced+10:
+		return st.pageError(n, p.URL, badPage("NextPage keeps going: page %d, where the first page announced %d", n, st.announced))
+	}
+	st.pages++
+	st.records += len(p.Records)
+	if n == 1 {
+		st.total, st.announced = g.TotalCount, g.Pages
+	} else if g.TotalCount != st.total {
+		st.noteDrift("TotalCount changed from %d to %d on page %d", st.total, g.TotalCount, n)
+	}
+	kept := p.Records[:0:0]
+	for _, r := range p.Records {
+		if _, dup := st.seen[r.GUID]; dup {
+			st.noteDrift("ID %s arrived twice (again on page %d)", r.ID, n)
+			continue
+		}
+		st.seen[r.GUID] = struct{}{}
+		kept = append(kept, r)
+	}
+	if st.drifted != nil && !st.final {
+		return st.drifted
+	}
+	p.Records = kept
+	if err := st.sink.Page(p); err != nil {
+		return st.pageError(n, p.URL, err)
+	}
+	if st.w.Progress != nil {
+		st.w.Progress.PageDone(st.coll.Table, len(kept))
+	}
+	return nil
+}
+
+func (st *walkState) noteDrift(format string, args ...any) {
+	if st.drifted == nil {
+		st.drifted = &drift{reason: fmt.Sprintf(format, args...)}
+	}
+}
+
+// finish checks the count at the end of the walk.
+func (st *walkState) finish() error {
+	if len(st.seen) != st.total {
+		st.noteDrift("%d distinct IDs received, TotalCount says %d", len(st.seen), st.total)
+	}
+	if st.drifted != nil {
+		return st.drifted
+	}
+	return nil
+}
+
+var pageParam = regexp.MustCompile(`([?&]page=)(\d+)(&|$)`)
+
+// pageTemplate recognises a NextPage link of page n whose page parameter is
+// n, and returns how to write the link of any page in the same pattern.
+func pageTemplate(next string, n int) (func(int) string, bool) {
+	loc := pageParam.FindStringSubmatchIndex(next)
+	if loc == nil || next[loc[4]:loc[5]] != strconv.Itoa(n) {
+		return nil, false
+	}
+	head, tail := next[:loc[4]], next[loc[5]:]
+	return func(k int) string { return head + strconv.Itoa(k) + tail }, true
+}
