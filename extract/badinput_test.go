@@ -99,8 +99,8 @@ func TestRedaction(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		"https://h/Customers/?page=2&api_key=s3cret": "https://h/Customers/?api_key=REDACTED&page=2",
-		"https://u:pw@h/x?token=t&sig=1":              "https://REDACTED@h/x?sig=REDACTED&token=REDACTED",
-		"https://h/Customers/?page=2":                 "https://h/Customers/?page=2",
+		"https://u:pw@h/x?token=t&sig=1":             "https://REDACTED@h/x?sig=REDACTED&token=REDACTED",
+		"https://h/Customers/?page=2":                "https://h/Customers/?page=2",
 	} {
 		if got := RedactURL(in); got != want {
 			t.Errorf("RedactURL(%s) = %s, want %s", in, got, want)
