@@ -31,6 +31,7 @@ type Retry struct {
 
 // Parquet tunes the Parquet writer.
 type Parquet struct {
+	Dir          string `yaml:"dir"`            // the Parquet tree, relative to Out
 	Compression  string `yaml:"compression"`    // snappy, zstd, gzip or none
 	PageSize     Size   `yaml:"page_size"`      // bytes per page
 	RowGroupSize Size   `yaml:"row_group_size"` // bytes per row group
@@ -56,7 +57,7 @@ func Default() Config {
 		Progress:    "auto",
 		Retry:       Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute},
 		Collections: map[string]string{},
-		Parquet:     Parquet{Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 16 << 20, Writers: 2, RowsPerFile: 1_000_000},
+		Parquet:     Parquet{Dir: "parquet", Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 16 << 20, Writers: 2, RowsPerFile: 1_000_000},
 		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", Threads: 2},
 	}
 }

@@ -58,8 +58,10 @@ func (c *Config) Validate() error {
 	if c.Parquet.PageSize < 8<<10 || c.Parquet.RowGroupSize < c.Parquet.PageSize {
 		bad("parquet", "page_size must be at least 8KiB and row_group_size at least page_size")
 	}
-	if c.DuckDB.File == "" || filepath.IsAbs(c.DuckDB.File) || strings.Contains(c.DuckDB.File, "..") {
-		bad("duckdb.file", "must be a file name inside out, not %q", c.DuckDB.File)
+	for key, name := range map[string]string{"duckdb.file": c.DuckDB.File, "parquet.dir": c.Parquet.Dir} {
+		if name == "" || filepath.IsAbs(name) || strings.Contains(name, "..") || strings.HasPrefix(name, ".") {
+			bad(key, "must be a name inside out, not %q", name)
+		}
 	}
 	if c.DuckDB.MemoryLimit == "" {
 		bad("duckdb.memory_limit", "must be a size such as 256MB")

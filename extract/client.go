@@ -246,3 +246,6 @@ func (e *ForeignHostError) Error() string {
 	org, _ := origin(e.URL)
 	return fmt.Sprintf("NextPage points to another host, %s (%s); not requested, the API key is sent only to base_url and front_url", org, RedactURL(e.URL))
 }
+
+// Redact removes the API key, in any of its encodings, from text.
+func (c *Client) Redact(text string) string { return c.secret.Redact(text) }

@@ -2,51 +2,52 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
+	"crypto/rand"
 	"fmt"
-	"net/http"
+	"path/filepath"
 
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/sandbox"
 )
 
-// runDemo starts the sandbox in-process and walks one list through its
-// NextPage links. Later issues make it run the whole job.
+// runDemo runs the job against the sandbox started in-process with a key
+// of its own: no credentials, nothing to set up.
 func runDemo(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "demo", "")
+	fs := newFlags(env, "demo", "[--out DIR] [--customers N] [--seed N]")
+	out := fs.String("out", "billsnap-demo", "output directory")
+	customers := fs.Int("customers", 250, "clean customers in the sandbox")
+	seed := fs.Uint64("seed", 1, "seed of the sandbox's data")
+	progressMode := fs.String("progress", "auto", "progress on stderr: auto, bar, log or none")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	const key = "demo-key"
-	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{APIKey: key, Data: sandbox.Options{Seed: 1, Customers: 250, Planted: 2}}))
+	key := rand.Text()
+	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{APIKey: key,
+		Data: sandbox.Options{Seed: *seed, Customers: *customers, Planted: 2}}))
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	fmt.Fprintf(env.stdout, "sandbox: base_url=%s front_url=%s\n", srv.BaseURL(), srv.FrontURL())
-	next, pages, records, total := srv.FrontURL()+"/Customers/?page=1", 0, 0, 0
-	for next != "" {
-		var page struct {
-			Items  []json.RawMessage
-			Paging sandbox.Paging
-		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, next, nil)
-		req.Header.Set("Authorization", "Bearer "+base64.StdEncoding.EncodeToString([]byte(key)))
-		req.Header.Set("x-version", "nxt")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		err = json.NewDecoder(resp.Body).Decode(&page)
-		resp.Body.Close()
-		if err != nil {
-			return fmt.Errorf("page %d: %w", pages+1, err)
-		}
-		pages, records, total, next = pages+1, records+len(page.Items), page.Paging.TotalCount, ""
-		if page.Paging.NextPage != nil {
-			next = *page.Paging.NextPage
-		}
+	fmt.Fprintf(env.stdout, "sandbox: base_url=%s front_url=%s (seed %d, %d customers, 2 planted cases per rule)\n\n",
+		srv.BaseURL(), srv.FrontURL(), *seed, *customers)
+	cfg := config.Default()
+	cfg.BaseURL, cfg.FrontURL, cfg.Out, cfg.Progress = srv.BaseURL(), srv.FrontURL(), *out, *progressMode
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
 	}
-	fmt.Fprintf(env.stdout, "Customers: %d pages, %d records, TotalCount %d\n", pages, records, total)
+	secret := extract.NewSecret(key)
+	env.setSecret(secret)
+	sum, err := exportSnapshot(ctx, env, cfg, secret)
+	if err != nil {
+		return err
+	}
+	printSummary(env.stdout, cfg, sum)
+	db := filepath.Join(cfg.Out, cfg.DuckDB.File)
+	q := "SELECT currency_code, count(*) AS invoices, sum(total_amount) AS billed FROM latest_invoices GROUP BY ALL ORDER BY 1"
+	fmt.Fprintf(env.stdout, "\nQuery it (no DuckDB CLI needed):\n  go run ./cmd/billsnap query --out %s \"%s\"\n", cfg.Out, q)
+	fmt.Fprintf(env.stdout, "or with the DuckDB CLI:\n  duckdb %s \"%s\"\n", db, q)
+	fmt.Fprintf(env.stdout, "or the Parquet, from any Parquet reader:\n  SELECT count(*) FROM read_parquet('%s', hive_partitioning = true)\n",
+		filepath.Join(cfg.Out, cfg.Parquet.Dir, "invoices", "*", "*.parquet"))
 	return nil
 }

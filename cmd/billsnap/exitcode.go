@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
 )
 
 // Exit codes, chosen here and nowhere else (README, "Exit codes").
@@ -33,13 +36,30 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // exitCode maps an error returned by a subcommand to the process exit code.
 func exitCode(ctx context.Context, err error) int {
 	var u usageError
+	var m materialError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &u):
 		return exitUsage
+	case errors.As(err, &m):
+		return exitMaterial
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return exitInterrupted
 	}
 	return exitFailure
+}
+
+// materialError is a job that ran and found something material: exit 3.
+type materialError struct{ msg string }
+
+func (e materialError) Error() string { return e.msg }
+
+// hint adds what to do about errors a user can fix.
+func hint(err error) string {
+	var api *extract.APIError
+	if errors.As(err, &api) && api.IsAuth() {
+		return "\n  the service refused the API key: check " + config.EnvAPIKey + " or --api-key-file"
+	}
+	return ""
 }

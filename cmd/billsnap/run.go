@@ -8,6 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync/atomic"
+
+	"github.com/billsnap/billsnap/extract"
 )
 
 // command is one subcommand.
@@ -19,14 +22,19 @@ type command struct {
 // cliEnv is what a subcommand writes to: results to stdout, logs and
 // progress to stderr.
 type cliEnv struct {
-	stdout, stderr io.Writer
+	stdout, stderr io.Writer // both take the API key out of what they write
+	rawStderr      io.Writer // for telling whether stderr is a terminal
 	log            *slog.Logger
 	getenv         func(string) string
+	secret         atomic.Pointer[extract.Secret]
 }
 
 func commands() []command {
 	return []command{
 		{"demo", "run the whole job against the in-process sandbox (no credentials)", runDemo},
+		{"export", "take one complete, verified snapshot into DuckDB and Parquet", runExport},
+		{"check-config", "validate the configuration without running", runCheckConfig},
+		{"query", "run one SQL statement on the snapshot database (read-only)", runQuery},
 		{"sandbox", "serve a faithful fake of the billing service", runSandbox},
 	}
 }
@@ -38,8 +46,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	env := &cliEnv{stdout: stdout, stderr: stderr, getenv: getenv,
-		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	env := &cliEnv{rawStderr: stderr, getenv: getenv}
+	env.stdout, env.stderr = &redactingWriter{w: stdout, env: env}, &redactingWriter{w: stderr, env: env}
+	env.log = slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	stdout, stderr = env.stdout, env.stderr
 	if len(args) == 0 || isHelp(args[0]) {
 		fmt.Fprint(stdout, usage())
 		if len(args) == 0 {
@@ -54,7 +64,7 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 				return exitOK
 			}
 			if err != nil {
-				fmt.Fprintf(stderr, "billsnap %s: %v\n", c.name, err)
+				fmt.Fprintf(stderr, "billsnap %s: %v%s\n", c.name, err, hint(err))
 			}
 			return exitCode(ctx, err)
 		}

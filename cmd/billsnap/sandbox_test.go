@@ -106,10 +106,14 @@ func TestHelpNamesExitCodes(t *testing.T) {
 
 func TestDemoRuns(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := runWith(context.Background(), []string{"demo"}, &out, &errb, noEnv); code != exitOK {
+	dir := t.TempDir()
+	if code := runWith(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, noEnv); code != exitOK {
 		t.Fatalf("demo exit %d: %s", code, errb.String())
 	}
-	if !strings.Contains(out.String(), "Customers: 3 pages, 278 records, TotalCount 278") {
-		t.Errorf("demo output %q", out.String())
+	for _, want := range []string{"customers                                            1      3      278         278",
+		": complete (", "duckdb:  " + dir + "/billsnap.duckdb", "query --out " + dir} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
+)
+
+// configFlags are the flags of the commands that read the configuration.
+// A flag given on the command line beats the environment and the file.
+type configFlags struct {
+	fs                                *flag.FlagSet
+	file, baseURL, frontURL, out      string
+	keyFile, progress                 string
+	concurrency, prefetch, maxRewalks int
+	insecure                          bool
+}
+
+func addConfigFlags(fs *flag.FlagSet) *configFlags {
+	f := &configFlags{fs: fs}
+	fs.StringVar(&f.file, "config", "", "YAML configuration file (strict: an unknown key is an error)")
+	fs.StringVar(&f.baseURL, "base-url", "", "{base_url} of the service (env "+config.EnvBaseURL+")")
+	fs.StringVar(&f.frontURL, "front-url", "", "{front_url} of the paged lists (env "+config.EnvFrontURL+")")
+	fs.StringVar(&f.out, "out", "", "output directory (env "+config.EnvOut+"; default billsnap-data)")
+	fs.StringVar(&f.keyFile, "api-key-file", "", "file holding the API key (else env "+config.EnvAPIKey+")")
+	fs.StringVar(&f.progress, "progress", "", "progress on stderr: auto, bar, log or none")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "requests in flight, all collections together (default 8)")
+	fs.IntVar(&f.prefetch, "prefetch", 0, "pages fetched ahead per collection (default 8)")
+	fs.IntVar(&f.maxRewalks, "max-rewalks", 0, "re-walks of a collection that drifted (default 2)")
+	fs.BoolVar(&f.insecure, "allow-insecure-http", false, "allow plain http to a host that is not loopback")
+	return f
+}
+
+// load returns the configuration: defaults, file, environment, the flags
+// that were given, validated. Any problem is a usage error (exit 2).
+func (f *configFlags) load(env *cliEnv) (config.Config, error) {
+	c, err := config.Load(f.file, env.getenv)
+	if err != nil {
+		return c, usageError{err}
+	}
+	f.fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "base-url":
+			c.BaseURL = f.baseURL
+		case "front-url":
+			c.FrontURL = f.frontURL
+		case "out":
+			c.Out = f.out
+		case "progress":
+			c.Progress = f.progress
+		case "concurrency":
+			c.Concurrency = f.concurrency
+		case "prefetch":
+			c.Prefetch = f.prefetch
+		case "max-rewalks":
+			c.MaxRewalks = f.maxRewalks
+		case "allow-insecure-http":
+			c.AllowInsecureHTTP = f.insecure
+		}
+	})
+	if err := c.Validate(); err != nil {
+		return c, usageError{err}
+	}
+	if _, err := extract.Catalog(c); err != nil {
+		return c, usageError{err}
+	}
+	return c, nil
+}
+
+// secret reads the API key and makes every later output redact it.
+func (f *configFlags) secret(env *cliEnv) (*extract.Secret, error) {
+	key, err := config.APIKey(env.getenv, f.keyFile, func(msg string) { env.log.Warn(msg) })
+	if err != nil {
+		return nil, usageError{err}
+	}
+	s := extract.NewSecret(key)
+	env.setSecret(s)
+	return s, nil
+}
+
+// describeKey says where the key came from, never what it is.
+func (f *configFlags) describeKey(env *cliEnv) string {
+	switch {
+	case f.keyFile != "":
+		return fmt.Sprintf("from --api-key-file %s", f.keyFile)
+	case env.getenv(config.EnvAPIKeyFile) != "":
+		return "from the file in " + config.EnvAPIKeyFile
+	}
+	return "from " + config.EnvAPIKey
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+func runExport(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlags(env, "export", "[--config FILE] [--base-url URL] [--front-url URL] [--out DIR] [--api-key-file FILE]")
+	cf := addConfigFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := cf.load(env)
+	if err != nil {
+		return err
+	}
+	secret, err := cf.secret(env)
+	if err != nil {
+		return err
+	}
+	sum, err := exportSnapshot(ctx, env, cfg, secret)
+	if err != nil {
+		return err
+	}
+	printSummary(env.stdout, cfg, sum)
+	if sum.Status != snapshot.StatusComplete {
+		return materialError{fmt.Sprintf("snapshot %s is incomplete: it is kept in DuckDB for inspection but not published", sum.ID)}
+	}
+	return nil
+}
+
+// exportSnapshot takes one snapshot of the service cfg names.
+func exportSnapshot(ctx context.Context, env *cliEnv, cfg config.Config, secret *extract.Secret) (*snapshot.Summary, error) {
+	colls, err := extract.Catalog(cfg)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	client, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: secret,
+		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Log: env.log})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	store, err := snapshot.Open(ctx, cfg, env.log, time.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	prog := newProgress(cfg.Progress, env, 5*time.Second)
+	defer prog.Done()
+	w := &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
+		MaxRewalks: cfg.MaxRewalks, Log: env.log, Progress: prog}
+	return store.Take(ctx, w, colls)
+}
+
+// printSummary writes the per-table figures and where the snapshot is.
+func printSummary(out io.Writer, cfg config.Config, sum *snapshot.Summary) {
+	names, width := make([]string, len(sum.Tables)), len("collection")
+	for i, st := range sum.Tables {
+		if names[i] = st.Table; st.Collection != st.Table {
+			names[i] = fmt.Sprintf("%s (in %s)", st.Table, st.Collection)
+		}
+		width = max(width, len(names[i]))
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\twalks\tpages\trecords\tTotalCount\tseconds\t\n", width, "collection")
+	for i, st := range sum.Tables {
+		if st.Collection != st.Table {
+			fmt.Fprintf(tw, "%-*s\t-\t-\t%d\t-\t-\t\n", width, names[i], st.ParquetRows)
+			continue
+		}
+		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%.2f\t\n", width, names[i], st.Walks, st.Pages, st.ParquetRows, st.TotalCount, st.Seconds)
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "\nsnapshot %s: %s (%.1fs)\n", sum.ID, sum.Status, sum.Finished.Sub(sum.Started).Seconds())
+	for _, st := range sum.Tables {
+		if !st.Complete && st.Problem != "" && st.Collection == st.Table {
+			fmt.Fprintf(out, "  %s is incomplete: %s\n", st.Table, st.Problem)
+		}
+	}
+	fmt.Fprintf(out, "duckdb:  %s\n", filepath.Join(cfg.Out, cfg.DuckDB.File))
+	if sum.Status == snapshot.StatusComplete {
+		fmt.Fprintf(out, "parquet: %s\n", filepath.Join(cfg.Out, cfg.Parquet.Dir, "<table>", "snapshot="+sum.ID))
+	}
+}
+
+func runCheckConfig(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlags(env, "check-config", "[--config FILE] [flags as export]")
+	cf := addConfigFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := cf.load(env)
+	if err != nil {
+		return err
+	}
+	if _, err := cf.secret(env); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "configuration OK\n  base_url:  %s\n  front_url: %s\n  out:       %s\n  api key:   set, %s\n",
+		cfg.BaseURL, cfg.FrontURL, cfg.Out, cf.describeKey(env))
+	fmt.Fprintf(env.stdout, "  concurrency %d, prefetch %d, max_rewalks %d, timeout %s, retry %d attempts\n",
+		cfg.Concurrency, cfg.Prefetch, cfg.MaxRewalks, cfg.Timeout, cfg.Retry.MaxAttempts)
+	return nil
+}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"io"
+	"sync"
+
+	"github.com/billsnap/billsnap/extract"
+)
+
+// redactingWriter writes through w with the API key taken out of every
+// write. Every output of the program goes through one.
+type redactingWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	env *cliEnv
+}
+
+func (r *redactingWriter) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.env.redact(string(p))
+	if _, err := io.WriteString(r.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// redact takes the API key, once known, out of text.
+func (e *cliEnv) redact(text string) string { return e.secret.Load().Redact(text) }
+
+// setSecret makes every later output redact s.
+func (e *cliEnv) setSecret(s *extract.Secret) { e.secret.Store(s) }

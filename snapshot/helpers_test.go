@@ -1,0 +1,77 @@
+package snapshot
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+const testKey = "snapshot-test-key-42"
+
+// instantClock makes retries and re-walks wait no real time.
+type instantClock struct{}
+
+func (instantClock) Now() time.Time                                   { return time.Now() }
+func (instantClock) Sleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+
+func startSandbox(t *testing.T, o sandbox.Options, faults string) *sandbox.Server {
+	t.Helper()
+	f, err := sandbox.ParseFaults(faults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: o, APIKey: testKey, Faults: f}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func testConfig(srv *sandbox.Server, out string) config.Config {
+	c := config.Default()
+	c.BaseURL, c.FrontURL, c.Out = srv.BaseURL(), srv.FrontURL(), out
+	c.Parquet.RowsPerFile = 1000
+	return c
+}
+
+func openStore(t *testing.T, cfg config.Config) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// take exports the sandbox into cfg.Out.
+func take(t *testing.T, cfg config.Config) (*Summary, error) {
+	t.Helper()
+	s := openStore(t, cfg)
+	defer s.Close()
+	return s.Take(context.Background(), walker(t, cfg), catalog(t, cfg))
+}
+
+func walker(t *testing.T, cfg config.Config) *extract.Walker {
+	t.Helper()
+	c, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: extract.NewSecret(testKey),
+		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Clock: instantClock{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &extract.Walker{Client: c, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch, MaxRewalks: cfg.MaxRewalks, Clock: instantClock{}}
+}
+
+func catalog(t *testing.T, cfg config.Config) []extract.Collection {
+	t.Helper()
+	colls, err := extract.Catalog(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return colls
+}

@@ -1,0 +1,120 @@
+package snapshot
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/xitongsys/parquet-go-source/local"
+	"github.com/xitongsys/parquet-go/parquet"
+	"github.com/xitongsys/parquet-go/source"
+	"github.com/xitongsys/parquet-go/writer"
+
+	"github.com/billsnap/billsnap/config"
+)
+
+var codecs = map[string]parquet.CompressionCodec{"snappy": parquet.CompressionCodec_SNAPPY, "zstd": parquet.CompressionCodec_ZSTD,
+	"gzip": parquet.CompressionCodec_GZIP, "none": parquet.CompressionCodec_UNCOMPRESSED}
+
+// partWriter writes one table's rows to part-NNNNN.parquet files in a
+// directory, rolling to a new file every RowsPerFile rows.
+type partWriter struct {
+	table Table
+	dir   string
+	cfg   config.Parquet
+
+	file   source.ParquetFile
+	w      *writer.CSVWriter
+	files  []string
+	inFile int
+	rows   int64
+}
+
+func newPartWriter(t Table, dir string, cfg config.Parquet) *partWriter {
+	return &partWriter{table: t, dir: dir, cfg: cfg}
+}
+
+// reset discards every file written and starts again.
+func (p *partWriter) reset() error {
+	p.abort()
+	if err := os.RemoveAll(p.dir); err != nil {
+		return err
+	}
+	p.files, p.rows, p.inFile = nil, 0, 0
+	return os.MkdirAll(p.dir, 0o755)
+}
+
+// write appends one row.
+func (p *partWriter) write(row []any) error {
+	if p.w == nil || p.inFile >= p.cfg.RowsPerFile {
+		if err := p.next(); err != nil {
+			return err
+		}
+	}
+	if err := p.w.Write(row); err != nil {
+		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
+	}
+	p.inFile++
+	p.rows++
+	return nil
+}
+
+// next closes the current file and opens the next part.
+func (p *partWriter) next() error {
+	if err := p.closeFile(); err != nil {
+		return err
+	}
+	path := filepath.Join(p.dir, fmt.Sprintf("part-%05d.parquet", len(p.files)))
+	f, err := local.NewLocalFileWriter(path)
+	if err != nil {
+		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
+	}
+	w, err := writer.NewCSVWriter(p.table.parquetSchema(), f, int64(p.cfg.Writers))
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
+	}
+	w.CompressionType = codecs[p.cfg.Compression]
+	w.PageSize = int64(p.cfg.PageSize)
+	w.RowGroupSize = int64(p.cfg.RowGroupSize)
+	p.file, p.w, p.inFile = f, w, 0
+	p.files = append(p.files, path)
+	return nil
+}
+
+func (p *partWriter) closeFile() error {
+	if p.w == nil {
+		return nil
+	}
+	err := p.w.WriteStop()
+	if lf, ok := p.file.(*local.LocalFile); ok && err == nil {
+		err = lf.File.Sync()
+	}
+	if cerr := p.file.Close(); err == nil {
+		err = cerr
+	}
+	p.w, p.file = nil, nil
+	if err != nil {
+		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
+	}
+	return nil
+}
+
+// close finishes the last file; a table without rows still gets one file,
+// so that its schema is there for readers.
+func (p *partWriter) close() error {
+	if len(p.files) == 0 {
+		if err := p.next(); err != nil {
+			return err
+		}
+	}
+	return p.closeFile()
+}
+
+// abort drops the open file without finishing it.
+func (p *partWriter) abort() {
+	if p.file != nil {
+		p.file.Close()
+	}
+	p.w, p.file = nil, nil
+}

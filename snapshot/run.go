@@ -1,0 +1,102 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/billsnap/billsnap/extract"
+)
+
+// Run is one snapshot being taken.
+type Run struct {
+	s       *Store
+	ID      string
+	Started time.Time
+
+	mu      sync.Mutex
+	writers map[string]*partWriter    // by table
+	walks   map[string]extract.Result // by walked (parent) table
+}
+
+// Meta is what the manifest records about where a snapshot came from.
+type Meta struct{ BaseURL, FrontURL string }
+
+// Begin starts a snapshot: it is recorded as running, and its rows go to
+// staging until Publish.
+func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
+	started := s.now().UTC().Truncate(time.Microsecond)
+	id, err := s.newID(ctx, started)
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.db.ExecContext(ctx, "INSERT INTO snapshots (id, started, status, base_url, front_url) VALUES (?, ?, ?, ?, ?)",
+		id, started, StatusRunning, m.BaseURL, m.FrontURL)
+	if err != nil {
+		return nil, fmt.Errorf("recording snapshot %s: %w", id, err)
+	}
+	r := &Run{s: s, ID: id, Started: started, writers: map[string]*partWriter{}, walks: map[string]extract.Result{}}
+	for _, t := range Tables {
+		r.writers[t.Name] = newPartWriter(t, filepath.Join(s.stagingDir, id, t.Name), s.pq)
+		if err := r.writers[t.Name].reset(); err != nil {
+			return nil, fmt.Errorf("staging: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// newID names a snapshot by its start time (2026-11-22T030005Z), with a
+// suffix when a snapshot of that second exists already.
+func (s *Store) newID(ctx context.Context, started time.Time) (string, error) {
+	base := started.Format("2006-01-02T150405Z")
+	for n := 1; ; n++ {
+		id := base
+		if n > 1 {
+			id = fmt.Sprintf("%s-%d", base, n)
+		}
+		var exists bool
+		if err := s.db.QueryRowContext(ctx, "SELECT count(*) > 0 FROM snapshots WHERE id = ?", id).Scan(&exists); err != nil {
+			return "", err
+		}
+		if !exists {
+			return id, nil
+		}
+	}
+}
+
+// Walked records the walk result of a collection (its parent table).
+func (r *Run) Walked(res extract.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.walks[res.Table] = res
+}
+
+// Fail records the snapshot as failed with msg (which must hold no
+// secret), and removes its staging. It uses its own deadline, so that a
+// cancelled run can still record why it stopped.
+func (r *Run) Fail(msg string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, w := range r.writers {
+		w.abort()
+	}
+	os.RemoveAll(filepath.Join(r.s.stagingDir, r.ID))
+	return r.s.setStatus(ctx, r.ID, StatusFailed, msg)
+}
+
+// tx runs fn in one DuckDB transaction.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

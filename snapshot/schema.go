@@ -1,0 +1,160 @@
+package snapshot
+
+import "fmt"
+
+// Kind is a column's type, the same in Parquet and in DuckDB.
+type Kind int
+
+const (
+	String    Kind = iota // JSON string; Parquet UTF8; VARCHAR
+	Timestamp             // ISO 8601 string; Parquet TIMESTAMP(MICROS, UTC); TIMESTAMPTZ
+	Money                 // number with at most 2 decimals; DECIMAL(18,2)
+	Quantity              // number with at most 4 decimals; DECIMAL(18,4)
+	Int32                 // whole number; INTEGER
+	Int64                 // whole number; BIGINT
+	Bool                  // true or false; BOOLEAN
+	Float                 // number; DOUBLE
+)
+
+// Column is a typed column filled from one field of the record.
+type Column struct {
+	Name  string // snake_case column name
+	Field string // the record's JSON field
+	Kind  Kind
+}
+
+// Table is a table of the snapshot. Every table has, in this order:
+// snapshot_id (DuckDB only: in Parquet it is the partition directory), id,
+// the parent's ID for a child table, its typed columns, and _raw (the
+// record as sent).
+type Table struct {
+	Name         string
+	ParentColumn string // for a child table: the column holding its parent's ID
+	Columns      []Column
+}
+
+func col(name, field string, k Kind) Column { return Column{Name: name, Field: field, Kind: k} }
+
+// Tables are every table of the snapshot, named for analysts and stable.
+// Typed columns are the fields the spec and DESIGN.md name; every other
+// field is kept in _raw.
+var Tables = []Table{
+	{Name: "customers", Columns: []Column{col("full_name", "FullName", String), col("company_name", "CompanyName", String),
+		col("currency_code", "CurrencyCode", String), col("email", "Email", String), col("created", "Created", Timestamp)}},
+	{Name: "contacts", Columns: []Column{col("customer_id", "CustomerID", String), col("full_name", "FullName", String),
+		col("email", "Email", String)}},
+	{Name: "payment_methods", Columns: []Column{col("customer_id", "CustomerID", String), col("type", "Type", String),
+		col("active", "Active", Bool), col("expiry_date", "ExpiryDate", Timestamp)}},
+	{Name: "discounts", Columns: []Column{col("subscription_id", "SubscriptionID", String), col("percentage", "Percentage", Float),
+		col("start_date", "StartDate", Timestamp), col("end_date", "EndDate", Timestamp)}},
+	{Name: "subscriptions", Columns: []Column{col("customer_id", "CustomerID", String), col("product_plan_id", "ProductPlanID", String),
+		col("currency_code", "CurrencyCode", String), col("state", "State", String), col("start_date", "StartDate", Timestamp)}},
+	{Name: "subscription_charges", Columns: []Column{col("subscription_id", "SubscriptionID", String),
+		col("product_plan_charge_id", "ProductPlanChargeID", String), col("reference_id", "ReferenceID", String),
+		col("amount", "Amount", Quantity), col("next_charge_date", "NextChargeDate", Timestamp),
+		col("state_code", "StateCode", Int32), col("status", "Status", Int32)}},
+	{Name: "invoices", Columns: []Column{col("invoice_number", "InvoiceNumber", String), col("customer_id", "CustomerID", String),
+		col("subscription_id", "SubscriptionID", String), col("invoice_date", "InvoiceDate", Timestamp),
+		col("due_date", "DueDate", Timestamp), col("currency_code", "CurrencyCode", String),
+		col("total_amount", "TotalAmount", Money), col("payment_date", "PaymentDate", Timestamp)}},
+	{Name: "invoice_lines", ParentColumn: "invoice_id", Columns: []Column{col("subscription_charge_id", "SubscriptionChargeID", String),
+		col("product_plan_charge_id", "ProductPlanChargeID", String), col("quantity", "Quantity", Quantity),
+		col("unit_price", "UnitPrice", Money), col("amount", "Amount", Money), col("text", "Text", String)}},
+	{Name: "product_plans", Columns: []Column{col("full_name", "FullName", String), col("currency_code", "CurrencyCode", String),
+		col("active_currencies", "ActiveCurrencies", String)}},
+	{Name: "product_plan_charges", ParentColumn: "product_plan_id", Columns: []Column{col("full_name", "FullName", String),
+		col("invoice_text", "InvoiceText", String), col("default_amount", "DefaultAmount", Int64), col("sku", "SKU", String)}},
+	{Name: "product_plan_charge_pricings", ParentColumn: "product_plan_id", Columns: []Column{
+		col("product_plan_charge_id", "ProductPlanChargeID", String), col("currency_code", "CurrencyCode", String),
+		col("unit_price", "UnitPrice", Money)}},
+	{Name: "transactions", Columns: []Column{col("customer_id", "CustomerID", String), col("invoice_id", "InvoiceID", String),
+		col("type", "Type", String), col("status", "Status", String), col("amount", "Amount", Money),
+		col("currency_code", "CurrencyCode", String), col("transaction_date", "TransactionDate", Timestamp)}},
+	{Name: "units_of_measure", Columns: []Column{col("name", "Name", String)}},
+	{Name: "business_units", Columns: []Column{col("name", "Name", String), col("currency_code", "CurrencyCode", String)}},
+	{Name: "tax_rules", Columns: []Column{col("name", "Name", String), col("rate", "Rate", Float)}},
+}
+
+// Child is a nested list of a collection's records that becomes a table.
+type Child struct {
+	Field string // the array field of the parent record
+	Table string
+	// KeyFields make the id of an item that has no ID of its own: their
+	// string values joined by "/". Empty means the item's ID, or
+	// parentID/position when it has none.
+	KeyFields []string
+}
+
+// Children are the nested lists, by parent table.
+var Children = map[string][]Child{
+	"invoices": {{Field: "InvoiceLines", Table: "invoice_lines"}},
+	"product_plans": {
+		{Field: "ProductPlanCharges", Table: "product_plan_charges"},
+		{Field: "ProductPlanChargePricings", Table: "product_plan_charge_pricings", KeyFields: []string{"ProductPlanChargeID", "CurrencyCode"}},
+	},
+}
+
+// TableNamed returns the table called name.
+func TableNamed(name string) (Table, error) {
+	for _, t := range Tables {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	return Table{}, fmt.Errorf("no table %q", name)
+}
+
+// ColumnNames are the table's columns in Parquet order (without snapshot_id).
+func (t Table) ColumnNames() []string {
+	names := []string{"id"}
+	if t.ParentColumn != "" {
+		names = append(names, t.ParentColumn)
+	}
+	for _, c := range t.Columns {
+		names = append(names, c.Name)
+	}
+	return append(names, "_raw")
+}
+
+var duckTypes = map[Kind]string{String: "VARCHAR", Timestamp: "TIMESTAMPTZ", Money: "DECIMAL(18,2)", Quantity: "DECIMAL(18,4)",
+	Int32: "INTEGER", Int64: "BIGINT", Bool: "BOOLEAN", Float: "DOUBLE"}
+
+const (
+	pqOptional = ", repetitiontype=OPTIONAL"
+	pqUTF8     = "type=BYTE_ARRAY, convertedtype=UTF8"
+)
+
+var parquetTypes = map[Kind]string{
+	String:    pqUTF8,
+	Timestamp: "type=INT64, logicaltype=TIMESTAMP, logicaltype.isadjustedtoutc=true, logicaltype.unit=MICROS",
+	Money:     "type=INT64, convertedtype=DECIMAL, scale=2, precision=18, logicaltype=DECIMAL, logicaltype.precision=18, logicaltype.scale=2",
+	Quantity:  "type=INT64, convertedtype=DECIMAL, scale=4, precision=18, logicaltype=DECIMAL, logicaltype.precision=18, logicaltype.scale=4",
+	Int32:     "type=INT32",
+	Int64:     "type=INT64",
+	Bool:      "type=BOOLEAN",
+	Float:     "type=DOUBLE",
+}
+
+// parquetSchema is the table's schema in parquet-go's metadata form.
+func (t Table) parquetSchema() []string {
+	md := []string{"name=id, " + pqUTF8 + ", repetitiontype=REQUIRED"}
+	if t.ParentColumn != "" {
+		md = append(md, "name="+t.ParentColumn+", "+pqUTF8+", repetitiontype=REQUIRED")
+	}
+	for _, c := range t.Columns {
+		md = append(md, "name="+c.Name+", "+parquetTypes[c.Kind]+pqOptional)
+	}
+	return append(md, "name=_raw, "+pqUTF8+", repetitiontype=REQUIRED")
+}
+
+// createSQL is the table's DuckDB definition.
+func (t Table) createSQL() string {
+	s := "CREATE TABLE IF NOT EXISTS " + t.Name + " (\n  snapshot_id VARCHAR NOT NULL,\n  id VARCHAR NOT NULL"
+	if t.ParentColumn != "" {
+		s += ",\n  " + t.ParentColumn + " VARCHAR NOT NULL"
+	}
+	for _, c := range t.Columns {
+		s += ",\n  " + c.Name + " " + duckTypes[c.Kind]
+	}
+	return s + ",\n  _raw JSON NOT NULL\n)"
+}

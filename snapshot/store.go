@@ -1,0 +1,141 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2" // the "duckdb" database/sql driver
+
+	"github.com/billsnap/billsnap/config"
+)
+
+// Snapshot statuses.
+const (
+	StatusRunning    = "running"    // being walked
+	StatusPublishing = "publishing" // in DuckDB, Parquet being renamed into place
+	StatusComplete   = "complete"
+	StatusIncomplete = "incomplete" // a collection stayed inconsistent
+	StatusFailed     = "failed"
+)
+
+// Store is an output directory: DuckDB file, Parquet tree, staging area.
+type Store struct {
+	dir        string
+	db         *sql.DB
+	parquetDir string
+	stagingDir string
+	pq         config.Parquet
+	lock       *os.File
+	log        *slog.Logger
+	now        func() time.Time
+}
+
+// Open takes the directory's lock, opens (or creates) the database and its
+// tables, and finishes or cleans up what an interrupted run left.
+func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time) (*Store, error) {
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	lock, err := lockDir(filepath.Join(cfg.Out, "billsnap.lock"), now())
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{dir: cfg.Out, parquetDir: filepath.Join(cfg.Out, cfg.Parquet.Dir), stagingDir: filepath.Join(cfg.Out, ".staging"),
+		pq: cfg.Parquet, lock: lock, log: log, now: now}
+	dsn := filepath.Join(cfg.Out, cfg.DuckDB.File) + "?" + url.Values{"threads": {fmt.Sprint(cfg.DuckDB.Threads)},
+		"memory_limit": {cfg.DuckDB.MemoryLimit}}.Encode()
+	if s.db, err = sql.Open("duckdb", dsn); err == nil {
+		err = s.migrate(ctx)
+	}
+	if err == nil {
+		err = s.recover(ctx)
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// DB is the DuckDB database, for readers of the store.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Dir is the output directory; ParquetDir and DuckDBPath are in it.
+func (s *Store) Dir() string        { return s.dir }
+func (s *Store) ParquetDir() string { return s.parquetDir }
+
+// Close closes the database and releases the lock.
+func (s *Store) Close() error {
+	var err error
+	if s.db != nil {
+		err = s.db.Close()
+	}
+	if s.lock != nil {
+		s.lock.Close()
+	}
+	return err
+}
+
+const metaSQL = `
+CREATE TABLE IF NOT EXISTS billsnap_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE IF NOT EXISTS snapshots (
+  id VARCHAR PRIMARY KEY,
+  started TIMESTAMPTZ NOT NULL,
+  finished TIMESTAMPTZ,
+  status VARCHAR NOT NULL,
+  base_url VARCHAR,
+  front_url VARCHAR,
+  error VARCHAR
+);
+CREATE TABLE IF NOT EXISTS snapshot_tables (
+  snapshot_id VARCHAR NOT NULL,
+  table_name VARCHAR NOT NULL,
+  collection VARCHAR NOT NULL,
+  walks INTEGER,
+  pages INTEGER,
+  records_received BIGINT,
+  distinct_ids BIGINT,
+  total_count BIGINT,
+  parquet_rows BIGINT,
+  duckdb_rows BIGINT,
+  ids_sha256 VARCHAR,
+  seconds DOUBLE,
+  complete BOOLEAN NOT NULL,
+  problem VARCHAR
+);
+CREATE OR REPLACE VIEW latest_snapshot AS
+  SELECT * FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1;
+`
+
+// schemaVersion is stored in billsnap_meta; a database from a newer
+// billsnap is refused.
+const schemaVersion = "1"
+
+func (s *Store) migrate(ctx context.Context) error {
+	stmts := []string{metaSQL}
+	for _, t := range Tables {
+		stmts = append(stmts, t.createSQL(), fmt.Sprintf(
+			"CREATE OR REPLACE VIEW latest_%[1]s AS SELECT * FROM %[1]s WHERE snapshot_id = (SELECT id FROM latest_snapshot)", t.Name))
+	}
+	for _, q := range stmts {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("duckdb schema: %w", err)
+		}
+	}
+	var v string
+	err := s.db.QueryRowContext(ctx, "SELECT value FROM billsnap_meta WHERE key = 'schema_version'").Scan(&v)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = s.db.ExecContext(ctx, "INSERT INTO billsnap_meta VALUES ('schema_version', ?)", schemaVersion)
+	case err == nil && v != schemaVersion:
+		err = fmt.Errorf("the database has schema version %s; this billsnap knows %s", v, schemaVersion)
+	}
+	return err
+}

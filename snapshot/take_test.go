@@ -1,0 +1,51 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+func TestTakeEqualsTheAnswerKey(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 21, Customers: 120, Planted: 1}, "")
+	cfg := testConfig(srv, t.TempDir())
+	sum, err := take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Status != StatusComplete || len(sum.Tables) != 15 {
+		t.Fatalf("summary %+v", sum)
+	}
+	key := srv.AnswerKey()
+	for _, st := range sum.Tables {
+		want := key.Tables[st.Table]
+		if st.IDsSHA256 != want.IDsSHA256 || st.DuckDBRows != int64(want.Count) || st.ParquetRows != int64(want.Count) {
+			t.Errorf("%s: %+v, answer key %+v", st.Table, st, want)
+		}
+	}
+	s := openStore(t, cfg)
+	defer s.Close()
+	for table, want := range key.Tables {
+		for _, from := range []string{"latest_" + table, fmt.Sprintf("read_parquet('%s')", filepath.Join(cfg.Out, "parquet", table, "snapshot="+sum.ID, "*.parquet"))} {
+			var n int
+			var h string
+			q := fmt.Sprintf("SELECT count(*), coalesce(sha256(string_agg(id, chr(10) ORDER BY id) || chr(10)), sha256('')) FROM %s", from)
+			if err := s.DB().QueryRow(q).Scan(&n, &h); err != nil || n != want.Count || h != want.IDsSHA256 {
+				t.Errorf("%s: %d rows, hash %s, err %v; want %+v", from, n, h, err, want)
+			}
+		}
+	}
+}
+
+func count(t *testing.T, db *sql.DB, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
