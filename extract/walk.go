@@ -125,7 +125,8 @@ type walkState struct {
 	seen      map[GUID]struct{}
 	urls      map[string]int // URL -> page number
 	total     int
-	announced int // Pages on the first page
+	announced int    // Pages on the first page
+	lastURL   string // the URL of the page taken last
 	drifted   *drift
 }
 
@@ -183,15 +184,17 @@ func (st *walkState) fetch(ctx context.Context, url string, n int) (*Page, error
 	return p, nil
 }
 
-// follow refuses a URL on another origin, and a URL or page visited before.
+// follow refuses a URL on another origin, and a URL visited before. The
+// error is about the page whose NextPage gave the URL.
 func (st *walkState) follow(url string, n int) error {
 	if !st.w.Client.Allowed(url) {
-		return st.pageError(n, url, &ForeignHostError{URL: url})
+		return st.pageError(n-1, st.lastURL, &ForeignHostError{URL: url})
 	}
 	if before, ok := st.urls[url]; ok {
-		return st.pageError(n, url, badPage("NextPage loops: this URL was page %d already", before))
+		return st.pageError(n-1, st.lastURL, badPage("NextPage %s loops back to page %d", RedactURL(url), before))
 	}
 	st.urls[url] = n
+	st.lastURL = url
 	return nil
 }
 

@@ -1,0 +1,129 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+// walkInto walks every collection of the sandbox into run, as Take does,
+// without publishing.
+func walkInto(t *testing.T, cfg config.Config, run *Run) {
+	t.Helper()
+	w := walker(t, cfg)
+	var g errgroup.Group
+	for _, c := range catalog(t, cfg) {
+		g.Go(func() error {
+			res, err := w.Walk(context.Background(), c, run.Sink(c.Table))
+			run.Walked(res)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenFailsARunInterruptedWhileWalking(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 41, Customers: 80}, "")
+	cfg := testConfig(srv, t.TempDir())
+	s := openStore(t, cfg)
+	run, err := s.Begin(context.Background(), Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	walkInto(t, cfg, run)
+	s.Close() // the process dies here: staging written, nothing loaded
+	s = openStore(t, cfg)
+	defer s.Close()
+	var status, msg string
+	s.DB().QueryRow("SELECT status, error FROM snapshots WHERE id = ?", run.ID).Scan(&status, &msg)
+	if status != StatusFailed || !strings.Contains(msg, "interrupted") {
+		t.Errorf("interrupted run: status %q, error %q", status, msg)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Out, ".staging")); !os.IsNotExist(err) {
+		t.Error("staging was not cleaned up")
+	}
+}
+
+func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 42, Customers: 80}, "")
+	cfg := testConfig(srv, t.TempDir())
+	s := openStore(t, cfg)
+	run, err := s.Begin(context.Background(), Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	walkInto(t, cfg, run)
+	stats, err := run.verifyParquet(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.tx(context.Background(), func(tx *sql.Tx) error { return run.load(context.Background(), tx, stats, StatusPublishing) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The process dies after renaming two of the fifteen tables into place.
+	for _, table := range []string{"customers", "invoices"} {
+		os.MkdirAll(filepath.Join(cfg.Out, "parquet", table), 0o755)
+		if err := os.Rename(filepath.Join(cfg.Out, ".staging", run.ID, table), s.partitionDir(table, run.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s = openStore(t, cfg)
+	defer s.Close()
+	if got := statuses(t, s.DB()); len(got) != 1 || got[0] != StatusComplete {
+		t.Fatalf("statuses after recovery %v", got)
+	}
+	key := srv.AnswerKey()
+	for _, tb := range Tables {
+		q := "SELECT count(*) FROM read_parquet('" + filepath.Join(s.partitionDir(tb.Name, run.ID), "*.parquet") + "')"
+		if n := count(t, s.DB(), q); n != key.Tables[tb.Name].Count {
+			t.Errorf("%s: %d Parquet rows after roll-forward, want %d", tb.Name, n, key.Tables[tb.Name].Count)
+		}
+		if n := count(t, s.DB(), "SELECT count(*) FROM latest_"+tb.Name); n != key.Tables[tb.Name].Count {
+			t.Errorf("latest_%s has %d rows", tb.Name, n)
+		}
+	}
+}
+
+func TestOpenRemovesPartitionsOfNoCompleteSnapshot(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 43, Customers: 20}, "")
+	cfg := testConfig(srv, t.TempDir())
+	sum, err := take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stray := filepath.Join(cfg.Out, "parquet", "customers", "snapshot=2001-01-01T000000Z")
+	os.MkdirAll(stray, 0o755)
+	os.WriteFile(filepath.Join(stray, "part-00000.parquet"), []byte("junk"), 0o644)
+	openStore(t, cfg).Close()
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Error("a partition of no snapshot survived Open")
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Out, "parquet", "customers", "snapshot="+sum.ID)); err != nil {
+		t.Errorf("the complete snapshot's partition is gone: %v", err)
+	}
+}
+
+func TestOneWriterAtATime(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 44, Customers: 5}, "")
+	cfg := testConfig(srv, t.TempDir())
+	s := openStore(t, cfg)
+	defer s.Close()
+	_, err := Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	if err == nil || !strings.Contains(err.Error(), "held by another billsnap (pid ") {
+		t.Errorf("second Open: %v", err)
+	}
+}

@@ -1,0 +1,95 @@
+package snapshot
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update once, and check the file by eye)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
+	}
+}
+
+// The DuckDB schema analysts query is stable: tables, views, columns, types.
+func TestDuckDBSchemaGolden(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 1, Customers: 5}, "")
+	s := openStore(t, testConfig(srv, t.TempDir()))
+	defer s.Close()
+	rows, err := s.DB().Query(`SELECT c.table_name, t.table_type, c.column_name, c.data_type, c.is_nullable
+		FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
+		WHERE c.table_schema = 'main' ORDER BY c.table_name, c.ordinal_position`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	last := ""
+	for rows.Next() {
+		var table, kind, col, typ, null string
+		if err := rows.Scan(&table, &kind, &col, &typ, &null); err != nil {
+			t.Fatal(err)
+		}
+		if table != last {
+			fmt.Fprintf(&b, "\n%s (%s)\n", table, kind)
+			last = table
+		}
+		fmt.Fprintln(&b, strings.TrimRight(fmt.Sprintf("  %-24s %-26s %s", col, typ, map[string]string{"YES": "", "NO": "not null"}[null]), " "))
+	}
+	golden(t, "duckdb_schema.golden", strings.TrimPrefix(b.String(), "\n"))
+}
+
+// Parquet files read back by DuckDB with the expected logical types: UTF8
+// strings (not BLOB), timestamps with time zone, decimals.
+func TestParquetTypesGolden(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 1, Customers: 30}, "")
+	cfg := testConfig(srv, t.TempDir())
+	sum, err := take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, cfg)
+	defer s.Close()
+	var b strings.Builder
+	for _, tb := range Tables {
+		glob := filepath.Join(cfg.Out, "parquet", tb.Name, "*", "*.parquet")
+		rows, err := s.DB().Query(fmt.Sprintf("DESCRIBE SELECT * FROM read_parquet('%s', hive_partitioning = true)", glob))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s\n", tb.Name)
+		for rows.Next() {
+			var name, typ string
+			var x1, x2, x3, x4 any
+			rows.Scan(&name, &typ, &x1, &x2, &x3, &x4)
+			fmt.Fprintf(&b, "  %-24s %s\n", name, typ)
+		}
+		rows.Close()
+	}
+	golden(t, "parquet_types.golden", b.String())
+	if n := count(t, s.DB(), fmt.Sprintf("SELECT count(*) FROM read_parquet('%s', hive_partitioning = true) WHERE snapshot = ?",
+		filepath.Join(cfg.Out, "parquet", "invoices", "*", "*.parquet")), sum.ID); n != srv.AnswerKey().Tables["invoices"].Count {
+		t.Errorf("the hive partition column does not select the snapshot: %d rows", n)
+	}
+}

@@ -1,0 +1,140 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+// fingerprint is what a reader sees of the output: every published Parquet
+// file with the hash of its bytes, and the IDs hash of every latest_ view.
+func fingerprint(t *testing.T, cfg config.Config) map[string]string {
+	t.Helper()
+	fp := map[string]string{}
+	filepath.WalkDir(cfg.Out, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".parquet") {
+			b, _ := os.ReadFile(path)
+			sum := sha256.Sum256(b)
+			rel, _ := filepath.Rel(cfg.Out, path)
+			fp[rel] = hex.EncodeToString(sum[:])
+		}
+		return nil
+	})
+	s := openStore(t, cfg)
+	defer s.Close()
+	for _, tb := range Tables {
+		var n int
+		var h string
+		q := "SELECT count(*), coalesce(sha256(string_agg(id, chr(10) ORDER BY id) || chr(10)), sha256('')) FROM latest_" + tb.Name
+		if err := s.DB().QueryRow(q).Scan(&n, &h); err != nil {
+			t.Fatal(err)
+		}
+		fp["latest_"+tb.Name] = h
+	}
+	return fp
+}
+
+func statuses(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.Query("SELECT status FROM snapshots ORDER BY started, id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestFailedRunLeavesThePreviousSnapshot(t *testing.T) {
+	clean := startSandbox(t, sandbox.Options{Seed: 31, Customers: 300}, "")
+	cfg := testConfig(clean, t.TempDir())
+	if _, err := take(t, cfg); err != nil {
+		t.Fatal(err)
+	}
+	before := fingerprint(t, cfg)
+	broken := startSandbox(t, sandbox.Options{Seed: 31, Customers: 300}, "loop=Invoices@6")
+	cfg2 := cfg
+	cfg2.BaseURL, cfg2.FrontURL = broken.BaseURL(), broken.FrontURL()
+	_, err := take(t, cfg2)
+	if err == nil || !strings.Contains(err.Error(), "collection invoices, page 6, GET "+broken.URL+"/Invoices/?page=6: NextPage "+broken.URL+"/Invoices/?page=5 loops back to page 5") {
+		t.Fatalf("second run: %v", err)
+	}
+	if after := fingerprint(t, cfg); !mapsEqual(before, after) {
+		t.Errorf("a failed run changed what readers see:\nbefore %v\nafter  %v", before, after)
+	}
+	s := openStore(t, cfg)
+	defer s.Close()
+	if got := statuses(t, s.DB()); !slices.Equal(got, []string{StatusComplete, StatusFailed}) {
+		t.Errorf("statuses %v", got)
+	}
+	var msg string
+	s.DB().QueryRow("SELECT error FROM snapshots WHERE status = 'failed'").Scan(&msg)
+	if !strings.Contains(msg, "loops back to page 5") {
+		t.Errorf("failed snapshot's error: %q", msg)
+	}
+	if n := count(t, s.DB(), "SELECT count(*) FROM invoices"); n != int(clean.AnswerKey().Tables["invoices"].Count) {
+		t.Errorf("the failed run left %d invoice rows in DuckDB", n)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Out, ".staging")); !os.IsNotExist(err) {
+		t.Errorf("staging left behind: %v", err)
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestIncompleteSnapshotIsKeptButNotPublished(t *testing.T) {
+	clean := startSandbox(t, sandbox.Options{Seed: 32, Customers: 150}, "")
+	cfg := testConfig(clean, t.TempDir())
+	first, err := take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fingerprint(t, cfg)
+	drifting := startSandbox(t, sandbox.Options{Seed: 32, Customers: 150}, "totalcount=Contacts")
+	cfg2 := cfg
+	cfg2.BaseURL, cfg2.FrontURL = drifting.BaseURL(), drifting.FrontURL()
+	sum, err := take(t, cfg2)
+	if err != nil || sum.Status != StatusIncomplete {
+		t.Fatalf("%+v, %v", sum, err)
+	}
+	if after := fingerprint(t, cfg); !mapsEqual(before, after) {
+		t.Error("an incomplete snapshot changed what readers see")
+	}
+	s := openStore(t, cfg)
+	defer s.Close()
+	var complete bool
+	var problem string
+	s.DB().QueryRow("SELECT complete, problem FROM snapshot_tables WHERE snapshot_id = ? AND table_name = 'contacts'", sum.ID).Scan(&complete, &problem)
+	if complete || !strings.Contains(problem, "TotalCount says") {
+		t.Errorf("contacts of the incomplete snapshot: complete %v, problem %q", complete, problem)
+	}
+	if n := count(t, s.DB(), "SELECT count(*) FROM customers WHERE snapshot_id = ?", sum.ID); n != clean.AnswerKey().Tables["customers"].Count {
+		t.Errorf("the incomplete snapshot has %d customers in DuckDB", n)
+	}
+	if n := count(t, s.DB(), "SELECT count(*) FROM latest_snapshot WHERE id = ?", first.ID); n != 1 {
+		t.Error("latest is not the first snapshot")
+	}
+}
