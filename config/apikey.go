@@ -17,22 +17,22 @@ func APIKey(getenv func(string) string, keyFile string, warn func(string)) (stri
 		if k := strings.TrimSpace(getenv(EnvAPIKey)); k != "" {
 			return k, nil
 		}
-		return "", &Error{Key: "api key", Msg: fmt.Sprintf("not set: set %s or use --api-key-file", EnvAPIKey)}
+		return "", fmt.Errorf("no API key: set %s or use --api-key-file", EnvAPIKey)
 	}
 	st, err := os.Stat(keyFile)
 	if err != nil {
-		return "", &Error{Key: "--api-key-file", Msg: fmt.Sprintf("cannot read %s: %v", keyFile, err)}
+		return "", fmt.Errorf("--api-key-file: %w", err)
 	}
 	if st.Mode().Perm()&0o077 != 0 {
 		warn(fmt.Sprintf("the API key file %s can be read by other users (mode %04o); chmod 600 it", keyFile, st.Mode().Perm()))
 	}
 	b, err := os.ReadFile(keyFile)
 	if err != nil {
-		return "", &Error{Key: "--api-key-file", Msg: fmt.Sprintf("cannot read %s: %v", keyFile, err)}
+		return "", fmt.Errorf("--api-key-file: %w", err)
 	}
 	k := strings.TrimSpace(string(b))
 	if k == "" {
-		return "", &Error{Key: "--api-key-file", Msg: fmt.Sprintf("%s is empty", keyFile)}
+		return "", fmt.Errorf("--api-key-file: %s is empty", keyFile)
 	}
 	return k, nil
 }

@@ -1,44 +1,19 @@
 package extract
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
 )
 
 const testKey = "walker-test-key-0001"
 
-// fakeClock advances only when slept on, and remembers every sleep.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	c.sleeps = append(c.sleeps, d)
-	return ctx.Err()
-}
-
-func (c *fakeClock) slept() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
+func newFakeClock() *fakeclock.Clock {
+	return fakeclock.New(time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
 }
 
 // memSink keeps the IDs a walk hands over.

@@ -62,13 +62,13 @@ func TestRetriesThroughFaults(t *testing.T) {
 		t.Fatalf("faults were not met: %+v", st)
 	}
 	honoured := 0
-	for _, d := range clock.slept() {
+	for _, d := range clock.Slept() {
 		if d == 2*time.Second {
 			honoured++
 		}
 	}
 	if honoured < int(st.Throttles) {
-		t.Errorf("%d throttles but %d waits of Retry-After (2s): %v", st.Throttles, honoured, clock.slept())
+		t.Errorf("%d throttles but %d waits of Retry-After (2s): %v", st.Throttles, honoured, clock.Slept())
 	}
 }
 
@@ -186,5 +186,20 @@ func TestPageTemplate(t *testing.T) {
 		if _, ok := pageTemplate(next, 2); ok {
 			t.Errorf("%s taken for page 2", next)
 		}
+	}
+}
+
+func TestTimeoutsAreRetriedThenReported(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 1, Customers: 10}, "latency=400ms")
+	c, err := NewClient(Options{BaseURL: srv.BaseURL(), FrontURL: srv.FrontURL(), Secret: NewSecret(testKey), Concurrency: 2,
+		Timeout: 40 * time.Millisecond, Retry: testRetry(), Clock: newFakeClock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.retry.MaxAttempts = 2
+	w := &Walker{Client: c, BaseURL: srv.BaseURL(), FrontURL: srv.FrontURL(), Clock: newFakeClock()}
+	_, err = w.Walk(context.Background(), collection(t, "tax_rules"), &memSink{})
+	if err == nil || !strings.Contains(err.Error(), "gave up after 2 attempts") || !strings.Contains(err.Error(), "timeout") {
+		t.Errorf("err %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
 )
 
@@ -59,12 +60,13 @@ func take(t *testing.T, cfg config.Config) (*Summary, error) {
 
 func walker(t *testing.T, cfg config.Config) *extract.Walker {
 	t.Helper()
+	clock := fakeclock.New(time.Now())
 	c, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: extract.NewSecret(testKey),
-		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Clock: instantClock{}})
+		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &extract.Walker{Client: c, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch, MaxRewalks: cfg.MaxRewalks, Clock: instantClock{}}
+	return &extract.Walker{Client: c, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch, MaxRewalks: cfg.MaxRewalks, Clock: clock}
 }
 
 func catalog(t *testing.T, cfg config.Config) []extract.Collection {

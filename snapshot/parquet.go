@@ -56,8 +56,20 @@ func (p *partWriter) write(row []any) error {
 	}
 	p.inFile++
 	p.rows++
+	if p.inFile%flushRows == 0 {
+		// parquet-go buffers rows until its own estimate of their size
+		// reaches page size × writers × columns; that estimate is far
+		// below what the rows take, so it would hold hundreds of
+		// thousands of them. Encoding every flushRows keeps memory flat.
+		if err := p.w.Flush(false); err != nil {
+			return fmt.Errorf("parquet %s: %w", p.table.Name, err)
+		}
+	}
 	return nil
 }
+
+// flushRows is how many rows a table buffers before they are encoded.
+const flushRows = 5000
 
 // next closes the current file and opens the next part.
 func (p *partWriter) next() error {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -63,7 +61,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 			return nil, err
 		}
 	}
-	os.RemoveAll(filepath.Join(r.s.stagingDir, r.ID))
+	r.removeStaging()
 	return &Summary{ID: r.ID, Status: status, Started: r.Started, Finished: r.s.now().UTC(), Tables: stats}, nil
 }
 

@@ -84,7 +84,7 @@ func (r *Run) Fail(msg string) error {
 	for _, w := range r.writers {
 		w.abort()
 	}
-	os.RemoveAll(filepath.Join(r.s.stagingDir, r.ID))
+	r.removeStaging()
 	return r.s.setStatus(ctx, r.ID, StatusFailed, msg)
 }
 
@@ -99,4 +99,11 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// removeStaging deletes the run's staging, and the staging area when no
+// other run's is in it.
+func (r *Run) removeStaging() {
+	os.RemoveAll(filepath.Join(r.s.stagingDir, r.ID))
+	os.Remove(r.s.stagingDir)
 }

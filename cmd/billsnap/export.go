@@ -45,7 +45,7 @@ func exportSnapshot(ctx context.Context, env *cliEnv, cfg config.Config, secret 
 		return nil, usageError{err}
 	}
 	client, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: secret,
-		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Log: env.log})
+		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Log: env.log, Clock: env.clock})
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -57,7 +57,7 @@ func exportSnapshot(ctx context.Context, env *cliEnv, cfg config.Config, secret 
 	prog := newProgress(cfg.Progress, env, 5*time.Second)
 	defer prog.Done()
 	w := &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
-		MaxRewalks: cfg.MaxRewalks, Log: env.log, Progress: prog}
+		MaxRewalks: cfg.MaxRewalks, Log: env.log, Progress: prog, Clock: env.clock}
 	return store.Take(ctx, w, colls)
 }
 

@@ -27,6 +27,7 @@ type cliEnv struct {
 	log            *slog.Logger
 	getenv         func(string) string
 	secret         atomic.Pointer[extract.Secret]
+	clock          extract.Clock // what retries and re-walks wait on
 }
 
 func commands() []command {
@@ -46,10 +47,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	env := &cliEnv{rawStderr: stderr, getenv: getenv}
+	return newEnv(stdout, stderr, getenv).run(ctx, args)
+}
+
+// newEnv makes the environment of one run of the program.
+func newEnv(stdout, stderr io.Writer, getenv func(string) string) *cliEnv {
+	env := &cliEnv{rawStderr: stderr, getenv: getenv, clock: extract.RealClock{}}
 	env.stdout, env.stderr = &redactingWriter{w: stdout, env: env}, &redactingWriter{w: stderr, env: env}
 	env.log = slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	stdout, stderr = env.stdout, env.stderr
+	return env
+}
+
+// run runs the subcommand args name and returns the exit code.
+func (env *cliEnv) run(ctx context.Context, args []string) int {
+	stdout, stderr := env.stdout, env.stderr
 	if len(args) == 0 || isHelp(args[0]) {
 		fmt.Fprint(stdout, usage())
 		if len(args) == 0 {

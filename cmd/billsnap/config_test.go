@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+func TestExportAuthFailureNamesTheSettingNotTheKey(t *testing.T) {
+	srv := serveSandbox(t, sandbox.Options{Seed: 1, Customers: 10}, "")
+	vars := map[string]string{"BILLSNAP_API_KEY": "not-the-right-key-9c1e", "BILLSNAP_BASE_URL": srv.BaseURL(), "BILLSNAP_FRONT_URL": srv.FrontURL()}
+	var out, errb bytes.Buffer
+	code := runWith(context.Background(), []string{"export", "--out", t.TempDir(), "--progress", "none"}, &out, &errb, func(k string) string { return vars[k] })
+	if code != exitFailure || !strings.Contains(errb.String(), "Authentication Failure") || !strings.Contains(errb.String(), "check BILLSNAP_API_KEY or --api-key-file") {
+		t.Fatalf("exit %d, stderr %s", code, errb.String())
+	}
+	if strings.Contains(out.String()+errb.String(), "not-the-right-key-9c1e") || strings.Contains(out.String()+errb.String(), "bm90LXRoZS1yaWdodC1rZXktOWMxZQ") {
+		t.Error("the key appears in the output")
+	}
+	if n := srv.Requests(); n > 12 {
+		t.Errorf("%d requests after an authentication failure, want one per collection at most", n)
+	}
+}
+
+func TestConfigProblemsAreUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yml")
+	os.WriteFile(bad, []byte("base_url: https://b.example.com\nfront_url: https://f.example.com\nconcurency: 3\n"), 0o644)
+	good := filepath.Join(dir, "good.yml")
+	os.WriteFile(good, []byte("base_url: https://b.example.com\nfront_url: https://f.example.com\nconcurrency: 3\n"), 0o644)
+	keyFile := filepath.Join(dir, "key")
+	os.WriteFile(keyFile, []byte("k-123456\n"), 0o600)
+	for _, tc := range []struct {
+		args []string
+		vars map[string]string
+		code int
+		want string
+	}{
+		{[]string{"export"}, nil, exitUsage, "config key base_url: is required"},
+		{[]string{"export", "--config", bad}, nil, exitUsage, `line 3: unknown key "concurency"`},
+		{[]string{"export", "--config", good}, nil, exitUsage, "no API key: set BILLSNAP_API_KEY or use --api-key-file"},
+		{[]string{"check-config", "--config", good, "--base-url", "http://10.1.2.3"}, map[string]string{"BILLSNAP_API_KEY": "k"}, exitUsage, "config key base_url: is plain http to 10.1.2.3"},
+		{[]string{"check-config", "--config", good, "--concurrency", "0"}, map[string]string{"BILLSNAP_API_KEY": "k"}, exitUsage, "config key concurrency: must be from 1 to 256, not 0"},
+		{[]string{"check-config", "--config", good, "--api-key-file", keyFile}, nil, exitOK, "configuration OK"},
+		{[]string{"check-config", "--config", good}, map[string]string{"BILLSNAP_API_KEY": "k-123456", "BILLSNAP_FRONT_URL": "https://env.example.com"}, exitOK, "front_url: https://env.example.com"},
+		{[]string{"check-config", "--config", good, "--front-url", "https://flag.example.com"}, map[string]string{"BILLSNAP_API_KEY": "k-123456", "BILLSNAP_FRONT_URL": "https://env.example.com"}, exitOK, "front_url: https://flag.example.com"},
+	} {
+		var out, errb bytes.Buffer
+		code := runWith(context.Background(), tc.args, &out, &errb, func(k string) string { return tc.vars[k] })
+		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.want) {
+			t.Errorf("%v: exit %d (want %d)\n%s%s\nwant %q", tc.args, code, tc.code, out.String(), errb.String(), tc.want)
+		}
+		if strings.Contains(out.String()+errb.String(), "k-123456") {
+			t.Errorf("%v: the key appears in the output", tc.args)
+		}
+	}
+}
+
+// A record whose field does not have its documented type is refused with
+// the collection, page, URL, record and field, and nothing is published.
+func TestExportRefusesARecordWithABadField(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		item := `{"ID":"6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6","Name":"x"}`
+		if strings.HasPrefix(r.URL.Path, "/Invoices/") {
+			item = `{"ID":"6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6","TotalAmount":"ten"}`
+		}
+		w.Write([]byte(`{"Items":[` + item + `],"Paging":{"CurrentPage":1,"Pages":1,"Results":1,"TotalCount":1,"NextPage":null}}`))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	vars := map[string]string{"BILLSNAP_API_KEY": exportKey, "BILLSNAP_BASE_URL": srv.URL, "BILLSNAP_FRONT_URL": srv.URL}
+	var out, errb bytes.Buffer
+	code := runWith(context.Background(), []string{"export", "--out", dir, "--progress", "none"}, &out, &errb, func(k string) string { return vars[k] })
+	want := "collection invoices, page 1, GET " + srv.URL + "/Invoices/?page=1: record 6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6, field TotalAmount: want a decimal number, got \"ten\""
+	if code != exitFailure || !strings.Contains(errb.String(), want) {
+		t.Fatalf("exit %d, stderr %s", code, errb.String())
+	}
+	checkNothingPublished(t, dir)
+}
+
+// Without a terminal, progress is a log line every few seconds.
+func TestProgressLogLines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var errb bytes.Buffer
+		env := newEnv(&bytes.Buffer{}, &errb, noEnv)
+		p := newProgress("auto", env, 5*time.Second)
+		p.Walking("customers", 1, 300)
+		p.PageDone("customers", 100)
+		time.Sleep(6 * time.Second)
+		p.Done()
+		if !strings.Contains(errb.String(), "msg=progress records=100 of=300 collections=1") {
+			t.Errorf("stderr %q", errb.String())
+		}
+	})
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/internal/fakeclock"
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+const exportKey = "export-test-key-7f3a"
+
+func serveSandbox(t *testing.T, o sandbox.Options, faults string) *sandbox.Server {
+	t.Helper()
+	f, err := sandbox.ParseFaults(faults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: o, APIKey: exportKey, Faults: f}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// cli runs billsnap with args, the sandbox's URLs and key in the
+// environment, and a fake clock (retries and re-walks wait no real time).
+func cli(t *testing.T, srv *sandbox.Server, args ...string) (int, string, string) {
+	t.Helper()
+	vars := map[string]string{"BILLSNAP_API_KEY": exportKey, "BILLSNAP_BASE_URL": srv.BaseURL(), "BILLSNAP_FRONT_URL": srv.FrontURL()}
+	var out, errb bytes.Buffer
+	env := newEnv(&out, &errb, func(k string) string { return vars[k] })
+	env.clock = fakeclock.New(time.Now())
+	code := env.run(context.Background(), args)
+	return code, out.String(), errb.String()
+}
+
+func openDB(t *testing.T, dir string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("duckdb", filepath.Join(dir, "billsnap.duckdb")+"?access_mode=READ_ONLY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+const idsHash = "count(*), coalesce(sha256(string_agg(id, chr(10) ORDER BY id) || chr(10)), sha256(''))"
+
+// checkAgainstKey checks every latest_ view and every published Parquet
+// table against the sandbox's answer key.
+func checkAgainstKey(t *testing.T, dir string, key sandbox.AnswerKey) {
+	t.Helper()
+	db := openDB(t, dir)
+	for table, want := range key.Tables {
+		for _, from := range []string{"latest_" + table,
+			fmt.Sprintf("read_parquet('%s')", filepath.Join(dir, "parquet", table, "*", "*.parquet"))} {
+			var n int
+			var h string
+			if err := db.QueryRow("SELECT "+idsHash+" FROM "+from).Scan(&n, &h); err != nil {
+				t.Fatal(err)
+			}
+			if n != want.Count || h != want.IDsSHA256 {
+				t.Errorf("%s: %d rows, hash %.12s; answer key %d, %.12s", from, n, h, want.Count, want.IDsSHA256)
+			}
+		}
+	}
+}
+
+// checkNothingPublished checks a failed export left no Parquet, no
+// complete snapshot and no staging, and recorded the failure.
+func checkNothingPublished(t *testing.T, dir string) {
+	t.Helper()
+	if files, _ := filepath.Glob(filepath.Join(dir, "parquet", "*", "*")); len(files) != 0 {
+		t.Errorf("published after a failure: %v", files)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".staging")); !os.IsNotExist(err) {
+		t.Errorf("staging left: %v", err)
+	}
+	db := openDB(t, dir)
+	var latest, failed int
+	db.QueryRow("SELECT (SELECT count(*) FROM latest_snapshot), (SELECT count(*) FROM snapshots WHERE status = 'failed')").Scan(&latest, &failed)
+	if latest != 0 || failed != 1 {
+		t.Errorf("latest snapshots %d, failed %d", latest, failed)
+	}
+}
+
+func TestExportUnderEachFault(t *testing.T) {
+	var foreign atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { foreign.Add(1) }))
+	defer other.Close()
+	for _, tc := range []struct {
+		faults string
+		code   int
+		stderr string // for failures: what the message must say
+	}{
+		{"", exitOK, ""},
+		{"latency=2ms,jitter=3ms", exitOK, ""},
+		{"500=0.1", exitOK, ""},
+		{"502=0.08,503=0.08", exitOK, ""},
+		{"429=0.1,retry-after=1s", exitOK, ""},
+		{"truncate=0.1", exitOK, ""},
+		{"reset=0.1", exitOK, ""},
+		{"totalcount=Contacts@1", exitOK, ""},
+		{"insert=Transactions@1", exitOK, ""},
+		{"delete=Subscriptions@1", exitOK, ""},
+		{"html=1", exitFailure, "not JSON"},
+		{"loop=Invoices@2", exitFailure, "collection invoices, page 2, GET http://127.0.0.1"},
+		{"foreign=Customers@1,foreign-host=" + other.URL, exitFailure, "NextPage points to another host"},
+		{"oversize=Customers@2", exitFailure, "collection customers, page 2"},
+		{"totalcount=Contacts", exitMaterial, "incomplete"},
+		{"insert=Transactions@1/0", exitMaterial, "incomplete"},
+	} {
+		t.Run(tc.faults, func(t *testing.T) {
+			srv := serveSandbox(t, sandbox.Options{Seed: 51, Customers: 200, Planted: 1}, tc.faults)
+			dir := t.TempDir()
+			code, stdout, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none")
+			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+				t.Fatalf("exit %d (want %d), stderr:\n%s\nstdout:\n%s", code, tc.code, stderr, stdout)
+			}
+			if strings.Contains(stdout+stderr, exportKey) {
+				t.Error("the key appears in the output")
+			}
+			switch tc.code {
+			case exitOK:
+				checkAgainstKey(t, dir, srv.AnswerKey())
+			case exitFailure:
+				checkNothingPublished(t, dir)
+			}
+		})
+	}
+	if foreign.Load() != 0 {
+		t.Errorf("the foreign host got %d requests", foreign.Load())
+	}
+}
