@@ -19,7 +19,34 @@ type Config struct {
 	Collections       map[string]string `yaml:"collections"` // table name -> list path, overriding the default
 	Parquet           Parquet           `yaml:"parquet"`
 	DuckDB            DuckDB            `yaml:"duckdb"`
+	Reconcile         Reconcile         `yaml:"reconcile"`
 }
+
+// Reconcile configures the rules run over a snapshot.
+type Reconcile struct {
+	Grace       time.Duration `yaml:"grace"`     // how late a billing run may be before rule 7 fires
+	Waivers     string        `yaml:"waivers"`   // YAML file of known exceptions
+	RulesDir    string        `yaml:"rules_dir"` // directory of .sql rules added to (or replacing) the shipped ones
+	Materiality Materiality   `yaml:"materiality"`
+}
+
+// Materiality says when unwaived findings make a run exit 3: per rule,
+// else per severity. A rule or severity without a threshold never does.
+type Materiality struct {
+	Severities map[string]Threshold `yaml:"severities"`
+	Rules      map[string]Threshold `yaml:"rules"`
+}
+
+// Threshold is material at Count findings or more (0: not by count), or
+// when one currency's total of absolute amounts reaches Amount ("": not by
+// amount).
+type Threshold struct {
+	Count  int    `yaml:"count"`
+	Amount string `yaml:"amount"`
+}
+
+// Severities are the severities of the rules, gravest first.
+var Severities = []string{"critical", "high", "medium", "low"}
 
 // Retry bounds the retries of one request.
 type Retry struct {
@@ -59,5 +86,9 @@ func Default() Config {
 		Collections: map[string]string{},
 		Parquet:     Parquet{Dir: "parquet", Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 16 << 20, Writers: 2, RowsPerFile: 1_000_000},
 		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", Threads: 2},
+		Reconcile: Reconcile{Grace: 48 * time.Hour, Materiality: Materiality{
+			Severities: map[string]Threshold{"critical": {Count: 1}, "high": {Count: 1}},
+			Rules:      map[string]Threshold{},
+		}},
 	}
 }

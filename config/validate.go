@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/billsnap/billsnap/money"
 )
 
 // Validate checks every key and returns all problems, each an *Error.
@@ -66,7 +68,34 @@ func (c *Config) Validate() error {
 	if c.DuckDB.MemoryLimit == "" {
 		bad("duckdb.memory_limit", "must be a size such as 256MB")
 	}
+	c.validateReconcile(bad)
 	return errors.Join(errs...)
+}
+
+func (c *Config) validateReconcile(bad func(key, format string, args ...any)) {
+	if c.Reconcile.Grace < 0 {
+		bad("reconcile.grace", "must not be negative")
+	}
+	for sev, th := range c.Reconcile.Materiality.Severities {
+		if !contains(Severities, sev) {
+			bad("reconcile.materiality.severities."+sev, "unknown severity; known: %s", strings.Join(Severities, ", "))
+		}
+		checkThreshold("reconcile.materiality.severities."+sev, th, bad)
+	}
+	for rule, th := range c.Reconcile.Materiality.Rules {
+		checkThreshold("reconcile.materiality.rules."+rule, th, bad)
+	}
+}
+
+func checkThreshold(key string, th Threshold, bad func(key, format string, args ...any)) {
+	if th.Count < 0 {
+		bad(key+".count", "must not be negative")
+	}
+	if th.Amount != "" {
+		if a, err := money.Parse(th.Amount); err != nil || a < 0 {
+			bad(key+".amount", "must be an amount such as 100.00, not %q", th.Amount)
+		}
+	}
 }
 
 // checkServiceURL returns what is wrong with a service URL, or "".

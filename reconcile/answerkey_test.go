@@ -1,0 +1,73 @@
+package reconcile
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+func keyOf(rule, entity, id, amount, cur string) string {
+	return fmt.Sprintf("%s %s %s %s %s", rule, entity, id, amount, cur)
+}
+
+// findingKeys are a report's open findings of rules 1–14.
+func findingKeys(r *Report) []string {
+	var out []string
+	for _, f := range r.Open() {
+		out = append(out, keyOf(f.Rule, f.Entity, f.EntityID, f.Amount.String(), f.Currency))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func answerKeys(k sandbox.AnswerKey) []string {
+	var out []string
+	for rule, fs := range k.Rules {
+		for _, f := range fs {
+			out = append(out, keyOf(rule, f.Entity, f.EntityID, f.Amount, f.Currency))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// The findings equal the answer key exactly, for many seeds: precision
+// and recall 1.0, amounts to the cent.
+func TestFindingsEqualTheAnswerKey(t *testing.T) {
+	for seed := uint64(1); seed <= 8; seed++ {
+		e := newEnv(t, sandbox.Options{Seed: seed, Customers: 60 + 20*int(seed), Planted: 1 + int(seed%6)})
+		e.export()
+		r := e.reconcile(Options{})
+		got, want := findingKeys(r), answerKeys(e.srv.AnswerKey())
+		if !slices.Equal(got, want) {
+			t.Errorf("seed %d: %d findings, answer key %d\nfound, not in key: %v\nin key, not found: %v",
+				seed, len(got), len(want), minus(got, want), minus(want, got))
+		}
+		if r.Untrusted || len(r.Material) == 0 {
+			t.Errorf("seed %d: untrusted %v, material %v", seed, r.Untrusted, r.Material)
+		}
+	}
+}
+
+func minus(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func TestCleanDataGivesNoFinding(t *testing.T) {
+	for seed := uint64(100); seed < 104; seed++ {
+		e := newEnv(t, sandbox.Options{Seed: seed, Customers: 300})
+		e.export()
+		r := e.reconcile(Options{})
+		if len(r.Findings) != 0 || len(r.Material) != 0 {
+			t.Errorf("seed %d: clean data gives %d findings, first %+v", seed, len(r.Findings), r.Findings[0])
+		}
+	}
+}

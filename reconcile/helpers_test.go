@@ -1,0 +1,95 @@
+package reconcile
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/internal/fakeclock"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+const testKey = "reconcile-test-key-1"
+
+func startSandbox(t *testing.T, o sandbox.Options) *sandbox.Server {
+	t.Helper()
+	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: o, APIKey: testKey}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// env is an output directory exported from a sandbox.
+type env struct {
+	t     *testing.T
+	srv   *sandbox.Server
+	cfg   config.Config
+	store *snapshot.Store
+}
+
+func newEnv(t *testing.T, o sandbox.Options) *env {
+	t.Helper()
+	srv := startSandbox(t, o)
+	cfg := config.Default()
+	cfg.BaseURL, cfg.FrontURL, cfg.Out = srv.BaseURL(), srv.FrontURL(), t.TempDir()
+	st, err := snapshot.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &env{t: t, srv: srv, cfg: cfg, store: st}
+}
+
+// export takes a snapshot of the sandbox as it is now.
+func (e *env) export() *snapshot.Summary {
+	e.t.Helper()
+	clock := fakeclock.New(time.Now())
+	c, err := extract.NewClient(extract.Options{BaseURL: e.cfg.BaseURL, FrontURL: e.cfg.FrontURL, Secret: extract.NewSecret(testKey),
+		Concurrency: 8, Timeout: time.Minute, Retry: e.cfg.Retry, Clock: clock})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	colls, _ := extract.Catalog(e.cfg)
+	w := &extract.Walker{Client: c, BaseURL: e.cfg.BaseURL, FrontURL: e.cfg.FrontURL, Prefetch: 8, MaxRewalks: 2, Clock: clock}
+	sum, err := e.store.Take(context.Background(), w, colls)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return sum
+}
+
+// reconcile runs the shipped rules with o's other settings.
+func (e *env) reconcile(o Options) *Report {
+	e.t.Helper()
+	r, err := e.run(o)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+func (e *env) run(o Options) (*Report, error) {
+	if o.Rules == nil {
+		rules, err := Rules("")
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		o.Rules = rules
+	}
+	if o.Grace == 0 {
+		o.Grace = 48 * time.Hour
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Materiality.Severities == nil {
+		o.Materiality = config.Default().Reconcile.Materiality
+	}
+	return Run(context.Background(), e.store.DB(), o)
+}

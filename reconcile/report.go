@@ -1,0 +1,104 @@
+package reconcile
+
+import (
+	"slices"
+	"time"
+
+	"github.com/billsnap/billsnap/money"
+)
+
+// Finding statuses against the previous complete snapshot.
+const (
+	StatusNew       = "new"
+	StatusRecurring = "recurring"
+	StatusResolved  = "resolved" // its key was found before and is not now
+)
+
+// Finding is one record a rule found, with its history and waiver.
+type Finding struct {
+	Rule      string
+	Severity  string
+	Entity    string
+	EntityID  string
+	Amount    money.Amount // positive: not collected or owed to us; negative: overbilled or owed back
+	Currency  string       // "" when the rule gives none (snapshot_incomplete)
+	Detail    string
+	Status    string
+	FirstSeen string  // the snapshot it was first seen in
+	Waiver    *Waiver // the active waiver that covers it, if any
+}
+
+// SnapshotInfo describes the snapshot reconciled.
+type SnapshotInfo struct {
+	ID       string
+	Status   string
+	Started  time.Time
+	Finished time.Time
+}
+
+// Report is the outcome of a reconciliation.
+type Report struct {
+	Snapshot       SnapshotInfo
+	Previous       string // the previous complete snapshot (rule 15, history); "" when there is none
+	AsOf           time.Time
+	Period         *Period
+	Rules          []Rule
+	Findings       []Finding // in rule order: this snapshot's, then the resolved ones
+	ExpiredWaivers []Waiver  // waivers that no longer apply
+	Untrusted      bool      // snapshot_incomplete fired: the other rules are not trusted
+	Material       []string  // why the run is material; empty when it is not
+}
+
+// RuleTotal is a rule's figures in a report.
+type RuleTotal struct {
+	Rule                             Rule
+	Count                            int // findings of this snapshot, waived included
+	Waived, New, Recurring, Resolved int
+	Amounts                          map[string]money.Amount // unwaived findings of this snapshot, per currency
+	AtStake                          map[string]money.Amount // the same, of absolute amounts
+}
+
+// Totals are the figures of every rule that ran, in rule order.
+func (r *Report) Totals() []RuleTotal {
+	out := make([]RuleTotal, len(r.Rules))
+	index := map[string]int{}
+	for i, rule := range r.Rules {
+		out[i] = RuleTotal{Rule: rule, Amounts: map[string]money.Amount{}, AtStake: map[string]money.Amount{}}
+		index[rule.ID] = i
+	}
+	for _, f := range r.Findings {
+		t := &out[index[f.Rule]]
+		switch {
+		case f.Status == StatusResolved:
+			t.Resolved++
+			continue
+		case f.Status == StatusNew:
+			t.New++
+		default:
+			t.Recurring++
+		}
+		t.Count++
+		if f.Waiver != nil {
+			t.Waived++
+			continue
+		}
+		t.Amounts[f.Currency] += f.Amount
+		t.AtStake[f.Currency] += f.Amount.Abs()
+	}
+	return out
+}
+
+// Currencies lists the currencies of a per-currency map, sorted.
+func Currencies(m map[string]money.Amount) []string {
+	cs := make([]string, 0, len(m))
+	for c := range m {
+		cs = append(cs, c)
+	}
+	slices.Sort(cs)
+	return cs
+}
+
+// Open is the findings of this snapshot (not the resolved ones).
+func (r *Report) Open() []Finding {
+	return slices.DeleteFunc(slices.Clone(r.Findings), func(f Finding) bool { return f.Status == StatusResolved })
+}

@@ -1,0 +1,133 @@
+package reconcile
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/billsnap/billsnap/config"
+)
+
+//go:embed rules/*.sql
+var shipped embed.FS
+
+// Rule is one reconciliation rule.
+type Rule struct {
+	ID          string
+	Severity    string
+	Title       string
+	Description string
+	SQL         string
+	Source      string // the file it came from
+}
+
+// IncompleteRule is the rule that runs first; when it fires, the others
+// are not trusted.
+const IncompleteRule = "snapshot_incomplete"
+
+// ParseRule reads a rule file: a header of "-- key: value" lines (id,
+// severity, title, description), then the query.
+func ParseRule(source, text string) (Rule, error) {
+	r := Rule{Source: source}
+	var body []string
+	header := true
+	for line := range strings.SplitSeq(text, "\n") {
+		if header {
+			if k, v, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "--"), ":"); ok && strings.HasPrefix(strings.TrimSpace(line), "--") {
+				r.set(strings.TrimSpace(k), strings.TrimSpace(v))
+				continue
+			}
+			header = false
+		}
+		body = append(body, line)
+	}
+	r.SQL = strings.TrimRight(strings.TrimSpace(strings.Join(body, "\n")), ";")
+	switch {
+	case r.ID == "" || strings.ContainsAny(r.ID, " '\"/"):
+		return r, fmt.Errorf("rule %s: the header needs '-- id: <name>' (letters, digits, _)", source)
+	case !slices.Contains(config.Severities, r.Severity):
+		return r, fmt.Errorf("rule %s: severity %q is not one of %s", source, r.Severity, strings.Join(config.Severities, ", "))
+	case r.SQL == "":
+		return r, fmt.Errorf("rule %s: no query after the header", source)
+	}
+	return r, nil
+}
+
+func (r *Rule) set(key, value string) {
+	switch key {
+	case "id":
+		r.ID = value
+	case "severity":
+		r.Severity = value
+	case "title":
+		r.Title = value
+	case "description":
+		r.Description = value
+	}
+}
+
+// Rules returns the shipped rules, snapshot_incomplete first, then the
+// others in the order of the rules document; a user directory's .sql files
+// replace shipped rules with the same ID (in place) or are added after.
+func Rules(userDir string) ([]Rule, error) {
+	rules, err := readRules(shipped, "rules")
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(rules, func(a, b Rule) int {
+		return boolInt(b.ID == IncompleteRule) - boolInt(a.ID == IncompleteRule)
+	})
+	if userDir == "" {
+		return rules, nil
+	}
+	user, err := readRules(os.DirFS(userDir), ".")
+	if err != nil {
+		return nil, fmt.Errorf("rules directory %s: %w", userDir, err)
+	}
+	for _, u := range user {
+		u.Source = filepath.Join(userDir, u.Source)
+		if i := slices.IndexFunc(rules, func(r Rule) bool { return r.ID == u.ID }); i >= 0 {
+			rules[i] = u
+		} else {
+			rules = append(rules, u)
+		}
+	}
+	return rules, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// readRules parses every .sql file of dir in fsys, in name order; two
+// files with one ID are an error.
+func readRules(fsys fs.FS, dir string) ([]Rule, error) {
+	names, err := fs.Glob(fsys, filepath.Join(dir, "*.sql"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	var rules []Rule
+	for _, name := range names {
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		r, err := ParseRule(filepath.Base(name), string(b))
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(rules, func(o Rule) bool { return o.ID == r.ID }) {
+			return nil, fmt.Errorf("rule %s: the ID %s is used by another file", name, r.ID)
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}

@@ -1,0 +1,15 @@
+-- id: missed_billing_run
+-- severity: critical
+-- title: Missed billing run
+-- description: An active charge (Status 1) with Amount above zero on an Activated subscription whose NextChargeDate is older than as-of minus the grace period. Amount: Amount × the price of its product in the subscription's currency.
+SELECT 'subscription_charge' AS entity,
+       c.id AS entity_id,
+       coalesce(c.amount * p.unit_price, 0) AS amount,
+       s.currency_code AS currency,
+       format('active charge of {} × product {} on subscription {} was due {} and has not been charged',
+              cur.qty(c.amount), c.product_plan_charge_id, s.id, strftime(c.next_charge_date, '%Y-%m-%d %H:%M UTC')) AS detail
+FROM cur.subscription_charges c
+JOIN cur.subscriptions s ON s.id = c.subscription_id
+LEFT JOIN cur.prices p ON p.product_plan_charge_id = c.product_plan_charge_id AND p.currency_code = s.currency_code
+WHERE c.status = 1 AND c.amount > 0 AND s.state = 'Activated'
+  AND c.next_charge_date < getvariable('as_of') - getvariable('grace')

@@ -1,0 +1,27 @@
+-- id: paid_invoice_changed
+-- severity: critical
+-- title: Paid invoice changed
+-- description: An invoice that had a PaymentDate in the previous complete snapshot and whose TotalAmount, line count or line Amount sum differs now, or that is gone. Amount: TotalAmount now − before (0 now when gone).
+WITH before AS (
+  SELECT i.id, i.invoice_number, i.total_amount, i.currency_code, count(l.id) AS lines, coalesce(sum(l.amount), 0) AS line_sum
+  FROM prev.invoices i LEFT JOIN prev.invoice_lines l ON l.invoice_id = i.id
+  WHERE i.payment_date IS NOT NULL
+  GROUP BY i.id, i.invoice_number, i.total_amount, i.currency_code
+), now AS (
+  SELECT i.id, i.total_amount, i.currency_code, count(l.id) AS lines, coalesce(sum(l.amount), 0) AS line_sum
+  FROM cur.invoices i LEFT JOIN cur.invoice_lines l ON l.invoice_id = i.id
+  GROUP BY i.id, i.total_amount, i.currency_code
+)
+SELECT 'invoice' AS entity,
+       b.id AS entity_id,
+       coalesce(n.total_amount, 0) - b.total_amount AS amount,
+       coalesce(n.currency_code, b.currency_code) AS currency,
+       CASE WHEN n.id IS NULL
+            THEN format('paid invoice {} ({} {}) is gone since snapshot {}', b.invoice_number, CAST(b.total_amount AS VARCHAR),
+                        b.currency_code, getvariable('previous_snapshot_id'))
+            ELSE format('paid invoice {} changed since snapshot {}: total {} → {}, lines {} → {}, line sum {} → {}',
+                        b.invoice_number, getvariable('previous_snapshot_id'), CAST(b.total_amount AS VARCHAR), CAST(n.total_amount AS VARCHAR),
+                        b.lines, n.lines, CAST(b.line_sum AS VARCHAR), CAST(n.line_sum AS VARCHAR))
+       END AS detail
+FROM before b LEFT JOIN now n ON n.id = b.id
+WHERE n.id IS NULL OR abs(n.total_amount - b.total_amount) > 0.005 OR n.lines <> b.lines OR abs(n.line_sum - b.line_sum) > 0.005

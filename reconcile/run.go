@@ -1,0 +1,151 @@
+package reconcile
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// Options say what to reconcile and how.
+type Options struct {
+	SnapshotID  string        // "" for the latest complete snapshot
+	Period      *Period       // nil: no period
+	AsOf        time.Time     // zero: the snapshot's start
+	Grace       time.Duration // rule 7
+	Rules       []Rule        // from Rules
+	Waivers     []Waiver
+	Materiality config.Materiality
+	Now         func() time.Time
+}
+
+// ErrNoSnapshot is returned when there is no snapshot to reconcile.
+var ErrNoSnapshot = errors.New("no complete snapshot to reconcile: run billsnap export first")
+
+// Run reconciles one snapshot in db, stores its findings (replacing those
+// of an earlier run on the same snapshot and period) and returns the report.
+func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
+	if err := checkMateriality(o.Materiality, o.Rules); err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if err := migrate(ctx, conn); err != nil {
+		return nil, err
+	}
+	r := &Report{Period: o.Period, Rules: o.Rules}
+	if err := resolve(ctx, conn, o.SnapshotID, r); err != nil {
+		return nil, err
+	}
+	r.AsOf = o.AsOf
+	if r.AsOf.IsZero() {
+		r.AsOf = r.Snapshot.Started
+	}
+	if err := setVariables(ctx, conn, r, o.Grace); err != nil {
+		return nil, err
+	}
+	if err := runRules(ctx, conn, o.Rules); err != nil {
+		return nil, err
+	}
+	if err := r.applyWaivers(ctx, conn, o.Waivers); err != nil {
+		return nil, err
+	}
+	if err := r.store(ctx, conn, o.Now().UTC()); err != nil {
+		return nil, err
+	}
+	if err := r.load(ctx, conn); err != nil {
+		return nil, err
+	}
+	r.Material = judge(r, o.Materiality)
+	return r, nil
+}
+
+// resolve finds the snapshot to reconcile and the previous complete one.
+func resolve(ctx context.Context, conn *sql.Conn, id string, r *Report) error {
+	q := "SELECT id, status, started, coalesce(finished, started) FROM snapshots WHERE id = ?"
+	args := []any{id}
+	if id == "" {
+		q, args = "SELECT id, status, started, finished FROM latest_snapshot", nil
+	}
+	s := &r.Snapshot
+	err := conn.QueryRowContext(ctx, q, args...).Scan(&s.ID, &s.Status, &s.Started, &s.Finished)
+	switch {
+	case errors.Is(err, sql.ErrNoRows) && id == "":
+		return ErrNoSnapshot
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("no snapshot %q", id)
+	case err != nil:
+		return err
+	case s.Status != snapshot.StatusComplete && s.Status != snapshot.StatusIncomplete:
+		return fmt.Errorf("snapshot %s is %s: only complete and incomplete snapshots hold data to reconcile", s.ID, s.Status)
+	}
+	err = conn.QueryRowContext(ctx, `SELECT id FROM snapshots WHERE status = 'complete' AND (started < ? OR (started = ? AND id < ?))
+		ORDER BY started DESC, id DESC LIMIT 1`, s.Started, s.Started, s.ID).Scan(&r.Previous)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return err
+}
+
+// setVariables sets the session variables rules read.
+func setVariables(ctx context.Context, conn *sql.Conn, r *Report, grace time.Duration) error {
+	var start, end any
+	if r.Period != nil {
+		start, end = r.Period.Start, r.Period.End()
+	}
+	var prev any
+	if r.Previous != "" {
+		prev = r.Previous
+	}
+	for _, v := range []struct {
+		name, expr string
+		arg        any
+	}{
+		{"snapshot_id", "?::VARCHAR", r.Snapshot.ID},
+		{"previous_snapshot_id", "?::VARCHAR", prev},
+		{"as_of", "?::TIMESTAMPTZ", r.AsOf.UTC()},
+		{"grace", "to_microseconds(?::BIGINT)", grace.Microseconds()},
+		{"period_start", "?::TIMESTAMPTZ", start},
+		{"period_end", "?::TIMESTAMPTZ", end},
+	} {
+		if _, err := conn.ExecContext(ctx, "SET VARIABLE "+v.name+" = "+v.expr, v.arg); err != nil {
+			return fmt.Errorf("setting %s: %w", v.name, err)
+		}
+	}
+	return nil
+}
+
+// runRules fills the temporary table run_findings, rule by rule, and
+// checks that no rule found one record twice.
+func runRules(ctx context.Context, conn *sql.Conn, rules []Rule) error {
+	_, err := conn.ExecContext(ctx, `CREATE OR REPLACE TEMP TABLE run_findings (ord INTEGER, rule VARCHAR, severity VARCHAR,
+		entity VARCHAR, entity_id VARCHAR, amount DECIMAL(18,2), currency VARCHAR, detail VARCHAR)`)
+	if err != nil {
+		return err
+	}
+	for i, rule := range rules {
+		q := `INSERT INTO run_findings SELECT ?, ?, ?, CAST(entity AS VARCHAR), CAST(entity_id AS VARCHAR),
+			CAST(round(amount, 2) AS DECIMAL(18,2)), CAST(currency AS VARCHAR), CAST(detail AS VARCHAR) FROM (` + rule.SQL + "\n) AS found"
+		if _, err := conn.ExecContext(ctx, q, i, rule.ID, rule.Severity); err != nil {
+			return fmt.Errorf("rule %s (%s): %w", rule.ID, rule.Source, err)
+		}
+	}
+	var rule, id string
+	var n int
+	err = conn.QueryRowContext(ctx, `SELECT rule, coalesce(entity_id, 'NULL'), count(*) FROM run_findings
+		GROUP BY ALL HAVING count(*) > 1 OR entity_id IS NULL LIMIT 1`).Scan(&rule, &id, &n)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	return fmt.Errorf("rule %s found entity_id %s %d times: a rule must find each record once, with an ID", rule, id, n)
+}

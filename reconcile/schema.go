@@ -1,0 +1,59 @@
+package reconcile
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// schemaSQL creates what rules read and what reconcile writes: the cur and
+// prev views over the snapshot in the session variables, the helper macros,
+// and the findings table.
+func schemaSQL() []string {
+	stmts := []string{"CREATE SCHEMA IF NOT EXISTS cur", "CREATE SCHEMA IF NOT EXISTS prev"}
+	for _, t := range snapshot.Tables {
+		for schema, variable := range map[string]string{"cur": "snapshot_id", "prev": "previous_snapshot_id"} {
+			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM main.%s WHERE snapshot_id = getvariable('%s')",
+				schema, t.Name, t.Name, variable))
+		}
+	}
+	return append(stmts,
+		// One price per product and currency, whatever the service sends.
+		`CREATE OR REPLACE VIEW cur.prices AS
+		   SELECT product_plan_charge_id, currency_code, min(unit_price) AS unit_price
+		   FROM cur.product_plan_charge_pricings GROUP BY product_plan_charge_id, currency_code`,
+		`CREATE OR REPLACE MACRO cur.in_period(ts) AS
+		   getvariable('period_start') IS NULL OR (ts >= getvariable('period_start') AND ts < getvariable('period_end'))`,
+		`CREATE OR REPLACE MACRO cur.qty(x) AS
+		   CASE WHEN x = trunc(x) THEN CAST(CAST(x AS BIGINT) AS VARCHAR) ELSE rtrim(CAST(x AS VARCHAR), '0') END`,
+		`CREATE TABLE IF NOT EXISTS findings (
+		   snapshot_id VARCHAR NOT NULL,
+		   period VARCHAR NOT NULL,
+		   rule VARCHAR NOT NULL,
+		   severity VARCHAR NOT NULL,
+		   entity VARCHAR NOT NULL,
+		   entity_id VARCHAR NOT NULL,
+		   amount DECIMAL(18,2) NOT NULL,
+		   currency VARCHAR,
+		   detail VARCHAR,
+		   status VARCHAR NOT NULL,
+		   first_seen VARCHAR NOT NULL,
+		   waived BOOLEAN NOT NULL,
+		   waiver_reason VARCHAR,
+		   waiver_owner VARCHAR,
+		   waiver_expires DATE,
+		   as_of TIMESTAMPTZ NOT NULL,
+		   reconciled_at TIMESTAMPTZ NOT NULL)`)
+}
+
+// migrate creates the schema on conn.
+func migrate(ctx context.Context, conn *sql.Conn) error {
+	for _, q := range schemaSQL() {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("reconcile schema: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package reconcile
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/billsnap/billsnap/money"
+)
+
+// applyWaivers loads the waivers active at as-of into the temporary table
+// run_waivers; the others are reported expired.
+func (r *Report) applyWaivers(ctx context.Context, conn *sql.Conn, waivers []Waiver) error {
+	_, err := conn.ExecContext(ctx, `CREATE OR REPLACE TEMP TABLE run_waivers (rule VARCHAR, entity_id VARCHAR,
+		reason VARCHAR, owner VARCHAR, expires DATE)`)
+	if err != nil {
+		return err
+	}
+	for _, w := range waivers {
+		if !w.ActiveOn(r.AsOf) {
+			r.ExpiredWaivers = append(r.ExpiredWaivers, w)
+			continue
+		}
+		_, err := conn.ExecContext(ctx, "INSERT INTO run_waivers VALUES (?, ?, ?, ?, ?::DATE)",
+			w.Rule, w.EntityID, w.Reason, w.Owner, w.Expires.Format("2006-01-02"))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// store replaces the findings of this snapshot and period: this run's, with
+// their history against the previous complete snapshot's findings of the
+// same period, and the keys found then and not now, as resolved.
+func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	period := r.Period.String()
+	if _, err := tx.ExecContext(ctx, "DELETE FROM findings WHERE snapshot_id = ? AND period = ?", r.Snapshot.ID, period); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `
+		INSERT INTO findings
+		WITH before AS (SELECT * FROM findings WHERE snapshot_id = ? AND period = ? AND status <> 'resolved')
+		SELECT ?, ?, f.rule, f.severity, f.entity, f.entity_id, f.amount, f.currency, f.detail,
+		       CASE WHEN b.rule IS NULL THEN 'new' ELSE 'recurring' END, coalesce(b.first_seen, ?),
+		       w.rule IS NOT NULL, w.reason, w.owner, w.expires, ?, ?
+		FROM run_findings f
+		LEFT JOIN before b USING (rule, entity_id)
+		LEFT JOIN run_waivers w USING (rule, entity_id)
+		UNION ALL
+		SELECT ?, ?, b.rule, b.severity, b.entity, b.entity_id, b.amount, b.currency, b.detail,
+		       'resolved', b.first_seen, false, NULL, NULL, NULL, ?, ?
+		FROM before b ANTI JOIN run_findings f USING (rule, entity_id)`,
+		r.Previous, period,
+		r.Snapshot.ID, period, r.Snapshot.ID, r.AsOf.UTC(), now,
+		r.Snapshot.ID, period, r.AsOf.UTC(), now)
+	if err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// load reads the stored findings back, in rule order, resolved last.
+func (r *Report) load(ctx context.Context, conn *sql.Conn) error {
+	rows, err := conn.QueryContext(ctx, `SELECT rule, severity, entity, entity_id, CAST(amount AS VARCHAR), coalesce(currency, ''),
+		coalesce(detail, ''), status, first_seen, waived, coalesce(waiver_reason, ''), coalesce(waiver_owner, ''), waiver_expires
+		FROM findings WHERE snapshot_id = ? AND period = ?
+		ORDER BY status = 'resolved', list_position(?, rule), entity_id`, r.Snapshot.ID, r.Period.String(), ruleIDs(r.Rules))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var f Finding
+		var amount string
+		var waived bool
+		var w Waiver
+		var expires sql.NullTime
+		err := rows.Scan(&f.Rule, &f.Severity, &f.Entity, &f.EntityID, &amount, &f.Currency, &f.Detail, &f.Status,
+			&f.FirstSeen, &waived, &w.Reason, &w.Owner, &expires)
+		if err != nil {
+			return err
+		}
+		if f.Amount, err = money.Parse(amount); err != nil {
+			return err
+		}
+		if waived {
+			w.Rule, w.EntityID, w.Expires = f.Rule, f.EntityID, Date{expires.Time}
+			f.Waiver = &w
+		}
+		if f.Rule == IncompleteRule && f.Status != StatusResolved {
+			r.Untrusted = true
+		}
+		r.Findings = append(r.Findings, f)
+	}
+	return rows.Err()
+}
+
+func ruleIDs(rules []Rule) []string {
+	ids := make([]string, len(rules))
+	for i, r := range rules {
+		ids[i] = r.ID
+	}
+	return ids
+}
