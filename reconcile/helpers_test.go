@@ -3,6 +3,8 @@ package reconcile
 import (
 	"context"
 	"log/slog"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,9 +17,13 @@ import (
 
 const testKey = "reconcile-test-key-1"
 
-func startSandbox(t *testing.T, o sandbox.Options) *sandbox.Server {
+func startSandbox(t *testing.T, o sandbox.Options, faults string) *sandbox.Server {
 	t.Helper()
-	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: o, APIKey: testKey}))
+	f, err := sandbox.ParseFaults(faults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: o, APIKey: testKey, Faults: f}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,9 +39,12 @@ type env struct {
 	store *snapshot.Store
 }
 
-func newEnv(t *testing.T, o sandbox.Options) *env {
+func newEnv(t *testing.T, o sandbox.Options) *env { return newEnvFaults(t, o, "") }
+
+// newEnvFaults is newEnv with the sandbox's faults.
+func newEnvFaults(t *testing.T, o sandbox.Options, faults string) *env {
 	t.Helper()
-	srv := startSandbox(t, o)
+	srv := startSandbox(t, o, faults)
 	cfg := config.Default()
 	cfg.BaseURL, cfg.FrontURL, cfg.Out = srv.BaseURL(), srv.FrontURL(), t.TempDir()
 	st, err := snapshot.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
@@ -62,6 +71,33 @@ func (e *env) export() *snapshot.Summary {
 		e.t.Fatal(err)
 	}
 	return sum
+}
+
+// put sends a PUT to the sandbox's API, as a user of the service would.
+func (e *env) put(path, body string) {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodPut, e.srv.BaseURL()+path, strings.NewReader(body))
+	req.Header.Set("Authorization", extract.NewSecret(testKey).Authorization())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		e.t.Fatalf("PUT %s: %s", path, resp.Status)
+	}
+}
+
+// only keeps the findings of one rule.
+func only(fs []Finding, rule string) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Rule == rule {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // reconcile runs the shipped rules with o's other settings.

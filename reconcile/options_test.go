@@ -1,0 +1,219 @@
+package reconcile
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+func TestWaiversActiveAndExpired(t *testing.T) {
+	e := newEnv(t, sandbox.Options{Seed: 63, Customers: 60, Planted: 2})
+	e.export()
+	r0 := e.reconcile(Options{})
+	paid := only(r0.Findings, "paid_without_payment")
+	day := func(d int) Date { return Date{r0.AsOf.UTC().Truncate(24*time.Hour).AddDate(0, 0, d)} }
+	waivers := []Waiver{
+		{Rule: "paid_without_payment", EntityID: paid[0].EntityID, Reason: "paid in cash, booked by hand", Owner: "ann@finance", Expires: day(0)},
+		{Rule: "paid_without_payment", EntityID: paid[1].EntityID, Reason: "old", Owner: "bob@finance", Expires: day(-1)},
+	}
+	r := e.reconcile(Options{Waivers: waivers})
+	var waived []string
+	for _, f := range r.Findings {
+		if f.Waiver != nil {
+			waived = append(waived, f.EntityID)
+			if f.Waiver.Reason != "paid in cash, booked by hand" || f.Waiver.Owner != "ann@finance" {
+				t.Errorf("waiver %+v", f.Waiver)
+			}
+		}
+	}
+	if !slices.Equal(waived, []string{paid[0].EntityID}) || len(r.ExpiredWaivers) != 1 || r.ExpiredWaivers[0].Owner != "bob@finance" {
+		t.Fatalf("waived %v, expired %v", waived, r.ExpiredWaivers)
+	}
+	for _, tot := range r.Totals() {
+		if tot.Rule.ID != "paid_without_payment" {
+			continue
+		}
+		var open money.Amount
+		for _, a := range tot.Amounts {
+			open += a
+		}
+		if tot.Waived != 1 || tot.Count != 2 || open != paid[1].Amount {
+			t.Errorf("totals %+v: the waived finding's amount must not count", tot)
+		}
+	}
+	if len(r.Material) == 0 || !strings.Contains(strings.Join(r.Material, "\n"), "paid_without_payment (critical): 1 unwaived findings") {
+		t.Errorf("material %v", r.Material)
+	}
+}
+
+func TestWaiversFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "w.yml")
+	os.WriteFile(good, []byte("waivers:\n  - rule: price_mismatch\n    entity_id: abc\n    reason: agreed discount\n    owner: ann\n    expires: 2026-12-31\n"), 0o644)
+	ws, err := LoadWaivers(good)
+	if err != nil || len(ws) != 1 || ws[0].Expires.Format("2006-01-02") != "2026-12-31" {
+		t.Fatalf("%+v %v", ws, err)
+	}
+	if !ws[0].ActiveOn(time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC)) || ws[0].ActiveOn(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Error("a waiver applies through its expiry day and not after")
+	}
+	for body, want := range map[string]string{
+		"waivers:\n  - rule: x\n    entity_id: y\n    reason: r\n    owner: o\n    expires: soon\n": `expires "soon": want a date`,
+		"waivers:\n  - rule: x\n    entity_id: y\n    reason: r\n    expires: 2026-01-01\n":         "waiver 1: rule, entity_id, reason, owner and expires are all required",
+		"waivers:\n  - rule: x\n    entity: y\n":                                                    `field entity not found`,
+	} {
+		f := filepath.Join(dir, "bad.yml")
+		os.WriteFile(f, []byte(body), 0o644)
+		if _, err := LoadWaivers(f); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", body, err, want)
+		}
+	}
+}
+
+// --period limits the invoice rules to invoices dated in the month and
+// rule 1 to charges charged in it; the other rules are not limited.
+func TestPeriod(t *testing.T) {
+	e := newEnv(t, sandbox.Options{Seed: 64, Customers: 60, Planted: 3})
+	e.export()
+	all := e.reconcile(Options{})
+	dated := map[string]time.Time{}
+	for _, inv := range e.srv.Dataset().Invoices {
+		dated[inv.ID] = inv.InvoiceDate
+		for _, l := range inv.InvoiceLines {
+			dated[l.ID] = inv.InvoiceDate
+		}
+	}
+	for _, c := range e.srv.Dataset().Charges {
+		dated[c.ID] = c.NextChargeDate
+	}
+	period := MonthOf(dated[only(all.Findings, "invoice_total_mismatch")[0].EntityID], 0)
+	limited := map[string]bool{"charge_not_invoiced": true, "zero_quantity_invoiced": true, "quantity_mismatch": true, "price_mismatch": true,
+		"duplicate_invoicing": true, "invoice_total_mismatch": true, "paid_without_payment": true, "payment_amount_mismatch": true}
+	var want []string
+	for _, f := range all.Findings {
+		if d := dated[f.EntityID]; !limited[f.Rule] || (!d.Before(period.Start) && d.Before(period.End())) {
+			want = append(want, f.Rule+" "+f.EntityID)
+		}
+	}
+	r := e.reconcile(Options{Period: period})
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, f.Rule+" "+f.EntityID)
+	}
+	if !slices.Equal(got, want) || len(got) == len(all.Findings) || len(only(r.Findings, "invoice_total_mismatch")) == 0 {
+		t.Errorf("period %s: %d findings of %d\ngot  %v\nwant %v", period, len(got), len(all.Findings), got, want)
+	}
+	if p, err := ParsePeriod("2026-10"); err != nil || p.String() != "2026-10" || p.End().Format("2006-01-02") != "2026-11-01" {
+		t.Errorf("ParsePeriod: %v %v", p, err)
+	}
+	if _, err := ParsePeriod("October"); err == nil {
+		t.Error("a bad period is accepted")
+	}
+}
+
+func TestUserRulesAddAndReplace(t *testing.T) {
+	e := newEnv(t, sandbox.Options{Seed: 65, Customers: 40, Planted: 1})
+	e.export()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "large.sql"), []byte("-- id: large_invoice\n-- severity: low\n-- title: Large invoice\n"+
+		"SELECT 'invoice' AS entity, id AS entity_id, total_amount AS amount, currency_code AS currency, 'over 800' AS detail\n"+
+		"FROM cur.invoices WHERE total_amount > 800;\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "price.sql"), []byte("-- id: price_mismatch\n-- severity: low\n"+
+		"SELECT 'invoice_line' AS entity, id AS entity_id, 0 AS amount, 'XTS' AS currency, 'replaced' AS detail FROM cur.invoice_lines WHERE false\n"), 0o644)
+	rules, err := Rules(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rules[0].ID != IncompleteRule || rules[len(rules)-1].ID != "large_invoice" || len(rules) != 17 {
+		t.Fatalf("rules: %d, first %s, last %s", len(rules), rules[0].ID, rules[len(rules)-1].ID)
+	}
+	r := e.reconcile(Options{Rules: rules})
+	if len(only(r.Findings, "price_mismatch")) != 0 || len(only(r.Findings, "large_invoice")) == 0 {
+		t.Errorf("price_mismatch %d (want 0, replaced), large_invoice %d", len(only(r.Findings, "price_mismatch")), len(only(r.Findings, "large_invoice")))
+	}
+	for _, f := range only(r.Findings, "large_invoice") {
+		if f.Severity != "low" || f.Amount <= 80000 {
+			t.Errorf("user finding %+v", f)
+		}
+	}
+}
+
+func TestBadUserRulesAreRefused(t *testing.T) {
+	e := newEnv(t, sandbox.Options{Seed: 66, Customers: 10})
+	e.export()
+	for name, body := range map[string]string{
+		"no header":      "SELECT 1",
+		"bad severity":   "-- id: x\n-- severity: urgent\nSELECT 1",
+		"missing column": "-- id: x\n-- severity: low\nSELECT 'invoice' AS entity, id AS entity_id FROM cur.invoices",
+		"twice a record": "-- id: x\n-- severity: low\nSELECT 'invoice' AS entity, 'same' AS entity_id, 0 AS amount, 'EUR' AS currency, '' AS detail FROM cur.invoices",
+		"syntax":         "-- id: x\n-- severity: low\nSELEKT 1",
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "bad.sql"), []byte(body), 0o644)
+		rules, err := Rules(dir)
+		if err == nil {
+			_, err = e.run(Options{Rules: rules})
+		}
+		if err == nil || !strings.Contains(err.Error(), "bad.sql") && !strings.Contains(err.Error(), "rule x") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestIncompleteSnapshotIsUntrustedAndMaterial(t *testing.T) {
+	e := newEnvFaults(t, sandbox.Options{Seed: 67, Customers: 30}, "totalcount=Contacts")
+	sum := e.export()
+	if _, err := e.run(Options{}); err != ErrNoSnapshot {
+		t.Errorf("without a complete snapshot: %v", err)
+	}
+	r := e.reconcile(Options{SnapshotID: sum.ID})
+	inc := only(r.Findings, IncompleteRule)
+	if !r.Untrusted || len(inc) != 1 || inc[0].EntityID != "contacts" || len(r.Material) == 0 || !strings.Contains(r.Material[0], "not trusted") {
+		t.Errorf("untrusted %v, findings %+v, material %v", r.Untrusted, inc, r.Material)
+	}
+}
+
+func TestMaterialityThresholds(t *testing.T) {
+	e := newEnv(t, sandbox.Options{Seed: 68, Customers: 30, Planted: 1})
+	e.export()
+	for _, tc := range []struct {
+		m    config.Materiality
+		want []string
+	}{
+		{config.Materiality{}, nil},
+		{config.Materiality{Rules: map[string]config.Threshold{"price_mismatch": {Amount: "1.00"}}}, []string{"price_mismatch (medium): "}},
+		{config.Materiality{Rules: map[string]config.Threshold{"price_mismatch": {Amount: "100000.00"}}}, nil},
+		{config.Materiality{Rules: map[string]config.Threshold{"price_mismatch": {Count: 2}}}, nil},
+		{config.Materiality{Rules: map[string]config.Threshold{"price_mismatch": {Count: 1}}}, []string{"price_mismatch (medium): 1 unwaived findings, threshold 1"}},
+		{config.Materiality{Severities: map[string]config.Threshold{"medium": {Count: 1}}}, []string{"quantity_mismatch", "price_mismatch", "invoice_total_mismatch", "missing_product_charge", "payment_amount_mismatch"}},
+	} {
+		tc.m.Severities = cmpOr(tc.m.Severities, map[string]config.Threshold{})
+		r := e.reconcile(Options{Materiality: tc.m})
+		if len(r.Material) != len(tc.want) {
+			t.Errorf("%+v: material %v, want %v", tc.m, r.Material, tc.want)
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.HasPrefix(r.Material[i], w) {
+				t.Errorf("%+v: reason %q, want %q", tc.m, r.Material[i], w)
+			}
+		}
+	}
+	if _, err := e.run(Options{Materiality: config.Materiality{Severities: map[string]config.Threshold{}, Rules: map[string]config.Threshold{"no_such_rule": {Count: 1}}}}); err == nil || !strings.Contains(err.Error(), "reconcile.materiality.rules.no_such_rule") {
+		t.Errorf("unknown rule in materiality: %v", err)
+	}
+}
+
+func cmpOr[M ~map[string]config.Threshold](m, d M) M {
+	if m == nil {
+		return d
+	}
+	return m
+}
