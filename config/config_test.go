@@ -58,6 +58,9 @@ func TestValidateNamesEveryBadKey(t *testing.T) {
 	c.Concurrency, c.Progress, c.Parquet.Compression = 0, "loud", "lz9"
 	c.Collections = map[string]string{"customers": "Customers"}
 	err := c.Validate()
+	if req := (&Config{}).RequireService(); req == nil || !strings.Contains(req.Error(), "config key front_url: is required") {
+		t.Errorf("RequireService: %v", req)
+	}
 	for _, key := range []string{"base_url", "front_url", "concurrency", "progress", "parquet.compression", "collections.customers"} {
 		var ce *Error
 		if !strings.Contains(err.Error(), "config key "+key+":") || !errors.As(err, &ce) {

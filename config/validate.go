@@ -18,7 +18,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, &Error{Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
 	for key, u := range map[string]string{"base_url": c.BaseURL, "front_url": c.FrontURL} {
-		if msg := checkServiceURL(u, c.AllowInsecureHTTP); msg != "" {
+		if msg := checkServiceURL(u, c.AllowInsecureHTTP); msg != "" && u != "" {
 			bad(key, "%s", msg)
 		}
 	}
@@ -96,6 +96,18 @@ func checkThreshold(key string, th Threshold, bad func(key, format string, args 
 			bad(key+".amount", "must be an amount such as 100.00, not %q", th.Amount)
 		}
 	}
+}
+
+// RequireService checks that both service URLs are set, for the commands
+// that talk to the service (Validate checks their form).
+func (c *Config) RequireService() error {
+	var errs []error
+	for _, k := range []struct{ key, url string }{{"base_url", c.BaseURL}, {"front_url", c.FrontURL}} {
+		if k.url == "" {
+			errs = append(errs, &Error{Key: k.key, Msg: "is required"})
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // checkServiceURL returns what is wrong with a service URL, or "".

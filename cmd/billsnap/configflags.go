@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 
@@ -34,8 +35,9 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 }
 
 // load returns the configuration: defaults, file, environment, the flags
-// that were given, validated. Any problem is a usage error (exit 2).
-func (f *configFlags) load(env *cliEnv) (config.Config, error) {
+// that were given, validated; service says the command talks to the
+// service, so its URLs are required. Any problem is a usage error (exit 2).
+func (f *configFlags) load(env *cliEnv, service bool) (config.Config, error) {
 	c, err := config.Load(f.file, env.getenv)
 	if err != nil {
 		return c, usageError{err}
@@ -60,7 +62,11 @@ func (f *configFlags) load(env *cliEnv) (config.Config, error) {
 			c.AllowInsecureHTTP = f.insecure
 		}
 	})
-	if err := c.Validate(); err != nil {
+	err = c.Validate()
+	if service {
+		err = errors.Join(c.RequireService(), err)
+	}
+	if err != nil {
 		return c, usageError{err}
 	}
 	if _, err := extract.Catalog(c); err != nil {

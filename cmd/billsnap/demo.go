@@ -5,10 +5,14 @@ import (
 	"crypto/rand"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 // runDemo runs the job against the sandbox started in-process with a key
@@ -38,11 +42,33 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	secret := extract.NewSecret(key)
 	env.setSecret(secret)
-	sum, err := exportSnapshot(ctx, env, cfg, secret)
+	err = withStore(ctx, env, cfg, func(store *snapshot.Store) error {
+		sum, err := exportInto(ctx, env, cfg, secret, store)
+		if err != nil {
+			return err
+		}
+		printSummary(env.stdout, cfg, sum)
+		fmt.Fprintf(env.stdout, "\n")
+		rules, err := reconcile.Rules("")
+		if err != nil {
+			return err
+		}
+		rep, err := reconcile.Run(ctx, store.DB(), reconcile.Options{SnapshotID: sum.ID, Rules: rules, Grace: cfg.Reconcile.Grace,
+			Materiality: cfg.Reconcile.Materiality, Now: time.Now})
+		if err != nil {
+			return err
+		}
+		if err := reports.Text(env.stdout, rep); err != nil {
+			return err
+		}
+		if len(rep.Material) > 0 {
+			fmt.Fprintf(env.stdout, "(These are the sandbox's planted cases; billsnap reconcile or run would exit 3 here.)\n")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	printSummary(env.stdout, cfg, sum)
 	db := filepath.Join(cfg.Out, cfg.DuckDB.File)
 	q := "SELECT currency_code, count(*) AS invoices, sum(total_amount) AS billed FROM latest_invoices GROUP BY ALL ORDER BY 1"
 	fmt.Fprintf(env.stdout, "\nQuery it (no DuckDB CLI needed):\n  go run ./cmd/billsnap query --out %s \"%s\"\n", cfg.Out, q)

@@ -19,7 +19,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := cf.load(env)
+	cfg, err := cf.load(env, true)
 	if err != nil {
 		return err
 	}
@@ -40,6 +40,26 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 
 // exportSnapshot takes one snapshot of the service cfg names.
 func exportSnapshot(ctx context.Context, env *cliEnv, cfg config.Config, secret *extract.Secret) (*snapshot.Summary, error) {
+	var sum *snapshot.Summary
+	err := withStore(ctx, env, cfg, func(store *snapshot.Store) (err error) {
+		sum, err = exportInto(ctx, env, cfg, secret, store)
+		return err
+	})
+	return sum, err
+}
+
+// withStore opens the output directory's store for fn.
+func withStore(ctx context.Context, env *cliEnv, cfg config.Config, fn func(*snapshot.Store) error) error {
+	store, err := snapshot.Open(ctx, cfg, env.log, time.Now)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return fn(store)
+}
+
+// exportInto walks the service into a new snapshot of store.
+func exportInto(ctx context.Context, env *cliEnv, cfg config.Config, secret *extract.Secret, store *snapshot.Store) (*snapshot.Summary, error) {
 	colls, err := extract.Catalog(cfg)
 	if err != nil {
 		return nil, usageError{err}
@@ -49,11 +69,6 @@ func exportSnapshot(ctx context.Context, env *cliEnv, cfg config.Config, secret 
 	if err != nil {
 		return nil, usageError{err}
 	}
-	store, err := snapshot.Open(ctx, cfg, env.log, time.Now)
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
 	prog := newProgress(cfg.Progress, env, 5*time.Second)
 	defer prog.Done()
 	w := &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
@@ -98,7 +113,7 @@ func runCheckConfig(_ context.Context, env *cliEnv, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := cf.load(env)
+	cfg, err := cf.load(env, true)
 	if err != nil {
 		return err
 	}

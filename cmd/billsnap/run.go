@@ -34,6 +34,8 @@ func commands() []command {
 	return []command{
 		{"demo", "run the whole job against the in-process sandbox (no credentials)", runDemo},
 		{"export", "take one complete, verified snapshot into DuckDB and Parquet", runExport},
+		{"reconcile", "run the reconciliation rules over a snapshot; exit 3 when material", runReconcile},
+		{"run", "export, then reconcile the snapshot just taken", runRun},
 		{"check-config", "validate the configuration without running", runCheckConfig},
 		{"query", "run one SQL statement on the snapshot database (read-only)", runQuery},
 		{"sandbox", "serve a faithful fake of the billing service", runSandbox},

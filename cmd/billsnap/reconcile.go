@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// reconcileFlags are the flags of reconcile and run.
+type reconcileFlags struct {
+	snapshot, period, asOf, waivers, rules, format string
+}
+
+func addReconcileFlags(fs *flag.FlagSet, withSnapshot bool) *reconcileFlags {
+	f := &reconcileFlags{}
+	if withSnapshot {
+		fs.StringVar(&f.snapshot, "snapshot", "", "snapshot ID to reconcile (default: the latest complete one)")
+	}
+	fs.StringVar(&f.period, "period", "", "limit the invoice rules to a month, YYYY-MM (UTC)")
+	fs.StringVar(&f.asOf, "as-of", "", "the moment rules judge from, RFC 3339 or YYYY-MM-DD (default: the snapshot's start)")
+	fs.StringVar(&f.waivers, "waivers", "", "YAML file of waivers (default: config reconcile.waivers)")
+	fs.StringVar(&f.rules, "rules", "", "directory of .sql rules to add or replace (default: config reconcile.rules_dir)")
+	fs.StringVar(&f.format, "format", "text", "output: text, json (one object per finding per line) or csv")
+	return f
+}
+
+// options turns the flags and the configuration into reconcile options.
+func (f *reconcileFlags) options(cfg config.Config) (reconcile.Options, error) {
+	o := reconcile.Options{SnapshotID: f.snapshot, Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
+	if !strings.Contains(" text json csv ", " "+f.format+" ") {
+		return o, usagef("--format must be text, json or csv, not %q", f.format)
+	}
+	var err error
+	if f.period != "" {
+		if o.Period, err = reconcile.ParsePeriod(f.period); err != nil {
+			return o, usageError{err}
+		}
+	}
+	if f.asOf != "" {
+		if o.AsOf, err = parseTime(f.asOf); err != nil {
+			return o, usagef("--as-of: %v", err)
+		}
+	}
+	if o.Rules, err = reconcile.Rules(or(f.rules, cfg.Reconcile.RulesDir)); err != nil {
+		return o, usageError{err}
+	}
+	if w := or(f.waivers, cfg.Reconcile.Waivers); w != "" {
+		if o.Waivers, err = reconcile.LoadWaivers(w); err != nil {
+			return o, usageError{err}
+		}
+	}
+	return o, nil
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func parseTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("want RFC 3339 (2026-11-22T03:00:00Z) or a date (2026-11-22), not %q", s)
+}
+
+func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlags(env, "reconcile", "[--out DIR] [--snapshot ID] [--period YYYY-MM] [--as-of TIME] [--waivers FILE] [--rules DIR] [--format text|json|csv]")
+	cf := addConfigFlags(fs)
+	rf := addReconcileFlags(fs, true)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := cf.load(env, false)
+	if err != nil {
+		return err
+	}
+	opts, err := rf.options(cfg)
+	if err != nil {
+		return err
+	}
+	return withStore(ctx, env, cfg, func(store *snapshot.Store) error {
+		return reconcileAndPrint(ctx, env, store, opts, rf.format)
+	})
+}
+
+// reconcileAndPrint reconciles, writes the report in format, and returns a
+// materialError when the outcome is material (exit 3).
+func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, opts reconcile.Options, format string) error {
+	rep, err := reconcile.Run(ctx, store.DB(), opts)
+	var cfgErr *config.Error
+	if errors.As(err, &cfgErr) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		err = reports.JSONLines(env.stdout, rep)
+	case "csv":
+		err = reports.CSV(env.stdout, rep)
+	default:
+		err = reports.Text(env.stdout, rep)
+	}
+	if err != nil {
+		return err
+	}
+	if len(rep.Material) > 0 {
+		return materialError{fmt.Sprintf("material findings in snapshot %s: %s", rep.Snapshot.ID, strings.Join(rep.Material, "; "))}
+	}
+	return nil
+}
+
+// runRun is export, then reconcile of the snapshot just taken.
+func runRun(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlags(env, "run", "[export flags] [--period YYYY-MM] [--as-of TIME] [--waivers FILE] [--rules DIR] [--format text|json|csv]")
+	cf := addConfigFlags(fs)
+	rf := addReconcileFlags(fs, false)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := cf.load(env, true)
+	if err != nil {
+		return err
+	}
+	opts, err := rf.options(cfg)
+	if err != nil {
+		return err
+	}
+	secret, err := cf.secret(env)
+	if err != nil {
+		return err
+	}
+	return withStore(ctx, env, cfg, func(store *snapshot.Store) error {
+		sum, err := exportInto(ctx, env, cfg, secret, store)
+		if err != nil {
+			return err
+		}
+		if rf.format == "text" {
+			printSummary(env.stdout, cfg, sum)
+			fmt.Fprintln(env.stdout)
+		}
+		opts.SnapshotID = sum.ID
+		return reconcileAndPrint(ctx, env, store, opts, rf.format)
+	})
+}

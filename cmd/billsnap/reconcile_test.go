@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+func TestReconcileExitCodes(t *testing.T) {
+	clean := serveSandbox(t, sandbox.Options{Seed: 71, Customers: 60}, "")
+	dir := t.TempDir()
+	if code, _, stderr := cli(t, clean, "reconcile", "--out", dir); code != exitFailure || !strings.Contains(stderr, "no complete snapshot to reconcile: run billsnap export first") {
+		t.Errorf("reconcile before any export: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := cli(t, clean, "export", "--out", dir, "--progress", "none"); code != exitOK {
+		t.Fatalf("export: %d %s", code, stderr)
+	}
+	if code, out, stderr := cli(t, clean, "reconcile", "--out", dir); code != exitOK || !strings.Contains(out, "Nothing material.") {
+		t.Errorf("clean data: exit %d\n%s%s", code, out, stderr)
+	}
+	planted := serveSandbox(t, sandbox.Options{Seed: 72, Customers: 60, Planted: 1}, "")
+	code, out, stderr := cli(t, planted, "run", "--out", dir, "--progress", "none")
+	if code != exitMaterial || !strings.Contains(out, "MATERIAL:") || !strings.Contains(stderr, "material findings in snapshot") {
+		t.Errorf("planted data: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--period", "Oct"}, `period "Oct": want a month as YYYY-MM`},
+		{[]string{"--as-of", "yesterday"}, "--as-of: want RFC 3339"},
+		{[]string{"--format", "xml"}, "--format must be text, json or csv"},
+		{[]string{"--waivers", filepath.Join(dir, "none.yml")}, "waivers: open"},
+		{[]string{"--snapshot", "1999-01-01T000000Z"}, `no snapshot "1999-01-01T000000Z"`},
+	} {
+		code, _, stderr := cli(t, planted, append([]string{"reconcile", "--out", dir}, tc.args...)...)
+		if code == exitOK || code == exitMaterial || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %s", tc.args, code, stderr)
+		}
+	}
+}
+
+// A run whose material findings are all waived exits 0; the waivers are
+// made from the JSON lines of a first run.
+func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
+	srv := serveSandbox(t, sandbox.Options{Seed: 73, Customers: 40, Planted: 1}, "")
+	dir := t.TempDir()
+	code, out, _ := cli(t, srv, "run", "--out", dir, "--progress", "none", "--format", "json")
+	if code != exitMaterial {
+		t.Fatalf("first run: exit %d", code)
+	}
+	var waivers strings.Builder
+	waivers.WriteString("waivers:\n")
+	lines := 0
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var f reports.FindingJSON
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+			t.Fatalf("not a JSON line: %q: %v", sc.Text(), err)
+		}
+		lines++
+		if f.Severity == "critical" || f.Severity == "high" {
+			fmt.Fprintf(&waivers, "  - {rule: %s, entity_id: %q, reason: known, owner: test, expires: 2999-12-31}\n", f.Rule, f.EntityID)
+		}
+	}
+	if lines < 14 {
+		t.Fatalf("%d JSON lines", lines)
+	}
+	wf := filepath.Join(dir, "waivers.yml")
+	os.WriteFile(wf, []byte(waivers.String()), 0o644)
+	code, out, stderr := cli(t, srv, "reconcile", "--out", dir, "--waivers", wf, "--format", "csv")
+	if code != exitOK {
+		t.Fatalf("with waivers: exit %d %s", code, stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != lines+1 || strings.Join(rows[0], ",") != "rule,severity,entity,entity_id,amount,currency,detail,status,first_seen,waived,waiver_reason,waiver_owner,waiver_expires,snapshot_id" {
+		t.Fatalf("csv: %d rows, %v", len(rows), err)
+	}
+	for _, r := range rows[1:] {
+		if (r[1] == "critical" || r[1] == "high") != (r[9] == "true") || r[7] != "new" {
+			t.Errorf("row %v", r)
+		}
+	}
+}
+
+func TestRunOnAnIncompleteSnapshot(t *testing.T) {
+	srv := serveSandbox(t, sandbox.Options{Seed: 74, Customers: 30}, "totalcount=Contacts")
+	code, out, _ := cli(t, srv, "run", "--out", t.TempDir(), "--progress", "none")
+	if code != exitMaterial || !strings.Contains(out, "the other rules' findings are not trusted") || !strings.Contains(out, "snapshot_incomplete: 1 collections incomplete") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

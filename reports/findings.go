@@ -1,0 +1,82 @@
+package reports
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"strconv"
+
+	"github.com/billsnap/billsnap/reconcile"
+)
+
+// FindingJSON is one finding as JSON: the fields of the rules document,
+// with amount as a decimal string, plus status, first_seen and the waiver.
+type FindingJSON struct {
+	Rule      string      `json:"rule"`
+	Severity  string      `json:"severity"`
+	Entity    string      `json:"entity"`
+	EntityID  string      `json:"entity_id"`
+	Amount    string      `json:"amount"`
+	Currency  string      `json:"currency"`
+	Detail    string      `json:"detail"`
+	Status    string      `json:"status"`
+	FirstSeen string      `json:"first_seen"`
+	Waived    bool        `json:"waived"`
+	Waiver    *WaiverJSON `json:"waiver,omitempty"`
+	Snapshot  string      `json:"snapshot_id"`
+}
+
+// WaiverJSON is the waiver that covers a finding.
+type WaiverJSON struct {
+	Reason  string `json:"reason"`
+	Owner   string `json:"owner"`
+	Expires string `json:"expires"`
+}
+
+func findingJSON(r *reconcile.Report, f reconcile.Finding) FindingJSON {
+	j := FindingJSON{Rule: f.Rule, Severity: f.Severity, Entity: f.Entity, EntityID: f.EntityID, Amount: f.Amount.String(),
+		Currency: f.Currency, Detail: f.Detail, Status: f.Status, FirstSeen: f.FirstSeen, Snapshot: r.Snapshot.ID}
+	if f.Waiver != nil {
+		j.Waived = true
+		j.Waiver = &WaiverJSON{Reason: f.Waiver.Reason, Owner: f.Waiver.Owner, Expires: f.Waiver.Expires.Format("2006-01-02")}
+	}
+	return j
+}
+
+// JSONLines writes one JSON object per line per finding, resolved ones last.
+func JSONLines(w io.Writer, r *reconcile.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, f := range r.Findings {
+		if err := enc.Encode(findingJSON(r, f)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// csvHeader is the header row of CSV.
+var csvHeader = []string{"rule", "severity", "entity", "entity_id", "amount", "currency", "detail", "status", "first_seen",
+	"waived", "waiver_reason", "waiver_owner", "waiver_expires", "snapshot_id"}
+
+// CSV writes every finding as RFC 4180 CSV, UTF-8, with a header row.
+func CSV(w io.Writer, r *reconcile.Report) error {
+	cw := csv.NewWriter(w)
+	cw.UseCRLF = true
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	for _, f := range r.Findings {
+		j := findingJSON(r, f)
+		row := []string{j.Rule, j.Severity, j.Entity, j.EntityID, j.Amount, j.Currency, j.Detail, j.Status, j.FirstSeen,
+			strconv.FormatBool(j.Waived), "", "", "", j.Snapshot}
+		if j.Waiver != nil {
+			row[10], row[11], row[12] = j.Waiver.Reason, j.Waiver.Owner, j.Waiver.Expires
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

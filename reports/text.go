@@ -1,0 +1,107 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/reconcile"
+)
+
+const timeFormat = "2006-01-02 15:04:05 UTC"
+
+// Text writes the terminal summary: the snapshot checked, per rule the
+// count and the unwaived amount per currency, the totals, and the verdict.
+func Text(w io.Writer, r *reconcile.Report) error {
+	ew := &errWriter{w: w}
+	header(ew, r)
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rule\tseverity\tfindings\tnew\trecurring\tresolved\twaived\tamount (unwaived)")
+	for _, t := range r.Totals() {
+		if t.Count == 0 && t.Resolved == 0 {
+			fmt.Fprintf(tw, "%s\t%s\t0\t\t\t\t\t\n", t.Rule.ID, t.Rule.Severity)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", t.Rule.ID, t.Rule.Severity, t.Count, t.New, t.Recurring, t.Resolved, t.Waived, perCurrency(t.Amounts))
+	}
+	tw.Flush()
+	footer(ew, r)
+	return ew.err
+}
+
+func header(w io.Writer, r *reconcile.Report) {
+	s := r.Snapshot
+	fmt.Fprintf(w, "Reconciliation of snapshot %s (%s, taken %s)\n", s.ID, s.Status, s.Started.UTC().Format(timeFormat))
+	period := "all periods"
+	if r.Period != nil {
+		period = "period " + r.Period.String()
+	}
+	fmt.Fprintf(w, "as of %s, %s; ", r.AsOf.UTC().Format(timeFormat), period)
+	if r.Previous == "" {
+		fmt.Fprintf(w, "no earlier complete snapshot to compare with\n\n")
+	} else {
+		fmt.Fprintf(w, "compared with snapshot %s\n\n", r.Previous)
+	}
+	if r.Untrusted {
+		fmt.Fprintf(w, "WARNING: the snapshot is incomplete (snapshot_incomplete fired): the other rules' findings are not trusted.\n\n")
+	}
+}
+
+func footer(w io.Writer, r *reconcile.Report) {
+	var count, waived, resolved int
+	total := map[string]money.Amount{}
+	for _, t := range r.Totals() {
+		count, waived, resolved = count+t.Count, waived+t.Waived, resolved+t.Resolved
+		for c, a := range t.Amounts {
+			total[c] += a
+		}
+	}
+	fmt.Fprintf(w, "\nTotal: %d findings (%d waived), %d resolved since the previous snapshot\n", count, waived, resolved)
+	for _, c := range reconcile.Currencies(total) {
+		fmt.Fprintf(w, "  %s %s\n", currencyLabel(c), total[c])
+	}
+	for _, wv := range r.ExpiredWaivers {
+		fmt.Fprintf(w, "Expired waiver, no longer applied: %s %s (%s, expired %s)\n", wv.Rule, wv.EntityID, wv.Owner, wv.Expires.Format("2006-01-02"))
+	}
+	if len(r.Material) == 0 {
+		fmt.Fprintf(w, "\nNothing material.\n")
+		return
+	}
+	fmt.Fprintf(w, "\nMATERIAL:\n")
+	for _, m := range r.Material {
+		fmt.Fprintf(w, "  %s\n", m)
+	}
+}
+
+// perCurrency writes "EUR 12.00, USD -3.50".
+func perCurrency(m map[string]money.Amount) string {
+	var parts []string
+	for _, c := range reconcile.Currencies(m) {
+		parts = append(parts, currencyLabel(c)+" "+m[c].String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+func currencyLabel(c string) string {
+	if c == "" {
+		return "(none)"
+	}
+	return c
+}
+
+// errWriter keeps the first write error, so renderers check once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
