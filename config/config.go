@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"time"
 )
 
@@ -20,7 +21,19 @@ type Config struct {
 	Parquet           Parquet           `yaml:"parquet"`
 	DuckDB            DuckDB            `yaml:"duckdb"`
 	Reconcile         Reconcile         `yaml:"reconcile"`
+	Reports           Reports           `yaml:"reports"`
 }
+
+// Reports says which report files are written, and where.
+type Reports struct {
+	Dir     string   `yaml:"dir"`      // under Out; a reconciliation's reports go to <dir>/<snapshot id>/
+	Formats []string `yaml:"formats"`  // any of md, html, xlsx, csv, json
+	MaxRows int      `yaml:"max_rows"` // findings shown per rule in HTML; the CSV has all
+	Trend   int      `yaml:"trend"`    // reconciliations in the trend chart
+}
+
+// ReportFormats are the report file formats.
+var ReportFormats = []string{"md", "html", "xlsx", "csv", "json"}
 
 // Reconcile configures the rules run over a snapshot.
 type Reconcile struct {
@@ -86,6 +99,7 @@ func Default() Config {
 		Collections: map[string]string{},
 		Parquet:     Parquet{Dir: "parquet", Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 16 << 20, Writers: 2, RowsPerFile: 1_000_000},
 		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", Threads: 2},
+		Reports:     Reports{Dir: "reports", Formats: slices.Clone(ReportFormats), MaxRows: 500, Trend: 12},
 		Reconcile: Reconcile{Grace: 48 * time.Hour, Materiality: Materiality{
 			Severities: map[string]Threshold{"critical": {Count: 1}, "high": {Count: 1}},
 			Rules:      map[string]Threshold{},

@@ -60,7 +60,7 @@ func (c *Config) Validate() error {
 	if c.Parquet.PageSize < 8<<10 || c.Parquet.RowGroupSize < c.Parquet.PageSize {
 		bad("parquet", "page_size must be at least 8KiB and row_group_size at least page_size")
 	}
-	for key, name := range map[string]string{"duckdb.file": c.DuckDB.File, "parquet.dir": c.Parquet.Dir} {
+	for key, name := range map[string]string{"duckdb.file": c.DuckDB.File, "parquet.dir": c.Parquet.Dir, "reports.dir": c.Reports.Dir} {
 		if name == "" || filepath.IsAbs(name) || strings.Contains(name, "..") || strings.HasPrefix(name, ".") {
 			bad(key, "must be a name inside out, not %q", name)
 		}
@@ -69,6 +69,13 @@ func (c *Config) Validate() error {
 		bad("duckdb.memory_limit", "must be a size such as 256MB")
 	}
 	c.validateReconcile(bad)
+	for _, f := range c.Reports.Formats {
+		if !contains(ReportFormats, f) {
+			bad("reports.formats", "unknown format %q; known: %s", f, strings.Join(ReportFormats, ", "))
+		}
+	}
+	checkRange("reports.max_rows", c.Reports.MaxRows, 1, 1_000_000)
+	checkRange("reports.trend", c.Reports.Trend, 1, 1000)
 	return errors.Join(errs...)
 }
 

@@ -51,3 +51,21 @@ func Parse(s string) (Amount, error) {
 	}
 	return v, nil
 }
+
+// Grouped writes a with two decimals and thousands separated by commas,
+// for people: -110,755.75.
+func (a Amount) Grouped() string {
+	s := a.Abs().String()
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	if a < 0 {
+		b.WriteByte('-')
+	}
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String() + "." + frac
+}

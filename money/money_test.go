@@ -19,3 +19,11 @@ func TestParseAndString(t *testing.T) {
 		t.Error("Abs")
 	}
 }
+
+func TestGrouped(t *testing.T) {
+	for a, want := range map[Amount]string{0: "0.00", 99999: "999.99", 100000: "1,000.00", -11075575: "-110,755.75", 123456789012: "1,234,567,890.12"} {
+		if got := a.Grouped(); got != want {
+			t.Errorf("%d: %s, want %s", a, got, want)
+		}
+	}
+}

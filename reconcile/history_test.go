@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"testing"
 
 	"github.com/billsnap/billsnap/money"
@@ -127,4 +128,33 @@ func foundFor(r *Report, id string) bool {
 		}
 	}
 	return false
+}
+
+func TestTrendCountsEveryReconciliation(t *testing.T) {
+	e := newEnv(t, sandbox.Options{Seed: 69, Customers: 40, Planted: 1})
+	var last *Report
+	for range 3 {
+		e.export()
+		last = e.reconcile(Options{})
+	}
+	points, err := Trend(context.Background(), e.store.DB(), nil, last.Snapshot, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 2 || points[1].Snapshot != last.Snapshot.ID || points[0].Started.After(points[1].Started) {
+		t.Fatalf("trend %+v", points)
+	}
+	open := last.Open()
+	if points[1].Count() != len(open) || points[1].BySeverity["critical"] == 0 {
+		t.Errorf("point %+v, %d open findings", points[1], len(open))
+	}
+	want := map[string]money.Amount{}
+	for _, f := range open {
+		want[f.Currency] += f.Amount
+	}
+	for cur, a := range want {
+		if points[1].Amounts[cur] != a {
+			t.Errorf("%s: %s, want %s", cur, points[1].Amounts[cur], a)
+		}
+	}
 }

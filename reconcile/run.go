@@ -64,6 +64,9 @@ func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 		return nil, err
 	}
 	r.Material = judge(r, o.Materiality)
+	if err := r.record(ctx, conn, o.Now().UTC()); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

@@ -45,7 +45,16 @@ func schemaSQL() []string {
 		   waiver_owner VARCHAR,
 		   waiver_expires DATE,
 		   as_of TIMESTAMPTZ NOT NULL,
-		   reconciled_at TIMESTAMPTZ NOT NULL)`)
+		   reconciled_at TIMESTAMPTZ NOT NULL)`,
+		// One row per reconciliation, so that a snapshot that had no
+		// finding is in the trend too.
+		`CREATE TABLE IF NOT EXISTS reconciliations (
+		   snapshot_id VARCHAR NOT NULL,
+		   period VARCHAR NOT NULL,
+		   as_of TIMESTAMPTZ NOT NULL,
+		   reconciled_at TIMESTAMPTZ NOT NULL,
+		   findings BIGINT NOT NULL,
+		   material BOOLEAN NOT NULL)`)
 }
 
 // migrate creates the schema on conn.

@@ -34,16 +34,7 @@ func Text(w io.Writer, r *reconcile.Report) error {
 func header(w io.Writer, r *reconcile.Report) {
 	s := r.Snapshot
 	fmt.Fprintf(w, "Reconciliation of snapshot %s (%s, taken %s)\n", s.ID, s.Status, s.Started.UTC().Format(timeFormat))
-	period := "all periods"
-	if r.Period != nil {
-		period = "period " + r.Period.String()
-	}
-	fmt.Fprintf(w, "as of %s, %s; ", r.AsOf.UTC().Format(timeFormat), period)
-	if r.Previous == "" {
-		fmt.Fprintf(w, "no earlier complete snapshot to compare with\n\n")
-	} else {
-		fmt.Fprintf(w, "compared with snapshot %s\n\n", r.Previous)
-	}
+	fmt.Fprintf(w, "as of %s, %s; %s\n\n", r.AsOf.UTC().Format(timeFormat), periodText(r), previousText(r))
 	if r.Untrusted {
 		fmt.Fprintf(w, "WARNING: the snapshot is incomplete (snapshot_incomplete fired): the other rules' findings are not trusted.\n\n")
 	}

@@ -49,3 +49,23 @@ func count(t *testing.T, db *sql.DB, q string, args ...any) int {
 	}
 	return n
 }
+
+func TestManifestReadsWhatPublishWrote(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 22, Customers: 40}, "")
+	cfg := testConfig(srv, t.TempDir())
+	sum, err := take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, cfg)
+	defer s.Close()
+	got, err := s.Manifest(context.Background(), sum.ID)
+	if err != nil || len(got) != len(sum.Tables) {
+		t.Fatalf("%d tables, %v", len(got), err)
+	}
+	for i := range got {
+		if got[i] != sum.Tables[i] {
+			t.Errorf("manifest %+v\npublished %+v", got[i], sum.Tables[i])
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -10,7 +11,6 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/reconcile"
-	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -53,18 +53,13 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		rep, err := reconcile.Run(ctx, store.DB(), reconcile.Options{SnapshotID: sum.ID, Rules: rules, Grace: cfg.Reconcile.Grace,
-			Materiality: cfg.Reconcile.Materiality, Now: time.Now})
-		if err != nil {
-			return err
+		opts := reconcile.Options{SnapshotID: sum.ID, Rules: rules, Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
+		err = reportInto(ctx, env, cfg, store, opts, cfg.Reports.Formats)
+		if errors.As(err, new(materialError)) {
+			fmt.Fprintf(env.stdout, "\n(These are the sandbox's planted cases: billsnap run would exit 3 here; the demo exits 0.)\n")
+			return nil
 		}
-		if err := reports.Text(env.stdout, rep); err != nil {
-			return err
-		}
-		if len(rep.Material) > 0 {
-			fmt.Fprintf(env.stdout, "(These are the sandbox's planted cases; billsnap reconcile or run would exit 3 here.)\n")
-		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return err

@@ -14,13 +14,14 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 )
 
-// reconcileFlags are the flags of reconcile and run.
+// reconcileFlags are the flags of reconcile, report and run.
 type reconcileFlags struct {
 	snapshot, period, asOf, waivers, rules, format string
+	reportFiles                                    bool // --format names report files, not the stdout format
 }
 
-func addReconcileFlags(fs *flag.FlagSet, withSnapshot bool) *reconcileFlags {
-	f := &reconcileFlags{}
+func addReconcileFlags(fs *flag.FlagSet, withSnapshot, reportFiles bool) *reconcileFlags {
+	f := &reconcileFlags{reportFiles: reportFiles}
 	if withSnapshot {
 		fs.StringVar(&f.snapshot, "snapshot", "", "snapshot ID to reconcile (default: the latest complete one)")
 	}
@@ -28,14 +29,18 @@ func addReconcileFlags(fs *flag.FlagSet, withSnapshot bool) *reconcileFlags {
 	fs.StringVar(&f.asOf, "as-of", "", "the moment rules judge from, RFC 3339 or YYYY-MM-DD (default: the snapshot's start)")
 	fs.StringVar(&f.waivers, "waivers", "", "YAML file of waivers (default: config reconcile.waivers)")
 	fs.StringVar(&f.rules, "rules", "", "directory of .sql rules to add or replace (default: config reconcile.rules_dir)")
-	fs.StringVar(&f.format, "format", "text", "output: text, json (one object per finding per line) or csv")
+	if reportFiles {
+		fs.StringVar(&f.format, "format", "", "report files to write, a comma-separated subset of md,html,xlsx,csv,json (default: config reports.formats)")
+	} else {
+		fs.StringVar(&f.format, "format", "text", "output: text, json (one object per finding per line) or csv")
+	}
 	return f
 }
 
 // options turns the flags and the configuration into reconcile options.
 func (f *reconcileFlags) options(cfg config.Config) (reconcile.Options, error) {
 	o := reconcile.Options{SnapshotID: f.snapshot, Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
-	if !strings.Contains(" text json csv ", " "+f.format+" ") {
+	if !f.reportFiles && !strings.Contains(" text json csv ", " "+f.format+" ") {
 		return o, usagef("--format must be text, json or csv, not %q", f.format)
 	}
 	var err error
@@ -79,7 +84,7 @@ func parseTime(s string) (time.Time, error) {
 func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "reconcile", "[--out DIR] [--snapshot ID] [--period YYYY-MM] [--as-of TIME] [--waivers FILE] [--rules DIR] [--format text|json|csv]")
 	cf := addConfigFlags(fs)
-	rf := addReconcileFlags(fs, true)
+	rf := addReconcileFlags(fs, true, false)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -124,11 +129,12 @@ func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, 
 	return nil
 }
 
-// runRun is export, then reconcile of the snapshot just taken.
+// runRun is export, then reconcile of the snapshot just taken, then its
+// reports; the Markdown summary goes to stdout.
 func runRun(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "run", "[export flags] [--period YYYY-MM] [--as-of TIME] [--waivers FILE] [--rules DIR] [--format text|json|csv]")
+	fs := newFlags(env, "run", "[export flags] [--period YYYY-MM] [--as-of TIME] [--waivers FILE] [--rules DIR] [--format md,html,xlsx,csv,json]")
 	cf := addConfigFlags(fs)
-	rf := addReconcileFlags(fs, false)
+	rf := addReconcileFlags(fs, false, true)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -136,7 +142,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, err := rf.options(cfg)
+	opts, formats, err := rf.reportOptions(cfg)
 	if err != nil {
 		return err
 	}
@@ -149,11 +155,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		if rf.format == "text" {
-			printSummary(env.stdout, cfg, sum)
-			fmt.Fprintln(env.stdout)
-		}
 		opts.SnapshotID = sum.ID
-		return reconcileAndPrint(ctx, env, store, opts, rf.format)
+		return reportInto(ctx, env, cfg, store, opts, formats)
 	})
 }

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+func runReport(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlags(env, "report", "[--out DIR] [--snapshot ID] [--period YYYY-MM] [--as-of TIME] [--waivers FILE] [--rules DIR] [--format md,html,xlsx,csv,json]")
+	cf := addConfigFlags(fs)
+	rf := addReconcileFlags(fs, true, true)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := cf.load(env, false)
+	if err != nil {
+		return err
+	}
+	opts, formats, err := rf.reportOptions(cfg)
+	if err != nil {
+		return err
+	}
+	return withStore(ctx, env, cfg, func(store *snapshot.Store) error {
+		return reportInto(ctx, env, cfg, store, opts, formats)
+	})
+}
+
+// reportOptions are the reconcile options and the report formats.
+func (f *reconcileFlags) reportOptions(cfg config.Config) (reconcile.Options, []string, error) {
+	opts, err := f.options(cfg)
+	if err != nil {
+		return opts, nil, err
+	}
+	formats := cfg.Reports.Formats
+	if f.format != "" {
+		if formats, err = reports.ParseFormats(f.format); err != nil {
+			return opts, nil, usagef("--format: %v", err)
+		}
+	}
+	return opts, formats, nil
+}
+
+// reportInto reconciles, writes the report files under the output
+// directory, prints the Markdown summary, and returns a materialError
+// when the outcome is material (exit 3).
+func reportInto(ctx context.Context, env *cliEnv, cfg config.Config, store *snapshot.Store, opts reconcile.Options, formats []string) error {
+	rep, err := reconcile.Run(ctx, store.DB(), opts)
+	var cfgErr *config.Error
+	if errors.As(err, &cfgErr) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	in, err := reportInput(ctx, cfg, store, rep)
+	if err != nil {
+		return err
+	}
+	paths, err := reports.Write(reports.Dir(filepath.Join(cfg.Out, cfg.Reports.Dir), in), in, formats)
+	if err != nil {
+		return err
+	}
+	if err := reports.Markdown(env.stdout, in, paths); err != nil {
+		return err
+	}
+	if len(rep.Material) > 0 {
+		return materialError{fmt.Sprintf("material findings in snapshot %s: %s", rep.Snapshot.ID, strings.Join(rep.Material, "; "))}
+	}
+	return nil
+}
+
+// reportInput gathers what the reports show besides the findings.
+func reportInput(ctx context.Context, cfg config.Config, store *snapshot.Store, rep *reconcile.Report) (*reports.Input, error) {
+	tables, err := store.Manifest(ctx, rep.Snapshot.ID)
+	if err != nil {
+		return nil, err
+	}
+	trend, err := reconcile.Trend(ctx, store.DB(), rep.Period, rep.Snapshot, cfg.Reports.Trend)
+	if err != nil {
+		return nil, err
+	}
+	in := &reports.Input{Report: rep, Tables: tables, Trend: trend, Generated: time.Now(), MaxRows: cfg.Reports.MaxRows}
+	if len(rep.Material) > 0 {
+		in.ExitCode = exitMaterial
+	}
+	return in, nil
+}

@@ -1,0 +1,106 @@
+package reports
+
+import (
+	"embed"
+	"html/template"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/reconcile"
+)
+
+//go:embed templates/report.html.tmpl
+var templates embed.FS
+
+var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+	"utc": func(t time.Time) string { return t.UTC().Format(timeFormat) },
+	"amountIn": func(m map[string]money.Amount, cur string) string {
+		if a, ok := m[cur]; ok {
+			return a.Grouped()
+		}
+		return ""
+	},
+	"count": func(n int64) string {
+		if n < 0 {
+			return "–"
+		}
+		return strconv.FormatInt(n, 10)
+	},
+}).ParseFS(templates, "templates/report.html.tmpl"))
+
+// htmlRule is one rule's section: its totals and the findings shown, as
+// slices of the report's own findings (never a copy).
+type htmlRule struct {
+	Total  reconcile.RuleTotal
+	Shown  []reconcile.Finding
+	Listed int // findings this section would list without a limit
+	Hidden int
+}
+
+type htmlData struct {
+	In                      *Input
+	R                       *reconcile.Report
+	Rules                   []htmlRule
+	Currencies              []string
+	Totals                  map[string]money.Amount
+	Count, New, Recurring   int
+	Waived, Resolved        int
+	Duration                time.Duration
+	Period, Previous        string
+	CountChart, AmountChart template.HTML
+}
+
+// HTML writes the self-contained report page: summary per rule and
+// currency, the trend of the last reconciliations, a table per rule (at
+// most in.MaxRows findings each, the page says when it stops short) and
+// the snapshot's facts.
+func HTML(w io.Writer, in *Input) error {
+	r := in.Report
+	d := htmlData{In: in, R: r, Totals: map[string]money.Amount{}, Duration: in.duration(), Period: periodText(r),
+		Previous: previousText(r), CountChart: countChart(in.Trend), AmountChart: amountChart(in.Trend)}
+	spans := ruleSpans(r)
+	for _, t := range r.Totals() {
+		d.Count, d.Waived, d.Resolved = d.Count+t.Count, d.Waived+t.Waived, d.Resolved+t.Resolved
+		d.New, d.Recurring = d.New+t.New, d.Recurring+t.Recurring
+		for c, a := range t.Amounts {
+			d.Totals[c] += a
+		}
+		hr := htmlRule{Total: t}
+		for _, span := range spans[t.Rule.ID] {
+			hr.Listed += len(span)
+			room := in.MaxRows - len(hr.Shown)
+			switch {
+			case room <= 0:
+			case hr.Shown == nil:
+				hr.Shown = span[:min(room, len(span))] // a view of the report's findings
+			default: // a second run (the resolved ones): at most MaxRows copied
+				hr.Shown = append(hr.Shown[:len(hr.Shown):len(hr.Shown)], span[:min(room, len(span))]...)
+			}
+		}
+		hr.Hidden = hr.Listed - len(hr.Shown)
+		d.Rules = append(d.Rules, hr)
+	}
+	d.Currencies = reconcile.Currencies(d.Totals)
+	return page.Execute(w, d)
+}
+
+// ruleSpans finds, per rule, the runs of the report's findings that belong
+// to it (its open findings, then its resolved ones), as subslices.
+func ruleSpans(r *reconcile.Report) map[string][][]reconcile.Finding {
+	same := func(a, b reconcile.Finding) bool {
+		return a.Rule == b.Rule && (a.Status == reconcile.StatusResolved) == (b.Status == reconcile.StatusResolved)
+	}
+	spans := map[string][][]reconcile.Finding{}
+	for start := 0; start < len(r.Findings); {
+		end := start + 1
+		for end < len(r.Findings) && same(r.Findings[end], r.Findings[start]) {
+			end++
+		}
+		rule := r.Findings[start].Rule
+		spans[rule] = append(spans[rule], r.Findings[start:end])
+		start = end
+	}
+	return spans
+}

@@ -1,0 +1,177 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/reconcile"
+)
+
+func (b *xlsxBook) summary(in *Input) error {
+	r := in.Report
+	totals := r.Totals()
+	union := map[string]money.Amount{}
+	for _, t := range totals {
+		for c := range t.Amounts {
+			union[c] = 0
+		}
+	}
+	currencies := reconcile.Currencies(union)
+	widths := append([]float64{28, 10, 36, 10, 8, 10, 10, 8}, repeat(16, len(currencies))...)
+	return b.stream(SheetSummary, widths, func(add func(...any) error) error {
+		s := r.Snapshot
+		lines := [][]any{
+			{excelize.Cell{StyleID: b.title, Value: fmt.Sprintf("billsnap reconciliation: %s (exit %d)", in.Verdict(), in.ExitCode)}},
+			{fmt.Sprintf("Snapshot %s (%s), taken %s", s.ID, s.Status, s.Started.UTC().Format(timeFormat))},
+			{fmt.Sprintf("As of %s, %s; %s", r.AsOf.UTC().Format(timeFormat), periodText(r), previousText(r))},
+			{},
+		}
+		for _, l := range lines {
+			if err := add(l...); err != nil {
+				return err
+			}
+		}
+		head := []string{"Rule", "Severity", "Title", "Findings", "New", "Recurring", "Resolved", "Waived"}
+		for _, c := range currencies {
+			head = append(head, "Unwaived "+currencyLabel(c))
+		}
+		if err := add(b.header(head...)...); err != nil {
+			return err
+		}
+		for _, t := range totals {
+			row := []any{t.Rule.ID, t.Rule.Severity, t.Rule.Title, t.Count, t.New, t.Recurring, t.Resolved, t.Waived}
+			for _, c := range currencies {
+				a, ok := t.Amounts[c]
+				if !ok {
+					row = append(row, nil)
+					continue
+				}
+				cell, err := b.amountCell(a, c)
+				if err != nil {
+					return err
+				}
+				row = append(row, cell)
+			}
+			if err := add(row...); err != nil {
+				return err
+			}
+		}
+		if err := add(); err != nil {
+			return err
+		}
+		if len(r.Material) == 0 {
+			return add("Verdict: nothing material.")
+		}
+		for _, m := range append([]string{"Material:"}, r.Material...) {
+			if err := add(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func repeat(v float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// ruleSheet lists a rule's findings, one row each.
+func (b *xlsxBook) ruleSheet(in *Input, spans [][]reconcile.Finding) error {
+	rule := spans[0][0].Rule
+	name := sheetName(rule, b.taken())
+	return b.stream(name, []float64{11, 20, 40, 14, 9, 80, 22, 8, 30, 18, 12}, func(add func(...any) error) error {
+		if err := add(b.header("Status", "Entity", "Record ID", "Amount", "Currency", "Detail", "First seen", "Waived", "Waiver reason", "Waiver owner", "Waiver expires")...); err != nil {
+			return err
+		}
+		for _, span := range spans {
+			for _, f := range span {
+				amount, err := b.amountCell(f.Amount, f.Currency)
+				if err != nil {
+					return err
+				}
+				row := []any{f.Status, f.Entity, f.EntityID, amount, f.Currency, wrapped(f.Detail), f.FirstSeen, yes(f.Waiver != nil)}
+				if w := f.Waiver; w != nil {
+					row = append(row, w.Reason, w.Owner, w.Expires.Format("2006-01-02"))
+				}
+				if err := add(row...); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// taken are the sheet names in use, lower-cased.
+func (b *xlsxBook) taken() map[string]bool {
+	t := map[string]bool{}
+	for _, n := range b.f.GetSheetList() {
+		t[strings.ToLower(n)] = true
+	}
+	return t
+}
+
+func (b *xlsxBook) snapshotSheet(in *Input) error {
+	return b.stream(SheetSnapshot, []float64{30, 22, 12, 12, 12, 12, 12, 8, 8, 10, 10, 40}, func(add func(...any) error) error {
+		s := in.Report.Snapshot
+		for _, l := range [][]any{{"Snapshot", s.ID}, {"Status", s.Status}, {"Started", s.Started.UTC().Format(timeFormat)},
+			{"Finished", s.Finished.UTC().Format(timeFormat)}, {"Duration", in.duration().String()}, {}} {
+			if err := add(l...); err != nil {
+				return err
+			}
+		}
+		if err := add(b.header("Table", "Collection", "TotalCount", "Records", "Distinct IDs", "Parquet rows", "DuckDB rows", "Walks", "Pages", "Seconds", "Complete", "Problem")...); err != nil {
+			return err
+		}
+		for _, t := range in.Tables {
+			if err := add(t.Table, t.Collection, optional(t.TotalCount), t.Received, optional(t.Distinct), t.ParquetRows, t.DuckDBRows,
+				t.Walks, t.Pages, t.Seconds, t.Complete, t.Problem); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return ""
+}
+
+// optional is n, or an empty cell for a count a table does not have.
+func optional(n int64) any {
+	if n < 0 {
+		return nil
+	}
+	return n
+}
+
+func (b *xlsxBook) signOff(in *Input) error {
+	return b.stream(SheetSignOff, []float64{18, 60}, func(add func(...any) error) error {
+		rows := [][]any{
+			{excelize.Cell{StyleID: b.title, Value: "Sign-off"}},
+			{"Snapshot", in.Report.Snapshot.ID},
+			{"Verdict", fmt.Sprintf("%s (exit %d)", in.Verdict(), in.ExitCode)},
+			{},
+			{excelize.Cell{StyleID: b.bold, Value: "Prepared by"}, excelize.Cell{StyleID: b.box}},
+			{excelize.Cell{StyleID: b.bold, Value: "Reviewed by"}, excelize.Cell{StyleID: b.box}},
+			{excelize.Cell{StyleID: b.bold, Value: "Date"}, excelize.Cell{StyleID: b.box}},
+			{excelize.Cell{StyleID: b.bold, Value: "Comments"}, excelize.Cell{StyleID: b.box}},
+		}
+		for _, r := range rows {
+			if err := add(r...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
