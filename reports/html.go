@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/money"
@@ -21,6 +22,14 @@ var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap
 			return a.Grouped()
 		}
 		return ""
+	},
+	// breakable lets a compound ID (a/b) break after its slashes only.
+	"breakable": func(id string) template.HTML {
+		parts := strings.Split(id, "/")
+		for i, p := range parts {
+			parts[i] = template.HTMLEscapeString(p)
+		}
+		return template.HTML(strings.Join(parts, "/<wbr>"))
 	},
 	"count": func(n int64) string {
 		if n < 0 {

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/billsnap/billsnap/reconcile"
@@ -32,14 +33,18 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 			quiet++
 			continue
 		}
-		fmt.Fprintf(ew, "| %s | %s | %d | %d | %d | %d | %d | %s |\n", t.Rule.ID, t.Rule.Severity, t.Count, t.New, t.Recurring, t.Resolved, t.Waived, perCurrency(t.Amounts))
+		fmt.Fprintf(ew, "| %s | %s | %d | %d | %d | %d | %d | %s |\n", t.Rule.ID, t.Rule.Severity, t.Count, t.New, t.Recurring, t.Resolved, t.Waived, orDash(perCurrency(t.Amounts)))
 	}
 	if quiet > 0 {
 		fmt.Fprintf(ew, "\n%d rules found nothing.\n", quiet)
 	}
 	verdict(ew, in)
 	if len(files) > 0 {
-		fmt.Fprintf(ew, "\nReports: %s\n", strings.Join(files, ", "))
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = filepath.Base(f)
+		}
+		fmt.Fprintf(ew, "\nReports in %s: %s\n", filepath.Dir(files[0]), strings.Join(names, ", "))
 	}
 	return ew.err
 }
@@ -60,6 +65,13 @@ func yesNo(ok bool, problem string) string {
 		return "yes"
 	}
 	return "**no**: " + problem
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }
 
 // periodText is "period 2026-10" or "all periods".

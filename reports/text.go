@@ -70,6 +70,9 @@ func footer(w io.Writer, r *reconcile.Report) {
 func perCurrency(m map[string]money.Amount) string {
 	var parts []string
 	for _, c := range reconcile.Currencies(m) {
+		if c == "" && m[c] == 0 {
+			continue // a rule without money, such as snapshot_incomplete
+		}
 		parts = append(parts, currencyLabel(c)+" "+m[c].String())
 	}
 	return strings.Join(parts, ", ")

@@ -47,10 +47,6 @@ func XLSX(w io.Writer, in *Input) error {
 			return err
 		}
 	}
-	if err := b.f.DeleteSheet("Sheet1"); err != nil {
-		return err
-	}
-	b.f.SetActiveSheet(0)
 	return b.f.Write(w)
 }
 
@@ -95,7 +91,14 @@ func (b *xlsxBook) amountCell(a money.Amount, cur string) (excelize.Cell, error)
 
 // stream writes rows to a new sheet.
 func (b *xlsxBook) stream(name string, widths []float64, rows func(add func(...any) error) error) error {
-	if _, err := b.f.NewSheet(name); err != nil {
+	// The new book's first sheet becomes the first one written (Summary),
+	// so that nothing has to be deleted or activated afterwards: both
+	// would parse every streamed sheet back into memory.
+	if first := b.f.GetSheetName(0); first == "Sheet1" {
+		if err := b.f.SetSheetName(first, name); err != nil {
+			return err
+		}
+	} else if _, err := b.f.NewSheet(name); err != nil {
 		return err
 	}
 	if err := b.printSetup(name); err != nil { // before streaming: the stream writer keeps it

@@ -42,6 +42,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	secret := extract.NewSecret(key)
 	env.setSecret(secret)
+	var paths []string
 	err = withStore(ctx, env, cfg, func(store *snapshot.Store) error {
 		sum, err := exportInto(ctx, env, cfg, secret, store)
 		if err != nil {
@@ -54,7 +55,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		opts := reconcile.Options{SnapshotID: sum.ID, Rules: rules, Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
-		err = reportInto(ctx, env, cfg, store, opts, cfg.Reports.Formats)
+		paths, err = reportInto(ctx, env, cfg, store, opts, cfg.Reports.Formats)
 		if errors.As(err, new(materialError)) {
 			fmt.Fprintf(env.stdout, "\n(These are the sandbox's planted cases: billsnap run would exit 3 here; the demo exits 0.)\n")
 			return nil
@@ -64,11 +65,13 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	db := filepath.Join(cfg.Out, cfg.DuckDB.File)
 	q := "SELECT currency_code, count(*) AS invoices, sum(total_amount) AS billed FROM latest_invoices GROUP BY ALL ORDER BY 1"
-	fmt.Fprintf(env.stdout, "\nQuery it (no DuckDB CLI needed):\n  go run ./cmd/billsnap query --out %s \"%s\"\n", cfg.Out, q)
-	fmt.Fprintf(env.stdout, "or with the DuckDB CLI:\n  duckdb %s \"%s\"\n", db, q)
-	fmt.Fprintf(env.stdout, "or the Parquet, from any Parquet reader:\n  SELECT count(*) FROM read_parquet('%s', hive_partitioning = true)\n",
-		filepath.Join(cfg.Out, cfg.Parquet.Dir, "invoices", "*", "*.parquet"))
+	fmt.Fprintf(env.stdout, "\nQuery the snapshot (no DuckDB CLI needed):\n  go run ./cmd/billsnap query --out %s \"%s\"\n", cfg.Out, q)
+	fmt.Fprintf(env.stdout, "or with the DuckDB CLI on %s, or any Parquet reader on %s.\n",
+		filepath.Join(cfg.Out, cfg.DuckDB.File), filepath.Join(cfg.Out, cfg.Parquet.Dir, "<table>", "*", "*.parquet"))
+	fmt.Fprintf(env.stdout, "\nReports:\n")
+	for _, p := range paths {
+		fmt.Fprintf(env.stdout, "  %s\n", p)
+	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/billsnap/billsnap/internal/testtools"
 )
 
 // readmeExample is one "$ command" of README.md's sandbox examples with the
@@ -38,9 +40,7 @@ func readmeExamples(t *testing.T) []readmeExample {
 // The README's curl examples answer as shown, against the sandbox started as
 // the README starts it.
 func TestReadmeSandboxExamples(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Fatal("curl is needed to run the README examples (.ci/run installs it)")
-	}
+	testtools.Require(t, "curl", "curl")
 	base, front := startSandboxCommand(t, "--api-key", "sandbox-key")
 	for _, ex := range readmeExamples(t) {
 		cmd := exec.Command("bash", "-c", ex.cmd)

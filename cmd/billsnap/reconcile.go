@@ -156,6 +156,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		opts.SnapshotID = sum.ID
-		return reportInto(ctx, env, cfg, store, opts, formats)
+		_, err = reportInto(ctx, env, cfg, store, opts, formats)
+		return err
 	})
 }

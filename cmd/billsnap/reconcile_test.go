@@ -28,7 +28,7 @@ func TestReconcileExitCodes(t *testing.T) {
 	}
 	planted := serveSandbox(t, sandbox.Options{Seed: 72, Customers: 60, Planted: 1}, "")
 	code, out, stderr := cli(t, planted, "run", "--out", dir, "--progress", "none")
-	if code != exitMaterial || !strings.Contains(out, "MATERIAL:") || !strings.Contains(stderr, "material findings in snapshot") {
+	if code != exitMaterial || !strings.Contains(out, "# billsnap: MATERIAL (exit 3)") || !strings.Contains(stderr, "material findings in snapshot") {
 		t.Errorf("planted data: exit %d\n%s%s", code, out, stderr)
 	}
 	for _, tc := range []struct {
@@ -53,9 +53,12 @@ func TestReconcileExitCodes(t *testing.T) {
 func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
 	srv := serveSandbox(t, sandbox.Options{Seed: 73, Customers: 40, Planted: 1}, "")
 	dir := t.TempDir()
-	code, out, _ := cli(t, srv, "run", "--out", dir, "--progress", "none", "--format", "json")
-	if code != exitMaterial {
+	if code, _, _ := cli(t, srv, "run", "--out", dir, "--progress", "none"); code != exitMaterial {
 		t.Fatalf("first run: exit %d", code)
+	}
+	code, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	if code != exitMaterial {
+		t.Fatalf("reconcile --format json: exit %d", code)
 	}
 	var waivers strings.Builder
 	waivers.WriteString("waivers:\n")
@@ -94,7 +97,8 @@ func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
 func TestRunOnAnIncompleteSnapshot(t *testing.T) {
 	srv := serveSandbox(t, sandbox.Options{Seed: 74, Customers: 30}, "totalcount=Contacts")
 	code, out, _ := cli(t, srv, "run", "--out", t.TempDir(), "--progress", "none")
-	if code != exitMaterial || !strings.Contains(out, "the other rules' findings are not trusted") || !strings.Contains(out, "snapshot_incomplete: 1 collections incomplete") {
+	if code != exitMaterial || !strings.Contains(out, "# billsnap: UNTRUSTED (exit 3)") || !strings.Contains(out, "the other rules' findings are not trusted") ||
+		!strings.Contains(out, "snapshot_incomplete: 1 collections incomplete") || !strings.Contains(out, "| contacts | ") || !strings.Contains(out, "| **no**: ") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }

@@ -30,7 +30,8 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	return withStore(ctx, env, cfg, func(store *snapshot.Store) error {
-		return reportInto(ctx, env, cfg, store, opts, formats)
+		_, err := reportInto(ctx, env, cfg, store, opts, formats)
+		return err
 	})
 }
 
@@ -50,32 +51,32 @@ func (f *reconcileFlags) reportOptions(cfg config.Config) (reconcile.Options, []
 }
 
 // reportInto reconciles, writes the report files under the output
-// directory, prints the Markdown summary, and returns a materialError
-// when the outcome is material (exit 3).
-func reportInto(ctx context.Context, env *cliEnv, cfg config.Config, store *snapshot.Store, opts reconcile.Options, formats []string) error {
+// directory, prints the Markdown summary, and returns the files written
+// and a materialError when the outcome is material (exit 3).
+func reportInto(ctx context.Context, env *cliEnv, cfg config.Config, store *snapshot.Store, opts reconcile.Options, formats []string) ([]string, error) {
 	rep, err := reconcile.Run(ctx, store.DB(), opts)
 	var cfgErr *config.Error
 	if errors.As(err, &cfgErr) {
-		return usageError{err}
+		return nil, usageError{err}
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	in, err := reportInput(ctx, cfg, store, rep)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	paths, err := reports.Write(reports.Dir(filepath.Join(cfg.Out, cfg.Reports.Dir), in), in, formats)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := reports.Markdown(env.stdout, in, paths); err != nil {
-		return err
+		return paths, err
 	}
 	if len(rep.Material) > 0 {
-		return materialError{fmt.Sprintf("material findings in snapshot %s: %s", rep.Snapshot.ID, strings.Join(rep.Material, "; "))}
+		return paths, materialError{fmt.Sprintf("material findings in snapshot %s: %s", rep.Snapshot.ID, strings.Join(rep.Material, "; "))}
 	}
-	return nil
+	return paths, nil
 }
 
 // reportInput gathers what the reports show besides the findings.

@@ -1,0 +1,81 @@
+package reports
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it; check it by eye)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
+	}
+}
+
+var t0 = time.Date(2026, 11, 22, 3, 0, 5, 0, time.UTC)
+
+// fixture is a small reconciliation with every kind of finding: new,
+// recurring, resolved, waived, three currencies, text that needs quoting
+// in CSV and escaping in HTML.
+func fixture(t *testing.T) *Input {
+	t.Helper()
+	rules, err := reconcile.Rules("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &reconcile.Waiver{Rule: "paid_without_payment", EntityID: "b2c3d4e5-0000-4000-8000-000000000002", Reason: "paid in cash, booked by hand",
+		Owner: "ann@finance", Expires: reconcile.Date{Time: time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)}}
+	f := func(rule, sev, entity, id string, amount money.Amount, cur, detail, status, first string) reconcile.Finding {
+		return reconcile.Finding{Rule: rule, Severity: sev, Entity: entity, EntityID: id, Amount: amount, Currency: cur, Detail: detail, Status: status, FirstSeen: first}
+	}
+	findings := []reconcile.Finding{
+		f("charge_not_invoiced", "high", "subscription_charge", "a1b2c3d4-0000-4000-8000-000000000001", 24950, "EUR",
+			"charge of 2 × product p1 on subscription s1, charged 2026-10-01, is on no invoice line", "new", "2026-11-22T030005Z"),
+		f("charge_not_invoiced", "high", "subscription_charge", "a1b2c3d4-0000-4000-8000-000000000009", 1000, "USD",
+			`charge "quoted", with a comma`, "recurring", "2026-11-21T030004Z"),
+		f("price_mismatch", "medium", "invoice_line", "c3d4e5f6-0000-4000-8000-000000000003", -450, "DKK",
+			"line of invoice INV-1 bills 199.50 a unit; <b>product</b> costs 198.00 in DKK", "new", "2026-11-22T030005Z"),
+		f("paid_without_payment", "critical", "invoice", "b2c3d4e5-0000-4000-8000-000000000002", 123456, "EUR",
+			"invoice INV-7 of 1234.56 EUR is marked paid on 2026-10-09 but no settled payment names it", "recurring", "2026-11-20T030003Z"),
+		f("missed_billing_run", "critical", "subscription_charge", "d4e5f6a7-0000-4000-8000-000000000004", 0, "EUR",
+			"resolved since", "resolved", "2026-11-20T030003Z"),
+	}
+	findings[3].Waiver = w
+	rep := &reconcile.Report{
+		Snapshot: reconcile.SnapshotInfo{ID: "2026-11-22T030005Z", Status: "complete", Started: t0, Finished: t0.Add(5600 * time.Millisecond)},
+		Previous: "2026-11-21T030004Z", AsOf: t0, Rules: rules, Findings: findings,
+		Material: []string{"charge_not_invoiced (high): 2 unwaived findings, threshold 1"},
+	}
+	tables := []snapshot.TableStats{
+		{Table: "customers", Collection: "customers", Walks: 1, Pages: 3, Received: 278, Distinct: 278, TotalCount: 278, ParquetRows: 278, DuckDBRows: 278, IDsSHA256: "cd6e", Seconds: 0.04, Complete: true},
+		{Table: "invoices", Collection: "invoices", Walks: 2, Pages: 13, Received: 1231, Distinct: 1230, TotalCount: 1230, ParquetRows: 1230, DuckDBRows: 1230, IDsSHA256: "9f1a", Seconds: 0.21, Complete: true},
+		{Table: "invoice_lines", Collection: "invoices", Walks: 2, Pages: 13, Received: 2485, Distinct: -1, TotalCount: -1, ParquetRows: 2485, DuckDBRows: 2485, IDsSHA256: "77b0", Seconds: 0.21, Complete: true},
+	}
+	trend := []reconcile.TrendPoint{
+		{Snapshot: "2026-11-20T030003Z", Started: t0.AddDate(0, 0, -2), BySeverity: map[string]int{"critical": 2}, Amounts: map[string]money.Amount{"EUR": 123456}},
+		{Snapshot: "2026-11-21T030004Z", Started: t0.AddDate(0, 0, -1), BySeverity: map[string]int{"critical": 1, "high": 1}, Amounts: map[string]money.Amount{"USD": 1000}},
+		{Snapshot: "2026-11-22T030005Z", Started: t0, BySeverity: map[string]int{"critical": 1, "high": 2, "medium": 1}, Amounts: map[string]money.Amount{"EUR": 24950, "USD": 1000, "DKK": -450}},
+	}
+	return &Input{Report: rep, Tables: tables, Trend: trend, ExitCode: 3, Generated: t0.Add(time.Minute), MaxRows: 1}
+}

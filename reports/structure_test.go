@@ -1,0 +1,139 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+	"golang.org/x/net/html"
+)
+
+// nodes walks the HTML tree and returns the elements named tag.
+func nodes(n *html.Node, tag string) []*html.Node {
+	var out []*html.Node
+	if n.Type == html.ElementNode && n.Data == tag {
+		out = append(out, n)
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		out = append(out, nodes(c, tag)...)
+	}
+	return out
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func text(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		b.WriteString(text(c))
+	}
+	return b.String()
+}
+
+func TestHTMLStructure(t *testing.T) {
+	var b bytes.Buffer
+	if err := HTML(&b, fixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, banned := range []string{"<script", "<link", "@import", "url(", "src=\"http", "href=\"http"} {
+		if strings.Contains(page, banned) {
+			t.Errorf("the page is not self-contained: it has %q", banned)
+		}
+	}
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if title := text(nodes(doc, "title")[0]); !strings.Contains(title, "MATERIAL") || !strings.Contains(title, "2026-11-22T030005Z") {
+		t.Errorf("title %q", title)
+	}
+	tables := nodes(doc, "table")
+	summary := nodes(tables[0], "tbody")[0]
+	if rows := nodes(summary, "tr"); len(rows) != 16 {
+		t.Errorf("summary has %d rule rows, want 16", len(rows))
+	}
+	if svgs := nodes(doc, "svg"); len(svgs) != 2 || len(nodes(svgs[0], "rect")) < 3 || len(nodes(svgs[1], "polyline")) != 3 {
+		t.Errorf("trend charts: %d svg", len(svgs))
+	}
+	sections := nodes(doc, "details")
+	var ids []string
+	for _, s := range sections {
+		ids = append(ids, attr(s, "id"))
+	}
+	if strings.Join(ids, " ") != "rule-charge_not_invoiced rule-price_mismatch rule-missed_billing_run rule-paid_without_payment" {
+		t.Errorf("rule sections %v", ids)
+	}
+	first := sections[0]
+	if rows := nodes(nodes(first, "tbody")[0], "tr"); len(rows) != 1 || !strings.Contains(text(first), "Showing 1 of 2 findings of this rule; findings.csv lists all of them.") {
+		t.Errorf("MaxRows 1: %d rows shown, %q", len(rows), text(first))
+	}
+	if strings.Contains(page, "<b>product</b>") || !strings.Contains(page, "&lt;b&gt;product&lt;/b&gt;") {
+		t.Error("a finding's detail is not escaped")
+	}
+	facts := tables[len(tables)-1]
+	if rows := nodes(nodes(facts, "tbody")[0], "tr"); len(rows) != 3 || !strings.Contains(text(rows[2]), "–") {
+		t.Errorf("snapshot facts: %d rows", len(rows))
+	}
+	if !strings.Contains(text(doc), "paid in cash, booked by hand (ann@finance, until 2026-12-31)") {
+		t.Error("the waiver is not shown")
+	}
+}
+
+func TestXLSXReadsBack(t *testing.T) {
+	var b bytes.Buffer
+	if err := XLSX(&b, fixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := "Summary charge_not_invoiced price_mismatch missed_billing_run paid_without_payment Snapshot Sign-off"
+	if got := strings.Join(f.GetSheetList(), " "); got != want {
+		t.Fatalf("sheets %q, want %q", got, want)
+	}
+	rows, _ := f.GetRows("charge_not_invoiced")
+	if len(rows) != 3 || rows[0][2] != "Record ID" || rows[1][2] != "a1b2c3d4-0000-4000-8000-000000000001" {
+		t.Fatalf("rule sheet rows %v", rows)
+	}
+	if typ, _ := f.GetCellType("charge_not_invoiced", "C2"); typ == excelize.CellTypeNumber {
+		t.Error("an ID is stored as a number")
+	}
+	v, _ := f.GetCellValue("charge_not_invoiced", "D2", excelize.Options{RawCellValue: true})
+	style, _ := f.GetCellStyle("charge_not_invoiced", "D2")
+	st, _ := f.GetStyle(style)
+	if typ, _ := f.GetCellType("charge_not_invoiced", "D2"); v != "249.5" || typ == excelize.CellTypeSharedString || st.CustomNumFmt == nil || !strings.Contains(*st.CustomNumFmt, `"EUR"`) {
+		t.Errorf("amount cell %q, format %v", v, st.CustomNumFmt)
+	}
+	paid, _ := f.GetRows("paid_without_payment")
+	if w := paid[1]; len(w) < 11 || w[7] != "yes" || w[8] != "paid in cash, booked by hand" || w[10] != "2026-12-31" {
+		t.Errorf("waived row %q", w)
+	}
+	signoff, _ := f.GetRows("Sign-off")
+	var labels []string
+	for _, r := range signoff {
+		if len(r) > 0 {
+			labels = append(labels, r[0])
+		}
+	}
+	if got := strings.Join(labels, "|"); !strings.Contains(got, "Prepared by|Reviewed by|Date|Comments") {
+		t.Errorf("sign-off %q", got)
+	}
+	summary, _ := f.GetRows("Summary")
+	if !strings.Contains(summary[0][0], "MATERIAL (exit 3)") || len(summary) < 20 {
+		t.Errorf("summary %q", summary[0])
+	}
+}
