@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -135,5 +136,38 @@ func TestXLSXReadsBack(t *testing.T) {
 	summary, _ := f.GetRows("Summary")
 	if !strings.Contains(summary[0][0], "MATERIAL (exit 3)") || len(summary) < 20 {
 		t.Errorf("summary %q", summary[0])
+	}
+}
+
+// Every finding of a large reconciliation is in the workbook, on its
+// rule's sheet, in order.
+func TestXLSXHoldsEveryFinding(t *testing.T) {
+	in := bigInput(nil, 3000)
+	var b bytes.Buffer
+	if err := XLSX(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string][]string{}
+	for _, fd := range in.Report.Findings {
+		want[fd.Rule] = append(want[fd.Rule], fd.EntityID)
+	}
+	for rule, ids := range want {
+		rows, err := f.GetRows(rule)
+		if err != nil || len(rows) != len(ids)+1 {
+			t.Fatalf("%s: %d rows for %d findings (%v)", rule, len(rows), len(ids), err)
+		}
+		for i, id := range ids {
+			if rows[i+1][2] != id {
+				t.Fatalf("%s row %d: %q, want %q", rule, i+2, rows[i+1][2], id)
+			}
+		}
+	}
+	if dim, _ := f.GetSheetDimension("price_mismatch"); dim != fmt.Sprintf("A1:K%d", len(want["price_mismatch"])+1) {
+		t.Errorf("dimension %q", dim)
 	}
 }

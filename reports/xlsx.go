@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -30,24 +31,39 @@ type xlsxBook struct {
 
 // XLSX writes the workbook finance closes the month from: a Summary sheet,
 // a sheet per rule with findings (IDs as text, amounts as numbers in their
-// currency's format), a Snapshot sheet and a Sign-off sheet. Rows are
-// streamed to the file.
+// currency's format), a Snapshot sheet and a Sign-off sheet.
+//
+// excelize builds the workbook without the findings: each rule sheet has
+// its header and a placeholder row. The findings' rows are then streamed
+// into the archive while it is copied to w, so that memory does not grow
+// with the findings (excelize's stream writer would hold each sheet's XML
+// in memory up to 16 MB).
 func XLSX(w io.Writer, in *Input) error {
 	b, err := newBook()
 	if err != nil {
 		return err
 	}
 	defer b.f.Close()
+	for _, f := range in.Report.Findings { // styles must exist before the skeleton is written
+		if _, err := b.amountStyle(f.Currency); err != nil {
+			return err
+		}
+	}
+	sheets := ruleSheets(in.Report)
 	steps := []func(*Input) error{b.summary}
-	for _, span := range ruleSheets(in.Report) {
-		steps = append(steps, func(in *Input) error { return b.ruleSheet(in, span) })
+	for i, spans := range sheets {
+		steps = append(steps, func(*Input) error { return b.ruleSheet(i, spans) })
 	}
 	for _, step := range append(steps, b.snapshotSheet, b.signOff) {
 		if err := step(in); err != nil {
 			return err
 		}
 	}
-	return b.f.Write(w)
+	var skeleton bytes.Buffer
+	if err := b.f.Write(&skeleton); err != nil {
+		return err
+	}
+	return b.splice(w, skeleton.Bytes(), sheets)
 }
 
 func newBook() (*xlsxBook, error) {

@@ -82,30 +82,21 @@ func repeat(v float64, n int) []float64 {
 	return out
 }
 
-// ruleSheet lists a rule's findings, one row each.
-func (b *xlsxBook) ruleSheet(in *Input, spans [][]reconcile.Finding) error {
-	rule := spans[0][0].Rule
-	name := sheetName(rule, b.taken())
-	return b.stream(name, []float64{11, 20, 40, 14, 9, 80, 22, 8, 30, 18, 12}, func(add func(...any) error) error {
-		if err := add(b.header("Status", "Entity", "Record ID", "Amount", "Currency", "Detail", "First seen", "Waived", "Waiver reason", "Waiver owner", "Waiver expires")...); err != nil {
+// ruleColumns are the columns of a rule sheet, and their widths.
+var (
+	ruleColumns = []string{"Status", "Entity", "Record ID", "Amount", "Currency", "Detail", "First seen", "Waived", "Waiver reason", "Waiver owner", "Waiver expires"}
+	ruleWidths  = []float64{11, 20, 40, 14, 9, 80, 22, 8, 30, 18, 12}
+)
+
+// ruleSheet makes sheet i of the rule sheets: its header, and a
+// placeholder row that splice replaces with the findings.
+func (b *xlsxBook) ruleSheet(i int, spans [][]reconcile.Finding) error {
+	name := sheetName(spans[0][0].Rule, b.taken())
+	return b.stream(name, ruleWidths, func(add func(...any) error) error {
+		if err := add(b.header(ruleColumns...)...); err != nil {
 			return err
 		}
-		for _, span := range spans {
-			for _, f := range span {
-				amount, err := b.amountCell(f.Amount, f.Currency)
-				if err != nil {
-					return err
-				}
-				row := []any{f.Status, f.Entity, f.EntityID, amount, f.Currency, wrapped(f.Detail), f.FirstSeen, yes(f.Waiver != nil)}
-				if w := f.Waiver; w != nil {
-					row = append(row, w.Reason, w.Owner, w.Expires.Format("2006-01-02"))
-				}
-				if err := add(row...); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return add(placeholder(i))
 	})
 }
 
