@@ -22,6 +22,23 @@ type Config struct {
 	DuckDB            DuckDB            `yaml:"duckdb"`
 	Reconcile         Reconcile         `yaml:"reconcile"`
 	Reports           Reports           `yaml:"reports"`
+	Schedules         []Schedule        `yaml:"schedules"`
+	Retention         Retention         `yaml:"retention"`
+	LockWait          time.Duration     `yaml:"lock_wait"`    // how long to wait for another billsnap to leave the output directory
+	MetricsFile       string            `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
+}
+
+// Schedule is a job billsnap schedule runs on a cron spec.
+type Schedule struct {
+	Name   string `yaml:"name"`
+	Spec   string `yaml:"spec"`   // 5 fields, CRON_TZ=… allowed, or a descriptor (@daily, @every 1h)
+	Job    string `yaml:"job"`    // export, reconcile or run
+	Period string `yaml:"period"` // for reconcile and run: previous-month, current-month or none
+}
+
+// Retention keeps the newest complete snapshots.
+type Retention struct {
+	Keep int `yaml:"keep"` // complete snapshots to keep; 0 keeps all
 }
 
 // Reports says which report files are written, and where.
@@ -99,6 +116,8 @@ func Default() Config {
 		Collections: map[string]string{},
 		Parquet:     Parquet{Dir: "parquet", Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 16 << 20, Writers: 2, RowsPerFile: 1_000_000},
 		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", Threads: 2},
+		LockWait:    30 * time.Second,
+		MetricsFile: "billsnap.prom",
 		Reports:     Reports{Dir: "reports", Formats: slices.Clone(ReportFormats), MaxRows: 500, Trend: 12},
 		Reconcile: Reconcile{Grace: 48 * time.Hour, Materiality: Materiality{
 			Severities: map[string]Threshold{"critical": {Count: 1}, "high": {Count: 1}},

@@ -119,3 +119,35 @@ func TestSize(t *testing.T) {
 		t.Error("Size.String")
 	}
 }
+
+func TestSchedulesAreValidated(t *testing.T) {
+	c := Default()
+	c.Schedules = []Schedule{
+		{Name: "nightly", Spec: "CRON_TZ=Europe/Copenhagen 30 2 * * *", Job: "run", Period: "previous-month"},
+		{Name: "hourly", Spec: "@hourly", Job: "export"},
+		{Name: "often", Spec: "@every 5m", Job: "reconcile", Period: "current-month"},
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("good schedules: %v", err)
+	}
+	c.Schedules = []Schedule{
+		{Name: "broken", Spec: "61 * * * *", Job: "run"},
+		{Name: "broken", Spec: "0 * * *", Job: "backup"},
+		{Spec: "@daily", Job: "export", Period: "previous-month"},
+		{Name: "zone", Spec: "CRON_TZ=Mars/Olympus 0 1 * * *", Job: "run", Period: "last-week"},
+	}
+	err := c.Validate()
+	for _, want := range []string{
+		`config key schedules[broken].spec: "61 * * * *" is not a cron spec`,
+		`config key schedules[broken].name: the name "broken" is used twice`,
+		`config key schedules[broken].job: must be export, reconcile or run, not "backup"`,
+		`config key schedules[2].name: every schedule needs a name`,
+		`config key schedules[2].period: an export has no period`,
+		`config key schedules[zone].spec`,
+		`config key schedules[zone].period: must be previous-month, current-month or none, not "last-week"`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate does not say %q:\n%v", want, err)
+		}
+	}
+}

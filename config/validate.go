@@ -60,7 +60,10 @@ func (c *Config) Validate() error {
 	if c.Parquet.PageSize < 8<<10 || c.Parquet.RowGroupSize < c.Parquet.PageSize {
 		bad("parquet", "page_size must be at least 8KiB and row_group_size at least page_size")
 	}
-	for key, name := range map[string]string{"duckdb.file": c.DuckDB.File, "parquet.dir": c.Parquet.Dir, "reports.dir": c.Reports.Dir} {
+	for key, name := range map[string]string{"duckdb.file": c.DuckDB.File, "parquet.dir": c.Parquet.Dir, "reports.dir": c.Reports.Dir, "metrics_file": c.MetricsFile} {
+		if key == "metrics_file" && name == "" {
+			continue
+		}
 		if name == "" || filepath.IsAbs(name) || strings.Contains(name, "..") || strings.HasPrefix(name, ".") {
 			bad(key, "must be a name inside out, not %q", name)
 		}
@@ -69,6 +72,7 @@ func (c *Config) Validate() error {
 		bad("duckdb.memory_limit", "must be a size such as 256MB")
 	}
 	c.validateReconcile(bad)
+	c.validateSchedules(bad)
 	for _, f := range c.Reports.Formats {
 		if !contains(ReportFormats, f) {
 			bad("reports.formats", "unknown format %q; known: %s", f, strings.Join(ReportFormats, ", "))

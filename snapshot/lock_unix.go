@@ -3,6 +3,7 @@
 package snapshot
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -10,20 +11,45 @@ import (
 	"time"
 )
 
-// lockDir takes the inter-process lock on dir, so that one billsnap at a
-// time writes there. The kernel releases it when the process ends, crash
-// included, so a lock is never stale.
-func lockDir(path string, now time.Time) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder, _ := os.ReadFile(path)
+// lockPoll is how often a waiting billsnap tries the lock again.
+const lockPoll = 250 * time.Millisecond
+
+// lockDir takes the inter-process lock of an output directory, waiting up
+// to wait for another billsnap to let it go. The kernel releases the lock
+// when its holder ends, crash included, so a lock is never stale: what a
+// dead holder wrote into the file is simply overwritten.
+func lockDir(path string, wait time.Duration) (*os.File, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			f.Truncate(0)
+			fmt.Fprintf(f, "pid %d, since %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))
+			return f, nil
+		}
 		f.Close()
-		return nil, fmt.Errorf("%s is held by another billsnap (%s)", path, strings.TrimSpace(string(holder)))
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("locking %s: %w", path, err)
+		}
+		if !time.Now().Before(deadline) {
+			holder, _ := os.ReadFile(path)
+			return nil, &BusyError{Path: path, Holder: strings.TrimSpace(string(holder)), Waited: wait}
+		}
+		time.Sleep(min(lockPoll, time.Until(deadline)))
 	}
-	f.Truncate(0)
-	fmt.Fprintf(f, "pid %d, since %s\n", os.Getpid(), now.UTC().Format(time.RFC3339))
-	return f, nil
+}
+
+// BusyError is an output directory another billsnap holds.
+type BusyError struct {
+	Path   string
+	Holder string // "pid 123, since 2026-11-22T03:00:00Z"
+	Waited time.Duration
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("%s is held by another billsnap (%s); waited %s (lock_wait)", e.Path, e.Holder, e.Waited)
 }

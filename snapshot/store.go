@@ -43,7 +43,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() t
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	lock, err := lockDir(filepath.Join(cfg.Out, "billsnap.lock"), now())
+	lock, err := lockDir(filepath.Join(cfg.Out, "billsnap.lock"), cfg.LockWait)
 	if err != nil {
 		return nil, err
 	}
