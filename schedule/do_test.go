@@ -1,0 +1,138 @@
+package schedule
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/billsnap/billsnap/internal/fakeclock"
+)
+
+type dbStore struct{ db *sql.DB }
+
+func (s dbStore) DB() *sql.DB  { return s.db }
+func (s dbStore) Close() error { return nil }
+
+func testEnv(t *testing.T) (Env, *sql.DB, *fakeclock.Clock) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := sql.Open("duckdb", filepath.Join(dir, "t.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	clock := fakeclock.New(time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
+	env := Env{Open: func(context.Context) (Store, error) { return dbStore{db}, nil }, MetricsFile: filepath.Join(dir, "billsnap.prom"),
+		Log: slog.New(slog.DiscardHandler), Now: clock.Now, Redact: func(s string) string { return strings.ReplaceAll(s, "s3cret", "[REDACTED]") }}
+	return env, db, clock
+}
+
+func TestDoRecordsEveryOutcome(t *testing.T) {
+	env, db, clock := testEnv(t)
+	ctx := context.Background()
+	step := func(d time.Duration) { clock.Sleep(ctx, d) }
+	Do(ctx, env, Job{Name: "run", Schedule: "nightly"}, func(context.Context, Store) (Outcome, error) {
+		step(5 * time.Second)
+		return Outcome{Snapshot: "s1"}, nil
+	})
+	Do(ctx, env, Job{Name: "run", Schedule: "nightly"}, func(context.Context, Store) (Outcome, error) {
+		step(7 * time.Second)
+		return Outcome{Snapshot: "s2", Material: true}, nil
+	})
+	_, err := Do(ctx, env, Job{Name: "export"}, func(context.Context, Store) (Outcome, error) {
+		step(time.Second)
+		return Outcome{}, errors.New("the service said no to key s3cret")
+	})
+	if err == nil {
+		t.Fatal("the job's error is lost")
+	}
+	_, err = Do(ctx, env, Job{Name: "reconcile"}, func(context.Context, Store) (Outcome, error) {
+		step(time.Second)
+		panic("boom")
+	})
+	if !errors.Is(err, ErrPanic) {
+		t.Fatalf("panic: %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	Do(cctx, env, Job{Name: "export"}, func(ctx context.Context, _ Store) (Outcome, error) {
+		step(time.Second)
+		cancel() // SIGTERM while it runs
+		return Outcome{}, ctx.Err()
+	})
+	runs, err := LastRuns(ctx, db, 10)
+	if err != nil || len(runs) != 5 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	want := []struct{ job, status, err string }{
+		{"export", StatusInterrupted, "canceled"}, {"reconcile", StatusFailed, "the job panicked: boom"},
+		{"export", StatusFailed, "the service said no to key [REDACTED]"}, {"run", StatusMaterial, ""}, {"run", StatusOK, ""},
+	}
+	for i, w := range want {
+		r := runs[i]
+		if r.Job != w.job || r.Status != w.status || !strings.Contains(r.Error, w.err) || (w.err == "" && r.Error != "") {
+			t.Errorf("run %d: %+v, want %+v", i, r, w)
+		}
+	}
+	if runs[3].ExitCode != 3 || runs[3].Finished.Sub(runs[3].Started) != 7*time.Second || runs[3].Schedule != "nightly" || runs[3].Snapshot != "s2" {
+		t.Errorf("material run %+v", runs[3])
+	}
+}
+
+func TestARunLeftRunningBecomesInterrupted(t *testing.T) {
+	env, db, _ := testEnv(t)
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, runsSQL); err != nil {
+		t.Fatal(err)
+	}
+	db.ExecContext(ctx, "INSERT INTO runs VALUES ('old', '2026-11-21 00:00:00+00', NULL, 'export', '', '', 'running', NULL, NULL, NULL, 1)")
+	Do(ctx, env, Job{Name: "run"}, func(context.Context, Store) (Outcome, error) { return Outcome{}, nil })
+	runs, _ := LastRuns(ctx, db, 10)
+	if len(runs) != 2 || runs[1].Status != StatusInterrupted || !strings.Contains(runs[1].Error, "the process ended") {
+		t.Errorf("runs %+v", runs)
+	}
+}
+
+func TestMetricsTextfile(t *testing.T) {
+	env, db, clock := testEnv(t)
+	ctx := context.Background()
+	db.ExecContext(ctx, "CREATE TABLE snapshot_tables AS SELECT 's1' AS snapshot_id, 'customers' AS table_name, 'customers' AS collection, 278 AS parquet_rows")
+	db.ExecContext(ctx, `CREATE TABLE findings AS SELECT * FROM (VALUES ('s1', '2026-10', 'critical', 'new'), ('s1', '2026-10', 'high', 'recurring'),
+		('s1', '2026-10', 'high', 'resolved'), ('s1', '', 'low', 'new')) AS f(snapshot_id, period, severity, status)`)
+	Do(ctx, env, Job{Name: "run", Period: "2026-10"}, func(context.Context, Store) (Outcome, error) {
+		clock.Sleep(ctx, 4*time.Second)
+		return Outcome{Snapshot: "s1", Material: true}, nil
+	})
+	Do(ctx, env, Job{Name: "export"}, func(context.Context, Store) (Outcome, error) { return Outcome{}, errors.New("no") })
+	b, err := os.ReadFile(env.MetricsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for _, want := range []string{
+		`billsnap_last_run_duration_seconds{job="run"} 4`,
+		`billsnap_last_run_exit_code{job="run"} 3`,
+		`billsnap_last_run_exit_code{job="export"} 1`,
+		`billsnap_last_success_timestamp_seconds{job="run"} 1.795316404e+09`,
+		`billsnap_last_run_records{job="run"} 278`,
+		`billsnap_last_run_findings{job="run",severity="critical"} 1`,
+		`billsnap_last_run_findings{job="run",severity="high"} 1`,
+		`billsnap_last_run_findings{job="run",severity="low"} 0`,
+		`billsnap_runs_total{job="export",status="failed"} 1`,
+		"# TYPE billsnap_runs_total counter",
+	} {
+		if !strings.Contains(text, want+"\n") {
+			t.Errorf("metrics file lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, `billsnap_last_success_timestamp_seconds{job="export"}`) {
+		t.Error("a job that never succeeded has a last success")
+	}
+}

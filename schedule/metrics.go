@@ -1,0 +1,202 @@
+package schedule
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// sample is one metric value.
+type sample struct {
+	desc   *prometheus.Desc
+	kind   prometheus.ValueType
+	value  float64
+	labels []string
+}
+
+var (
+	descLastRun     = prometheus.NewDesc("billsnap_last_run_timestamp_seconds", "When the job's last run started.", []string{"job"}, nil)
+	descDuration    = prometheus.NewDesc("billsnap_last_run_duration_seconds", "How long the job's last run took.", []string{"job"}, nil)
+	descExitCode    = prometheus.NewDesc("billsnap_last_run_exit_code", "Exit code of the job's last run: 0 ok, 1 failed, 3 material, 130 interrupted.", []string{"job"}, nil)
+	descLastSuccess = prometheus.NewDesc("billsnap_last_success_timestamp_seconds", "When the job last ended without error (exit 0 or 3).", []string{"job"}, nil)
+	descRuns        = prometheus.NewDesc("billsnap_runs_total", "Runs of the job by status.", []string{"job", "status"}, nil)
+	descRecords     = prometheus.NewDesc("billsnap_last_run_records", "Records in the snapshot of the job's last run.", []string{"job"}, nil)
+	descFindings    = prometheus.NewDesc("billsnap_last_run_findings", "Open findings of the job's last run, by severity.", []string{"job", "severity"}, nil)
+	descGenerated   = prometheus.NewDesc("billsnap_metrics_generated_timestamp_seconds", "When these metrics were computed.", nil, nil)
+)
+
+// Metrics is the last computed set of metrics; it serves /metrics and
+// writes the textfile. It is safe for concurrent use.
+type Metrics struct {
+	mu      sync.Mutex
+	samples []sample
+	reg     *prometheus.Registry
+}
+
+// NewMetrics makes an empty set, registered in its own registry.
+func NewMetrics() *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry()}
+	m.reg.MustRegister(m)
+	return m
+}
+
+// Describe sends nothing: the metrics are unchecked, computed from the runs.
+func (m *Metrics) Describe(chan<- *prometheus.Desc) {}
+
+// Collect sends the last computed samples.
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.samples {
+		ch <- prometheus.MustNewConstMetric(s.desc, s.kind, s.value, s.labels...)
+	}
+}
+
+// Refresh computes the metrics from the runs, snapshots and findings in db.
+func (m *Metrics) Refresh(ctx context.Context, db *sql.DB, now time.Time) error {
+	samples, err := compute(ctx, db)
+	if err != nil {
+		return err
+	}
+	samples = append(samples, sample{descGenerated, prometheus.GaugeValue, seconds(now), nil})
+	m.mu.Lock()
+	m.samples = samples
+	m.mu.Unlock()
+	return nil
+}
+
+// Handler serves /metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler { return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}) }
+
+// WriteTextfile writes the node_exporter textfile (atomically: a
+// temporary file renamed over the old one).
+func (m *Metrics) WriteTextfile(path string) error { return prometheus.WriteToTextfile(path, m.reg) }
+
+// WriteTextfile computes the metrics from db and writes them to path.
+func WriteTextfile(db *sql.DB, path string, now time.Time) error {
+	m := NewMetrics()
+	if err := m.Refresh(context.Background(), db, now); err != nil {
+		return err
+	}
+	return m.WriteTextfile(path)
+}
+
+func seconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+// compute reads every job's last run, its records and findings, its last
+// success and the run counts.
+func compute(ctx context.Context, db *sql.DB) ([]sample, error) {
+	if _, err := db.ExecContext(ctx, runsSQL); err != nil {
+		return nil, err
+	}
+	var out []sample
+	rows, err := db.QueryContext(ctx, `SELECT job, status, count(*) FROM runs GROUP BY ALL ORDER BY ALL`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var job, status string
+		var n float64
+		if err := rows.Scan(&job, &status, &n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, sample{descRuns, prometheus.CounterValue, n, []string{job, status}})
+	}
+	rows.Close()
+	last, err := lastRuns(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range last {
+		more, err := runSamples(ctx, db, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}
+
+// lastRun is a job's newest run and its last success.
+type lastRun struct {
+	Run
+	lastSuccess sql.NullTime
+}
+
+func lastRuns(ctx context.Context, db *sql.DB) ([]lastRun, error) {
+	rows, err := db.QueryContext(ctx, `
+		SELECT job, started, coalesce(finished, started), status, coalesce(exit_code, 0), coalesce(snapshot_id, ''), period,
+		       (SELECT max(finished) FROM runs s WHERE s.job = r.job AND s.status IN ('ok', 'material'))
+		FROM runs r QUALIFY row_number() OVER (PARTITION BY job ORDER BY started DESC) = 1 ORDER BY job`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []lastRun
+	for rows.Next() {
+		var r lastRun
+		if err := rows.Scan(&r.Job, &r.Started, &r.Finished, &r.Status, &r.ExitCode, &r.Snapshot, &r.Period, &r.lastSuccess); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// runSamples are the metrics of one job's last run.
+func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
+	job := []string{r.Job}
+	out := []sample{
+		{descLastRun, prometheus.GaugeValue, seconds(r.Started), job},
+		{descExitCode, prometheus.GaugeValue, float64(r.ExitCode), job},
+	}
+	if r.Status != StatusRunning {
+		out = append(out, sample{descDuration, prometheus.GaugeValue, r.Finished.Sub(r.Started).Seconds(), job})
+	}
+	if r.lastSuccess.Valid {
+		out = append(out, sample{descLastSuccess, prometheus.GaugeValue, seconds(r.lastSuccess.Time), job})
+	}
+	if r.Snapshot == "" {
+		return out, nil
+	}
+	var records sql.NullFloat64
+	if exists(ctx, db, "snapshot_tables") {
+		db.QueryRowContext(ctx, "SELECT sum(parquet_rows) FROM snapshot_tables WHERE snapshot_id = ? AND collection = table_name", r.Snapshot).Scan(&records)
+	}
+	if records.Valid {
+		out = append(out, sample{descRecords, prometheus.GaugeValue, records.Float64, job})
+	}
+	if !exists(ctx, db, "findings") || r.Job == "export" {
+		return out, nil
+	}
+	bySeverity := map[string]float64{"critical": 0, "high": 0, "medium": 0, "low": 0}
+	rows, err := db.QueryContext(ctx, "SELECT severity, count(*) FROM findings WHERE snapshot_id = ? AND period = ? AND status <> 'resolved' GROUP BY 1", r.Snapshot, r.Period)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sev string
+		var n float64
+		if err := rows.Scan(&sev, &n); err != nil {
+			return nil, err
+		}
+		bySeverity[sev] = n
+	}
+	for _, sev := range []string{"critical", "high", "medium", "low"} {
+		out = append(out, sample{descFindings, prometheus.GaugeValue, bySeverity[sev], []string{r.Job, sev}})
+	}
+	return out, rows.Err()
+}
+
+func exists(ctx context.Context, db *sql.DB, table string) bool {
+	var n int
+	db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = ?", table).Scan(&n)
+	return n > 0
+}
