@@ -20,6 +20,7 @@ type Store interface {
 type Outcome struct {
 	Snapshot string // the snapshot it took or reconciled
 	Material bool   // it found something material (exit 3)
+	Note     string // why it is material, for people
 }
 
 // Job describes a run for the record.
@@ -33,6 +34,7 @@ type Job struct {
 type Env struct {
 	Open        func(ctx context.Context) (Store, error) // opens the output directory, waiting for its lock
 	MetricsFile string                                   // "" writes none
+	Metrics     *Metrics                                 // refreshed after the run when not nil (for /metrics)
 	Log         *slog.Logger
 	Now         func() time.Time
 	Redact      func(string) string // takes secrets out of recorded errors
@@ -64,12 +66,26 @@ func Do(ctx context.Context, env Env, j Job, fn func(context.Context, Store) (Ou
 	if ferr := finish(store.DB(), r); ferr != nil {
 		env.Log.Error("recording the end of a run", "job", j.Name, "error", ferr)
 	}
-	if env.MetricsFile != "" {
-		if merr := WriteTextfile(store.DB(), env.MetricsFile, env.Now()); merr != nil {
-			env.Log.Error("writing the metrics file", "path", env.MetricsFile, "error", merr)
-		}
-	}
+	env.refreshMetrics(store.DB())
 	return out, err
+}
+
+// refreshMetrics recomputes the metrics after a run and writes the textfile.
+func (env Env) refreshMetrics(db *sql.DB) {
+	m := env.Metrics
+	if m == nil {
+		m = NewMetrics()
+	}
+	if err := m.Refresh(context.Background(), db, env.Now()); err != nil {
+		env.Log.Error("computing the metrics", "error", err)
+		return
+	}
+	if env.MetricsFile == "" {
+		return
+	}
+	if err := m.WriteTextfile(env.MetricsFile); err != nil {
+		env.Log.Error("writing the metrics file", "path", env.MetricsFile, "error", err)
+	}
 }
 
 // guarded calls fn, turning a panic into an error with its stack.

@@ -77,15 +77,6 @@ func (m *Metrics) Handler() http.Handler { return promhttp.HandlerFor(m.reg, pro
 // temporary file renamed over the old one).
 func (m *Metrics) WriteTextfile(path string) error { return prometheus.WriteToTextfile(path, m.reg) }
 
-// WriteTextfile computes the metrics from db and writes them to path.
-func WriteTextfile(db *sql.DB, path string, now time.Time) error {
-	m := NewMetrics()
-	if err := m.Refresh(context.Background(), db, now); err != nil {
-		return err
-	}
-	return m.WriteTextfile(path)
-}
-
 func seconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
 // compute reads every job's last run, its records and findings, its last

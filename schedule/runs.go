@@ -75,10 +75,11 @@ func finish(db *sql.DB, r *Run) error {
 	return err
 }
 
-// LastRuns returns the newest n runs, newest first; none when no job ever ran.
+// LastRuns returns the newest n runs, newest first; none when no job ever
+// ran. It only reads, so it works on a database opened read-only.
 func LastRuns(ctx context.Context, db *sql.DB, n int) ([]Run, error) {
-	if _, err := db.ExecContext(ctx, runsSQL); err != nil {
-		return nil, err
+	if !exists(ctx, db, "runs") {
+		return nil, nil
 	}
 	rows, err := db.QueryContext(ctx, `SELECT id, started, coalesce(finished, started), job, schedule, period, status,
 		coalesce(error, ''), coalesce(snapshot_id, ''), coalesce(exit_code, 0) FROM runs ORDER BY started DESC, id DESC LIMIT ?`, n)

@@ -35,6 +35,8 @@ func TestConfigProblemsAreUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yml")
 	os.WriteFile(bad, []byte("base_url: https://b.example.com\nfront_url: https://f.example.com\nconcurency: 3\n"), 0o644)
+	sched := filepath.Join(dir, "sched.yml")
+	os.WriteFile(sched, []byte("base_url: https://b.example.com\nfront_url: https://f.example.com\nschedules:\n  - {name: nightly, spec: '0 25 * * *', job: run}\n"), 0o644)
 	good := filepath.Join(dir, "good.yml")
 	os.WriteFile(good, []byte("base_url: https://b.example.com\nfront_url: https://f.example.com\nconcurrency: 3\n"), 0o644)
 	keyFile := filepath.Join(dir, "key")
@@ -47,6 +49,7 @@ func TestConfigProblemsAreUsageErrors(t *testing.T) {
 	}{
 		{[]string{"export"}, nil, exitUsage, "config key base_url: is required"},
 		{[]string{"export", "--config", bad}, nil, exitUsage, `line 3: unknown key "concurency"`},
+		{[]string{"check-config", "--config", sched}, nil, exitUsage, `config key schedules[nightly].spec: "0 25 * * *" is not a cron spec`},
 		{[]string{"export", "--config", good}, nil, exitUsage, "no API key: set BILLSNAP_API_KEY or use --api-key-file"},
 		{[]string{"check-config", "--config", good, "--base-url", "http://10.1.2.3"}, map[string]string{"BILLSNAP_API_KEY": "k"}, exitUsage, "config key base_url: is plain http to 10.1.2.3"},
 		{[]string{"check-config", "--config", good, "--concurrency", "0"}, map[string]string{"BILLSNAP_API_KEY": "k"}, exitUsage, "config key concurrency: must be from 1 to 256, not 0"},

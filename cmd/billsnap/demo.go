@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -43,24 +43,27 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	secret := extract.NewSecret(key)
 	env.setSecret(secret)
 	var paths []string
-	err = withStore(ctx, env, cfg, func(store *snapshot.Store) error {
+	_, err = env.job(ctx, cfg, schedule.Job{Name: "demo"}, nil, func(ctx context.Context, store *snapshot.Store) (schedule.Outcome, error) {
 		sum, err := exportInto(ctx, env, cfg, secret, store)
 		if err != nil {
-			return err
+			return schedule.Outcome{}, err
 		}
 		printSummary(env.stdout, cfg, sum)
 		fmt.Fprintf(env.stdout, "\n")
 		rules, err := reconcile.Rules("")
 		if err != nil {
-			return err
+			return schedule.Outcome{}, err
 		}
 		opts := reconcile.Options{SnapshotID: sum.ID, Rules: rules, Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
-		paths, err = reportInto(ctx, env, cfg, store, opts, cfg.Reports.Formats)
-		if errors.As(err, new(materialError)) {
-			fmt.Fprintf(env.stdout, "\n(These are the sandbox's planted cases: billsnap run would exit 3 here; the demo exits 0.)\n")
-			return nil
+		rep, written, err := reportInto(ctx, env, cfg, store, opts, cfg.Reports.Formats)
+		if err != nil {
+			return schedule.Outcome{}, err
 		}
-		return err
+		paths = written
+		if len(rep.Material) > 0 {
+			fmt.Fprintf(env.stdout, "\n(These are the sandbox's planted cases: billsnap run would exit 3 here; the demo exits 0.)\n")
+		}
+		return reportOutcome(rep), nil
 	})
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -27,35 +28,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	sum, err := exportSnapshot(ctx, env, cfg, secret)
-	if err != nil {
-		return err
-	}
-	printSummary(env.stdout, cfg, sum)
-	if sum.Status != snapshot.StatusComplete {
-		return materialError{fmt.Sprintf("snapshot %s is incomplete: it is kept in DuckDB for inspection but not published", sum.ID)}
-	}
-	return nil
-}
-
-// exportSnapshot takes one snapshot of the service cfg names.
-func exportSnapshot(ctx context.Context, env *cliEnv, cfg config.Config, secret *extract.Secret) (*snapshot.Summary, error) {
-	var sum *snapshot.Summary
-	err := withStore(ctx, env, cfg, func(store *snapshot.Store) (err error) {
-		sum, err = exportInto(ctx, env, cfg, secret, store)
-		return err
-	})
-	return sum, err
-}
-
-// withStore opens the output directory's store for fn.
-func withStore(ctx context.Context, env *cliEnv, cfg config.Config, fn func(*snapshot.Store) error) error {
-	store, err := snapshot.Open(ctx, cfg, env.log, time.Now)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	return fn(store)
+	return material(env.job(ctx, cfg, schedule.Job{Name: "export"}, nil, exportJob(env, cfg, secret)))
 }
 
 // exportInto walks the service into a new snapshot of store.

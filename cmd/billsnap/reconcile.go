@@ -11,6 +11,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -96,21 +97,21 @@ func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	return withStore(ctx, env, cfg, func(store *snapshot.Store) error {
-		return reconcileAndPrint(ctx, env, store, opts, rf.format)
-	})
+	return material(env.job(ctx, cfg, schedule.Job{Name: "reconcile", Period: opts.Period.String()}, nil,
+		func(ctx context.Context, store *snapshot.Store) (schedule.Outcome, error) {
+			return reconcileAndPrint(ctx, env, store, opts, rf.format)
+		}))
 }
 
-// reconcileAndPrint reconciles, writes the report in format, and returns a
-// materialError when the outcome is material (exit 3).
-func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, opts reconcile.Options, format string) error {
+// reconcileAndPrint reconciles and writes the report in format to stdout.
+func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, opts reconcile.Options, format string) (schedule.Outcome, error) {
 	rep, err := reconcile.Run(ctx, store.DB(), opts)
 	var cfgErr *config.Error
 	if errors.As(err, &cfgErr) {
-		return usageError{err}
+		return schedule.Outcome{}, usageError{err}
 	}
 	if err != nil {
-		return err
+		return schedule.Outcome{}, err
 	}
 	switch format {
 	case "json":
@@ -120,13 +121,7 @@ func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, 
 	default:
 		err = reports.Text(env.stdout, rep)
 	}
-	if err != nil {
-		return err
-	}
-	if len(rep.Material) > 0 {
-		return materialError{fmt.Sprintf("material findings in snapshot %s: %s", rep.Snapshot.ID, strings.Join(rep.Material, "; "))}
-	}
-	return nil
+	return reportOutcome(rep), err
 }
 
 // runRun is export, then reconcile of the snapshot just taken, then its
@@ -150,13 +145,5 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	return withStore(ctx, env, cfg, func(store *snapshot.Store) error {
-		sum, err := exportInto(ctx, env, cfg, secret, store)
-		if err != nil {
-			return err
-		}
-		opts.SnapshotID = sum.ID
-		_, err = reportInto(ctx, env, cfg, store, opts, formats)
-		return err
-	})
+	return material(env.job(ctx, cfg, schedule.Job{Name: "run", Period: opts.Period.String()}, nil, runJob(env, cfg, secret, opts, formats)))
 }

@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -29,10 +28,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	return withStore(ctx, env, cfg, func(store *snapshot.Store) error {
-		_, err := reportInto(ctx, env, cfg, store, opts, formats)
-		return err
-	})
+	return material(env.job(ctx, cfg, schedule.Job{Name: "report", Period: opts.Period.String()}, nil, reportJob(env, cfg, opts, formats)))
 }
 
 // reportOptions are the reconcile options and the report formats.
@@ -51,32 +47,25 @@ func (f *reconcileFlags) reportOptions(cfg config.Config) (reconcile.Options, []
 }
 
 // reportInto reconciles, writes the report files under the output
-// directory, prints the Markdown summary, and returns the files written
-// and a materialError when the outcome is material (exit 3).
-func reportInto(ctx context.Context, env *cliEnv, cfg config.Config, store *snapshot.Store, opts reconcile.Options, formats []string) ([]string, error) {
+// directory and prints the Markdown summary.
+func reportInto(ctx context.Context, env *cliEnv, cfg config.Config, store *snapshot.Store, opts reconcile.Options, formats []string) (*reconcile.Report, []string, error) {
 	rep, err := reconcile.Run(ctx, store.DB(), opts)
 	var cfgErr *config.Error
 	if errors.As(err, &cfgErr) {
-		return nil, usageError{err}
+		return nil, nil, usageError{err}
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in, err := reportInput(ctx, cfg, store, rep)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	paths, err := reports.Write(reports.Dir(filepath.Join(cfg.Out, cfg.Reports.Dir), in), in, formats)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := reports.Markdown(env.stdout, in, paths); err != nil {
-		return paths, err
-	}
-	if len(rep.Material) > 0 {
-		return paths, materialError{fmt.Sprintf("material findings in snapshot %s: %s", rep.Snapshot.ID, strings.Join(rep.Material, "; "))}
-	}
-	return paths, nil
+	return rep, paths, reports.Markdown(env.stdout, in, paths)
 }
 
 // reportInput gathers what the reports show besides the findings.

@@ -37,6 +37,8 @@ func commands() []command {
 		{"reconcile", "run the reconciliation rules over a snapshot; exit 3 when material", runReconcile},
 		{"report", "reconcile and write the reports (Markdown, HTML, XLSX, CSV, JSON); exit 3 when material", runReport},
 		{"run", "export, reconcile the snapshot just taken, write its reports", runRun},
+		{"schedule", "run the config's schedules until SIGTERM (cron); exit 0 when stopped", runSchedule},
+		{"status", "show the last runs and when each schedule fires next", runStatus},
 		{"check-config", "validate the configuration without running", runCheckConfig},
 		{"query", "run one SQL statement on the snapshot database (read-only)", runQuery},
 		{"sandbox", "serve a faithful fake of the billing service", runSandbox},

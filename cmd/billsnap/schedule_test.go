@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/schedule"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// startSchedule starts `billsnap schedule` as a child process against srv
+// with one schedule, and returns it with its stderr lines.
+func startSchedule(t *testing.T, srv *sandbox.Server, dir, spec, job string, extra ...string) (*exec.Cmd, *lines) {
+	t.Helper()
+	cfg := filepath.Join(dir, "billsnap.yml")
+	body := fmt.Sprintf("out: %s\nprogress: none\nlock_wait: 30s\nschedules:\n  - {name: quick, spec: %q, job: %s}\n", filepath.Join(dir, "out"), spec, job)
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary(t), append([]string{"schedule", "--config", cfg}, extra...)...)
+	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(), "BILLSNAP_FRONT_URL="+srv.FrontURL())
+	stderr, _ := cmd.StderrPipe()
+	cmd.Stdout = &bytes.Buffer{}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, collect(stderr)
+}
+
+// stop sends SIGTERM and returns the exit code.
+func stop(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
+}
+
+func TestScheduleRunsTwiceAndStopsOnSIGTERM(t *testing.T) {
+	srv := serveSandbox(t, sandbox.Options{Seed: 81, Customers: 40, Planted: 1}, "")
+	dir := t.TempDir()
+	cmd, logs := startSchedule(t, srv, dir, "@every 2s", "run", "--listen", "127.0.0.1:0")
+	logs.waitFor(t, "run found something material", 2, 90*time.Second)
+	checkMetricsEndpoint(t, logs)
+	if code := stop(t, cmd); code != 0 {
+		t.Fatalf("exit %d after SIGTERM; stderr:\n%s", code, logs)
+	}
+	if !strings.Contains(logs.String(), "msg=stopped") {
+		t.Errorf("no clean stop logged:\n%s", logs)
+	}
+	var out bytes.Buffer
+	code := runWith(context.Background(), []string{"status", "--config", filepath.Join(dir, "billsnap.yml")}, &out, &out, noEnv)
+	if code != exitOK || strings.Count(out.String(), " quick ") < 3 || strings.Count(out.String(), " material ") < 2 {
+		t.Errorf("status: exit %d\n%s", code, out.String())
+	}
+	prom, err := os.ReadFile(filepath.Join(dir, "out", "billsnap.prom"))
+	if err != nil || !strings.Contains(string(prom), `billsnap_last_run_findings{job="run",severity="critical"}`) {
+		t.Errorf("metrics file: %v\n%s", err, prom)
+	}
+}
+
+// SIGTERM in the middle of an export: the previous snapshot stays latest,
+// the lock is released, the run is recorded as interrupted, exit 0.
+func TestSIGTERMMidExport(t *testing.T) {
+	srv := serveSandbox(t, sandbox.Options{Seed: 82, Customers: 300}, "latency=40ms")
+	dir := t.TempDir()
+	cmd, logs := startSchedule(t, srv, dir, "@every 1s", "export")
+	logs.waitFor(t, "run ok", 1, 90*time.Second)
+	first := srv.Requests()
+	waitUntil(t, 30*time.Second, func() bool { return srv.Requests() > first+30 }) // the second export is walking
+	if code := stop(t, cmd); code != 0 {
+		t.Fatalf("exit %d after SIGTERM; stderr:\n%s", code, logs)
+	}
+	cfg := config.Default()
+	cfg.Out, cfg.LockWait = filepath.Join(dir, "out"), 0
+	store, err := snapshot.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		t.Fatalf("the lock is not released: %v", err)
+	}
+	defer store.Close()
+	runs, _ := schedule.LastRuns(context.Background(), store.DB(), 5)
+	if len(runs) != 2 || runs[0].Status != schedule.StatusInterrupted || runs[1].Status != schedule.StatusOK {
+		t.Fatalf("runs %+v", runs)
+	}
+	var latest, failed string
+	store.DB().QueryRow("SELECT id FROM latest_snapshot").Scan(&latest)
+	store.DB().QueryRow("SELECT error FROM snapshots WHERE status = 'failed'").Scan(&failed)
+	if latest != runs[1].Snapshot || !strings.HasPrefix(failed, "interrupted") {
+		t.Errorf("latest %s (want %s), failed snapshot's error %q", latest, runs[1].Snapshot, failed)
+	}
+	if n := countRows(t, store.DB(), "SELECT count(*) FROM customers"); n != srv.AnswerKey().Tables["customers"].Count {
+		t.Errorf("%d customer rows: the interrupted export left rows", n)
+	}
+}
+
+func countRows(t *testing.T, db *sql.DB, q string) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitUntil polls cond until it holds, or fails the test at deadline.
+func waitUntil(t *testing.T, deadline time.Duration, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("condition not met within %s", deadline)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// checkMetricsEndpoint reads the address from the log and checks /healthz
+// and /metrics.
+func checkMetricsEndpoint(t *testing.T, logs *lines) {
+	t.Helper()
+	_, line, _ := strings.Cut(logs.String(), "serving /healthz and /metrics")
+	line, _, _ = strings.Cut(line, "\n")
+	_, addr, _ := strings.Cut(line, "addr=")
+	for path, want := range map[string]string{"/healthz": "ok", "/metrics": `billsnap_runs_total{job="run",status="material"}`} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), want) {
+			t.Errorf("GET %s: %d %.400s", path, resp.StatusCode, body)
+		}
+	}
+}
