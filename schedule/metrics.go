@@ -82,8 +82,8 @@ func seconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 // compute reads every job's last run, its records and findings, its last
 // success and the run counts.
 func compute(ctx context.Context, db *sql.DB) ([]sample, error) {
-	if _, err := db.ExecContext(ctx, runsSQL); err != nil {
-		return nil, err
+	if !exists(ctx, db, "runs") {
+		return nil, nil
 	}
 	var out []sample
 	rows, err := db.QueryContext(ctx, `SELECT job, status, count(*) FROM runs GROUP BY ALL ORDER BY ALL`)

@@ -144,3 +144,22 @@ func TestExportUnderEachFault(t *testing.T) {
 		t.Errorf("the foreign host got %d requests", foreign.Load())
 	}
 }
+
+// Retention after each export keeps the newest N complete snapshots.
+func TestExportAppliesRetention(t *testing.T) {
+	srv := serveSandbox(t, sandbox.Options{Seed: 55, Customers: 20}, "")
+	dir := t.TempDir()
+	cfgFile := filepath.Join(dir, "c.yml")
+	os.WriteFile(cfgFile, []byte("retention: {keep: 2}\n"), 0o644)
+	for i := range 3 {
+		if code, _, stderr := cli(t, srv, "export", "--config", cfgFile, "--out", dir, "--progress", "none"); code != exitOK {
+			t.Fatalf("export %d: %d %s", i, code, stderr)
+		}
+	}
+	db := openDB(t, dir)
+	var n int
+	db.QueryRow("SELECT count(*) FROM snapshots WHERE status = 'complete'").Scan(&n)
+	if parts, _ := filepath.Glob(filepath.Join(dir, "parquet", "customers", "*")); n != 2 || len(parts) != 2 {
+		t.Errorf("%d complete snapshots, %d partitions; want 2 and 2", n, len(parts))
+	}
+}

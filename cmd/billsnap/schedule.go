@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
@@ -36,6 +40,7 @@ func runSchedule(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	metrics := schedule.NewMetrics()
+	primeMetrics(ctx, env, cfg, metrics)
 	if *listen != "" {
 		stop, err := serveMetrics(env, *listen, metrics)
 		if err != nil {
@@ -96,6 +101,24 @@ func periodOf(p string, now time.Time) *reconcile.Period {
 		return reconcile.MonthOf(now, 0)
 	}
 	return nil
+}
+
+// primeMetrics computes the metrics of the runs so far, so that /metrics
+// has them before the first scheduled run; a database another billsnap
+// holds is skipped.
+func primeMetrics(ctx context.Context, env *cliEnv, cfg config.Config, m *schedule.Metrics) {
+	path := filepath.Join(cfg.Out, cfg.DuckDB.File)
+	if _, err := os.Stat(path); err != nil {
+		return
+	}
+	db, err := sql.Open("duckdb", path+"?"+url.Values{"access_mode": {"READ_ONLY"}}.Encode())
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	if err := m.Refresh(ctx, db, time.Now()); err != nil {
+		env.log.Debug("metrics at start", "error", err)
+	}
 }
 
 // serveMetrics serves /healthz and /metrics until stop is called.
