@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // MaxPageSize is the most records a page may carry (spec §8).
@@ -25,13 +28,32 @@ type Paging struct {
 	NextPage, PreviousPage                  string
 }
 
-// Record is one item of a page: its ID, its bytes as sent, and its
-// top-level fields.
+// Record is one item of a page: its ID, its JSON as sent, and its
+// top-level fields. Raw and the fields' Raw are views into the page's body.
 type Record struct {
 	ID     string
 	GUID   GUID
-	Raw    json.RawMessage
-	Fields map[string]json.RawMessage
+	Raw    string
+	Fields []Field
+}
+
+// Field is a top-level field of a record, its value as JSON text.
+type Field struct {
+	Name string
+	Raw  string // "null" for null
+}
+
+// Field returns the JSON of the field called name, or "" when absent.
+func (r *Record) Field(name string) string { return FieldOf(r.Fields, name) }
+
+// FieldOf returns the JSON of the field called name in fields, or "".
+func FieldOf(fields []Field, name string) string {
+	for _, f := range fields {
+		if f.Name == name {
+			return f.Raw
+		}
+	}
+	return ""
 }
 
 // GUID is a parsed identifier; two spellings of one GUID (case) are equal.
@@ -58,94 +80,138 @@ func badPage(format string, args ...any) error {
 }
 
 // DecodePage reads a list envelope: Items (an array of objects, each with a
-// GUID ID) and Paging (CurrentPage, Pages, Results and TotalCount numbers;
-// NextPage and PreviousPage strings or null).
+// GUID ID) and Paging (CurrentPage, Pages, Results and TotalCount whole
+// numbers; NextPage and PreviousPage strings or null). The body is
+// validated once and then scanned once.
 func DecodePage(body []byte) (*Page, error) {
-	var wire struct {
-		Items  *[]json.RawMessage
-		Paging *struct {
-			CurrentPage, Pages, Results, TotalCount *int
-			NextPage, PreviousPage                  *string
-		}
+	if !gjson.ValidBytes(body) {
+		return nil, syntaxError(body)
 	}
-	if err := json.Unmarshal(body, &wire); err != nil {
-		return nil, jsonError(err)
+	root := gjson.ParseBytes(body)
+	if !root.IsObject() {
+		return nil, badPage("the page is a JSON %s, not an object", kind(root))
 	}
+	paging, items := root.Get("Paging"), root.Get("Items")
 	switch {
-	case wire.Paging == nil:
+	case !paging.Exists() || paging.Type == gjson.Null:
 		return nil, badPage("the page has no Paging object")
-	case wire.Items == nil:
+	case !paging.IsObject():
+		return nil, badPage("Paging: want an object, got a JSON %s", kind(paging))
+	case !items.Exists() || items.Type == gjson.Null:
 		return nil, badPage("the page has no Items array")
+	case !items.IsArray():
+		return nil, badPage("Items: want an array, got a JSON %s", kind(items))
 	}
-	wp := wire.Paging
-	for name, v := range map[string]*int{"CurrentPage": wp.CurrentPage, "Pages": wp.Pages, "Results": wp.Results, "TotalCount": wp.TotalCount} {
-		if v == nil {
-			return nil, badPage("Paging.%s is missing", name)
-		}
+	p := &Page{}
+	if err := decodePaging(paging, &p.Paging); err != nil {
+		return nil, err
 	}
-	p := &Page{Paging: Paging{CurrentPage: *wp.CurrentPage, Pages: *wp.Pages, Results: *wp.Results, TotalCount: *wp.TotalCount,
-		NextPage: strings.TrimSpace(deref(wp.NextPage)), PreviousPage: deref(wp.PreviousPage)}}
-	p.Records = make([]Record, len(*wire.Items))
-	for i, raw := range *wire.Items {
-		if err := decodeRecord(&p.Records[i], raw); err != nil {
-			return nil, badPage("record %d of %d: %v", i+1, len(*wire.Items), err)
-		}
-	}
-	return p, nil
+	return p, decodeItems(items, p)
 }
 
-func decodeRecord(r *Record, raw json.RawMessage) error {
-	if err := json.Unmarshal(raw, &r.Fields); err != nil || r.Fields == nil {
-		return fmt.Errorf("not a JSON object: %s", snippet(raw))
+func decodePaging(v gjson.Result, p *Paging) error {
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{{"CurrentPage", &p.CurrentPage}, {"Pages", &p.Pages}, {"Results", &p.Results}, {"TotalCount", &p.TotalCount}} {
+		n := v.Get(f.name)
+		if !n.Exists() || n.Type == gjson.Null {
+			return badPage("Paging.%s is missing", f.name)
+		}
+		i, err := strconv.Atoi(n.Raw)
+		if n.Type != gjson.Number || err != nil {
+			return badPage("Paging.%s: want a whole number, got a JSON %s %s", f.name, kind(n), n.Raw)
+		}
+		*f.dst = i
 	}
-	idRaw, ok := r.Fields["ID"]
-	if !ok || string(idRaw) == "null" {
-		return fmt.Errorf("the record has no ID: %s", snippet(raw))
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"NextPage", &p.NextPage}, {"PreviousPage", &p.PreviousPage}} {
+		switch n := v.Get(f.name); n.Type {
+		case gjson.String:
+			*f.dst = strings.TrimSpace(n.Str)
+		case gjson.Null:
+		default:
+			return badPage("Paging.%s: want a string or null, got a JSON %s", f.name, kind(n))
+		}
 	}
-	if json.Unmarshal(idRaw, &r.ID) != nil {
-		return fmt.Errorf("ID %s is not a string", snippet(idRaw))
-	}
-	if r.GUID, ok = ParseGUID(r.ID); !ok {
-		return fmt.Errorf("ID %q is not a GUID", r.ID)
-	}
-	r.Raw = raw
 	return nil
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
+func decodeItems(items gjson.Result, p *Page) error {
+	var err error
+	n := 0
+	items.ForEach(func(_, it gjson.Result) bool {
+		n++
+		var r Record
+		if err = decodeRecord(&r, it); err != nil {
+			return false
+		}
+		p.Records = append(p.Records, r)
+		return true
+	})
+	if err != nil {
+		return badPage("record %d of %d: %v", n, len(items.Array()), err)
 	}
-	return *s
+	return nil
+}
+
+func decodeRecord(r *Record, it gjson.Result) error {
+	if !it.IsObject() {
+		return fmt.Errorf("not a JSON object: %s", snippet([]byte(it.Raw)))
+	}
+	r.Raw = it.Raw
+	var id gjson.Result
+	it.ForEach(func(k, v gjson.Result) bool {
+		r.Fields = append(r.Fields, Field{Name: k.Str, Raw: v.Raw})
+		if k.Str == "ID" {
+			id = v
+		}
+		return true
+	})
+	switch {
+	case !id.Exists() || id.Type == gjson.Null:
+		return fmt.Errorf("the record has no ID: %s", snippet([]byte(it.Raw)))
+	case id.Type != gjson.String:
+		return fmt.Errorf("ID %s is not a string", snippet([]byte(id.Raw)))
+	}
+	r.ID = id.Str
+	var ok bool
+	if r.GUID, ok = ParseGUID(r.ID); !ok {
+		return fmt.Errorf("ID %q is not a GUID", r.ID)
+	}
+	return nil
+}
+
+// kind names a JSON value's type for a message.
+func kind(v gjson.Result) string {
+	switch {
+	case v.IsObject():
+		return "object"
+	case v.IsArray():
+		return "array"
+	}
+	return map[gjson.Type]string{gjson.Null: "null", gjson.False: "boolean", gjson.True: "boolean", gjson.Number: "number", gjson.String: "string"}[v.Type]
 }
 
 // truncatedJSON marks a body that ended before its JSON did: retried like a
 // connection cut short.
 var truncatedJSON = errors.New("the body ends before its JSON does")
 
-// jsonError describes a body that is not the JSON of a page.
-func jsonError(err error) error {
+// syntaxError describes a body that is not JSON, with encoding/json's
+// words and offset.
+func syntaxError(body []byte) error {
+	var v any
+	err := json.Unmarshal(body, &v)
 	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
 	switch {
+	case err == nil:
+		return badPage("malformed JSON")
 	case err.Error() == "unexpected end of JSON input":
 		return truncatedJSON
 	case errors.As(err, &syn):
 		return badPage("malformed JSON at byte %d: %v", syn.Offset, syn)
-	case errors.As(err, &typ):
-		return badPage("%s: want %s, got a JSON %s", strings.TrimPrefix(typ.Field, "."), typeWord(typ.Type.String()), typ.Value)
 	}
 	return badPage("malformed JSON: %v", err)
-}
-
-func typeWord(goType string) string {
-	switch strings.TrimLeft(goType, "*[]") {
-	case "int":
-		return "a whole number"
-	case "string":
-		return "a string or null"
-	case "json.RawMessage":
-		return "an array"
-	}
-	return "an object"
 }

@@ -7,38 +7,39 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/billsnap/billsnap/extract"
 )
 
 // row builds a table row in Parquet order from a record's fields: id, the
 // parent's ID (child tables), the typed columns, and raw.
-func (t Table) row(id, parentID string, fields map[string]json.RawMessage, raw []byte) ([]any, error) {
+func (t Table) row(id, parentID string, fields []extract.Field, raw string) ([]any, error) {
 	r := make([]any, 0, len(t.Columns)+3)
 	r = append(r, id)
 	if t.ParentColumn != "" {
 		r = append(r, parentID)
 	}
 	for _, c := range t.Columns {
-		v, err := convert(c.Kind, fields[c.Field])
+		v, err := convert(c.Kind, extract.FieldOf(fields, c.Field))
 		if err != nil {
 			return nil, fmt.Errorf("record %s, field %s: %w", id, c.Field, err)
 		}
 		r = append(r, v)
 	}
-	return append(r, string(raw)), nil
+	return append(r, raw), nil
 }
 
-// convert turns a JSON value into the Parquet value of kind k; absent and
-// null give nil.
-func convert(k Kind, raw json.RawMessage) (any, error) {
-	s := string(raw)
+// convert turns a JSON value (valid JSON text) into the Parquet value of
+// kind k; absent and null give nil.
+func convert(k Kind, s string) (any, error) {
 	if s == "" || s == "null" {
 		return nil, nil
 	}
 	switch k {
 	case String:
-		return jsonString(raw)
+		return jsonString(s)
 	case Timestamp:
-		return timestampMicros(raw)
+		return timestampMicros(s)
 	case Money:
 		return decimal(s, 2)
 	case Quantity:
@@ -61,10 +62,17 @@ func convert(k Kind, raw json.RawMessage) (any, error) {
 	return f, nil
 }
 
-func jsonString(raw json.RawMessage) (string, error) {
+// jsonString reads a JSON string; without escapes it is a view of raw.
+func jsonString(raw string) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", fmt.Errorf("want a string, got %s", clip(raw))
+	}
+	if !strings.ContainsRune(raw, '\\') {
+		return raw[1 : len(raw)-1], nil
+	}
 	var v string
-	if raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
-		return "", fmt.Errorf("want a string, got %s", clip(string(raw)))
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return "", fmt.Errorf("want a string, got %s", clip(raw))
 	}
 	return v, nil
 }
@@ -73,10 +81,10 @@ func jsonString(raw json.RawMessage) (string, error) {
 var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05", "2006-01-02"}
 
 // timestampMicros reads an ISO 8601 date-time as microseconds since 1970 UTC.
-func timestampMicros(raw json.RawMessage) (int64, error) {
+func timestampMicros(raw string) (int64, error) {
 	s, err := jsonString(raw)
 	if err != nil {
-		return 0, fmt.Errorf("want an ISO 8601 date-time string, got %s", clip(string(raw)))
+		return 0, fmt.Errorf("want an ISO 8601 date-time string, got %s", clip(raw))
 	}
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
@@ -117,9 +125,9 @@ func whole(s string, lo, hi int64) (int64, error) {
 	return n, nil
 }
 
-// isNumber reports whether s is a JSON number.
+// isNumber reports whether s, valid JSON text, is a number.
 func isNumber(s string) bool {
-	return json.Valid([]byte(s)) && s != "" && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))
+	return s != "" && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))
 }
 
 func clip(s string) string {

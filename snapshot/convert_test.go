@@ -1,9 +1,10 @@
 package snapshot
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/billsnap/billsnap/extract"
 )
 
 func TestConvert(t *testing.T) {
@@ -15,6 +16,7 @@ func TestConvert(t *testing.T) {
 	}{
 		{String, `"Ann"`, "Ann", ""},
 		{String, `"\u00e6\u00f8\u00e5"`, "æøå", ""},
+		{String, `"a\"b"`, `a"b`, ""},
 		{String, `null`, nil, ""},
 		{String, ``, nil, ""},
 		{String, `7`, nil, "want a string, got 7"},
@@ -47,7 +49,7 @@ func TestConvert(t *testing.T) {
 		{Timestamp, `"22/11/2026"`, nil, `"22/11/2026" is not an ISO 8601 date-time`},
 		{Timestamp, `1795316405`, nil, "want an ISO 8601 date-time string"},
 	} {
-		got, err := convert(tc.kind, []byte(tc.raw))
+		got, err := convert(tc.kind, tc.raw)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("convert(%d, %s) = %v, %v; want error %q", tc.kind, tc.raw, got, err, tc.err)
@@ -62,12 +64,12 @@ func TestConvert(t *testing.T) {
 
 func TestRowNamesRecordAndField(t *testing.T) {
 	tb, _ := TableNamed("invoices")
-	fields := map[string]json.RawMessage{"TotalAmount": json.RawMessage(`"a lot"`)}
-	_, err := tb.row("6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6", "", fields, nil)
+	fields := []extract.Field{{Name: "TotalAmount", Raw: `"a lot"`}}
+	_, err := tb.row("6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6", "", fields, "")
 	if err == nil || err.Error() != `record 6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6, field TotalAmount: want a decimal number, got "a lot"` {
 		t.Errorf("row: %v", err)
 	}
-	row, err := tb.row("6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6", "", map[string]json.RawMessage{}, []byte(`{"ID":"x"}`))
+	row, err := tb.row("6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6", "", nil, `{"ID":"x"}`)
 	if err != nil || len(row) != len(tb.ColumnNames()) || row[1] != nil || row[len(row)-1] != `{"ID":"x"}` {
 		t.Errorf("row of a record without fields: %v, %v", row, err)
 	}

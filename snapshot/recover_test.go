@@ -122,6 +122,7 @@ func TestOneWriterAtATime(t *testing.T) {
 	cfg := testConfig(srv, t.TempDir())
 	s := openStore(t, cfg)
 	defer s.Close()
+	cfg.LockWait = 0
 	_, err := Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
 	if err == nil || !strings.Contains(err.Error(), "held by another billsnap (pid ") {
 		t.Errorf("second Open: %v", err)

@@ -1,10 +1,11 @@
 package snapshot
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/billsnap/billsnap/extract"
 )
@@ -59,42 +60,53 @@ func (c *collectionSink) Page(p *extract.Page) error {
 }
 
 func (c *collectionSink) writeChildren(rec extract.Record, ch Child) error {
-	raw := rec.Fields[ch.Field]
-	if len(raw) == 0 || string(raw) == "null" {
+	raw := rec.Field(ch.Field)
+	if raw == "" || raw == "null" {
 		return nil
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return fmt.Errorf("want an array, got %s", clip(string(raw)))
+	arr := gjson.Parse(raw)
+	if !arr.IsArray() {
+		return fmt.Errorf("want an array, got %s", clip(raw))
 	}
 	t, _ := TableNamed(ch.Table)
-	for i, item := range items {
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(item, &fields); err != nil || fields == nil {
-			return fmt.Errorf("item %d is not a JSON object", i+1)
-		}
-		id, err := childID(ch, fields, rec.ID, i)
-		if err != nil {
-			return fmt.Errorf("item %d: %w", i+1, err)
-		}
-		row, err := t.row(id, rec.ID, fields, item)
-		if err != nil {
-			return err
-		}
-		if err := c.r.writers[ch.Table].write(row); err != nil {
-			return err
-		}
+	var err error
+	i := 0
+	arr.ForEach(func(_, item gjson.Result) bool {
+		err = c.writeChild(t, ch, rec.ID, i, item)
+		i++
+		return err == nil
+	})
+	return err
+}
+
+// writeChild writes item i of a nested list as a row of t.
+func (c *collectionSink) writeChild(t Table, ch Child, parentID string, i int, item gjson.Result) error {
+	if !item.IsObject() {
+		return fmt.Errorf("item %d is not a JSON object", i+1)
 	}
-	return nil
+	var fields []extract.Field
+	item.ForEach(func(k, v gjson.Result) bool {
+		fields = append(fields, extract.Field{Name: k.Str, Raw: v.Raw})
+		return true
+	})
+	id, err := childID(ch, fields, parentID, i)
+	if err != nil {
+		return fmt.Errorf("item %d: %w", i+1, err)
+	}
+	row, err := t.row(id, parentID, fields, item.Raw)
+	if err != nil {
+		return err
+	}
+	return c.r.writers[ch.Table].write(row)
 }
 
 // childID is an item's own ID, the join of its key fields, or
 // parentID/position when it has neither.
-func childID(ch Child, fields map[string]json.RawMessage, parentID string, i int) (string, error) {
+func childID(ch Child, fields []extract.Field, parentID string, i int) (string, error) {
 	if len(ch.KeyFields) > 0 {
 		parts := make([]string, len(ch.KeyFields))
 		for k, f := range ch.KeyFields {
-			v, err := convert(String, fields[f])
+			v, err := convert(String, extract.FieldOf(fields, f))
 			if err != nil || v == nil {
 				return "", fmt.Errorf("key field %s must be a string", f)
 			}
@@ -102,7 +114,7 @@ func childID(ch Child, fields map[string]json.RawMessage, parentID string, i int
 		}
 		return strings.Join(parts, "/"), nil
 	}
-	if v, err := convert(String, fields["ID"]); err == nil && v != nil && v != "" {
+	if v, err := convert(String, extract.FieldOf(fields, "ID")); err == nil && v != nil && v != "" {
 		return v.(string), nil
 	}
 	return parentID + "/" + strconv.Itoa(i+1), nil

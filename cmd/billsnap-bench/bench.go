@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+)
+
+// recordsPerCustomer is about how many records (invoice lines and
+// pricings counted) the sandbox makes per customer.
+const recordsPerCustomer = 42
+
+// measurement is one child's wall time, CPU time and peak RSS.
+type measurement struct {
+	name    string
+	wall    time.Duration
+	cpu     time.Duration
+	rssMB   float64
+	records int64
+	out     string
+}
+
+func (m measurement) rate() float64 { return float64(m.records) / m.wall.Seconds() }
+
+func bench(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("billsnap-bench", flag.ContinueOnError)
+	records := fs.Int("records", 200_000, "records the sandbox holds (about)")
+	latency := fs.Duration("latency", 20*time.Millisecond, "latency of every page")
+	concurrency := fs.Int("concurrency", 8, "requests in flight (floor and export)")
+	skipSerial := fs.Bool("skip-serial", false, "do not run the serial walker (it is slow at high latency)")
+	out := fs.String("out", "", "where the exports go (default: a temporary directory, removed)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		d, err := os.MkdirTemp("", "billsnap-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	customers := max(1, *records/recordsPerCustomer)
+	url, total, stop, err := startSandbox(ctx, customers, *latency)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	fmt.Fprintf(os.Stderr, "sandbox: %d customers, %d records, latency %s, at %s\n", customers, total, *latency, url)
+	c := strconv.Itoa(*concurrency)
+	runs := []struct{ name, phase string }{{"fetch floor", "floor"}, {"serial walker", "serial"}, {"billsnap export", "export"}}
+	var ms []measurement
+	for _, r := range runs {
+		if r.phase == "serial" && *skipSerial {
+			continue
+		}
+		m, err := measure(ctx, r.name, r.phase, url, dir+"/"+r.phase, c)
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+		ms = append(ms, m)
+	}
+	rec, err := measure(ctx, "reconcile", "reconcile", url, dir+"/export", c)
+	if err != nil {
+		return fmt.Errorf("reconcile: %w", err)
+	}
+	report(ms, rec, *latency, *concurrency)
+	return nil
+}
+
+// measure runs one phase in a child process and reads its resource usage.
+func measure(ctx context.Context, name, phase, url, dir, concurrency string) (measurement, error) {
+	cmd := exec.CommandContext(ctx, os.Args[0], "child", phase, url, dir, concurrency)
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	outBytes, err := cmd.Output()
+	wall := time.Since(start)
+	if err != nil {
+		return measurement{}, err
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	m := measurement{name: name, wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
+		rssMB: float64(ru.Maxrss) / 1024, out: strings.TrimSpace(string(outBytes))}
+	m.records, _ = strconv.ParseInt(m.out, 10, 64)
+	return m, nil
+}
+
+// startSandbox starts the sandbox in a child process and returns its URL
+// and record count.
+func startSandbox(ctx context.Context, customers int, latency time.Duration) (string, int64, func(), error) {
+	cmd := exec.CommandContext(ctx, os.Args[0], "child", "sandbox", strconv.Itoa(customers), latency.String())
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", 0, nil, err
+	}
+	stop := func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }
+	var url string
+	var total int64
+	if _, err := fmt.Fscan(bufio.NewReader(stdout), &url, &total); err != nil {
+		stop()
+		return "", 0, nil, fmt.Errorf("sandbox did not start: %w", err)
+	}
+	return url, total, stop, nil
+}
+
+func report(ms []measurement, rec measurement, latency time.Duration, concurrency int) {
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "client\twall s\tCPU s\tpeak RSS MB\trecords\trecords/s\t\n")
+	byName := map[string]measurement{}
+	for _, m := range append(ms, rec) {
+		byName[m.name] = m
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.0f\t%d\t%.0f\t\n", m.name, m.wall.Seconds(), m.cpu.Seconds(), m.rssMB, m.records, m.rate())
+	}
+	tw.Flush()
+	fmt.Printf("(latency %s per page, concurrency %d)\n", latency, concurrency)
+	export, floor, serial := byName["billsnap export"], byName["fetch floor"], byName["serial walker"]
+	speedup := 0.0
+	if serial.wall > 0 {
+		speedup = serial.wall.Seconds() / export.wall.Seconds()
+	}
+	fmt.Printf("speedup_vs_serial=%.2f ratio_to_floor=%.2f rss_mb=%.0f reconcile_ratio=%.2f\n",
+		speedup, export.wall.Seconds()/floor.wall.Seconds(), export.rssMB, rec.wall.Seconds()/export.wall.Seconds())
+}

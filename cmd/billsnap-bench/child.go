@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+const benchKey = "billsnap-bench-key"
+
+// child runs one phase and prints its record count on stdout.
+func child(ctx context.Context, args []string) error {
+	if len(args) < 3 {
+		return fmt.Errorf("child: want PHASE ARGS")
+	}
+	if args[0] == "sandbox" {
+		customers, _ := strconv.Atoi(args[1])
+		latency, _ := time.ParseDuration(args[2])
+		return serveSandbox(ctx, customers, latency)
+	}
+	url, dir := args[1], args[2]
+	concurrency, _ := strconv.Atoi(args[3])
+	var n int64
+	var err error
+	switch args[0] {
+	case "floor":
+		n, err = floor(ctx, url, concurrency)
+	case "serial":
+		n, err = serial(ctx, benchConfig(url, dir, 1, 0))
+	case "export":
+		n, err = export(ctx, benchConfig(url, dir, concurrency, config.Default().Prefetch))
+	case "reconcile":
+		n, err = reconcileSnapshot(ctx, benchConfig(url, dir, 1, 0))
+	default:
+		err = fmt.Errorf("child: unknown phase %q", args[0])
+	}
+	fmt.Println(n)
+	return err
+}
+
+// serveSandbox prints the URL and the record count, then serves.
+func serveSandbox(ctx context.Context, customers int, latency time.Duration) error {
+	f, err := sandbox.ParseFaults("latency=" + latency.String())
+	if err != nil {
+		return err
+	}
+	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{APIKey: benchKey, Faults: f,
+		Data: sandbox.Options{Seed: 1, Customers: customers, Planted: 2}}))
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	var total int
+	for _, t := range srv.AnswerKey().Tables {
+		total += t.Count
+	}
+	fmt.Println(srv.URL, total)
+	<-ctx.Done()
+	return nil
+}
+
+// benchConfig is billsnap's default configuration for url and dir.
+func benchConfig(url, dir string, concurrency, prefetch int) config.Config {
+	c := config.Default()
+	c.BaseURL, c.FrontURL, c.Out, c.Concurrency, c.Prefetch, c.Progress = url, url, dir, concurrency, prefetch, "none"
+	return c
+}
+
+func walker(cfg config.Config) (*extract.Walker, error) {
+	client, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: extract.NewSecret(benchKey),
+		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry})
+	if err != nil {
+		return nil, err
+	}
+	return &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch, MaxRewalks: cfg.MaxRewalks}, nil
+}
+
+// export is billsnap export with its defaults.
+func export(ctx context.Context, cfg config.Config) (int64, error) {
+	w, err := walker(cfg)
+	if err != nil {
+		return 0, err
+	}
+	store, err := snapshot.Open(ctx, cfg, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		return 0, err
+	}
+	defer store.Close()
+	colls, _ := extract.Catalog(cfg)
+	sum, err := store.Take(ctx, w, colls)
+	if err != nil {
+		return 0, err
+	}
+	return rows(sum), nil
+}
+
+// serial walks the collections one after another, one page at a time
+// (concurrency 1, no prefetch), into the same store: what a
+// straightforward NextPage loop does.
+func serial(ctx context.Context, cfg config.Config) (int64, error) {
+	w, err := walker(cfg)
+	if err != nil {
+		return 0, err
+	}
+	store, err := snapshot.Open(ctx, cfg, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		return 0, err
+	}
+	defer store.Close()
+	run, err := store.Begin(ctx, snapshot.Meta{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL})
+	if err != nil {
+		return 0, err
+	}
+	colls, _ := extract.Catalog(cfg)
+	for _, c := range colls {
+		res, err := w.Walk(ctx, c, run.Sink(c.Table))
+		run.Walked(res)
+		if err != nil {
+			run.Fail(err.Error())
+			return 0, err
+		}
+	}
+	sum, err := run.Publish(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return rows(sum), nil
+}
+
+func rows(sum *snapshot.Summary) int64 {
+	var n int64
+	for _, t := range sum.Tables {
+		n += t.DuckDBRows
+	}
+	return n
+}
+
+// reconcileSnapshot runs the shipped rules over the exported snapshot.
+func reconcileSnapshot(ctx context.Context, cfg config.Config) (int64, error) {
+	store, err := snapshot.Open(ctx, cfg, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		return 0, err
+	}
+	defer store.Close()
+	rules, err := reconcile.Rules("")
+	if err != nil {
+		return 0, err
+	}
+	rep, err := reconcile.Run(ctx, store.DB(), reconcile.Options{Rules: rules, Grace: cfg.Reconcile.Grace,
+		Materiality: cfg.Reconcile.Materiality, Now: time.Now})
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(rep.Findings)), nil
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/billsnap/billsnap/extract"
+)
+
+// floor GETs every page of every list at the given concurrency and throws
+// the bodies away: the least time the network allows. Page 1 of each list
+// says how many pages there are; the others are fetched by page number.
+func floor(ctx context.Context, url string, concurrency int) (int64, error) {
+	cfg := benchConfig(url, "", concurrency, 0)
+	colls, _ := extract.Catalog(cfg)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * concurrency, MaxIdleConns: 4 * concurrency}}
+	auth := extract.NewSecret(benchKey).Authorization()
+	get := func(ctx context.Context, u string, front bool) ([]byte, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		req.Header.Set("Authorization", auth)
+		if front {
+			req.Header.Set("x-version", "nxt")
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("GET %s: %s", u, resp.Status)
+		}
+		return io.ReadAll(resp.Body)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(concurrency)
+	var records int64
+	for _, c := range colls {
+		first := c.FirstPage(url, url)
+		body, err := get(ctx, first, c.Front)
+		if err != nil {
+			return 0, err
+		}
+		var p struct{ Paging extract.Paging }
+		if err := json.Unmarshal(body, &p); err != nil {
+			return 0, err
+		}
+		records += int64(p.Paging.TotalCount)
+		for n := 2; n <= p.Paging.Pages; n++ {
+			u := pageURL(first, n)
+			g.Go(func() error {
+				_, err := get(gctx, u, c.Front)
+				return err
+			})
+		}
+	}
+	return records, g.Wait()
+}
+
+var pageParam = regexp.MustCompile(`([?&]page=)\d+`)
+
+// pageURL is page n of the list whose first page is first.
+func pageURL(first string, n int) string {
+	if pageParam.MatchString(first) {
+		return pageParam.ReplaceAllString(first, "${1}"+strconv.Itoa(n))
+	}
+	sep := "?"
+	if strings.Contains(first, "?") {
+		sep = "&"
+	}
+	return first + sep + "page=" + strconv.Itoa(n)
+}
