@@ -130,7 +130,9 @@ func decodePaging(v gjson.Result, p *Paging) error {
 	}{{"NextPage", &p.NextPage}, {"PreviousPage", &p.PreviousPage}} {
 		switch n := v.Get(f.name); n.Type {
 		case gjson.String:
-			*f.dst = strings.TrimSpace(n.Str)
+			// A copy: a view would keep the whole page body alive as
+			// long as the walker remembers the URL.
+			*f.dst = strings.Clone(strings.TrimSpace(n.Str))
 		case gjson.Null:
 		default:
 			return badPage("Paging.%s: want a string or null, got a JSON %s", f.name, kind(n))

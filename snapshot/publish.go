@@ -34,23 +34,31 @@ type Summary struct {
 	Tables   []TableStats
 }
 
-// Publish finishes the snapshot: it closes and reads back the Parquet,
-// loads it into DuckDB in one transaction with the manifest, checks that
-// the counts agree, and publishes the Parquet (complete snapshots only).
-// On error nothing is published; the caller records the failure with Fail.
+// Publish finishes the snapshot. Every table has been loaded into DuckDB
+// from its Parquet as its walk ended (see loader); Publish checks that the
+// counts agree (rows written to Parquet = rows read back from it = rows in
+// DuckDB = distinct IDs received, and = TotalCount for a complete
+// collection), records the manifest and the status in one transaction, and
+// only then renames the Parquet into place (complete snapshots only). On
+// error nothing is published; the caller records the failure with Fail.
 func (r *Run) Publish(ctx context.Context) (*Summary, error) {
-	stats, err := r.verifyParquet(ctx)
-	if err != nil {
+	if err := r.loader.wait(); err != nil {
 		return nil, err
 	}
+	var stats []TableStats
 	status := StatusPublishing
-	for _, st := range stats {
+	for _, t := range Tables {
+		st, err := r.verified(t)
+		if err != nil {
+			return nil, err
+		}
 		if !st.Complete {
 			status = StatusIncomplete
 		}
+		stats = append(stats, st)
 	}
-	if err := r.s.tx(ctx, func(tx *sql.Tx) error { return r.load(ctx, tx, stats, status) }); err != nil {
-		return nil, fmt.Errorf("loading into DuckDB: %w", err)
+	if err := r.s.tx(ctx, func(tx *sql.Tx) error { return r.manifest(ctx, tx, stats, status) }); err != nil {
+		return nil, fmt.Errorf("recording the snapshot in DuckDB: %w", err)
 	}
 	if status == StatusPublishing {
 		if err := r.s.publishParquet(r.ID); err != nil {
@@ -65,27 +73,25 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	return &Summary{ID: r.ID, Status: status, Started: r.Started, Finished: r.s.now().UTC(), Tables: stats}, nil
 }
 
-// verifyParquet closes every table's files, reads them back and checks the
-// counts against what was written and walked.
-func (r *Run) verifyParquet(ctx context.Context) ([]TableStats, error) {
-	var stats []TableStats
-	for _, t := range Tables {
-		w := r.writers[t.Name]
-		if err := w.close(); err != nil {
-			return nil, err
-		}
-		st := r.tableStats(t, w.rows)
-		var distinct int64
-		q := fmt.Sprintf("SELECT count(*), count(DISTINCT id) FROM read_parquet(%s)", sqlList(w.files))
-		if err := r.s.db.QueryRowContext(ctx, q).Scan(&st.ParquetRows, &distinct); err != nil {
-			return nil, fmt.Errorf("reading back the Parquet of %s: %w", t.Name, err)
-		}
-		if err := st.check(w.rows, distinct); err != nil {
-			return nil, err
-		}
-		stats = append(stats, st)
+// verified is a table's figures, checked.
+func (r *Run) verified(t Table) (TableStats, error) {
+	w := r.writers[t.Name]
+	st := r.tableStats(t, w.rows)
+	r.loader.mu.Lock()
+	lt, ok := r.loader.loaded[t.Name]
+	r.loader.mu.Unlock()
+	if !ok {
+		return st, fmt.Errorf("table %s was not loaded: %s", t.Name, orNotWalked(st.Problem))
 	}
-	return stats, nil
+	st.ParquetRows, st.DuckDBRows, st.IDsSHA256 = lt.parquetRows, lt.rows, lt.idsSHA256
+	return st, st.check(w.rows, lt.distinct)
+}
+
+func orNotWalked(problem string) string {
+	if problem == "" {
+		return "its walk did not end"
+	}
+	return problem
 }
 
 // tableStats starts a table's figures from its collection's walk.
@@ -112,39 +118,27 @@ func (r *Run) tableStats(t Table, written int64) TableStats {
 	return st
 }
 
-// check is the agreement of the counts before anything is loaded: rows
-// written, read back and (for a walked collection) distinct in the
-// Parquet and distinct IDs received.
-func (st TableStats) check(written, parquetDistinct int64) error {
+// check is the agreement of the counts: rows written to Parquet, read
+// back from it and in DuckDB, and (for a walked collection) distinct IDs
+// in DuckDB and received.
+func (st TableStats) check(written, distinct int64) error {
 	switch {
 	case st.ParquetRows != written:
 		return fmt.Errorf("table %s: %d rows written but %d read back from Parquet", st.Table, written, st.ParquetRows)
-	case st.Distinct >= 0 && (parquetDistinct != st.ParquetRows || st.Distinct != st.ParquetRows):
-		return fmt.Errorf("table %s: %d Parquet rows, %d distinct in them, %d distinct IDs received", st.Table, st.ParquetRows, parquetDistinct, st.Distinct)
-	case st.Complete && st.TotalCount >= 0 && st.TotalCount != st.ParquetRows:
-		return fmt.Errorf("table %s: TotalCount %d but %d rows", st.Table, st.TotalCount, st.ParquetRows)
+	case st.DuckDBRows != st.ParquetRows:
+		return fmt.Errorf("table %s: %d Parquet rows but %d in DuckDB", st.Table, st.ParquetRows, st.DuckDBRows)
+	case st.Distinct >= 0 && (distinct != st.DuckDBRows || st.Distinct != st.DuckDBRows):
+		return fmt.Errorf("table %s: %d rows, %d distinct IDs in them, %d distinct IDs received", st.Table, st.DuckDBRows, distinct, st.Distinct)
+	case st.Complete && st.TotalCount >= 0 && st.TotalCount != st.DuckDBRows:
+		return fmt.Errorf("table %s: TotalCount %d but %d rows", st.Table, st.TotalCount, st.DuckDBRows)
 	}
 	return nil
 }
 
-// load inserts every table from its staged Parquet, checks the DuckDB
-// counts, and writes the manifest, all in tx.
-func (r *Run) load(ctx context.Context, tx *sql.Tx, stats []TableStats, status string) error {
-	for i, t := range Tables {
-		st := &stats[i]
-		cols := strings.Join(t.ColumnNames(), ", ")
-		q := fmt.Sprintf("INSERT INTO %s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, sqlList(r.writers[t.Name].files))
-		if _, err := tx.ExecContext(ctx, q, r.ID); err != nil {
-			return fmt.Errorf("table %s: %w", t.Name, err)
-		}
-		q = fmt.Sprintf("SELECT count(*), coalesce(sha256(string_agg(id, chr(10) ORDER BY id) || chr(10)), sha256('')) FROM %s WHERE snapshot_id = ?", t.Name)
-		if err := tx.QueryRowContext(ctx, q, r.ID).Scan(&st.DuckDBRows, &st.IDsSHA256); err != nil {
-			return fmt.Errorf("table %s: %w", t.Name, err)
-		}
-		if st.DuckDBRows != st.ParquetRows {
-			return fmt.Errorf("table %s: %d Parquet rows but %d in DuckDB", t.Name, st.ParquetRows, st.DuckDBRows)
-		}
-		if err := r.manifestRow(ctx, tx, st); err != nil {
+// manifest writes the per-table figures and the status, in tx.
+func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []TableStats, status string) error {
+	for i := range stats {
+		if err := r.manifestRow(ctx, tx, &stats[i]); err != nil {
 			return err
 		}
 	}

@@ -33,6 +33,9 @@ func (s *Store) recover(ctx context.Context) error {
 		if err := s.setStatus(ctx, id, StatusFailed, "interrupted before it was published"); err != nil {
 			return err
 		}
+		if err := s.deleteRows(ctx, id); err != nil {
+			return err
+		}
 	}
 	if err := os.RemoveAll(s.stagingDir); err != nil {
 		return fmt.Errorf("removing staging: %w", err)
@@ -117,6 +120,16 @@ func (s *Store) setStatus(ctx context.Context, id, status, errMsg string) error 
 		status, s.now().UTC(), errMsg, id)
 	if err != nil {
 		return fmt.Errorf("snapshot %s: recording status %s: %w", id, status, err)
+	}
+	return nil
+}
+
+// deleteRows removes every row of snapshot id from the snapshot's tables.
+func (s *Store) deleteRows(ctx context.Context, id string) error {
+	for _, t := range Tables {
+		if _, err := s.db.ExecContext(ctx, "DELETE FROM "+t.Name+" WHERE snapshot_id = ?", id); err != nil {
+			return fmt.Errorf("removing the rows of snapshot %s from %s: %w", id, t.Name, err)
+		}
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func walkInto(t *testing.T, cfg config.Config, run *Run) {
 	for _, c := range catalog(t, cfg) {
 		g.Go(func() error {
 			res, err := w.Walk(context.Background(), c, run.Sink(c.Table))
-			run.Walked(res)
+			run.Walked(res, err)
 			return err
 		})
 	}
@@ -43,7 +43,8 @@ func TestOpenFailsARunInterruptedWhileWalking(t *testing.T) {
 		t.Fatal(err)
 	}
 	walkInto(t, cfg, run)
-	s.Close() // the process dies here: staging written, nothing loaded
+	run.loader.wait()
+	s.Close() // the process dies here: staging written, rows loaded, nothing published
 	s = openStore(t, cfg)
 	defer s.Close()
 	var status, msg string
@@ -53,6 +54,9 @@ func TestOpenFailsARunInterruptedWhileWalking(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Out, ".staging")); !os.IsNotExist(err) {
 		t.Error("staging was not cleaned up")
+	}
+	if n := count(t, s.DB(), "SELECT count(*) FROM customers"); n != 0 {
+		t.Errorf("the interrupted snapshot left %d customer rows", n)
 	}
 }
 
@@ -65,11 +69,18 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 		t.Fatal(err)
 	}
 	walkInto(t, cfg, run)
-	stats, err := run.verifyParquet(context.Background())
-	if err != nil {
+	if err := run.loader.wait(); err != nil {
 		t.Fatal(err)
 	}
-	err = s.tx(context.Background(), func(tx *sql.Tx) error { return run.load(context.Background(), tx, stats, StatusPublishing) })
+	var stats []TableStats
+	for _, tb := range Tables {
+		st, err := run.verified(tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats = append(stats, st)
+	}
+	err = s.tx(context.Background(), func(tx *sql.Tx) error { return run.manifest(context.Background(), tx, stats, StatusPublishing) })
 	if err != nil {
 		t.Fatal(err)
 	}

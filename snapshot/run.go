@@ -21,6 +21,7 @@ type Run struct {
 	mu      sync.Mutex
 	writers map[string]*partWriter    // by table
 	walks   map[string]extract.Result // by walked (parent) table
+	loader  *loader
 }
 
 // Meta is what the manifest records about where a snapshot came from.
@@ -46,6 +47,7 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 			return nil, fmt.Errorf("staging: %w", err)
 		}
 	}
+	r.loader = newLoader(ctx, r)
 	return r, nil
 }
 
@@ -68,11 +70,16 @@ func (s *Store) newID(ctx context.Context, started time.Time) (string, error) {
 	}
 }
 
-// Walked records the walk result of a collection (its parent table).
-func (r *Run) Walked(res extract.Result) {
+// Walked records the walk result of a collection (its parent table). A
+// walk that ended without error is loaded into DuckDB at once, while the
+// other collections are still walked; its sink takes no more pages.
+func (r *Run) Walked(res extract.Result, err error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.walks[res.Table] = res
+	r.mu.Unlock()
+	if err == nil {
+		r.loader.queue <- res.Table
+	}
 }
 
 // Fail records the snapshot as failed with msg (which must hold no
@@ -81,11 +88,15 @@ func (r *Run) Walked(res extract.Result) {
 func (r *Run) Fail(msg string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	r.loader.wait()
 	for _, w := range r.writers {
 		w.abort()
 	}
 	r.removeStaging()
-	return r.s.setStatus(ctx, r.ID, StatusFailed, msg)
+	if err := r.s.setStatus(ctx, r.ID, StatusFailed, msg); err != nil {
+		return err
+	}
+	return r.s.deleteRows(ctx, r.ID)
 }
 
 // tx runs fn in one DuckDB transaction.

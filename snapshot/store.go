@@ -49,8 +49,10 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() t
 	}
 	s := &Store{dir: cfg.Out, parquetDir: filepath.Join(cfg.Out, cfg.Parquet.Dir), stagingDir: filepath.Join(cfg.Out, ".staging"),
 		pq: cfg.Parquet, lock: lock, log: log, now: now}
+	// Row order means nothing in these tables; not keeping it lets DuckDB
+	// load with less memory.
 	dsn := filepath.Join(cfg.Out, cfg.DuckDB.File) + "?" + url.Values{"threads": {fmt.Sprint(cfg.DuckDB.Threads)},
-		"memory_limit": {cfg.DuckDB.MemoryLimit}}.Encode()
+		"memory_limit": {cfg.DuckDB.MemoryLimit}, "preserve_insertion_order": {"false"}}.Encode()
 	if s.db, err = sql.Open("duckdb", dsn); err == nil {
 		err = s.migrate(ctx)
 	}

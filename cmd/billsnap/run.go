@@ -59,7 +59,11 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 func newEnv(stdout, stderr io.Writer, getenv func(string) string) *cliEnv {
 	env := &cliEnv{rawStderr: stderr, getenv: getenv, clock: extract.RealClock{}}
 	env.stdout, env.stderr = &redactingWriter{w: stdout, env: env}, &redactingWriter{w: stderr, env: env}
-	env.log = slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	level := slog.LevelInfo
+	if getenv("BILLSNAP_LOG_LEVEL") == "debug" {
+		level = slog.LevelDebug
+	}
+	env.log = slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: level}))
 	return env
 }
 
