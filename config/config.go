@@ -98,9 +98,19 @@ type Parquet struct {
 
 // DuckDB tunes the database.
 type DuckDB struct {
-	File        string `yaml:"file"`         // database file, relative to Out
-	MemoryLimit string `yaml:"memory_limit"` // DuckDB's memory_limit setting
-	Threads     int    `yaml:"threads"`      // DuckDB's threads setting
+	File string `yaml:"file"` // database file, relative to Out
+	// MemoryLimit is DuckDB's memory_limit for queries (reconcile,
+	// reports, query). DuckDB fills its buffer pool up to the limit, so
+	// the limit shows up in the peak RSS.
+	MemoryLimit string `yaml:"memory_limit"`
+	// LoadMemoryLimit is DuckDB's memory_limit while a snapshot is loaded;
+	// loads spill nothing, so a low limit only bounds the cache.
+	LoadMemoryLimit string `yaml:"load_memory_limit"`
+	Threads         int    `yaml:"threads"` // DuckDB's threads setting
+	// RowGroupSize is the rows per row group of the database file: DuckDB
+	// holds a table's unfinished row group in memory while loading it, so
+	// its default (122,880) costs hundreds of MB on wide tables.
+	RowGroupSize int `yaml:"row_group_size"`
 }
 
 // Default is the configuration before file, environment and flags.
@@ -114,8 +124,8 @@ func Default() Config {
 		Progress:    "auto",
 		Retry:       Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute},
 		Collections: map[string]string{},
-		Parquet:     Parquet{Dir: "parquet", Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 16 << 20, Writers: 2, RowsPerFile: 1_000_000},
-		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", Threads: 2},
+		Parquet:     Parquet{Dir: "parquet", Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 4 << 20, Writers: 2, RowsPerFile: 1_000_000},
+		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "128MB", LoadMemoryLimit: "64MB", Threads: 2, RowGroupSize: 16384},
 		LockWait:    30 * time.Second,
 		MetricsFile: "billsnap.prom",
 		Reports:     Reports{Dir: "reports", Formats: slices.Clone(ReportFormats), MaxRows: 500, Trend: 12},

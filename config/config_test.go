@@ -57,11 +57,13 @@ func TestValidateNamesEveryBadKey(t *testing.T) {
 	c.BaseURL, c.FrontURL = "http://billing.example.com", "ftp://x"
 	c.Concurrency, c.Progress, c.Parquet.Compression = 0, "loud", "lz9"
 	c.Collections = map[string]string{"customers": "Customers"}
+	c.DuckDB.LoadMemoryLimit, c.DuckDB.RowGroupSize = "lots", 3000
 	err := c.Validate()
 	if req := (&Config{}).RequireService(); req == nil || !strings.Contains(req.Error(), "config key front_url: is required") {
 		t.Errorf("RequireService: %v", req)
 	}
-	for _, key := range []string{"base_url", "front_url", "concurrency", "progress", "parquet.compression", "collections.customers"} {
+	for _, key := range []string{"base_url", "front_url", "concurrency", "progress", "parquet.compression", "collections.customers",
+		"duckdb.load_memory_limit", "duckdb.row_group_size"} {
 		var ce *Error
 		if !strings.Contains(err.Error(), "config key "+key+":") || !errors.As(err, &ce) {
 			t.Errorf("Validate does not name %s: %v", key, err)

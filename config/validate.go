@@ -6,10 +6,14 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/billsnap/billsnap/money"
 )
+
+// memorySize is a size DuckDB's memory_limit takes: 64MB, 1.5GiB.
+var memorySize = regexp.MustCompile(`(?i)^[0-9]+(\.[0-9]+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$`)
 
 // Validate checks every key and returns all problems, each an *Error.
 func (c *Config) Validate() error {
@@ -37,6 +41,10 @@ func (c *Config) Validate() error {
 	checkRange("parquet.writers", c.Parquet.Writers, 1, 16)
 	checkRange("parquet.rows_per_file", c.Parquet.RowsPerFile, 1000, 1<<30)
 	checkRange("duckdb.threads", c.DuckDB.Threads, 1, 256)
+	checkRange("duckdb.row_group_size", c.DuckDB.RowGroupSize, 2048, 1<<20)
+	if c.DuckDB.RowGroupSize%2048 != 0 {
+		bad("duckdb.row_group_size", "must be a multiple of 2048, not %d", c.DuckDB.RowGroupSize)
+	}
 	if c.Timeout <= 0 {
 		bad("timeout", "must be a positive duration such as 60s")
 	}
@@ -68,8 +76,10 @@ func (c *Config) Validate() error {
 			bad(key, "must be a name inside out, not %q", name)
 		}
 	}
-	if c.DuckDB.MemoryLimit == "" {
-		bad("duckdb.memory_limit", "must be a size such as 256MB")
+	for key, v := range map[string]string{"duckdb.memory_limit": c.DuckDB.MemoryLimit, "duckdb.load_memory_limit": c.DuckDB.LoadMemoryLimit} {
+		if !memorySize.MatchString(v) {
+			bad(key, "must be a size such as 128MB, not %q", v)
+		}
 	}
 	c.validateReconcile(bad)
 	c.validateSchedules(bad)

@@ -221,6 +221,12 @@ func (c *Client) transportError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The request's own deadline (the config key timeout), not the
+		// caller's: say so, whichever of it and the transport's header
+		// timeout fired first.
+		err = fmt.Errorf("timeout after %s (config key timeout): %w", c.timeout, err)
+	}
 	return &retryable{err: err}
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/billsnap/billsnap/sandbox"
@@ -67,5 +68,40 @@ func TestManifestReadsWhatPublishWrote(t *testing.T) {
 		if got[i] != sum.Tables[i] {
 			t.Errorf("manifest %+v\npublished %+v", got[i], sum.Tables[i])
 		}
+	}
+}
+
+// Loads run under duckdb.load_memory_limit, queries under memory_limit:
+// a load limit DuckDB cannot take fails the snapshot naming the key, and after a
+// snapshot the query limit is back.
+func TestLoadMemoryLimit(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 3, Customers: 20}, "")
+	cfg := testConfig(srv, t.TempDir())
+	cfg.DuckDB.MemoryLimit = "100MB"
+	limit := func(s *Store) (v string) {
+		if err := s.DB().QueryRow("SELECT current_setting('memory_limit')").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	s := openStore(t, cfg)
+	before := limit(s)
+	if _, err := s.Take(context.Background(), walker(t, cfg), catalog(t, cfg)); err != nil {
+		t.Fatal(err)
+	}
+	if after := limit(s); after != before {
+		t.Errorf("memory_limit after a snapshot is %s, not %s", after, before)
+	}
+	s.Close()
+
+	cfg.DuckDB.LoadMemoryLimit = "1KB"
+	s = openStore(t, cfg)
+	defer s.Close()
+	_, err := s.Take(context.Background(), walker(t, cfg), catalog(t, cfg))
+	if err == nil || !strings.Contains(err.Error(), "config key duckdb.load_memory_limit") {
+		t.Errorf("a 1KB load limit: %v", err)
+	}
+	if after := limit(s); after != before {
+		t.Errorf("memory_limit after a failed snapshot is %s, not %s", after, before)
 	}
 }
