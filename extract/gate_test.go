@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -84,6 +85,59 @@ func TestGateAcquireEndsWithContext(t *testing.T) {
 		g.Throttle(time.Hour)
 		if err := g.Acquire(ctx); err != context.DeadlineExceeded {
 			t.Errorf("Acquire while paused: %v", err)
+		}
+	})
+}
+
+func TestGateServesHigherPriorityFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := NewGate(1, RealClock{})
+		if err := g.Acquire(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		order := make(chan int, 4)
+		for _, p := range []int{1, 5, 3, 5} {
+			go func() {
+				if err := g.Acquire(WithPriority(context.Background(), p)); err != nil {
+					t.Error(err)
+					return
+				}
+				order <- p
+				time.Sleep(time.Second)
+				g.Release()
+			}()
+			synctest.Wait()
+		}
+		g.Release()
+		var got []int
+		for range 4 {
+			got = append(got, <-order)
+		}
+		if want := []int{5, 5, 3, 1}; !slices.Equal(got, want) {
+			t.Errorf("served %v, want %v", got, want)
+		}
+		time.Sleep(2 * time.Second) // the last one releases
+	})
+}
+
+func TestGateWaiterGivingUpLetsLowerPriorityIn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := NewGate(1, RealClock{})
+		g.Acquire(context.Background())
+		ctx, cancel := context.WithCancel(context.Background())
+		high := make(chan error, 1)
+		go func() { high <- g.Acquire(WithPriority(ctx, 9)) }()
+		synctest.Wait()
+		low := make(chan error, 1)
+		go func() { low <- g.Acquire(WithPriority(context.Background(), 2)) }()
+		synctest.Wait()
+		cancel()
+		if err := <-high; err == nil {
+			t.Fatal("a cancelled waiter got a place")
+		}
+		g.Release()
+		if err := <-low; err != nil {
+			t.Fatal(err)
 		}
 	})
 }

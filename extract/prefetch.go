@@ -29,7 +29,7 @@ func (st *walkState) prefetched(ctx context.Context, tmpl func(int) string, next
 		go func() {
 			defer close(f.done)
 			if st.w.Client.Allowed(f.url) {
-				f.page, f.err = st.w.Client.GetPage(ctx, st.coll, f.url)
+				f.page, f.err = st.w.Client.GetPage(WithPriority(ctx, st.priority(k)), st.coll, f.url)
 			}
 		}()
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"regexp"
 	"strconv"
 	"time"
@@ -176,12 +177,25 @@ func (st *walkState) fetch(ctx context.Context, url string, n int) (*Page, error
 	if err := st.follow(url, n); err != nil {
 		return nil, err
 	}
-	p, err := st.w.Client.GetPage(ctx, st.coll, url)
+	p, err := st.w.Client.GetPage(WithPriority(ctx, st.priority(n)), st.coll, url)
 	if err != nil {
 		return nil, st.pageError(n, url, err)
 	}
 	p.URL = url
 	return p, nil
+}
+
+// priority is page n's place at the gate: the pages of its collection,
+// as its first page announced, so that the largest collections are walked
+// first and loaded into DuckDB while the small ones are walked (ranking by
+// pages left instead made every walk end together and every load wait for
+// the end: 200k records at 20 ms, 7.1 s against 5.8 s). First pages go
+// before all, so that every collection's size is known early.
+func (st *walkState) priority(n int) int {
+	if n == 1 {
+		return math.MaxInt32
+	}
+	return st.announced
 }
 
 // follow refuses a URL on another origin, and a URL visited before. The

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // loader loads each collection's tables into DuckDB as soon as its walk
@@ -17,11 +18,12 @@ import (
 // staged Parquet (which DuckDB so reads back) under the snapshot's ID; the
 // snapshot is still "running", so no latest_ view shows the rows.
 type loader struct {
-	r      *Run
-	ctx    context.Context
-	queue  chan string // walked (parent) tables
-	done   chan struct{}
-	closed sync.Once
+	r       *Run
+	ctx     context.Context
+	queue   chan string // walked (parent) tables
+	done    chan struct{}
+	closed  sync.Once
+	closing atomic.Bool // the walks are over
 
 	mu     sync.Mutex
 	loaded map[string]loadedTable
@@ -54,6 +56,13 @@ func (l *loader) run() {
 			continue
 		}
 		l.setErr(l.loadCollection(parent))
+		if len(l.queue) == 0 && !l.closing.Load() {
+			// Nothing else to load while walks go on: write the loads
+			// into the file now, rather than in the checkpoint at close
+			// (0.2-0.5 s after a 200k-record export).
+			_, err := l.r.s.db.ExecContext(l.ctx, "CHECKPOINT")
+			l.setErr(err)
+		}
 	}
 }
 
@@ -75,6 +84,7 @@ func (l *loader) failed() bool {
 // wait closes the queue and waits for the loads under way; it returns the
 // first load error.
 func (l *loader) wait() error {
+	l.closing.Store(true)
 	l.closed.Do(func() { close(l.queue) })
 	<-l.done
 	l.mu.Lock()
