@@ -125,7 +125,7 @@ func Default() Config {
 		Retry:       Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute},
 		Collections: map[string]string{},
 		Parquet:     Parquet{Dir: "parquet", Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 4 << 20, Writers: 2, RowsPerFile: 1_000_000},
-		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "128MB", LoadMemoryLimit: "64MB", Threads: 2, RowGroupSize: 16384},
+		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", LoadMemoryLimit: "64MB", Threads: 2, RowGroupSize: 16384},
 		LockWait:    30 * time.Second,
 		MetricsFile: "billsnap.prom",
 		Reports:     Reports{Dir: "reports", Formats: slices.Clone(ReportFormats), MaxRows: 500, Trend: 12},
