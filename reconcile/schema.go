@@ -24,8 +24,9 @@ func schemaSQL() []string {
 		// Rules join it on price_key (product plan charge ID/currency): with
 		// two join columns, one from each of two other tables, the planner
 		// may join it first on the currency alone, a near cross product.
+		`CREATE OR REPLACE MACRO cur.price_key(charge_id, currency) AS charge_id || '/' || currency`,
 		`CREATE OR REPLACE VIEW cur.prices AS
-		   SELECT product_plan_charge_id || '/' || currency_code AS price_key, product_plan_charge_id, currency_code, min(unit_price) AS unit_price
+		   SELECT cur.price_key(product_plan_charge_id, currency_code) AS price_key, product_plan_charge_id, currency_code, min(unit_price) AS unit_price
 		   FROM cur.product_plan_charge_pricings GROUP BY product_plan_charge_id, currency_code`,
 		`CREATE OR REPLACE MACRO cur.in_period(ts) AS
 		   getvariable('period_start') IS NULL OR (ts >= getvariable('period_start') AND ts < getvariable('period_end'))`,

@@ -94,6 +94,14 @@ func (l *loader) wait() error {
 	return l.err
 }
 
+// table is what was loaded of table name; ok is false when it was not.
+func (l *loader) table(name string) (lt loadedTable, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lt, ok = l.loaded[name]
+	return lt, ok
+}
+
 // loadCollection finishes and loads the tables of a walked collection: the
 // collection's own and those of its nested lists.
 func (l *loader) loadCollection(parent string) error {

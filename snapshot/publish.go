@@ -77,9 +77,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 func (r *Run) verified(t Table) (TableStats, error) {
 	w := r.writers[t.Name]
 	st := r.tableStats(t, w.rows)
-	r.loader.mu.Lock()
-	lt, ok := r.loader.loaded[t.Name]
-	r.loader.mu.Unlock()
+	lt, ok := r.loader.table(t.Name)
 	if !ok {
 		return st, fmt.Errorf("table %s was not loaded: %s", t.Name, orNotWalked(st.Problem))
 	}

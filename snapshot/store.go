@@ -64,8 +64,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() t
 	return s, nil
 }
 
-// Catalog is the name the database file is attached under.
-const Catalog = "billsnap"
+// attachedAs is the name the database file is attached under.
+const attachedAs = "billsnap"
 
 // openDuckDB opens the database file at path with the settings of cfg.
 // Every connection attaches the file (once per DuckDB instance) and uses
@@ -79,9 +79,9 @@ func openDuckDB(path string, cfg config.DuckDB) (*sql.DB, error) {
 		"preserve_insertion_order": {"false"}, "temp_directory": {path + ".tmp"},
 		"allocator_flush_threshold": {"8MB"}, "allocator_bulk_deallocation_flush_threshold": {"8MB"},
 		"allocator_background_threads": {"true"}}.Encode()
-	attach := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (ROW_GROUP_SIZE %d)", sqlString(path), Catalog, cfg.RowGroupSize)
+	attach := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (ROW_GROUP_SIZE %d)", sqlString(path), attachedAs, cfg.RowGroupSize)
 	c, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
-		for _, q := range []string{attach, "USE " + Catalog} {
+		for _, q := range []string{attach, "USE " + attachedAs} {
 			if _, err := ex.ExecContext(context.Background(), q, nil); err != nil {
 				return fmt.Errorf("duckdb %s: %w", path, err)
 			}

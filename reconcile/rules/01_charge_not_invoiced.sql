@@ -11,7 +11,7 @@ SELECT 'subscription_charge' AS entity,
               CASE WHEN p.unit_price IS NULL THEN ' (no price found, amount 0)' ELSE '' END) AS detail
 FROM cur.subscription_charges c
 LEFT JOIN cur.subscriptions s ON s.id = c.subscription_id
-LEFT JOIN cur.prices p ON p.price_key = c.product_plan_charge_id || '/' || s.currency_code
+LEFT JOIN cur.prices p ON p.price_key = cur.price_key(c.product_plan_charge_id, s.currency_code)
 WHERE c.status = 7 AND c.amount > 0
   AND NOT EXISTS (SELECT 1 FROM cur.invoice_lines l WHERE l.subscription_charge_id = c.id)
   AND cur.in_period(c.next_charge_date)

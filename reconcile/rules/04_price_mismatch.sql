@@ -11,6 +11,6 @@ SELECT 'invoice_line' AS entity,
               CAST(p.unit_price AS VARCHAR), i.currency_code) AS detail
 FROM cur.invoice_lines l
 JOIN cur.invoices i ON i.id = l.invoice_id
-JOIN cur.prices p ON p.price_key = l.product_plan_charge_id || '/' || i.currency_code
+JOIN cur.prices p ON p.price_key = cur.price_key(l.product_plan_charge_id, i.currency_code)
 WHERE abs(p.unit_price - l.unit_price) > 0.005
   AND cur.in_period(i.invoice_date)

@@ -10,6 +10,6 @@ SELECT 'subscription_charge' AS entity,
               cur.qty(c.amount), c.product_plan_charge_id, s.id, strftime(c.next_charge_date, '%Y-%m-%d %H:%M UTC')) AS detail
 FROM cur.subscription_charges c
 JOIN cur.subscriptions s ON s.id = c.subscription_id
-LEFT JOIN cur.prices p ON p.price_key = c.product_plan_charge_id || '/' || s.currency_code
+LEFT JOIN cur.prices p ON p.price_key = cur.price_key(c.product_plan_charge_id, s.currency_code)
 WHERE c.status = 1 AND c.amount > 0 AND s.state = 'Activated'
   AND c.next_charge_date < getvariable('as_of') - getvariable('grace')

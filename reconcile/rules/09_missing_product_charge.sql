@@ -10,7 +10,7 @@ SELECT 'subscription_product' AS entity,
               s.id, s.product_plan_id, ppc.id, ppc.full_name, ppc.default_amount) AS detail
 FROM cur.subscriptions s
 JOIN cur.product_plan_charges ppc ON ppc.product_plan_id = s.product_plan_id
-LEFT JOIN cur.prices p ON p.price_key = ppc.id || '/' || s.currency_code
+LEFT JOIN cur.prices p ON p.price_key = cur.price_key(ppc.id, s.currency_code)
 WHERE s.state = 'Activated'
   AND NOT EXISTS (SELECT 1 FROM cur.subscription_charges c
                   WHERE c.subscription_id = s.id AND c.product_plan_charge_id = ppc.id AND c.status = 1)
