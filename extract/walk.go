@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
 // Sink takes one collection's pages in NextPage order.
@@ -254,6 +256,7 @@ func (st *walkState) take(p *Page, n int) error {
 		return st.drifted
 	}
 	p.Records = kept
+	crashpoint.Hit("walk.page")
 	if err := st.sink.Page(p); err != nil {
 		return st.pageError(n, p.URL, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
 // loader loads each collection's tables into DuckDB as soon as its walk
@@ -64,6 +66,7 @@ func (l *loader) run() {
 			if _, err := s.db.ExecContext(l.ctx, "CHECKPOINT"); err != nil {
 				s.log.Debug("checkpoint while walking", "error", err)
 			}
+			crashpoint.Hit("load.checkpoint")
 		}
 	}
 }
@@ -137,6 +140,7 @@ func (l *loader) load(t Table, files []string) (loadedTable, error) {
 	if lt.parquetRows, err = res.RowsAffected(); err != nil {
 		return lt, err
 	}
+	crashpoint.Hit("load.insert")
 	lt.rows, lt.distinct, lt.idsSHA256, err = l.digestIDs(t.Name)
 	return lt, err
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/xitongsys/parquet-go/writer"
 
 	"github.com/billsnap/billsnap/config"
+
+	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
 var codecs = map[string]parquet.CompressionCodec{"snappy": parquet.CompressionCodec_SNAPPY, "zstd": parquet.CompressionCodec_ZSTD,
@@ -64,6 +66,7 @@ func (p *partWriter) write(row []any) error {
 		if err := p.w.Flush(false); err != nil {
 			return fmt.Errorf("parquet %s: %w", p.table.Name, err)
 		}
+		crashpoint.Hit("parquet.flush")
 	}
 	return nil
 }
@@ -77,10 +80,11 @@ func (p *partWriter) next() error {
 		return err
 	}
 	path := filepath.Join(p.dir, fmt.Sprintf("part-%05d.parquet", len(p.files)))
-	f, err := local.NewLocalFileWriter(path)
+	lf, err := local.NewLocalFileWriter(path)
 	if err != nil {
 		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
 	}
+	f := diskFile{lf.(*local.LocalFile)}
 	w, err := writer.NewCSVWriter(p.table.parquetSchema(), f, int64(p.cfg.Writers))
 	if err != nil {
 		f.Close()
@@ -99,8 +103,8 @@ func (p *partWriter) closeFile() error {
 		return nil
 	}
 	err := p.w.WriteStop()
-	if lf, ok := p.file.(*local.LocalFile); ok && err == nil {
-		err = lf.File.Sync()
+	if df, ok := p.file.(diskFile); ok && err == nil {
+		err = df.File.Sync()
 	}
 	if cerr := p.file.Close(); err == nil {
 		err = cerr
@@ -109,6 +113,7 @@ func (p *partWriter) closeFile() error {
 	if err != nil {
 		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
 	}
+	crashpoint.Hit("parquet.file")
 	return nil
 }
 
@@ -129,4 +134,15 @@ func (p *partWriter) abort() {
 		p.file.Close()
 	}
 	p.w, p.file = nil, nil
+}
+
+// diskFile is a staged Parquet file; crash tests make its writes fail as
+// on a full disk (crashpoint "parquet.write").
+type diskFile struct{ *local.LocalFile }
+
+func (f diskFile) Write(b []byte) (int, error) {
+	if err := crashpoint.Err("parquet.write"); err != nil {
+		return 0, err
+	}
+	return f.LocalFile.Write(b)
 }

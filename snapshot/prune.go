@@ -4,13 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
+
+	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
 // Prune keeps the newest keep complete snapshots and deletes the older
 // ones, with the incomplete and failed snapshots older than the oldest one
 // kept: their rows in every table (and in also, tables of other packages
-// keyed by snapshot_id) in one transaction, then their Parquet partitions.
+// keyed by snapshot_id) in one transaction, after their Parquet
+// partitions, which go in one change of the tree.
 // The latest complete snapshot is never deleted; keep 0 keeps all.
 func (s *Store) Prune(ctx context.Context, keep int, also ...string) ([]string, error) {
 	if keep <= 0 {
@@ -31,6 +33,12 @@ func (s *Store) Prune(ctx context.Context, keep int, also ...string) ([]string, 
 			tables = append(tables, t)
 		}
 	}
+	// Parquet first: a reader of the tree never sees a snapshot DuckDB no
+	// longer has, whenever the process dies.
+	if err := s.removePartitions(ids); err != nil {
+		return nil, err
+	}
+	crashpoint.Hit("prune.tree")
 	err = s.tx(ctx, func(tx *sql.Tx) error {
 		for _, t := range tables {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE list_contains(?, snapshot_id)", ids); err != nil {
@@ -42,13 +50,6 @@ func (s *Store) Prune(ctx context.Context, keep int, also ...string) ([]string, 
 	})
 	if err != nil {
 		return nil, err
-	}
-	for _, id := range ids {
-		for _, t := range Tables {
-			if err := os.RemoveAll(s.partitionDir(t.Name, id)); err != nil {
-				return ids, err
-			}
-		}
 	}
 	return ids, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
 // TableStats are one table's figures in a snapshot.
@@ -57,9 +59,11 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 		}
 		stats = append(stats, st)
 	}
+	crashpoint.Hit("publish.verified")
 	if err := r.s.tx(ctx, func(tx *sql.Tx) error { return r.manifest(ctx, tx, stats, status) }); err != nil {
 		return nil, fmt.Errorf("recording the snapshot in DuckDB: %w", err)
 	}
+	crashpoint.Hit("publish.manifest")
 	if status == StatusPublishing {
 		if err := r.s.publishParquet(r.ID); err != nil {
 			return nil, err
@@ -68,8 +72,10 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 		if err := r.s.setStatus(ctx, r.ID, status, ""); err != nil {
 			return nil, err
 		}
+		crashpoint.Hit("publish.complete")
 	}
 	r.removeStaging()
+	crashpoint.Hit("publish.done")
 	return &Summary{ID: r.ID, Status: status, Started: r.Started, Finished: r.s.now().UTC(), Tables: stats}, nil
 }
 

@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 )
 
 // recover finishes what an interrupted run left, with the lock held: a
 // snapshot stopped while walking is marked failed and its staging removed;
-// one stopped while its Parquet was renamed into place (its DuckDB side
-// committed) is rolled forward; staging and Parquet partitions of no
-// published snapshot are removed.
+// one stopped while its Parquet was being published (its DuckDB side
+// committed) is rolled forward; partitions of no complete snapshot are
+// taken out of the Parquet tree, and generations of it that a run left
+// half built are removed.
 func (s *Store) recover(ctx context.Context) error {
 	unfinished, err := s.snapshotsWith(ctx, StatusRunning, StatusPublishing)
 	if err != nil {
@@ -20,27 +21,53 @@ func (s *Store) recover(ctx context.Context) error {
 	}
 	for id, status := range unfinished {
 		if status == StatusPublishing {
-			s.log.Warn("finishing the publication of an interrupted snapshot", "snapshot", id)
-			if err := s.publishParquet(id); err != nil {
-				return err
-			}
-			if err := s.setStatus(ctx, id, StatusComplete, ""); err != nil {
-				return err
-			}
-			continue
+			err = s.rollForward(ctx, id)
+		} else {
+			s.log.Warn("a run was interrupted before publishing; its snapshot is marked failed", "snapshot", id)
+			err = s.failInterrupted(ctx, id, "interrupted before it was published")
 		}
-		s.log.Warn("a run was interrupted before publishing; its snapshot is marked failed", "snapshot", id)
-		if err := s.setStatus(ctx, id, StatusFailed, "interrupted before it was published"); err != nil {
-			return err
-		}
-		if err := s.deleteRows(ctx, id); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	if err := os.RemoveAll(s.stagingDir); err != nil {
 		return fmt.Errorf("removing staging: %w", err)
 	}
-	return s.removeStrayPartitions(ctx)
+	if err := s.removeStrayPartitions(ctx); err != nil {
+		return err
+	}
+	cur, err := s.tree.current()
+	if err == nil {
+		s.tree.removeOthers(cur)
+	}
+	return err
+}
+
+// rollForward finishes publishing snapshot id: its Parquet goes into the
+// tree from staging, unless the tree has it already.
+func (s *Store) rollForward(ctx context.Context, id string) error {
+	staged, _ := filepath.Glob(filepath.Join(s.stagingDir, id, "*"))
+	parts, err := s.tree.partitions()
+	if err != nil {
+		return err
+	}
+	if len(staged) == 0 && len(parts[id]) == 0 {
+		s.log.Warn("an interrupted snapshot lost its staged Parquet before it was published; it is marked failed", "snapshot", id)
+		return s.failInterrupted(ctx, id, "interrupted while publishing, and its staged Parquet is gone")
+	}
+	s.log.Warn("finishing the publication of an interrupted snapshot", "snapshot", id)
+	if err := s.publishParquet(id); err != nil {
+		return err
+	}
+	return s.setStatus(ctx, id, StatusComplete, "")
+}
+
+// failInterrupted records snapshot id failed with why and deletes its rows.
+func (s *Store) failInterrupted(ctx context.Context, id, why string) error {
+	if err := s.setStatus(ctx, id, StatusFailed, why); err != nil {
+		return err
+	}
+	return s.deleteRows(ctx, id)
 }
 
 // snapshotsWith returns the snapshots in the given statuses.
@@ -61,49 +88,76 @@ func (s *Store) snapshotsWith(ctx context.Context, statuses ...string) (map[stri
 	return out, rows.Err()
 }
 
-// removeStrayPartitions deletes Parquet partitions whose snapshot is not
-// complete: nothing but complete snapshots stays where readers look.
+// removeStrayPartitions takes the partitions of snapshots that are not
+// complete out of the Parquet tree: nothing but complete snapshots stays
+// where readers look.
 func (s *Store) removeStrayPartitions(ctx context.Context) error {
 	complete, err := s.snapshotsWith(ctx, StatusComplete)
 	if err != nil {
 		return err
 	}
-	dirs, _ := filepath.Glob(filepath.Join(s.parquetDir, "*", "snapshot=*"))
-	for _, d := range dirs {
-		if id := strings.TrimPrefix(filepath.Base(d), "snapshot="); complete[id] == "" {
-			s.log.Warn("removing Parquet of a snapshot that is not complete", "dir", d)
-			if err := os.RemoveAll(d); err != nil {
+	parts, err := s.tree.partitions()
+	if err != nil {
+		return err
+	}
+	var stray []string
+	for id := range parts {
+		if complete[id] == "" {
+			s.log.Warn("removing Parquet of a snapshot that is not complete", "snapshot", id)
+			stray = append(stray, id)
+		}
+	}
+	return s.removePartitions(stray)
+}
+
+// removePartitions takes the snapshots ids out of the Parquet tree, in one
+// change of it.
+func (s *Store) removePartitions(ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.tree.change(func(next string) error {
+		for _, id := range ids {
+			dirs, _ := filepath.Glob(filepath.Join(next, "*", "snapshot="+id))
+			for _, d := range dirs {
+				if err := os.RemoveAll(d); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// publishParquet puts the staged tables of snapshot id into the Parquet
+// tree, in one change of it; tables the tree has already are left alone.
+func (s *Store) publishParquet(id string) error {
+	staged, _ := filepath.Glob(filepath.Join(s.stagingDir, id, "*"))
+	parts, err := s.tree.partitions()
+	if err != nil {
+		return err
+	}
+	var todo []string
+	for _, src := range staged {
+		if !slices.Contains(parts[id], filepath.Base(src)) {
+			todo = append(todo, src)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	err = s.tree.change(func(next string) error {
+		for _, src := range todo {
+			if err := linkTree(src, filepath.Join(next, filepath.Base(src), "snapshot="+id)); err != nil {
 				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("publishing the Parquet of snapshot %s: %w", id, err)
 	}
 	return nil
-}
-
-// publishParquet renames the staged table directories of snapshot id into
-// the Parquet tree; a table already in place is left as it is.
-func (s *Store) publishParquet(id string) error {
-	staged, _ := filepath.Glob(filepath.Join(s.stagingDir, id, "*"))
-	for _, src := range staged {
-		table := filepath.Base(src)
-		dst := s.partitionDir(table, id)
-		if _, err := os.Stat(dst); err == nil {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := os.Rename(src, dst); err != nil {
-			return fmt.Errorf("publishing Parquet of %s: %w", table, err)
-		}
-		syncDir(filepath.Dir(dst))
-	}
-	return nil
-}
-
-// partitionDir is where a table's Parquet of snapshot id is published.
-func (s *Store) partitionDir(table, id string) string {
-	return filepath.Join(s.parquetDir, table, "snapshot="+id)
 }
 
 // syncDir makes a rename in dir durable; failures only cost durability.
@@ -132,4 +186,9 @@ func (s *Store) deleteRows(ctx context.Context, id string) error {
 		}
 	}
 	return nil
+}
+
+// partitionDir is where readers find a table's Parquet of snapshot id.
+func (s *Store) partitionDir(table, id string) string {
+	return filepath.Join(s.parquetDir, table, "snapshot="+id)
 }

@@ -84,10 +84,11 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The process dies after renaming two of the fifteen tables into place.
+	// The process dies while the next generation of the Parquet tree is
+	// half built: two of the fifteen tables are linked into it.
+	half := filepath.Join(cfg.Out, ".parquet-gen", "000002")
 	for _, table := range []string{"customers", "invoices"} {
-		os.MkdirAll(filepath.Join(cfg.Out, "parquet", table), 0o755)
-		if err := os.Rename(filepath.Join(cfg.Out, ".staging", run.ID, table), s.partitionDir(table, run.ID)); err != nil {
+		if err := linkTree(filepath.Join(cfg.Out, ".staging", run.ID, table), filepath.Join(half, table, "snapshot="+run.ID)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -96,6 +97,9 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 	defer s.Close()
 	if got := statuses(t, s.DB()); len(got) != 1 || got[0] != StatusComplete {
 		t.Fatalf("statuses after recovery %v", got)
+	}
+	if gens, _ := filepath.Glob(filepath.Join(cfg.Out, ".parquet-gen", "*")); len(gens) != 1 {
+		t.Errorf("generations of the Parquet tree after recovery: %v", gens)
 	}
 	key := srv.AnswerKey()
 	for _, tb := range Tables {

@@ -15,6 +15,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
 // Snapshot statuses.
@@ -31,6 +32,7 @@ type Store struct {
 	dir        string
 	db         *sql.DB
 	parquetDir string
+	tree       tree
 	stagingDir string
 	pq         config.Parquet
 	duck       config.DuckDB
@@ -49,7 +51,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() t
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dir: cfg.Out, parquetDir: filepath.Join(cfg.Out, cfg.Parquet.Dir), stagingDir: filepath.Join(cfg.Out, ".staging"),
+	parquetDir := filepath.Join(cfg.Out, cfg.Parquet.Dir)
+	s := &Store{dir: cfg.Out, parquetDir: parquetDir, tree: newTree(parquetDir), stagingDir: filepath.Join(cfg.Out, ".staging"),
 		pq: cfg.Parquet, duck: cfg.DuckDB, lock: lock, log: log, now: now}
 	if s.db, err = openDuckDB(filepath.Join(cfg.Out, cfg.DuckDB.File), cfg.DuckDB); err == nil {
 		err = s.migrate(ctx)
@@ -113,6 +116,7 @@ func (s *Store) ParquetDir() string { return s.parquetDir }
 // Close closes the database and releases the lock.
 func (s *Store) Close() error {
 	var err error
+	crashpoint.Hit("close")
 	if s.db != nil {
 		err = s.db.Close()
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -14,31 +13,32 @@ import (
 )
 
 var (
-	binaryOnce sync.Once
-	binaryPath string
-	binaryErr  error
+	binaryMu    sync.Mutex
+	binaryPaths = map[string]string{} // by build tags
 )
 
 // binary builds billsnap once per test run, for tests that drive the real
 // program as a child process.
-func binary(t *testing.T) string {
+func binary(t *testing.T) string { return binaryWithTags(t, "") }
+
+// binaryWithTags builds billsnap with the build tags tags, once per run.
+func binaryWithTags(t *testing.T, tags string) string {
 	t.Helper()
-	binaryOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "billsnap-bin-")
-		if err != nil {
-			binaryErr = err
-			return
-		}
-		binaryPath = filepath.Join(dir, "billsnap")
-		out, err := exec.Command("go", "build", "-o", binaryPath, ".").CombinedOutput()
-		if err != nil {
-			binaryErr = fmt.Errorf("%w: %s", err, out)
-		}
-	})
-	if binaryErr != nil {
-		t.Fatalf("building billsnap: %v", binaryErr)
+	binaryMu.Lock()
+	defer binaryMu.Unlock()
+	if p := binaryPaths[tags]; p != "" {
+		return p
 	}
-	return binaryPath
+	dir, err := os.MkdirTemp("", "billsnap-bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "billsnap")
+	if out, err := exec.Command("go", "build", "-tags", tags, "-o", path, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building billsnap (tags %q): %v: %s", tags, err, out)
+	}
+	binaryPaths[tags] = path
+	return path
 }
 
 // lines collects a child's output line by line and lets a test wait for a

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+// crashMoment is when a crash test kills the export: at a named crash
+// point of a binary built with the tag crashpoints (internal/crashpoint),
+// or at the n-th change the kernel reports on a file of the output
+// directory (inotify), which lands inside DuckDB's own writes.
+type crashMoment struct {
+	at     string // BILLSNAP_CRASH_AT
+	file   string // or: a file of the output directory…
+	events uint32 // …the kinds of change counted…
+	n      int    // …and the count at which the export is killed
+	keep   int    // retention.keep of the run (0: keep all)
+	after  outcome
+}
+
+// outcome is which snapshot readers must see as latest after the crash.
+type outcome int
+
+const (
+	previous outcome = iota // the crash comes before the new snapshot's commit point
+	next                    // the crash comes after it
+	either                  // the moment may come before or after it
+)
+
+func (m crashMoment) String() string {
+	if m.at != "" {
+		return m.at
+	}
+	return fmt.Sprintf("%s-change-%d", m.file, m.n)
+}
+
+var crashMoments = []crashMoment{
+	{at: "walk.page#1"},
+	{at: "walk.page#60"},
+	{at: "walk.page#100"},
+	{at: "parquet.flush#1"},
+	{at: "parquet.file#5"},
+	{at: "load.insert#1"},
+	{at: "load.insert#9"},
+	{at: "load.insert#15"},
+	{at: "publish.verified"},
+	{at: "publish.manifest"},
+	{at: "tree.link#7"},
+	{at: "tree.built"},
+	{at: "tree.swapped"},
+	{at: "publish.complete", after: next},
+	{at: "publish.done", after: next},
+	{at: "prune.tree", keep: 1, after: next},
+	{at: "close", after: next},
+	{file: "billsnap.duckdb.wal", events: unix.IN_MODIFY, n: 1},
+	{file: "billsnap.duckdb.wal", events: unix.IN_MODIFY, n: 40},
+	{file: "billsnap.duckdb", events: unix.IN_MODIFY, n: 1, after: either},
+	{file: "billsnap.duckdb", events: unix.IN_MODIFY, n: 25, after: either},
+	{file: "parquet", events: unix.IN_MOVED_TO, n: 1},
+}
+
+// crashBench is a store holding one complete snapshot (of first), to be
+// copied for each case, and a second sandbox whose export is interrupted.
+type crashBench struct {
+	bin, template, firstID string
+	first, second          *sandbox.Server
+}
+
+func newCrashBench(t *testing.T) *crashBench {
+	b := &crashBench{bin: binaryWithTags(t, "crashpoints"), template: t.TempDir(),
+		first:  serveSandbox(t, sandbox.Options{Seed: 61, Customers: 60, Planted: 1}, ""),
+		second: serveSandbox(t, sandbox.Options{Seed: 62, Customers: 300, Planted: 1}, "")}
+	if out, err := childExport(b.bin, b.first, b.template).CombinedOutput(); err != nil {
+		t.Fatalf("first export: %v\n%s", err, out)
+	}
+	withDB(t, b.template, func(db *sql.DB) { db.QueryRow("SELECT id FROM latest_snapshot").Scan(&b.firstID) })
+	return b
+}
+
+// store is a copy of the template store.
+func (b *crashBench) store(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), "out")
+	if out, err := exec.Command("cp", "-a", b.template, dir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	return dir
+}
+
+// key is the answer key of snapshot id.
+func (b *crashBench) key(id string) sandbox.AnswerKey {
+	if id == b.firstID {
+		return b.first.AnswerKey()
+	}
+	return b.second.AnswerKey()
+}
+
+// recovers checks that the next export of dir completes, becomes latest
+// and cleans up.
+func (b *crashBench) recovers(t *testing.T, dir string) {
+	t.Helper()
+	if out, err := childExport(b.bin, b.second, dir).CombinedOutput(); err != nil {
+		t.Fatalf("the export after the crash: %v\n%s", err, out)
+	}
+	if latest := checkReaders(t, dir, b.key); latest == b.firstID {
+		t.Error("the export after the crash did not become latest")
+	}
+	checkCleanedUp(t, dir)
+}
+
+// An export killed at any of 22 moments leaves a store that opens, whose
+// readers see the previous complete snapshot (or, after the commit point,
+// the new one) whole, with nothing half published in the Parquet tree; the
+// next export completes and cleans up.
+func TestCrashAtAnyMomentKeepsTheLastGoodSnapshot(t *testing.T) {
+	b := newCrashBench(t)
+	for _, m := range crashMoments {
+		t.Run(m.String(), func(t *testing.T) {
+			dir := b.store(t)
+			crash(t, b.bin, b.second, dir, m)
+			latest := checkReaders(t, dir, b.key)
+			if m.after != either && (latest != b.firstID) != (m.after == next) {
+				t.Errorf("after the crash latest_ is snapshot %s (the first is %s)", latest, b.firstID)
+			}
+			b.recovers(t, dir)
+		})
+	}
+}
+
+// A disk that fills up part-way — from the n-th write of a staged Parquet
+// file, or the n-th link of the next Parquet tree, every write fails with
+// ENOSPC — stops the export with exit 1 and a message that says so;
+// readers still see the previous snapshot whole; the next export
+// completes.
+func TestDiskFullKeepsTheLastGoodSnapshot(t *testing.T) {
+	b := newCrashBench(t)
+	for _, at := range []string{"parquet.write#30", "tree.link#5"} {
+		t.Run(at, func(t *testing.T) {
+			dir := b.store(t)
+			out, err := childExport(b.bin, b.second, dir, "BILLSNAP_FAIL_AT="+at).CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitFailure || !strings.Contains(string(out), "no space left on device") {
+				t.Fatalf("a full disk: %v; output:\n%s", err, out)
+			}
+			t.Logf("%s", out)
+			if latest := checkReaders(t, dir, b.key); latest != b.firstID {
+				t.Errorf("after a full disk latest_ is %s", latest)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".staging")); !os.IsNotExist(err) {
+				t.Errorf("staging left after a full disk: %v", err)
+			}
+			b.recovers(t, dir)
+		})
+	}
+}
+
+// childExport is the real binary exporting srv into dir.
+func childExport(bin string, srv *sandbox.Server, dir string, env ...string) *exec.Cmd {
+	cmd := exec.Command(bin, "export", "--out", dir, "--progress", "none")
+	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(),
+		"BILLSNAP_FRONT_URL="+srv.FrontURL(), "BILLSNAP_OUT=")
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+// crash runs an export of srv into dir and kills it at moment m; it fails
+// the test if the export ended on its own.
+func crash(t *testing.T, bin string, srv *sandbox.Server, dir string, m crashMoment) {
+	t.Helper()
+	var env []string
+	if m.at != "" {
+		env = append(env, "BILLSNAP_CRASH_AT="+m.at)
+	}
+	cfg := filepath.Join(t.TempDir(), "billsnap.yml")
+	os.WriteFile(cfg, fmt.Appendf(nil, "retention: {keep: %d}\n", m.keep), 0o644)
+	cmd := childExport(bin, srv, dir, env...)
+	cmd.Args = append(cmd.Args, "--config", cfg)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if m.file != "" {
+		stop := killOnChange(t, cmd, dir, m.file, m.events, m.n)
+		defer stop()
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the export was not killed at %s (%v); output:\n%s", m, err, out.String())
+	}
+}
+
+// killOnChange kills cmd (once started) at the n-th change of kind events
+// to file in dir, as the kernel reports them.
+func killOnChange(t *testing.T, cmd *exec.Cmd, dir, file string, events uint32, n int) (stop func()) {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := unix.InotifyAddWatch(fd, dir, events); err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), "inotify")
+	go func() {
+		buf, seen := make([]byte, 64<<10), 0
+		for {
+			k, err := f.Read(buf)
+			if err != nil {
+				return
+			}
+			for off := 0; off+unix.SizeofInotifyEvent <= k; {
+				ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+				name := strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)]), "\x00")
+				off += unix.SizeofInotifyEvent + int(ev.Len)
+				if name == file {
+					if seen++; seen == n && cmd.Process != nil {
+						cmd.Process.Signal(syscall.SIGKILL)
+					}
+				}
+			}
+		}
+	}()
+	return func() { f.Close() }
+}
+
+// withDB opens the store's DuckDB file read-only, as a reader would, and
+// closes it after fn.
+func withDB(t *testing.T, dir string, fn func(*sql.DB)) {
+	t.Helper()
+	db, err := sql.Open("duckdb", filepath.Join(dir, "billsnap.duckdb")+"?access_mode=READ_ONLY")
+	if err == nil {
+		err = db.Ping()
+	}
+	if err != nil {
+		t.Fatalf("the DuckDB file does not open: %v", err)
+	}
+	defer db.Close()
+	fn(db)
+}
+
+// checkReaders checks what readers of dir see: latest_ views equal to the
+// answer key of the latest complete snapshot, and in the Parquet tree only
+// whole snapshots that DuckDB has committed, equal to their answer keys,
+// and nothing else. It returns the latest snapshot's ID.
+func checkReaders(t *testing.T, dir string, key func(id string) sandbox.AnswerKey) (latest string) {
+	t.Helper()
+	parts := partitionsOf(t, filepath.Join(dir, "parquet"))
+	withDB(t, dir, func(db *sql.DB) {
+		if err := db.QueryRow("SELECT id FROM latest_snapshot").Scan(&latest); err != nil {
+			t.Fatalf("no latest snapshot: %v", err)
+		}
+		checkTables(t, db, key(latest), func(table string) string { return "latest_" + table })
+		for id, tables := range parts {
+			var status string
+			db.QueryRow("SELECT status FROM snapshots WHERE id = ?", id).Scan(&status)
+			if status != "complete" && status != "publishing" {
+				t.Errorf("the Parquet tree shows snapshot %s, which DuckDB records as %q", id, status)
+			}
+			if len(tables) != len(key(id).Tables) {
+				t.Errorf("the Parquet tree shows %d tables of snapshot %s", len(tables), id)
+			}
+			checkTables(t, db, key(id), func(table string) string {
+				return fmt.Sprintf("read_parquet('%s')", filepath.Join(dir, "parquet", table, "snapshot="+id, "*.parquet"))
+			})
+		}
+	})
+	return latest
+}
+
+// checkTables compares the ID sets of every table, read from from(table),
+// with the answer key.
+func checkTables(t *testing.T, db *sql.DB, key sandbox.AnswerKey, from func(table string) string) {
+	t.Helper()
+	for table, want := range key.Tables {
+		var n, distinct int
+		var h string
+		q := "SELECT count(DISTINCT id), " + idsHash + " FROM " + from(table)
+		if err := db.QueryRow(q).Scan(&distinct, &n, &h); err != nil {
+			t.Errorf("%s: %v", from(table), err)
+			continue
+		}
+		if n != want.Count || distinct != n || h != want.IDsSHA256 {
+			t.Errorf("%s: %d rows (%d distinct), hash %.12s; answer key %d, %.12s", from(table), n, distinct, h, want.Count, want.IDsSHA256)
+		}
+	}
+}
+
+var partFile = regexp.MustCompile(`^[a-z_]+/snapshot=[0-9TZ-]+/part-\d{5}\.parquet$`)
+
+// partitionsOf lists the snapshots in a Parquet tree with their tables,
+// and fails the test on any file that is not a part of a partition.
+func partitionsOf(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	parts := map[string][]string{}
+	err := filepath.WalkDir(root+"/", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if !partFile.MatchString(rel) {
+			t.Errorf("a reader of the Parquet tree sees %s", rel)
+			return nil
+		}
+		table, part, _ := strings.Cut(rel, "/")
+		id := strings.TrimPrefix(filepath.Dir(part), "snapshot=")
+		if ts := parts[id]; len(ts) == 0 || ts[len(ts)-1] != table {
+			parts[id] = append(ts, table)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return parts
+}
+
+// checkCleanedUp checks that a completed export left no staging, one
+// generation of the Parquet tree and no unfinished snapshot.
+func checkCleanedUp(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, ".staging")); !os.IsNotExist(err) {
+		t.Errorf("staging left: %v", err)
+	}
+	if gens, _ := filepath.Glob(filepath.Join(dir, ".parquet-gen", "*")); len(gens) != 1 {
+		t.Errorf("generations of the Parquet tree: %v", gens)
+	}
+	withDB(t, dir, func(db *sql.DB) {
+		var n int
+		db.QueryRow("SELECT count(*) FROM snapshots WHERE status IN ('running', 'publishing')").Scan(&n)
+		if n != 0 {
+			t.Errorf("%d snapshots still running or publishing", n)
+		}
+	})
+}

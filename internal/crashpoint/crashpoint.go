@@ -1,0 +1,33 @@
+// Package crashpoint marks the moments at which crash tests kill billsnap
+// or make its disk fail. In an ordinary build Hit and Err do nothing (Err
+// returns nil); in a binary built with the tag crashpoints, two variables
+// of the environment arm them:
+//
+//	BILLSNAP_CRASH_AT=name[#n]  the n-th Hit(name) (default the first) kills
+//	                            the process with SIGKILL, as a power cut or
+//	                            the OOM killer would
+//	BILLSNAP_FAIL_AT=name[#n]   the n-th Err(name) and every later one return
+//	                            an error wrapping syscall.ENOSPC: the disk is
+//	                            full from then on
+//
+// The names are the moments listed in Names.
+package crashpoint
+
+// Names are the moments the code marks, in the order an export meets them.
+var Names = []string{
+	"walk.page",        // a page was handed to its sink
+	"parquet.write",    // (Err) bytes go to a staged Parquet file
+	"parquet.flush",    // rows were encoded into a staged Parquet file
+	"parquet.file",     // a staged Parquet file was finished and synced
+	"load.insert",      // a table's rows were inserted into DuckDB, not yet counted
+	"load.checkpoint",  // DuckDB checkpointed while walks go on
+	"publish.verified", // every count agrees; nothing recorded yet
+	"publish.manifest", // the manifest is committed with status publishing
+	"tree.link",        // (Hit and Err) a file was linked into the next Parquet tree
+	"tree.built",       // the next Parquet tree is built, not yet shown
+	"tree.swapped",     // readers see the next tree; the old one is not removed
+	"publish.complete", // the snapshot is recorded complete; staging is left
+	"publish.done",     // staging removed
+	"prune.db",         // pruned snapshots are gone from DuckDB, not yet from Parquet
+	"close",            // everything done, DuckDB not yet closed
+}
