@@ -43,6 +43,15 @@ type KeyFinding struct {
 	Currency string `json:"currency"`
 }
 
+// Records is how many rows the key's tables hold together.
+func (k AnswerKey) Records() int {
+	n := 0
+	for _, t := range k.Tables {
+		n += t.Count
+	}
+	return n
+}
+
 // HashIDs is the answer key's hash of a set of IDs.
 func HashIDs(ids []string) string {
 	s := slices.Clone(ids)
@@ -60,10 +69,8 @@ func (s *Sandbox) AnswerKey() AnswerKey {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	k := AnswerKey{Seed: s.opts.Seed, Customers: s.opts.Customers, Planted: s.opts.Planted, Now: s.data.Now,
-		Tables: map[string]TableKey{}, Rules: map[string][]KeyFinding{}}
-	for table, ids := range s.tableIDs() {
-		k.Tables[table] = TableKey{Count: len(ids), IDsSHA256: HashIDs(ids)}
-	}
+		Rules: map[string][]KeyFinding{}}
+	k.Tables = s.tableKeys()
 	for n := 1; n <= 14; n++ {
 		k.Rules[RuleIDs[n]] = []KeyFinding{}
 	}
@@ -71,6 +78,16 @@ func (s *Sandbox) AnswerKey() AnswerKey {
 		k.Rules[f.Rule] = append(k.Rules[f.Rule], KeyFinding{Entity: f.Entity, EntityID: f.EntityID, Amount: f.Amount.String(), Currency: f.Currency})
 	}
 	return k
+}
+
+// tableKeys is the count and hash of the IDs of every export table; the
+// caller holds s.mu.
+func (s *Sandbox) tableKeys() map[string]TableKey {
+	keys := map[string]TableKey{}
+	for table, ids := range s.tableIDs() {
+		keys[table] = TableKey{Count: len(ids), IDsSHA256: HashIDs(ids)}
+	}
+	return keys
 }
 
 // tableIDs lists the IDs of every export table from the served lists.

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -16,12 +17,39 @@ func (s *Sandbox) drift(l *list, coll string, page int) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.history) == 0 {
+		s.history = append(s.history, s.tableKeys())
+	}
 	if insert {
 		l.insertFront(s.freshRecord(l))
 	}
 	if del {
 		l.deleteFront()
 	}
+	s.history = append(s.history, s.tableKeys())
+}
+
+// States lists, per table, every state it has been in since the sandbox
+// started, as the answer key's count and hash of its IDs: the first one,
+// and one after each drift fault. A walk that overlaps a drift is
+// consistent when it equals one of them; a snapshot equal to none is
+// wrong.
+func (s *Sandbox) States() map[string][]TableKey {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	history := s.history
+	if len(history) == 0 {
+		history = []map[string]TableKey{s.tableKeys()}
+	}
+	out := map[string][]TableKey{}
+	for _, keys := range history {
+		for table, k := range keys {
+			if !slices.Contains(out[table], k) {
+				out[table] = append(out[table], k)
+			}
+		}
+	}
+	return out
 }
 
 // freshRecord makes a record for l that triggers no reconciliation rule on

@@ -25,6 +25,11 @@ import (
 //	insert=COLL@P delete=COLL@P      after serving page P, a record is inserted
 //	                                 at (deleted from) the front of the list
 //	oversize=COLL@P                  page P carries 101 records
+//	echo=0.01                        rate of a 400 whose message repeats the
+//	                                 request's Authorization header, as a
+//	                                 gateway dumping the request might
+//	keylink=COLL@P                   page P's NextPage carries the API key in
+//	                                 its query (access_token=…)
 //
 // COLL is a list name on front_url (Customers, ProductPlans, …; case does
 // not matter), which also covers its /v3 query endpoint. A trigger COLL@P
@@ -34,9 +39,10 @@ type Faults struct {
 	Latency, Jitter                 time.Duration
 	Err500, Err502, Err503, TooMany float64
 	RetryAfter                      time.Duration
-	Truncate, Reset, HTML           float64
+	Truncate, Reset, HTML, Echo     float64
 	Loop, Foreign, TotalCount       []*Trigger
 	Insert, Delete, Oversize        []*Trigger
+	KeyLink                         []*Trigger
 	ForeignHost                     string
 
 	mu sync.Mutex
@@ -99,12 +105,12 @@ func (f *Faults) set(name, val string) error {
 
 func (f *Faults) rate(name string) *float64 {
 	return map[string]*float64{"500": &f.Err500, "502": &f.Err502, "503": &f.Err503, "429": &f.TooMany,
-		"truncate": &f.Truncate, "reset": &f.Reset, "html": &f.HTML}[name]
+		"truncate": &f.Truncate, "reset": &f.Reset, "html": &f.HTML, "echo": &f.Echo}[name]
 }
 
 func (f *Faults) triggers(name string) *[]*Trigger {
 	return map[string]*[]*Trigger{"loop": &f.Loop, "foreign": &f.Foreign, "totalcount": &f.TotalCount,
-		"insert": &f.Insert, "delete": &f.Delete, "oversize": &f.Oversize}[name]
+		"insert": &f.Insert, "delete": &f.Delete, "oversize": &f.Oversize, "keylink": &f.KeyLink}[name]
 }
 
 // parseTrigger reads COLL, COLL@P or COLL@P/N.

@@ -149,6 +149,9 @@ func (s *Sandbox) injectFault(w http.ResponseWriter, r *http.Request, object int
 			writeError(w, r, e)
 		}},
 		{f.HTML, func() { writeHTML(w, http.StatusOK, "Please sign in") }},
+		{f.Echo, func() {
+			writeError(w, r, errorf(object, TypeBadRequest, "Request rejected by the gateway: Authorization: %s", r.Header.Get("Authorization")))
+		}},
 	} {
 		if u < c.rate {
 			c.act()

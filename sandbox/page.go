@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,6 +82,9 @@ func (s *Sandbox) buildPage(r *http.Request, coll string, page int, items [][]by
 	}
 	if f.fire(f.Loop, coll, page) {
 		p.NextPage = ptr(pageLink(r, max(1, page-1)))
+	}
+	if p.NextPage != nil && f.fire(f.KeyLink, coll, page) {
+		p.NextPage = ptr(*p.NextPage + "&access_token=" + url.QueryEscape(s.key))
 	}
 	if f.fire(f.Foreign, coll, page) {
 		p.NextPage = ptr(f.ForeignHost + strings.TrimPrefix(pageLink(r, page+1), origin(r)))

@@ -24,6 +24,8 @@ type Sandbox struct {
 	data  *Dataset
 	lists map[string]*list // by lower-case list name
 
+	history []map[string]TableKey // table keys before and after each drift
+
 	key    string
 	faults *Faults
 

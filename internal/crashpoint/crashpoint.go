@@ -1,7 +1,7 @@
-// Package crashpoint marks the moments at which crash tests kill billsnap
-// or make its disk fail. In an ordinary build Hit and Err do nothing (Err
-// returns nil); in a binary built with the tag crashpoints, two variables
-// of the environment arm them:
+// Package crashpoint marks the moments at which crash tests kill billsnap,
+// make its disk fail or make it panic. In an ordinary build Hit and Err do
+// nothing (Err returns nil); in a binary built with the tag crashpoints,
+// variables of the environment arm them:
 //
 //	BILLSNAP_CRASH_AT=name[#n]  the n-th Hit(name) (default the first) kills
 //	                            the process with SIGKILL, as a power cut or
@@ -9,13 +9,14 @@
 //	BILLSNAP_FAIL_AT=name[#n]   the n-th Err(name) and every later one return
 //	                            an error wrapping syscall.ENOSPC: the disk is
 //	                            full from then on
+//	BILLSNAP_PANIC_AT=name[#n]  the n-th Hit(name) panics
 //
 // The names are the moments listed in Names.
 package crashpoint
 
 // Names are the moments the code marks, in the order an export meets them.
 var Names = []string{
-	"walk.page",        // a page was handed to its sink
+	"walk.page",        // a page is about to go to its sink
 	"parquet.write",    // (Err) bytes go to a staged Parquet file
 	"parquet.flush",    // rows were encoded into a staged Parquet file
 	"parquet.file",     // a staged Parquet file was finished and synced

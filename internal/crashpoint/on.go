@@ -15,10 +15,15 @@ var (
 	mu     sync.Mutex
 	hits   = map[string]int{}
 	misses = map[string]int{}
+	panics = map[string]int{}
 )
 
-// Hit kills the process with SIGKILL at the moment BILLSNAP_CRASH_AT names.
+// Hit kills the process with SIGKILL at the moment BILLSNAP_CRASH_AT
+// names, or panics at the one BILLSNAP_PANIC_AT names.
 func Hit(name string) {
+	if armed("BILLSNAP_PANIC_AT", name, panics, false) {
+		panic("crashpoint " + name + " (BILLSNAP_PANIC_AT)")
+	}
 	if !armed("BILLSNAP_CRASH_AT", name, hits, false) {
 		return
 	}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"database/sql"
+	"encoding/base64"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+// secretForms are the ways a key could leak: as itself, in the
+// Authorization header's base64 (padded, unpadded, URL alphabet) and
+// escaped for a URL.
+func secretForms(key string) []string {
+	b := []byte(key)
+	return []string{key, base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b),
+		base64.URLEncoding.EncodeToString(b), url.QueryEscape(key)}
+}
+
+// The API key never appears in stdout, stderr (the log, at debug level),
+// the DuckDB file, the Parquet files, the reports, the metrics file or a
+// panic's output — after exports under faults, contract breaks, an
+// authentication failure, a NextPage to another host (which gets no
+// request), NextPage links that carry the key, error messages that repeat
+// it, and panics, and after reconcile, report, status, query and
+// check-config. Every output is searched for every form of the key:
+// text files as bytes, XLSX unzipped, DuckDB and Parquet through SQL
+// over every row of every table.
+func TestTheKeyAppearsInNoOutput(t *testing.T) {
+	bin := binaryWithTags(t, "crashpoints")
+	var foreign atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { foreign.Add(1) }))
+	defer other.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cfg := filepath.Join(dir, "billsnap.yml")
+	os.WriteFile(cfg, []byte("retry: {max_attempts: 10}\nmetrics_file: billsnap.prom\n"), 0o644)
+	wrongKey := "wrong-key-0b1e-" + strings.Repeat("q", 8)
+	var outputs bytes.Buffer
+	for _, step := range []struct {
+		faults string
+		env    []string
+		args   []string
+		code   int
+	}{
+		{soakFaults, nil, []string{"run", "--format", "md,html,xlsx,csv,json"}, exitMaterial},
+		{"keylink=Customers@1,keylink=Invoices@2", nil, []string{"export"}, exitOK},
+		{"echo=0.05", nil, []string{"export"}, exitFailure},
+		{"html=0.3", nil, []string{"export"}, exitFailure},
+		{"loop=Invoices@2", nil, []string{"export"}, exitFailure},
+		{"foreign=Customers@1,foreign-host=" + other.URL, nil, []string{"export"}, exitFailure},
+		{"", []string{"BILLSNAP_API_KEY=" + wrongKey}, []string{"export"}, exitFailure},
+		{"", []string{"BILLSNAP_PANIC_AT=walk.page#3"}, []string{"export"}, 2},
+		{"", []string{"BILLSNAP_PANIC_AT=publish.verified"}, []string{"export"}, exitFailure},
+		{"", nil, []string{"reconcile", "--format", "json"}, exitMaterial},
+		{"", nil, []string{"report", "--format", "md,html,xlsx,csv,json"}, exitMaterial},
+		{"", nil, []string{"status"}, exitOK},
+		{"", nil, []string{"query", "SELECT * FROM runs"}, exitOK},
+		{"", nil, []string{"check-config"}, exitOK},
+	} {
+		srv := serveSandbox(t, sandbox.Options{Seed: 71, Customers: 150, Planted: 1}, step.faults)
+		args := []string{step.args[0], "--out", out}
+		if step.args[0] != "query" {
+			args = append(args, "--config", cfg)
+		}
+		cmd := exec.Command(bin, append(args, step.args[1:]...)...)
+		cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(),
+			"BILLSNAP_FRONT_URL="+srv.FrontURL(), "BILLSNAP_LOG_LEVEL=debug", "BILLSNAP_OUT=")
+		cmd.Env = append(cmd.Env, step.env...)
+		b, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != step.code {
+			t.Errorf("%v %s: exit %d, want %d:\n%s", step.args, step.faults+strings.Join(step.env, " "), code, step.code, b)
+		}
+		outputs.Write(b)
+	}
+	if !strings.Contains(outputs.String(), "panic: crashpoint walk.page") || !strings.Contains(outputs.String(), "the job panicked") {
+		t.Error("the panics did not happen")
+	}
+	if foreign.Load() != 0 {
+		t.Errorf("the other host got %d requests", foreign.Load())
+	}
+	for _, key := range []string{exportKey, wrongKey} {
+		for _, form := range secretForms(key) {
+			if bytes.Contains(outputs.Bytes(), []byte(form)) {
+				t.Errorf("stdout or stderr holds the key as %q", form)
+			}
+			searchFiles(t, out, form)
+			searchDuckDB(t, out, form)
+		}
+	}
+}
+
+// searchFiles fails the test if a file under dir other than DuckDB's and
+// Parquet (searched through SQL) holds s; an XLSX is searched unzipped.
+func searchFiles(t *testing.T, dir, s string) {
+	t.Helper()
+	seen := 0
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || strings.HasSuffix(path, ".parquet") || strings.Contains(path, "billsnap.duckdb") {
+			return err
+		}
+		seen++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(path, ".xlsx") {
+			b = unzipAll(t, b)
+		}
+		if bytes.Contains(b, []byte(s)) {
+			t.Errorf("%s holds the key as %q", path, s)
+		}
+		return nil
+	})
+	if seen < 5 {
+		t.Errorf("only %d report and metrics files to search", seen)
+	}
+}
+
+func unzipAll(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all bytes.Buffer
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(&all, rc)
+		rc.Close()
+	}
+	return all.Bytes()
+}
+
+// searchDuckDB fails the test if a row of a table of the DuckDB file, or a
+// row of a Parquet file, holds s in any column.
+func searchDuckDB(t *testing.T, dir, s string) {
+	t.Helper()
+	withDB(t, dir, func(db *sql.DB) {
+		rows, err := db.Query("SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var from []string
+		for rows.Next() {
+			var name string
+			rows.Scan(&name)
+			from = append(from, `"`+name+`"`)
+		}
+		rows.Close()
+		from = append(from, "read_parquet('"+filepath.Join(dir, "parquet", "*", "*", "*.parquet")+"', union_by_name = true)")
+		if len(from) < 20 {
+			t.Fatalf("only %d tables to search", len(from))
+		}
+		for _, f := range from {
+			var n int
+			if err := db.QueryRow("SELECT count(*) FROM "+f+" AS r WHERE contains(CAST(r AS VARCHAR), ?)", s).Scan(&n); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if n > 0 {
+				t.Errorf("%d rows of %s hold the key as %q", n, f, s)
+			}
+		}
+	})
+}
