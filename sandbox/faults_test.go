@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"encoding/base64"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +59,9 @@ func TestRateFaults(t *testing.T) {
 			}
 		}},
 		{"latency=1ms,jitter=1ms", func(t *testing.T, srv *Server, r response) { r.page(t) }},
+		{"echo=1", func(t *testing.T, srv *Server, r response) {
+			srv.wantError(t, r, 400, 21000, "Authorization: Bearer "+base64.StdEncoding.EncodeToString([]byte(testKey)))
+		}},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
 			srv := start(t, Options{Seed: 1, Customers: 20}, tc.spec)
@@ -123,6 +128,25 @@ func TestPageTriggers(t *testing.T) {
 		}
 		if srv.AnswerKey().Tables["customers"].Count != p2.Paging.TotalCount {
 			t.Error("answer key does not follow the inserted record")
+		}
+	})
+	t.Run("keylink", func(t *testing.T) {
+		srv := start(t, Options{Seed: 1, Customers: n}, "keylink=Customers@1")
+		if next := *first(srv).Paging.NextPage; !strings.HasSuffix(next, "page=2&access_token="+url.QueryEscape(testKey)) {
+			t.Errorf("NextPage %q does not carry the key", next)
+		}
+	})
+	t.Run("states", func(t *testing.T) {
+		srv := start(t, Options{Seed: 1, Customers: n}, "insert=Customers@1/2")
+		before := srv.AnswerKey().Tables["customers"]
+		first(srv)
+		first(srv)
+		states := srv.States()["customers"]
+		if len(states) != 3 || states[0] != before || states[2] != srv.AnswerKey().Tables["customers"] || states[1].Count != before.Count+1 {
+			t.Errorf("states of customers after two inserts: %v (before %v)", states, before)
+		}
+		if len(srv.States()["tax_rules"]) != 1 {
+			t.Error("a table drift did not touch has more than one state")
 		}
 	})
 	t.Run("delete", func(t *testing.T) {
