@@ -191,13 +191,15 @@ func crash(t *testing.T, bin string, srv *sandbox.Server, dir string, m crashMom
 	cmd.Args = append(cmd.Args, "--config", cfg)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	started := make(chan *os.Process, 1)
 	if m.file != "" {
-		stop := killOnChange(t, cmd, dir, m.file, m.events, m.n)
+		stop := killOnChange(t, started, dir, m.file, m.events, m.n)
 		defer stop()
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	started <- cmd.Process
 	err := cmd.Wait()
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
@@ -205,9 +207,9 @@ func crash(t *testing.T, bin string, srv *sandbox.Server, dir string, m crashMom
 	}
 }
 
-// killOnChange kills cmd (once started) at the n-th change of kind events
-// to file in dir, as the kernel reports them.
-func killOnChange(t *testing.T, cmd *exec.Cmd, dir, file string, events uint32, n int) (stop func()) {
+// killOnChange kills the process sent on started at the n-th change of
+// kind events to file in dir, as the kernel reports them.
+func killOnChange(t *testing.T, started <-chan *os.Process, dir, file string, events uint32, n int) (stop func()) {
 	t.Helper()
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
@@ -229,8 +231,8 @@ func killOnChange(t *testing.T, cmd *exec.Cmd, dir, file string, events uint32, 
 				name := strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)]), "\x00")
 				off += unix.SizeofInotifyEvent + int(ev.Len)
 				if name == file {
-					if seen++; seen == n && cmd.Process != nil {
-						cmd.Process.Signal(syscall.SIGKILL)
+					if seen++; seen == n {
+						(<-started).Signal(syscall.SIGKILL)
 					}
 				}
 			}
