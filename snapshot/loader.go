@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,22 +15,37 @@ import (
 	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
-// loader loads each collection's tables into DuckDB as soon as its walk
-// has ended, while the other collections are still being walked, so that
-// publishing at the end is a small transaction. A table is loaded from its
-// staged Parquet (which DuckDB so reads back) under the snapshot's ID; the
-// snapshot is still "running", so no latest_ view shows the rows.
+// loader loads the staged Parquet into DuckDB while the service is still
+// walked, so that little is left to do when the last walk ends: each part
+// file a table finishes (every parquet.rows_per_file rows), and the rest
+// of a collection's tables as soon as its walk has ended. Rows go in under
+// the snapshot's ID; the snapshot is still "running", so no latest_ view
+// shows them. A re-walk drops what was loaded of its tables. Jobs are done
+// in the order they come, by one goroutine.
 type loader struct {
 	r       *Run
 	ctx     context.Context
-	queue   chan string // walked (parent) tables
+	queue   chan loadJob
 	done    chan struct{}
 	closed  sync.Once
 	closing atomic.Bool // the walks are over
 
+	// Of the loader's goroutine only:
+	rows  map[string]int64           // Parquet rows inserted, by table
+	files map[string]map[string]bool // files inserted, by table
+
 	mu     sync.Mutex
 	loaded map[string]loadedTable
 	err    error
+}
+
+// loadJob is one thing for the loader to do: load a finished file of a
+// table, drop the files (and rows) of a table a re-walk discarded, or
+// finish the tables of a walked collection.
+type loadJob struct {
+	table, file string
+	drop        []string
+	collection  string
 }
 
 // loadedTable is what DuckDB holds of a table after loading it.
@@ -41,23 +57,24 @@ type loadedTable struct {
 }
 
 func newLoader(ctx context.Context, r *Run) *loader {
-	l := &loader{r: r, ctx: ctx, queue: make(chan string, len(Tables)), done: make(chan struct{}), loaded: map[string]loadedTable{}}
+	l := &loader{r: r, ctx: ctx, queue: make(chan loadJob, 4*len(Tables)), done: make(chan struct{}),
+		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]loadedTable{}}
 	go l.run()
 	return l
 }
 
-// run loads the walked collections in turn under DuckDB's load memory
-// limit, and puts the query limit back when the queue closes.
+// run does the jobs in turn under DuckDB's load memory limit, and puts the
+// query limit back when the queue closes.
 func (l *loader) run() {
 	defer close(l.done)
 	s := l.r.s
 	l.setErr(s.setMemoryLimit(l.ctx, "duckdb.load_memory_limit", s.duck.LoadMemoryLimit))
 	defer func() { l.setErr(s.setMemoryLimit(context.Background(), "duckdb.memory_limit", s.duck.MemoryLimit)) }()
-	for parent := range l.queue {
+	for j := range l.queue {
 		if l.failed() {
 			continue
 		}
-		l.setErr(l.loadCollection(parent))
+		l.setErr(l.do(j))
 		if len(l.queue) == 0 && !l.closing.Load() && !l.failed() {
 			// Nothing else to load while walks go on: write the loads
 			// into the file now, rather than in the checkpoint at close
@@ -69,6 +86,20 @@ func (l *loader) run() {
 			crashpoint.Hit("load.checkpoint")
 		}
 	}
+}
+
+func (l *loader) do(j loadJob) error {
+	switch {
+	case j.collection != "":
+		return l.loadCollection(j.collection)
+	case j.drop != nil:
+		return l.dropFiles(j.table, j.drop)
+	}
+	t, _ := TableNamed(j.table)
+	if err := l.loadFile(t, j.file); err != nil {
+		return fmt.Errorf("loading %s into DuckDB: %w", j.table, err)
+	}
+	return nil
 }
 
 // setErr keeps err unless it is nil or an error is kept already.
@@ -105,8 +136,9 @@ func (l *loader) table(name string) (lt loadedTable, ok bool) {
 	return lt, ok
 }
 
-// loadCollection finishes and loads the tables of a walked collection: the
-// collection's own and those of its nested lists.
+// loadCollection finishes the tables of a walked collection (its own and
+// those of its nested lists): their last files are closed and loaded, and
+// their IDs counted and hashed.
 func (l *loader) loadCollection(parent string) error {
 	tables := []string{parent}
 	for _, ch := range Children[parent] {
@@ -118,31 +150,63 @@ func (l *loader) loadCollection(parent string) error {
 		if err := w.close(); err != nil {
 			return err
 		}
-		lt, err := l.load(t, w.files)
+		for _, f := range w.files {
+			if err := l.loadFile(t, f); err != nil {
+				return fmt.Errorf("loading %s into DuckDB: %w", name, err)
+			}
+		}
+		rows, distinct, digest, err := l.digestIDs(name)
 		if err != nil {
-			return fmt.Errorf("loading %s into DuckDB: %w", name, err)
+			return fmt.Errorf("counting the ids of %s in DuckDB: %w", name, err)
 		}
 		l.mu.Lock()
-		l.loaded[name] = lt
+		l.loaded[name] = loadedTable{parquetRows: l.rows[name], rows: rows, distinct: distinct, idsSHA256: digest}
 		l.mu.Unlock()
 	}
 	return nil
 }
 
-func (l *loader) load(t Table, files []string) (loadedTable, error) {
-	var lt loadedTable
+// loadFile inserts the rows of a staged file of t, once.
+func (l *loader) loadFile(t Table, file string) error {
+	if l.files[t.Name][file] {
+		return nil
+	}
 	cols := strings.Join(t.ColumnNames(), ", ")
-	q := fmt.Sprintf("INSERT INTO %s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, sqlList(files))
+	q := fmt.Sprintf("INSERT INTO %s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, sqlString(file))
 	res, err := l.r.s.db.ExecContext(l.ctx, q, l.r.ID)
 	if err != nil {
-		return lt, err
+		return err
 	}
-	if lt.parquetRows, err = res.RowsAffected(); err != nil {
-		return lt, err
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
 	}
+	if l.files[t.Name] == nil {
+		l.files[t.Name] = map[string]bool{}
+	}
+	l.files[t.Name][file] = true
+	l.rows[t.Name] += n
 	crashpoint.Hit("load.insert")
-	lt.rows, lt.distinct, lt.idsSHA256, err = l.digestIDs(t.Name)
-	return lt, err
+	return nil
+}
+
+// dropFiles undoes what was loaded of table and removes its files, which a
+// re-walk discarded.
+func (l *loader) dropFiles(table string, files []string) error {
+	if len(l.files[table]) > 0 {
+		q := fmt.Sprintf("DELETE FROM %s WHERE snapshot_id = ?", table)
+		if _, err := l.r.s.db.ExecContext(l.ctx, q, l.r.ID); err != nil {
+			return fmt.Errorf("dropping the rows of %s a re-walk discarded: %w", table, err)
+		}
+	}
+	delete(l.files, table)
+	delete(l.rows, table)
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 // digestIDs counts the rows and distinct ids the snapshot holds in table and

@@ -19,28 +19,35 @@ var codecs = map[string]parquet.CompressionCodec{"snappy": parquet.CompressionCo
 	"gzip": parquet.CompressionCodec_GZIP, "none": parquet.CompressionCodec_UNCOMPRESSED}
 
 // partWriter writes one table's rows to part-NNNNN.parquet files in a
-// directory, rolling to a new file every RowsPerFile rows.
+// directory, rolling to a new file every RowsPerFile rows. Each file it
+// finishes while rows still come is handed to filled (the loader loads it
+// into DuckDB while the walk goes on); the last one is left to the caller.
 type partWriter struct {
-	table Table
-	dir   string
-	cfg   config.Parquet
+	table  Table
+	dir    string
+	cfg    config.Parquet
+	filled func(path string)    // a file finished before the last
+	drop   func(files []string) // files a reset discards
 
 	file   source.ParquetFile
 	w      *writer.CSVWriter
 	files  []string
+	seq    int // files opened in this run: names are never reused
 	inFile int
 	rows   int64
 }
 
 func newPartWriter(t Table, dir string, cfg config.Parquet) *partWriter {
-	return &partWriter{table: t, dir: dir, cfg: cfg}
+	return &partWriter{table: t, dir: dir, cfg: cfg, filled: func(string) {}, drop: func([]string) {}}
 }
 
-// reset discards every file written and starts again.
+// reset discards every file written and starts again. The files go to
+// drop, which removes them (and their rows, if some were loaded): they may
+// still be waiting to be loaded.
 func (p *partWriter) reset() error {
 	p.abort()
-	if err := os.RemoveAll(p.dir); err != nil {
-		return err
+	if len(p.files) > 0 {
+		p.drop(p.files)
 	}
 	p.files, p.rows, p.inFile = nil, 0, 0
 	return os.MkdirAll(p.dir, 0o755)
@@ -74,12 +81,17 @@ func (p *partWriter) write(row []any) error {
 // flushRows is how many rows a table buffers before they are encoded.
 const flushRows = 5000
 
-// next closes the current file and opens the next part.
+// next closes the current file, hands it to filled, and opens the next
+// part.
 func (p *partWriter) next() error {
-	if err := p.closeFile(); err != nil {
-		return err
+	if p.w != nil {
+		if err := p.closeFile(); err != nil {
+			return err
+		}
+		p.filled(p.files[len(p.files)-1])
 	}
-	path := filepath.Join(p.dir, fmt.Sprintf("part-%05d.parquet", len(p.files)))
+	path := filepath.Join(p.dir, fmt.Sprintf("part-%05d.parquet", p.seq))
+	p.seq++
 	lf, err := local.NewLocalFileWriter(path)
 	if err != nil {
 		return fmt.Errorf("parquet %s: %w", p.table.Name, err)

@@ -48,6 +48,10 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 		}
 	}
 	r.loader = newLoader(ctx, r)
+	for name, w := range r.writers {
+		w.filled = func(path string) { r.loader.queue <- loadJob{table: name, file: path} }
+		w.drop = func(files []string) { r.loader.queue <- loadJob{table: name, drop: files} }
+	}
 	return r, nil
 }
 
@@ -78,7 +82,7 @@ func (r *Run) Walked(res extract.Result, err error) {
 	r.walks[res.Table] = res
 	r.mu.Unlock()
 	if err == nil {
-		r.loader.queue <- res.Table
+		r.loader.queue <- loadJob{collection: res.Table}
 	}
 }
 

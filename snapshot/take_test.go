@@ -11,8 +11,20 @@ import (
 	"github.com/billsnap/billsnap/sandbox"
 )
 
+// Parts of 1,000 rows are loaded into DuckDB while the walk goes on; a
+// re-walk after some were loaded drops them, rows and files.
 func TestTakeEqualsTheAnswerKey(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 21, Customers: 120, Planted: 1}, "")
+	for _, tc := range []struct{ faults, rewalked string }{
+		{"", ""},
+		{"insert=SubscriptionCharges@15", "subscription_charges"},
+		{"delete=Invoices@9", "invoice_lines"},
+	} {
+		t.Run(tc.faults, func(t *testing.T) { takeEqualsTheKey(t, tc.faults, tc.rewalked) })
+	}
+}
+
+func takeEqualsTheKey(t *testing.T, faults, rewalked string) {
+	srv := startSandbox(t, sandbox.Options{Seed: 21, Customers: 250, Planted: 1}, faults)
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil {
@@ -26,6 +38,9 @@ func TestTakeEqualsTheAnswerKey(t *testing.T) {
 		want := key.Tables[st.Table]
 		if st.IDsSHA256 != want.IDsSHA256 || st.DuckDBRows != int64(want.Count) || st.ParquetRows != int64(want.Count) {
 			t.Errorf("%s: %+v, answer key %+v", st.Table, st, want)
+		}
+		if st.Table == rewalked && (st.Walks != 2 || want.Count < 2*cfg.Parquet.RowsPerFile) {
+			t.Errorf("%s was walked %d times, %d rows: the case does not re-walk after a part was loaded", st.Table, st.Walks, want.Count)
 		}
 	}
 	s := openStore(t, cfg)
