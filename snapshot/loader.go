@@ -96,10 +96,7 @@ func (l *loader) do(j loadJob) error {
 		return l.dropFiles(j.table, j.drop)
 	}
 	t, _ := TableNamed(j.table)
-	if err := l.loadFile(t, j.file); err != nil {
-		return fmt.Errorf("loading %s into DuckDB: %w", j.table, err)
-	}
-	return nil
+	return l.loadFile(t, j.file)
 }
 
 // setErr keeps err unless it is nil or an error is kept already.
@@ -152,7 +149,7 @@ func (l *loader) loadCollection(parent string) error {
 		}
 		for _, f := range w.files {
 			if err := l.loadFile(t, f); err != nil {
-				return fmt.Errorf("loading %s into DuckDB: %w", name, err)
+				return err
 			}
 		}
 		rows, distinct, digest, err := l.digestIDs(name)
@@ -174,12 +171,12 @@ func (l *loader) loadFile(t Table, file string) error {
 	cols := strings.Join(t.ColumnNames(), ", ")
 	q := fmt.Sprintf("INSERT INTO %s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, sqlString(file))
 	res, err := l.r.s.db.ExecContext(l.ctx, q, l.r.ID)
-	if err != nil {
-		return err
+	var n int64
+	if err == nil {
+		n, err = res.RowsAffected()
 	}
-	n, err := res.RowsAffected()
 	if err != nil {
-		return err
+		return fmt.Errorf("loading %s into DuckDB: %w", t.Name, err)
 	}
 	if l.files[t.Name] == nil {
 		l.files[t.Name] = map[string]bool{}

@@ -11,7 +11,6 @@ import (
 	"github.com/xitongsys/parquet-go/writer"
 
 	"github.com/billsnap/billsnap/config"
-
 	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 

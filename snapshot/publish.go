@@ -157,14 +157,5 @@ func (r *Run) manifestRow(ctx context.Context, tx *sql.Tx, st *TableStats) error
 	return err
 }
 
-// sqlList is a DuckDB list literal of strings.
-func sqlList(items []string) string {
-	q := make([]string, len(items))
-	for i, s := range items {
-		q[i] = sqlString(s)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
-}
-
 // sqlString is a DuckDB string literal.
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

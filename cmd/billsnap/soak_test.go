@@ -129,9 +129,7 @@ func checkConsistent(t *testing.T, dir string, states map[string][]sandbox.Table
 		for table, keys := range states {
 			for _, from := range []string{"latest_" + table,
 				fmt.Sprintf("read_parquet('%s')", filepath.Join(dir, "parquet", table, "*", "*.parquet"))} {
-				var got sandbox.TableKey
-				var distinct int
-				db.QueryRow("SELECT count(DISTINCT id), "+idsHash+" FROM "+from).Scan(&distinct, &got.Count, &got.IDsSHA256)
+				got, distinct, _ := tableKeyOf(db, from)
 				if !slices.Contains(keys, got) || distinct != got.Count {
 					t.Errorf("%s: %d rows (%d distinct), hash %.12s: not a state the table was in (%d states)", from, got.Count, distinct, got.IDsSHA256, len(keys))
 				}

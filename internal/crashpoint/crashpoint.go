@@ -29,6 +29,6 @@ var Names = []string{
 	"tree.swapped",     // readers see the next tree; the old one is not removed
 	"publish.complete", // the snapshot is recorded complete; staging is left
 	"publish.done",     // staging removed
-	"prune.db",         // pruned snapshots are gone from DuckDB, not yet from Parquet
+	"prune.tree",       // pruned snapshots are gone from Parquet, not yet from DuckDB
 	"close",            // everything done, DuckDB not yet closed
 }
