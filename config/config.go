@@ -103,10 +103,13 @@ type DuckDB struct {
 	// reports, query). DuckDB fills its buffer pool up to the limit, so
 	// the limit shows up in the peak RSS.
 	MemoryLimit string `yaml:"memory_limit"`
-	// LoadMemoryLimit is DuckDB's memory_limit while a snapshot is loaded;
-	// loads spill nothing, so a low limit only bounds the cache.
+	// LoadMemoryLimit is DuckDB's memory_limit while a snapshot is loaded,
+	// and LoadThreads its threads. A load that runs out of memory (rows
+	// wider than usual) is tried again with the limit doubled, up to
+	// MemoryLimit.
 	LoadMemoryLimit string `yaml:"load_memory_limit"`
-	Threads         int    `yaml:"threads"` // DuckDB's threads setting
+	LoadThreads     int    `yaml:"load_threads"`
+	Threads         int    `yaml:"threads"` // DuckDB's threads setting for queries
 	// RowGroupSize is the rows per row group of the database file: DuckDB
 	// holds a table's unfinished row group in memory while loading it, so
 	// its default (122,880) costs hundreds of MB on wide tables.
@@ -125,7 +128,7 @@ func Default() Config {
 		Retry:       Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute},
 		Collections: map[string]string{},
 		Parquet:     Parquet{Dir: "parquet", Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 4 << 20, Writers: 2, RowsPerFile: 1_000_000},
-		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", LoadMemoryLimit: "64MB", Threads: 2, RowGroupSize: 16384},
+		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", LoadMemoryLimit: "32MB", LoadThreads: 1, Threads: 2, RowGroupSize: 16384},
 		LockWait:    30 * time.Second,
 		MetricsFile: "billsnap.prom",
 		Reports:     Reports{Dir: "reports", Formats: slices.Clone(ReportFormats), MaxRows: 500, Trend: 12},

@@ -57,13 +57,13 @@ func TestValidateNamesEveryBadKey(t *testing.T) {
 	c.BaseURL, c.FrontURL = "http://billing.example.com", "ftp://x"
 	c.Concurrency, c.Progress, c.Parquet.Compression = 0, "loud", "lz9"
 	c.Collections = map[string]string{"customers": "Customers"}
-	c.DuckDB.LoadMemoryLimit, c.DuckDB.RowGroupSize = "lots", 3000
+	c.DuckDB.LoadMemoryLimit, c.DuckDB.RowGroupSize, c.DuckDB.LoadThreads = "lots", 3000, 0
 	err := c.Validate()
 	if req := (&Config{}).RequireService(); req == nil || !strings.Contains(req.Error(), "config key front_url: is required") {
 		t.Errorf("RequireService: %v", req)
 	}
 	for _, key := range []string{"base_url", "front_url", "concurrency", "progress", "parquet.compression", "collections.customers",
-		"duckdb.load_memory_limit", "duckdb.row_group_size"} {
+		"duckdb.load_memory_limit", "duckdb.row_group_size", "duckdb.load_threads"} {
 		var ce *Error
 		if !strings.Contains(err.Error(), "config key "+key+":") || !errors.As(err, &ce) {
 			t.Errorf("Validate does not name %s: %v", key, err)
@@ -150,6 +150,21 @@ func TestSchedulesAreValidated(t *testing.T) {
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate does not say %q:\n%v", want, err)
+		}
+	}
+}
+
+// MemoryBytes reads sizes the way DuckDB does: KB, MB powers of 1000,
+// KiB, MiB powers of 1024.
+func TestMemoryBytes(t *testing.T) {
+	for in, want := range map[string]int64{"64MB": 64e6, "1.5GiB": 3 << 29, "512 kib": 512 << 10, "7B": 7, "2TB": 2e12} {
+		if got, ok := MemoryBytes(in); !ok || got != want {
+			t.Errorf("MemoryBytes(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "-1MB", "1 PB", "MB"} {
+		if got, ok := MemoryBytes(in); ok {
+			t.Errorf("MemoryBytes(%q) = %d, want not ok", in, got)
 		}
 	}
 }

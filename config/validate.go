@@ -7,13 +7,33 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/billsnap/billsnap/money"
 )
 
 // memorySize is a size DuckDB's memory_limit takes: 64MB, 1.5GiB.
-var memorySize = regexp.MustCompile(`(?i)^[0-9]+(\.[0-9]+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$`)
+var memorySize = regexp.MustCompile(`(?i)^([0-9]+(?:\.[0-9]+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$`)
+
+// memoryUnits are the units of memorySize as DuckDB reads them: KB, MB, GB
+// and TB are powers of 1000, KiB, MiB, GiB and TiB powers of 1024.
+var memoryUnits = map[string]float64{"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+
+// MemoryBytes is the number of bytes of a DuckDB memory size such as
+// 64MB; ok is false when s is not one.
+func MemoryBytes(s string) (n int64, ok bool) {
+	m := memorySize.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, false
+	}
+	return int64(f * memoryUnits[strings.ToLower(m[2])]), true
+}
 
 // Validate checks every key and returns all problems, each an *Error.
 func (c *Config) Validate() error {
@@ -41,6 +61,7 @@ func (c *Config) Validate() error {
 	checkRange("parquet.writers", c.Parquet.Writers, 1, 16)
 	checkRange("parquet.rows_per_file", c.Parquet.RowsPerFile, 1000, 1<<30)
 	checkRange("duckdb.threads", c.DuckDB.Threads, 1, 256)
+	checkRange("duckdb.load_threads", c.DuckDB.LoadThreads, 1, 256)
 	checkRange("duckdb.row_group_size", c.DuckDB.RowGroupSize, 2048, 1<<20)
 	if c.DuckDB.RowGroupSize%2048 != 0 {
 		bad("duckdb.row_group_size", "must be a multiple of 2048, not %d", c.DuckDB.RowGroupSize)

@@ -6,13 +6,17 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/duckdb/duckdb-go/v2"
 )
 
 // loader loads the staged Parquet into DuckDB while the service is still
@@ -33,6 +37,7 @@ type loader struct {
 	// Of the loader's goroutine only:
 	rows  map[string]int64           // Parquet rows inserted, by table
 	files map[string]map[string]bool // files inserted, by table
+	limit int64                      // DuckDB's memory_limit in bytes
 
 	mu     sync.Mutex
 	loaded map[string]loadedTable
@@ -59,17 +64,18 @@ type loadedTable struct {
 func newLoader(ctx context.Context, r *Run) *loader {
 	l := &loader{r: r, ctx: ctx, queue: make(chan loadJob, 4*len(Tables)), done: make(chan struct{}),
 		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]loadedTable{}}
+	l.limit, _ = config.MemoryBytes(r.s.duck.LoadMemoryLimit)
 	go l.run()
 	return l
 }
 
-// run does the jobs in turn under DuckDB's load memory limit, and puts the
-// query limit back when the queue closes.
+// run does the jobs in turn under DuckDB's load settings, and puts the
+// query settings back when the queue closes.
 func (l *loader) run() {
 	defer close(l.done)
 	s := l.r.s
-	l.setErr(s.setMemoryLimit(l.ctx, "duckdb.load_memory_limit", s.duck.LoadMemoryLimit))
-	defer func() { l.setErr(s.setMemoryLimit(context.Background(), "duckdb.memory_limit", s.duck.MemoryLimit)) }()
+	l.setErr(s.loadSettings(l.ctx))
+	defer func() { l.setErr(s.querySettings(context.Background())) }()
 	for j := range l.queue {
 		if l.failed() {
 			continue
@@ -170,7 +176,7 @@ func (l *loader) loadFile(t Table, file string) error {
 	}
 	cols := strings.Join(t.ColumnNames(), ", ")
 	q := fmt.Sprintf("INSERT INTO %s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, sqlString(file))
-	res, err := l.r.s.db.ExecContext(l.ctx, q, l.r.ID)
+	res, err := l.exec(q, l.r.ID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -185,6 +191,33 @@ func (l *loader) loadFile(t Table, file string) error {
 	l.rows[t.Name] += n
 	crashpoint.Hit("load.insert")
 	return nil
+}
+
+// exec runs a load statement. When DuckDB runs out of memory (rows wider
+// than duckdb.load_memory_limit allows with duckdb.load_threads), the
+// limit is doubled, up to duckdb.memory_limit, and the statement run again;
+// the raised limit stays for the loads after. A statement that failed
+// changed nothing.
+func (l *loader) exec(q string, args ...any) (sql.Result, error) {
+	s := l.r.s
+	ceiling, _ := config.MemoryBytes(s.duck.MemoryLimit)
+	for {
+		res, err := s.db.ExecContext(l.ctx, q, args...)
+		var de *duckdb.Error
+		if err == nil || !errors.As(err, &de) || de.Type != duckdb.ErrorTypeOutOfMemory {
+			return res, err
+		}
+		if l.limit >= ceiling {
+			return nil, fmt.Errorf("%w (memory limit %s; raise config key duckdb.memory_limit, or lower duckdb.load_threads)", err, s.duck.MemoryLimit)
+		}
+		l.limit = min(2*l.limit, ceiling)
+		v := strconv.FormatFloat(float64(l.limit)/1e6, 'f', -1, 64) + "MB"
+		s.log.Warn("DuckDB ran out of memory loading the snapshot; loading again with a higher memory limit",
+			"memory_limit", v, "load_memory_limit", s.duck.LoadMemoryLimit)
+		if err := s.set(l.ctx, "memory_limit", "duckdb.memory_limit", v); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // dropFiles undoes what was loaded of table and removes its files, which a

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -97,13 +98,26 @@ func openDuckDB(path string, cfg config.DuckDB) (*sql.DB, error) {
 	return sql.OpenDB(c), nil
 }
 
-// setMemoryLimit sets DuckDB's memory_limit for the whole instance to
-// limit, the value of config key key.
-func (s *Store) setMemoryLimit(ctx context.Context, key, limit string) error {
-	if _, err := s.db.ExecContext(ctx, "SET memory_limit = "+sqlString(limit)); err != nil {
-		return fmt.Errorf("config key %s: DuckDB cannot use %q: %w", key, limit, err)
+// set sets DuckDB's setting name (memory_limit, threads) for the whole
+// instance to value, the value of config key key.
+func (s *Store) set(ctx context.Context, name, key, value string) error {
+	if _, err := s.db.ExecContext(ctx, "SET "+name+" = "+sqlString(value)); err != nil {
+		return fmt.Errorf("config key %s: DuckDB cannot use %q: %w", key, value, err)
 	}
 	return nil
+}
+
+// loadSettings puts DuckDB in its settings for loading a snapshot
+// (duckdb.load_memory_limit, duckdb.load_threads); querySettings puts back
+// those for queries (duckdb.memory_limit, duckdb.threads).
+func (s *Store) loadSettings(ctx context.Context) error {
+	return errors.Join(s.set(ctx, "memory_limit", "duckdb.load_memory_limit", s.duck.LoadMemoryLimit),
+		s.set(ctx, "threads", "duckdb.load_threads", strconv.Itoa(s.duck.LoadThreads)))
+}
+
+func (s *Store) querySettings(ctx context.Context) error {
+	return errors.Join(s.set(ctx, "memory_limit", "duckdb.memory_limit", s.duck.MemoryLimit),
+		s.set(ctx, "threads", "duckdb.threads", strconv.Itoa(s.duck.Threads)))
 }
 
 // DB is the DuckDB database, for readers of the store.

@@ -4,10 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
+	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/sandbox"
 )
 
@@ -86,26 +91,29 @@ func TestManifestReadsWhatPublishWrote(t *testing.T) {
 	}
 }
 
-// Loads run under duckdb.load_memory_limit, queries under memory_limit:
-// a load limit DuckDB cannot take fails the snapshot naming the key, and after a
-// snapshot the query limit is back.
+// Loads run under duckdb.load_memory_limit and load_threads, queries under
+// memory_limit and threads: a load limit DuckDB cannot take fails the
+// snapshot naming the key, and after a snapshot the query settings are back.
 func TestLoadMemoryLimit(t *testing.T) {
 	srv := startSandbox(t, sandbox.Options{Seed: 3, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
-	cfg.DuckDB.MemoryLimit = "100MB"
+	cfg.DuckDB.MemoryLimit, cfg.DuckDB.Threads = "100MB", 3
 	limit := func(s *Store) (v string) {
-		if err := s.DB().QueryRow("SELECT current_setting('memory_limit')").Scan(&v); err != nil {
+		if err := s.DB().QueryRow("SELECT current_setting('memory_limit') || ' ' || current_setting('threads')").Scan(&v); err != nil {
 			t.Fatal(err)
 		}
 		return v
 	}
 	s := openStore(t, cfg)
 	before := limit(s)
+	if before != "95.3 MiB 3" {
+		t.Errorf("settings before a snapshot: %s", before)
+	}
 	if _, err := s.Take(context.Background(), walker(t, cfg), catalog(t, cfg)); err != nil {
 		t.Fatal(err)
 	}
 	if after := limit(s); after != before {
-		t.Errorf("memory_limit after a snapshot is %s, not %s", after, before)
+		t.Errorf("memory_limit and threads after a snapshot are %s, not %s", after, before)
 	}
 	s.Close()
 
@@ -119,4 +127,67 @@ func TestLoadMemoryLimit(t *testing.T) {
 	if after := limit(s); after != before {
 		t.Errorf("memory_limit after a failed snapshot is %s, not %s", after, before)
 	}
+}
+
+// A load that runs out of memory under duckdb.load_memory_limit is run
+// again with the limit doubled, up to duckdb.memory_limit; past that the
+// snapshot fails naming the key, and nothing is published.
+func TestALoadOutOfMemoryRaisesTheLimit(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 5, Customers: 150}, "")
+	for _, tc := range []struct{ ceiling, fails string }{{"256MB", ""}, {"8MB", "config key duckdb.memory_limit"}} {
+		cfg := testConfig(srv, t.TempDir())
+		cfg.Parquet.RowsPerFile = 1_000_000
+		cfg.DuckDB.LoadMemoryLimit, cfg.DuckDB.MemoryLimit = "4MB", tc.ceiling
+		var log strings.Builder
+		s, err := Open(context.Background(), cfg, slog.New(slog.NewTextHandler(&syncWriter{w: &log}, nil)), time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := s.Take(context.Background(), walker(t, cfg), catalog(t, cfg))
+		s.Close()
+		if !strings.Contains(log.String(), "DuckDB ran out of memory loading the snapshot; loading again with a higher memory limit\" memory_limit=8MB") {
+			t.Errorf("ceiling %s: the log does not say the limit was raised:\n%s", tc.ceiling, log.String())
+		}
+		if tc.fails != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.fails) || !strings.Contains(err.Error(), "Out of Memory") {
+				t.Errorf("ceiling %s: %v, want an error naming %s", tc.ceiling, err, tc.fails)
+			}
+			checkNothingPublished(t, cfg)
+			continue
+		}
+		if err != nil || sum.Status != StatusComplete {
+			t.Fatalf("ceiling %s: %v", tc.ceiling, err)
+		}
+		for _, st := range sum.Tables {
+			if want := srv.AnswerKey().Tables[st.Table]; st.IDsSHA256 != want.IDsSHA256 || st.DuckDBRows != int64(want.Count) {
+				t.Errorf("%s: %d rows, want %d", st.Table, st.DuckDBRows, want.Count)
+			}
+		}
+	}
+}
+
+// checkNothingPublished fails t if cfg.Out holds a Parquet file or a
+// latest_ view shows a row.
+func checkNothingPublished(t *testing.T, cfg config.Config) {
+	t.Helper()
+	for k, v := range fingerprint(t, cfg) {
+		if strings.HasSuffix(k, ".parquet") || v != emptySHA256 {
+			t.Errorf("published after a failed snapshot: %s", k)
+		}
+	}
+}
+
+// emptySHA256 is the SHA-256 of nothing, in hex.
+const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// syncWriter is a writer for more than one goroutine.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
