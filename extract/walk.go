@@ -125,7 +125,7 @@ type walkState struct {
 	final     bool // the last walk allowed: record drift and go on to the end
 	pages     int
 	records   int
-	seen      map[GUID]struct{}
+	seen      idSet
 	urls      map[string]int // URL -> page number
 	total     int
 	announced int    // Pages on the first page
@@ -135,11 +135,11 @@ type walkState struct {
 
 func newWalkState(w *Walker, coll Collection, sink Sink, walk int, final bool) *walkState {
 	return &walkState{w: w, coll: coll, sink: sink, walk: walk, final: final,
-		seen: map[GUID]struct{}{}, urls: map[string]int{}}
+		seen: newIDSet(), urls: map[string]int{}}
 }
 
 func (st *walkState) result() Result {
-	return Result{Table: st.coll.Table, Pages: st.pages, Records: st.records, Distinct: len(st.seen), TotalCount: st.total, Complete: st.drifted == nil}
+	return Result{Table: st.coll.Table, Pages: st.pages, Records: st.records, Distinct: st.seen.len(), TotalCount: st.total, Complete: st.drifted == nil}
 }
 
 // run walks from the first page to the last, prefetching when the links
@@ -245,11 +245,10 @@ func (st *walkState) take(p *Page, n int) error {
 	}
 	kept := p.Records[:0:0]
 	for _, r := range p.Records {
-		if _, dup := st.seen[r.GUID]; dup {
+		if !st.seen.add(r.GUID) {
 			st.noteDrift("ID %s arrived twice (again on page %d)", r.ID, n)
 			continue
 		}
-		st.seen[r.GUID] = struct{}{}
 		kept = append(kept, r)
 	}
 	if st.drifted != nil && !st.final {
@@ -274,8 +273,8 @@ func (st *walkState) noteDrift(format string, args ...any) {
 
 // finish checks the count at the end of the walk.
 func (st *walkState) finish() error {
-	if len(st.seen) != st.total {
-		st.noteDrift("%d distinct IDs received, TotalCount says %d", len(st.seen), st.total)
+	if st.seen.len() != st.total {
+		st.noteDrift("%d distinct IDs received, TotalCount says %d", st.seen.len(), st.total)
 	}
 	if st.drifted != nil {
 		return st.drifted
