@@ -38,6 +38,7 @@ type loader struct {
 	rows  map[string]int64           // Parquet rows inserted, by table
 	files map[string]map[string]bool // files inserted, by table
 	limit int64                      // DuckDB's memory_limit in bytes
+	ceil  int64                      // duckdb.memory_limit in bytes: limit's highest
 
 	mu     sync.Mutex
 	loaded map[string]loadedTable
@@ -65,6 +66,7 @@ func newLoader(ctx context.Context, r *Run) *loader {
 	l := &loader{r: r, ctx: ctx, queue: make(chan loadJob, 4*len(Tables)), done: make(chan struct{}),
 		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]loadedTable{}}
 	l.limit, _ = config.MemoryBytes(r.s.duck.LoadMemoryLimit)
+	l.ceil, _ = config.MemoryBytes(r.s.duck.MemoryLimit)
 	go l.run()
 	return l
 }
@@ -200,17 +202,16 @@ func (l *loader) loadFile(t Table, file string) error {
 // changed nothing.
 func (l *loader) exec(q string, args ...any) (sql.Result, error) {
 	s := l.r.s
-	ceiling, _ := config.MemoryBytes(s.duck.MemoryLimit)
 	for {
 		res, err := s.db.ExecContext(l.ctx, q, args...)
 		var de *duckdb.Error
 		if err == nil || !errors.As(err, &de) || de.Type != duckdb.ErrorTypeOutOfMemory {
 			return res, err
 		}
-		if l.limit >= ceiling {
+		if l.limit >= l.ceil {
 			return nil, fmt.Errorf("%w (memory limit %s; raise config key duckdb.memory_limit, or lower duckdb.load_threads)", err, s.duck.MemoryLimit)
 		}
-		l.limit = min(2*l.limit, ceiling)
+		l.limit = min(2*l.limit, l.ceil)
 		v := strconv.FormatFloat(float64(l.limit)/1e6, 'f', -1, 64) + "MB"
 		s.log.Warn("DuckDB ran out of memory loading the snapshot; loading again with a higher memory limit",
 			"memory_limit", v, "load_memory_limit", s.duck.LoadMemoryLimit)

@@ -4,11 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -139,7 +137,7 @@ func TestALoadOutOfMemoryRaisesTheLimit(t *testing.T) {
 		cfg.Parquet.RowsPerFile = 1_000_000
 		cfg.DuckDB.LoadMemoryLimit, cfg.DuckDB.MemoryLimit = "4MB", tc.ceiling
 		var log strings.Builder
-		s, err := Open(context.Background(), cfg, slog.New(slog.NewTextHandler(&syncWriter{w: &log}, nil)), time.Now)
+		s, err := Open(context.Background(), cfg, slog.New(slog.NewTextHandler(&log, nil)), time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,15 +177,3 @@ func checkNothingPublished(t *testing.T, cfg config.Config) {
 
 // emptySHA256 is the SHA-256 of nothing, in hex.
 const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-
-// syncWriter is a writer for more than one goroutine.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
