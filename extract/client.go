@@ -180,7 +180,7 @@ func (c *Client) try(ctx context.Context, coll Collection, rawURL string) (*Page
 		return nil, c.transportError(ctx, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes+1))
+	body, err := readBody(resp)
 	if err != nil {
 		return nil, c.transportError(ctx, fmt.Errorf("reading the body: %w", err))
 	}
@@ -188,6 +188,31 @@ func (c *Client) try(ctx context.Context, coll Collection, rawURL string) (*Page
 		return nil, badPage("the body is larger than %d bytes", MaxBodyBytes)
 	}
 	return c.answer(resp, body)
+}
+
+// readBody reads at most MaxBodyBytes+1 bytes of resp's body. When the
+// response gives its Content-Length, into one buffer of that size: a page
+// costs its size once, rather than io.ReadAll's pieces and final copy. A
+// body cut short is the transport's error (io.ErrUnexpectedEOF).
+func readBody(resp *http.Response) ([]byte, error) {
+	r := io.LimitReader(resp.Body, MaxBodyBytes+1)
+	n := resp.ContentLength
+	if n <= 0 || n > MaxBodyBytes {
+		return io.ReadAll(r)
+	}
+	buf := make([]byte, 0, n+1) // one more, to see the end without growing
+	for len(buf) < cap(buf) {
+		k, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	rest, err := io.ReadAll(r)
+	return append(buf, rest...), err
 }
 
 // answer turns a complete response into a page or a classified error.
@@ -208,7 +233,7 @@ func (c *Client) answer(resp *http.Response, body []byte) (*Page, error) {
 	if mt, _, _ := mime.ParseMediaType(ct); mt != "application/json" {
 		return nil, badPage("the response is %s, not JSON: %s", orNone(ct), snippet(body))
 	}
-	page, err := DecodePage(body)
+	page, err := decodeOwned(body)
 	if errors.Is(err, truncatedJSON) {
 		return nil, &retryable{err: err}
 	}

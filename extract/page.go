@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -82,12 +83,25 @@ func badPage(format string, args ...any) error {
 // DecodePage reads a list envelope: Items (an array of objects, each with a
 // GUID ID) and Paging (CurrentPage, Pages, Results and TotalCount whole
 // numbers; NextPage and PreviousPage strings or null). The body is
-// validated once and then scanned once.
+// validated once and then scanned once. The page's views are into a copy
+// of body: the caller may reuse body.
 func DecodePage(body []byte) (*Page, error) {
-	if !gjson.ValidBytes(body) {
-		return nil, syntaxError(body)
+	return decodePage(string(body))
+}
+
+// decodeOwned is DecodePage without the copy: the page's views are into
+// body itself, which nobody may change afterwards. The client reads each
+// body into a buffer of its own and hands it over; the copy would double
+// what a page costs while its rows wait to be written.
+func decodeOwned(body []byte) (*Page, error) {
+	return decodePage(unsafe.String(unsafe.SliceData(body), len(body)))
+}
+
+func decodePage(body string) (*Page, error) {
+	if !gjson.Valid(body) {
+		return nil, syntaxError([]byte(body))
 	}
-	root := gjson.ParseBytes(body)
+	root := gjson.Parse(body)
 	if !root.IsObject() {
 		return nil, badPage("the page is a JSON %s, not an object", kind(root))
 	}
