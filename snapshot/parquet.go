@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/xitongsys/parquet-go-source/local"
 	"github.com/xitongsys/parquet-go/parquet"
@@ -34,6 +35,11 @@ type partWriter struct {
 	seq    int // files opened in this run: names are never reused
 	inFile int
 	rows   int64
+
+	// What release has let go of: pages per column of the row group
+	// being filled, and the row groups written when it did.
+	released  map[string]int
+	rowGroups int
 }
 
 func newPartWriter(t Table, dir string, cfg config.Parquet) *partWriter {
@@ -72,9 +78,38 @@ func (p *partWriter) write(row []any) error {
 		if err := p.w.Flush(false); err != nil {
 			return fmt.Errorf("parquet %s: %w", p.table.Name, err)
 		}
+		p.release()
 		crashpoint.Hit("parquet.flush")
 	}
 	return nil
+}
+
+// release lets go of what parquet-go keeps of rows it has encoded into
+// the row group being filled: the slots of its row buffer, which hold the
+// rows of the last flush until new rows overwrite them, and each new
+// page's min and max, which are views into the response body their row
+// came from. Without it, a table's row group kept alive the bodies of
+// most of its rows.
+func (p *partWriter) release() {
+	pw := &p.w.ParquetWriter
+	clear(pw.Objs[:cap(pw.Objs)])
+	if n := len(pw.Footer.RowGroups); n != p.rowGroups || p.released == nil {
+		p.released, p.rowGroups = map[string]int{}, n
+	}
+	for name, pages := range pw.PagesMapBuf {
+		for _, pg := range pages[p.released[name]:] {
+			pg.MinVal, pg.MaxVal = cloneString(pg.MinVal), cloneString(pg.MaxVal)
+		}
+		p.released[name] = len(pages)
+	}
+}
+
+// cloneString is v, with a string copied out of whatever it views.
+func cloneString(v any) any {
+	if s, ok := v.(string); ok {
+		return strings.Clone(s)
+	}
+	return v
 }
 
 // flushRows is how many rows a table buffers before they are encoded.
@@ -104,7 +139,7 @@ func (p *partWriter) next() error {
 	w.CompressionType = codecs[p.cfg.Compression]
 	w.PageSize = int64(p.cfg.PageSize)
 	w.RowGroupSize = int64(p.cfg.RowGroupSize)
-	p.file, p.w, p.inFile = f, w, 0
+	p.file, p.w, p.inFile, p.released = f, w, 0, nil
 	p.files = append(p.files, path)
 	return nil
 }

@@ -1,0 +1,74 @@
+package snapshot
+
+import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"unsafe"
+	"weak"
+
+	"github.com/billsnap/billsnap/config"
+)
+
+// Rows encoded into a row group that is not full yet keep no response body
+// alive: parquet-go holds the encoded pages until the row group fills, and
+// without release its row buffer and the pages' min and max would still
+// point into the bodies the rows were views of. The file still carries the
+// right statistics, and none for _raw.
+func TestFlushedRowsKeepNoBodyAlive(t *testing.T) {
+	tbl, _ := TableNamed("units_of_measure")
+	dir := t.TempDir()
+	p := newPartWriter(tbl, dir, config.Default().Parquet)
+	if err := p.reset(); err != nil {
+		t.Fatal(err)
+	}
+	const width = 64
+	body := new([flushRows * width]byte)
+	alive := weak.Make(body)
+	for i := range flushRows {
+		rec := body[i*width : (i+1)*width]
+		copy(rec, fmt.Sprintf("%036d%-28s", (i*7919)%flushRows, fmt.Sprintf("unit %d", i)))
+		s := unsafe.String(&rec[0], width)
+		if err := p.write([]any{s[:36], s[36:], s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(p.w.Footer.RowGroups) != 0 {
+		t.Fatal("the row group was written: the test needs one still being filled")
+	}
+	body = nil
+	runtime.GC()
+	if alive.Value() != nil {
+		t.Error("the body the rows came from is still alive after they were encoded")
+	}
+	if err := p.close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	q := "SELECT path_in_schema, coalesce(stats_min_value, '-'), coalesce(stats_max_value, '-') FROM parquet_metadata(?) ORDER BY 1"
+	rows, err := db.Query(q, filepath.Join(dir, "part-00000.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string][2]string{}
+	for rows.Next() {
+		var col, lo, hi string
+		if err := rows.Scan(&col, &lo, &hi); err != nil {
+			t.Fatal(err)
+		}
+		got[col] = [2]string{lo, hi}
+	}
+	want := map[string][2]string{"id": {fmt.Sprintf("%036d", 0), fmt.Sprintf("%036d", flushRows-1)}, "_raw": {"-", "-"}}
+	for col, w := range want {
+		if got[col] != w {
+			t.Errorf("%s: statistics %q, want %q", col, got[col], w)
+		}
+	}
+}
