@@ -42,6 +42,22 @@ func (s *memSink) Page(p *Page) error {
 	return nil
 }
 
+// End tallies the IDs handed over since the last Restart.
+func (s *memSink) End() (Tally, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var t Tally
+	seen := map[string]bool{}
+	for _, id := range s.ids {
+		if seen[id] && t.Twice == "" {
+			t.Twice = id
+		}
+		seen[id] = true
+	}
+	t.Distinct = len(seen)
+	return t, nil
+}
+
 // startSandbox serves a sandbox for one test.
 func startSandbox(t *testing.T, o sandbox.Options, faults string) *sandbox.Server {
 	t.Helper()

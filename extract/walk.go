@@ -18,9 +18,20 @@ type Sink interface {
 	// Restart discards everything taken from an earlier walk of the
 	// collection; it is called before every walk, the first included.
 	Restart(walk int) error
-	// Page takes a checked page. Records already taken in this walk are
-	// left out of it.
+	// Page takes a checked page, every record of it.
 	Page(p *Page) error
+	// End is called when a walk has handed over its last page, and
+	// tallies the IDs of the records handed over in the walk. The walker
+	// keeps no set of IDs itself: a sink counts them where it stores the
+	// records (billsnap's in DuckDB, which spills to disk past its memory
+	// limit), so that a walk's memory does not grow with the list.
+	End() (Tally, error)
+}
+
+// Tally is what a sink counted of a walk's records.
+type Tally struct {
+	Distinct int    // distinct IDs
+	Twice    string // an ID that came more than once; "" when none did
 }
 
 // Progress hears about pages as they are taken; it may be nil.
@@ -47,7 +58,7 @@ type Result struct {
 	Walks      int     // 1 plus the re-walks
 	Pages      int     // pages of the last walk
 	Records    int     // records received in the last walk, duplicates included
-	Distinct   int     // distinct IDs of the last walk
+	Distinct   int     // distinct IDs of the last walk, as its sink counted them
 	TotalCount int     // TotalCount of the last walk's first page
 	Complete   bool    // the last walk was consistent
 	Problem    string  // why not, when not
@@ -125,7 +136,7 @@ type walkState struct {
 	final     bool // the last walk allowed: record drift and go on to the end
 	pages     int
 	records   int
-	seen      idSet
+	distinct  int
 	urls      map[string]int // URL -> page number
 	total     int
 	announced int    // Pages on the first page
@@ -134,12 +145,11 @@ type walkState struct {
 }
 
 func newWalkState(w *Walker, coll Collection, sink Sink, walk int, final bool) *walkState {
-	return &walkState{w: w, coll: coll, sink: sink, walk: walk, final: final,
-		seen: newIDSet(), urls: map[string]int{}}
+	return &walkState{w: w, coll: coll, sink: sink, walk: walk, final: final, urls: map[string]int{}}
 }
 
 func (st *walkState) result() Result {
-	return Result{Table: st.coll.Table, Pages: st.pages, Records: st.records, Distinct: st.seen.len(), TotalCount: st.total, Complete: st.drifted == nil}
+	return Result{Table: st.coll.Table, Pages: st.pages, Records: st.records, Distinct: st.distinct, TotalCount: st.total, Complete: st.drifted == nil}
 }
 
 // run walks from the first page to the last, prefetching when the links
@@ -243,24 +253,15 @@ func (st *walkState) take(p *Page, n int) error {
 	} else if g.TotalCount != st.total {
 		st.noteDrift("TotalCount changed from %d to %d on page %d", st.total, g.TotalCount, n)
 	}
-	kept := p.Records[:0:0]
-	for _, r := range p.Records {
-		if !st.seen.add(r.GUID) {
-			st.noteDrift("ID %s arrived twice (again on page %d)", r.ID, n)
-			continue
-		}
-		kept = append(kept, r)
-	}
 	if st.drifted != nil && !st.final {
 		return st.drifted
 	}
-	p.Records = kept
 	crashpoint.Hit("walk.page")
 	if err := st.sink.Page(p); err != nil {
 		return st.pageError(n, p.URL, err)
 	}
 	if st.w.Progress != nil {
-		st.w.Progress.PageDone(st.coll.Table, len(kept))
+		st.w.Progress.PageDone(st.coll.Table, len(p.Records))
 	}
 	return nil
 }
@@ -271,10 +272,21 @@ func (st *walkState) noteDrift(format string, args ...any) {
 	}
 }
 
-// finish checks the count at the end of the walk.
+// finish has the sink tally the walk's IDs and checks them at the end of
+// the walk: as many distinct IDs as TotalCount, and none twice. An ID
+// that came twice is drift (a record moved while the list was paged), as
+// is a count short; either way the walk is done again.
 func (st *walkState) finish() error {
-	if st.seen.len() != st.total {
-		st.noteDrift("%d distinct IDs received, TotalCount says %d", st.seen.len(), st.total)
+	t, err := st.sink.End()
+	if err != nil {
+		return fmt.Errorf("collection %s: %w", st.coll.Table, err)
+	}
+	st.distinct = t.Distinct
+	switch {
+	case t.Twice != "":
+		st.noteDrift("ID %s arrived twice (%d records received, %d distinct IDs, TotalCount %d)", t.Twice, st.records, t.Distinct, st.total)
+	case t.Distinct != st.total || st.records != t.Distinct:
+		st.noteDrift("%d distinct IDs received, TotalCount says %d", t.Distinct, st.total)
 	}
 	if st.drifted != nil {
 		return st.drifted

@@ -6,13 +6,14 @@ import (
 	"time"
 )
 
-// drift applies the insert and delete faults of coll after page was served:
-// a record created or deleted at the front of the list shifts every later
-// page by one, as it does on a live service that lists newest first.
+// drift applies the insert, delete and move faults of coll after page was
+// served: a record created, deleted or moved at the front of the list
+// shifts every later page by one, as it does on a live service that lists
+// newest (or last changed) first.
 func (s *Sandbox) drift(l *list, coll string, page int) {
 	f := s.faults
-	insert, del := f.fire(f.Insert, coll, page), f.fire(f.Delete, coll, page)
-	if !insert && !del {
+	insert, del, move := f.fire(f.Insert, coll, page), f.fire(f.Delete, coll, page), f.fire(f.Move, coll, page)
+	if !insert && !del && !move {
 		return
 	}
 	s.mu.Lock()
@@ -25,6 +26,9 @@ func (s *Sandbox) drift(l *list, coll string, page int) {
 	}
 	if del {
 		l.deleteFront()
+	}
+	if move {
+		l.moveLastToFront()
 	}
 	s.history = append(s.history, s.tableKeys())
 }

@@ -24,6 +24,10 @@ import (
 //	totalcount=COLL@P                page P's TotalCount is one more than the truth
 //	insert=COLL@P delete=COLL@P      after serving page P, a record is inserted
 //	                                 at (deleted from) the front of the list
+//	move=COLL@P                      after serving page P, the last record moves
+//	                                 to the front (as an updated record does in a
+//	                                 list ordered by last change): TotalCount
+//	                                 stays, a record is listed twice, one never
 //	oversize=COLL@P                  page P carries 101 records
 //	echo=0.01                        rate of a 400 whose message repeats the
 //	                                 request's Authorization header, as a
@@ -41,7 +45,7 @@ type Faults struct {
 	RetryAfter                      time.Duration
 	Truncate, Reset, HTML, Echo     float64
 	Loop, Foreign, TotalCount       []*Trigger
-	Insert, Delete, Oversize        []*Trigger
+	Insert, Delete, Move, Oversize  []*Trigger
 	KeyLink                         []*Trigger
 	ForeignHost                     string
 
@@ -110,7 +114,7 @@ func (f *Faults) rate(name string) *float64 {
 
 func (f *Faults) triggers(name string) *[]*Trigger {
 	return map[string]*[]*Trigger{"loop": &f.Loop, "foreign": &f.Foreign, "totalcount": &f.TotalCount,
-		"insert": &f.Insert, "delete": &f.Delete, "oversize": &f.Oversize, "keylink": &f.KeyLink}[name]
+		"insert": &f.Insert, "delete": &f.Delete, "move": &f.Move, "oversize": &f.Oversize, "keylink": &f.KeyLink}[name]
 }
 
 // parseTrigger reads COLL, COLL@P or COLL@P/N.

@@ -140,6 +140,18 @@ func (l *list) appendRecord(r any) {
 	l.index = nil
 }
 
+// moveLastToFront puts the last record before every other one.
+func (l *list) moveLastToFront() {
+	n := len(l.recs) - 1
+	if n <= 0 {
+		return
+	}
+	l.recs = append([]any{l.recs[n]}, l.recs[:n]...)
+	l.enc = append([][]byte{l.enc[n]}, l.enc[:n]...)
+	l.ids = append([]string{l.ids[n]}, l.ids[:n]...)
+	l.index = nil
+}
+
 // deleteFront removes the first record.
 func (l *list) deleteFront() {
 	if len(l.recs) == 0 {

@@ -22,7 +22,8 @@ import (
 // loader loads the staged Parquet into DuckDB while the service is still
 // walked, so that little is left to do when the last walk ends: each part
 // file a table finishes (every parquet.rows_per_file rows), and the rest
-// of a collection's tables as soon as its walk has ended. Rows go in under
+// of a collection's tables as soon as its walk has ended, when their IDs
+// are counted for the walker (see collectionSink.End). Rows go in under
 // the snapshot's ID; the snapshot is still "running", so no latest_ view
 // shows them. A re-walk drops what was loaded of its tables. Jobs are done
 // in the order they come, by one goroutine.
@@ -47,19 +48,27 @@ type loader struct {
 
 // loadJob is one thing for the loader to do: load a finished file of a
 // table, drop the files (and rows) of a table a re-walk discarded, or
-// finish the tables of a walked collection.
+// finish the tables of a walked collection. done, when not nil, hears how
+// the job went (the first load error, when an earlier job failed).
 type loadJob struct {
 	table, file string
 	drop        []string
 	collection  string
+	done        chan<- error
 }
 
 // loadedTable is what DuckDB holds of a table after loading it.
 type loadedTable struct {
 	parquetRows int64 // rows read from the Parquet
-	rows        int64 // rows in DuckDB with the snapshot's ID
-	distinct    int64 // distinct IDs among them
-	idsSHA256   string
+	idTally
+}
+
+// idTally is what DuckDB holds of a table's IDs under the snapshot's ID.
+type idTally struct {
+	rows      int64  // rows
+	distinct  int64  // distinct IDs among them
+	twice     string // the first ID (in sort order) found in two rows, or ""
+	idsSHA256 string // SHA-256 of the sorted IDs, each followed by "\n"
 }
 
 func newLoader(ctx context.Context, r *Run) *loader {
@@ -79,10 +88,12 @@ func (l *loader) run() {
 	l.setErr(s.loadSettings(l.ctx))
 	defer func() { l.setErr(s.querySettings(context.Background())) }()
 	for j := range l.queue {
-		if l.failed() {
-			continue
+		if !l.failed() {
+			l.setErr(l.do(j))
 		}
-		l.setErr(l.do(j))
+		if j.done != nil {
+			j.done <- l.firstErr()
+		}
 		if len(l.queue) == 0 && !l.closing.Load() && !l.failed() {
 			// Nothing else to load while walks go on: write the loads
 			// into the file now, rather than in the checkpoint at close
@@ -116,10 +127,13 @@ func (l *loader) setErr(err error) {
 	}
 }
 
-func (l *loader) failed() bool {
+func (l *loader) failed() bool { return l.firstErr() != nil }
+
+// firstErr is the error kept, if any.
+func (l *loader) firstErr() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.err != nil
+	return l.err
 }
 
 // wait closes the queue and waits for the loads under way; it returns the
@@ -160,12 +174,12 @@ func (l *loader) loadCollection(parent string) error {
 				return err
 			}
 		}
-		rows, distinct, digest, err := l.digestIDs(name)
+		ids, err := l.digestIDs(name)
 		if err != nil {
 			return fmt.Errorf("counting the ids of %s in DuckDB: %w", name, err)
 		}
 		l.mu.Lock()
-		l.loaded[name] = loadedTable{parquetRows: l.rows[name], rows: rows, distinct: distinct, idsSHA256: digest}
+		l.loaded[name] = loadedTable{parquetRows: l.rows[name], idTally: ids}
 		l.mu.Unlock()
 	}
 	return nil
@@ -232,6 +246,9 @@ func (l *loader) dropFiles(table string, files []string) error {
 	}
 	delete(l.files, table)
 	delete(l.rows, table)
+	l.mu.Lock()
+	delete(l.loaded, table)
+	l.mu.Unlock()
 	for _, f := range files {
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 			return err
@@ -240,32 +257,38 @@ func (l *loader) dropFiles(table string, files []string) error {
 	return nil
 }
 
-// digestIDs counts the rows and distinct ids the snapshot holds in table and
-// hashes its ids the way the answer key does: SHA-256 of the sorted ids, each
-// followed by "\n". DuckDB sorts (spilling to disk past its memory limit)
-// and the ids stream through the hash, so memory stays flat however large
-// the table; aggregating them into one string in DuckDB cost 60 MB at 443k
-// rows.
-func (l *loader) digestIDs(table string) (rows, distinct int64, digest string, err error) {
+// digestIDs counts the rows and distinct ids the snapshot holds in table,
+// finds an id that two rows share, and hashes the ids the way the answer
+// key does: SHA-256 of the sorted ids, each followed by "\n". DuckDB sorts
+// (spilling to disk past its memory limit) and the ids stream through the
+// hash, so memory stays flat however large the table: aggregating them
+// into one string in DuckDB cost 60 MB at 443k rows, and a set of them in
+// the walker cost 20 bytes an id. IDs are compared as sent.
+func (l *loader) digestIDs(table string) (idTally, error) {
 	q := fmt.Sprintf("SELECT id FROM %s WHERE snapshot_id = ? ORDER BY id", table)
 	rs, err := l.r.s.db.QueryContext(l.ctx, q, l.r.ID)
 	if err != nil {
-		return 0, 0, "", err
+		return idTally{}, err
 	}
 	defer rs.Close()
+	var t idTally
 	h := sha256.New()
 	var id, prev sql.RawBytes
 	for rs.Next() {
 		if err := rs.Scan(&id); err != nil {
-			return 0, 0, "", err
+			return idTally{}, err
 		}
-		if rows == 0 || !bytes.Equal(id, prev) {
-			distinct++
+		switch {
+		case t.rows == 0 || !bytes.Equal(id, prev):
+			t.distinct++
+		case t.twice == "":
+			t.twice = string(id)
 		}
-		rows++
+		t.rows++
 		h.Write(id)
 		h.Write([]byte{'\n'})
 		prev = append(prev[:0], id...)
 	}
-	return rows, distinct, hex.EncodeToString(h.Sum(nil)), rs.Err()
+	t.idsSHA256 = hex.EncodeToString(h.Sum(nil))
+	return t, rs.Err()
 }

@@ -123,16 +123,17 @@ func (r *Run) tableStats(t Table, written int64) TableStats {
 }
 
 // check is the agreement of the counts: rows written to Parquet, read
-// back from it and in DuckDB, and (for a walked collection) distinct IDs
-// in DuckDB and received.
+// back from it and in DuckDB, and (for a complete walked collection)
+// received, distinct IDs in DuckDB and TotalCount. An incomplete
+// collection keeps what the service sent, an ID twice included.
 func (st TableStats) check(written, distinct int64) error {
 	switch {
 	case st.ParquetRows != written:
 		return fmt.Errorf("table %s: %d rows written but %d read back from Parquet", st.Table, written, st.ParquetRows)
 	case st.DuckDBRows != st.ParquetRows:
 		return fmt.Errorf("table %s: %d Parquet rows but %d in DuckDB", st.Table, st.ParquetRows, st.DuckDBRows)
-	case st.Distinct >= 0 && (distinct != st.DuckDBRows || st.Distinct != st.DuckDBRows):
-		return fmt.Errorf("table %s: %d rows, %d distinct IDs in them, %d distinct IDs received", st.Table, st.DuckDBRows, distinct, st.Distinct)
+	case st.Complete && st.TotalCount >= 0 && (distinct != st.DuckDBRows || st.Received != st.DuckDBRows):
+		return fmt.Errorf("table %s: %d rows, %d distinct IDs in them, %d records received", st.Table, st.DuckDBRows, distinct, st.Received)
 	case st.Complete && st.TotalCount >= 0 && st.TotalCount != st.DuckDBRows:
 		return fmt.Errorf("table %s: TotalCount %d but %d rows", st.Table, st.TotalCount, st.DuckDBRows)
 	}

@@ -25,7 +25,7 @@ func walkInto(t *testing.T, cfg config.Config, run *Run) {
 	for _, c := range catalog(t, cfg) {
 		g.Go(func() error {
 			res, err := w.Walk(context.Background(), c, run.Sink(c.Table))
-			run.Walked(res, err)
+			run.Walked(res)
 			return err
 		})
 	}

@@ -75,15 +75,11 @@ func (s *Store) newID(ctx context.Context, started time.Time) (string, error) {
 }
 
 // Walked records the walk result of a collection (its parent table). A
-// walk that ended without error is loaded into DuckDB at once, while the
-// other collections are still walked; its sink takes no more pages.
-func (r *Run) Walked(res extract.Result, err error) {
+// walk that ended was loaded into DuckDB by its sink's End.
+func (r *Run) Walked(res extract.Result) {
 	r.mu.Lock()
 	r.walks[res.Table] = res
 	r.mu.Unlock()
-	if err == nil {
-		r.loader.queue <- loadJob{collection: res.Table}
-	}
 }
 
 // Fail records the snapshot as failed with msg (which must hold no

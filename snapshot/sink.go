@@ -59,6 +59,20 @@ func (c *collectionSink) Page(p *extract.Page) error {
 	return nil
 }
 
+// End closes the collection's files, loads what is not loaded yet of them
+// into DuckDB, and tallies the IDs of the collection's table there. It
+// waits for the loader, which loads the tables of walks that ended before
+// first; the other walks go on meanwhile.
+func (c *collectionSink) End() (extract.Tally, error) {
+	done := make(chan error, 1)
+	c.r.loader.queue <- loadJob{collection: c.table.Name, done: done}
+	if err := <-done; err != nil {
+		return extract.Tally{}, err
+	}
+	lt, _ := c.r.loader.table(c.table.Name)
+	return extract.Tally{Distinct: int(lt.distinct), Twice: lt.twice}, nil
+}
+
 func (c *collectionSink) writeChildren(rec extract.Record, ch Child) error {
 	raw := rec.Field(ch.Field)
 	if raw == "" || raw == "null" {

@@ -138,3 +138,35 @@ func TestIncompleteSnapshotIsKeptButNotPublished(t *testing.T) {
 		t.Error("latest is not the first snapshot")
 	}
 }
+
+// A record listed twice on every walk (it moves while the list is paged)
+// leaves the collection incomplete, and DuckDB keeps what was sent: both
+// rows of the ID, and no row of the record that was never listed.
+func TestAnIDListedTwiceOnEveryWalkIsKeptAsSent(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 33, Customers: 150}, "move=Customers@1/0")
+	cfg := testConfig(srv, t.TempDir())
+	sum, err := take(t, cfg)
+	if err != nil || sum.Status != StatusIncomplete {
+		t.Fatalf("%+v, %v", sum, err)
+	}
+	s := openStore(t, cfg)
+	defer s.Close()
+	var problem string
+	var walks, received, distinct int
+	q := "SELECT problem, walks, records_received, distinct_ids FROM snapshot_tables WHERE snapshot_id = ? AND table_name = 'customers'"
+	if err := s.DB().QueryRow(q, sum.ID).Scan(&problem, &walks, &received, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	want := srv.AnswerKey().Tables["customers"].Count
+	if !strings.Contains(problem, "arrived twice") || walks != cfg.MaxRewalks+1 || received != want || distinct != want-1 {
+		t.Errorf("customers: problem %q, %d walks, %d received, %d distinct; want %d received", problem, walks, received, distinct, want)
+	}
+	rows := count(t, s.DB(), "SELECT count(*) FROM customers WHERE snapshot_id = ?", sum.ID)
+	ids := count(t, s.DB(), "SELECT count(DISTINCT id) FROM customers WHERE snapshot_id = ?", sum.ID)
+	if rows != want || ids != want-1 {
+		t.Errorf("DuckDB holds %d rows, %d distinct IDs of the incomplete customers; want %d and %d", rows, ids, want, want-1)
+	}
+	if n := count(t, s.DB(), "SELECT count(*) FROM latest_snapshot"); n != 0 {
+		t.Error("an incomplete snapshot is latest")
+	}
+}

@@ -22,7 +22,7 @@ func (s *Store) Take(ctx context.Context, w *extract.Walker, colls []extract.Col
 	for _, c := range colls {
 		g.Go(func() error {
 			res, err := w.Walk(gctx, c, run.Sink(c.Table))
-			run.Walked(res, err)
+			run.Walked(res)
 			return err
 		})
 	}

@@ -122,7 +122,7 @@ func serial(ctx context.Context, cfg config.Config) (int64, error) {
 	colls, _ := extract.Catalog(cfg)
 	for _, c := range colls {
 		res, err := w.Walk(ctx, c, run.Sink(c.Table))
-		run.Walked(res, err)
+		run.Walked(res)
 		if err != nil {
 			run.Fail(err.Error())
 			return 0, err
