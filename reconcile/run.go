@@ -5,7 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strconv"
 	"time"
+
+	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/snapshot"
@@ -21,6 +25,7 @@ type Options struct {
 	Waivers     []Waiver
 	Materiality config.Materiality
 	Now         func() time.Time
+	Log         *slog.Logger // nil: no log
 }
 
 // ErrNoSnapshot is returned when there is no snapshot to reconcile.
@@ -51,7 +56,7 @@ func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	if err := setVariables(ctx, conn, r, o.Grace); err != nil {
 		return nil, err
 	}
-	if err := runRules(ctx, conn, o.Rules); err != nil {
+	if err := runRules(ctx, conn, o.Rules, o.log()); err != nil {
 		return nil, err
 	}
 	if err := r.applyWaivers(ctx, conn, o.Waivers); err != nil {
@@ -125,18 +130,23 @@ func setVariables(ctx context.Context, conn *sql.Conn, r *Report, grace time.Dur
 	return nil
 }
 
+func (o Options) log() *slog.Logger {
+	if o.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Log
+}
+
 // runRules fills the temporary table run_findings, rule by rule, and
 // checks that no rule found one record twice.
-func runRules(ctx context.Context, conn *sql.Conn, rules []Rule) error {
+func runRules(ctx context.Context, conn *sql.Conn, rules []Rule, log *slog.Logger) error {
 	_, err := conn.ExecContext(ctx, `CREATE OR REPLACE TEMP TABLE run_findings (ord INTEGER, rule VARCHAR, severity VARCHAR,
 		entity VARCHAR, entity_id VARCHAR, amount DECIMAL(18,2), currency VARCHAR, detail VARCHAR)`)
 	if err != nil {
 		return err
 	}
 	for i, rule := range rules {
-		q := `INSERT INTO run_findings SELECT ?, ?, ?, CAST(entity AS VARCHAR), CAST(entity_id AS VARCHAR),
-			CAST(round(amount, 2) AS DECIMAL(18,2)), CAST(currency AS VARCHAR), CAST(detail AS VARCHAR) FROM (` + rule.SQL + "\n) AS found"
-		if _, err := conn.ExecContext(ctx, q, i, rule.ID, rule.Severity); err != nil {
+		if err := runRule(ctx, conn, i, rule, log); err != nil {
 			return fmt.Errorf("rule %s (%s): %w", rule.ID, rule.Source, err)
 		}
 	}
@@ -151,4 +161,44 @@ func runRules(ctx context.Context, conn *sql.Conn, rules []Rule) error {
 		return err
 	}
 	return fmt.Errorf("rule %s found entity_id %s %d times: a rule must find each record once, with an ID", rule, id, n)
+}
+
+// runRule inserts the findings of rule, the i-th, into run_findings. A
+// rule DuckDB cannot run within its memory limit is run again on one
+// thread, the threads setting put back after: each thread builds hash
+// tables of its own, and the joins of the large tables (rule 10 at 2M
+// records) ran out of 256MB on two threads most times and never on one.
+// A statement that failed inserted nothing.
+func runRule(ctx context.Context, conn *sql.Conn, i int, rule Rule, log *slog.Logger) error {
+	q := `INSERT INTO run_findings SELECT ?, ?, ?, CAST(entity AS VARCHAR), CAST(entity_id AS VARCHAR),
+		CAST(round(amount, 2) AS DECIMAL(18,2)), CAST(currency AS VARCHAR), CAST(detail AS VARCHAR) FROM (` + rule.SQL + "\n) AS found"
+	_, err := conn.ExecContext(ctx, q, i, rule.ID, rule.Severity)
+	if !outOfMemory(err) {
+		return err
+	}
+	var threads int
+	if err := conn.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&threads); err != nil {
+		return err
+	}
+	if threads == 1 {
+		return fmt.Errorf("%w (raise config key duckdb.memory_limit)", err)
+	}
+	log.Warn("DuckDB ran out of memory in a rule; running it again on one thread", "rule", rule.ID, "threads", threads)
+	if _, err := conn.ExecContext(ctx, "SET threads = 1"); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, q, i, rule.ID, rule.Severity)
+	if _, serr := conn.ExecContext(ctx, "SET threads = "+strconv.Itoa(threads)); serr != nil && err == nil {
+		err = serr
+	}
+	if outOfMemory(err) {
+		return fmt.Errorf("%w (on one thread too; raise config key duckdb.memory_limit)", err)
+	}
+	return err
+}
+
+// outOfMemory tells whether err is DuckDB's out-of-memory error.
+func outOfMemory(err error) bool {
+	var de *duckdb.Error
+	return errors.As(err, &de) && de.Type == duckdb.ErrorTypeOutOfMemory
 }

@@ -105,6 +105,7 @@ func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
 
 // reconcileAndPrint reconciles and writes the report in format to stdout.
 func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, opts reconcile.Options, format string) (schedule.Outcome, error) {
+	opts.Log = env.log
 	rep, err := reconcile.Run(ctx, store.DB(), opts)
 	var cfgErr *config.Error
 	if errors.As(err, &cfgErr) {

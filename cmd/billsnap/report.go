@@ -49,6 +49,7 @@ func (f *reconcileFlags) reportOptions(cfg config.Config) (reconcile.Options, []
 // reportInto reconciles, writes the report files under the output
 // directory and prints the Markdown summary.
 func reportInto(ctx context.Context, env *cliEnv, cfg config.Config, store *snapshot.Store, opts reconcile.Options, formats []string) (*reconcile.Report, []string, error) {
+	opts.Log = env.log
 	rep, err := reconcile.Run(ctx, store.DB(), opts)
 	var cfgErr *config.Error
 	if errors.As(err, &cfgErr) {
