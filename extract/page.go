@@ -32,8 +32,7 @@ type Paging struct {
 // Record is one item of a page: its ID, its JSON as sent, and its
 // top-level fields. Raw and the fields' Raw are views into the page's body.
 type Record struct {
-	ID     string
-	GUID   GUID
+	ID     string // a GUID in the 36-character form
 	Raw    string
 	Fields []Field
 }
@@ -193,8 +192,7 @@ func decodeRecord(r *Record, it gjson.Result) error {
 		return fmt.Errorf("ID %s is not a string", snippet([]byte(id.Raw)))
 	}
 	r.ID = id.Str
-	var ok bool
-	if r.GUID, ok = ParseGUID(r.ID); !ok {
+	if _, ok := ParseGUID(r.ID); !ok {
 		return fmt.Errorf("ID %q is not a GUID", r.ID)
 	}
 	return nil
