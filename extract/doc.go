@@ -4,10 +4,11 @@
 // follows Paging.NextPage and checks every page.
 //
 // The walker's contract: a collection's pages reach its Sink in NextPage
-// order, every record as sent; at the end of a walk the Sink tallies the
-// IDs it took (the walker keeps no set of them); a walk that drifted
-// (TotalCount changed, an ID twice, a count short) is walked again a
-// bounded number of times and then reported incomplete; a page that breaks the paging contract (a loop, a
+// order; at the end of a walk the Sink tallies the IDs it took (the
+// walker keeps no set of them); a walk that drifted (TotalCount changed,
+// an ID twice, a count short) is walked again a bounded number of times,
+// and the last walk, which hands each record over once, is reported
+// incomplete; a page that breaks the paging contract (a loop, a
 // foreign host, Results that do not match, malformed JSON, an HTML page, a
 // record without a GUID ID) stops the walk with a *PageError naming the
 // collection, the page and the URL with secrets redacted. The API key is

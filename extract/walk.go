@@ -18,7 +18,9 @@ type Sink interface {
 	// Restart discards everything taken from an earlier walk of the
 	// collection; it is called before every walk, the first included.
 	Restart(walk int) error
-	// Page takes a checked page, every record of it.
+	// Page takes a checked page. On the last walk allowed, records
+	// already taken in the walk are left out of it; on the others every
+	// record is there, and a repeat is found by End.
 	Page(p *Page) error
 	// End is called when a walk has handed over its last page, and
 	// tallies the IDs of the records handed over in the walk. The walker
@@ -137,6 +139,7 @@ type walkState struct {
 	pages     int
 	records   int
 	distinct  int
+	seen      *idSet         // the last walk's only
 	urls      map[string]int // URL -> page number
 	total     int
 	announced int    // Pages on the first page
@@ -145,7 +148,11 @@ type walkState struct {
 }
 
 func newWalkState(w *Walker, coll Collection, sink Sink, walk int, final bool) *walkState {
-	return &walkState{w: w, coll: coll, sink: sink, walk: walk, final: final, urls: map[string]int{}}
+	st := &walkState{w: w, coll: coll, sink: sink, walk: walk, final: final, urls: map[string]int{}}
+	if final {
+		st.seen = newIDSet()
+	}
+	return st
 }
 
 func (st *walkState) result() Result {
@@ -256,6 +263,7 @@ func (st *walkState) take(p *Page, n int) error {
 	if st.drifted != nil && !st.final {
 		return st.drifted
 	}
+	st.dropRepeats(p, n)
 	crashpoint.Hit("walk.page")
 	if err := st.sink.Page(p); err != nil {
 		return st.pageError(n, p.URL, err)
@@ -264,6 +272,24 @@ func (st *walkState) take(p *Page, n int) error {
 		st.w.Progress.PageDone(st.coll.Table, len(p.Records))
 	}
 	return nil
+}
+
+// dropRepeats leaves out of p, on the last walk allowed, the records
+// whose ID the walk has taken before: the collection will be incomplete,
+// and is kept as each record was first listed.
+func (st *walkState) dropRepeats(p *Page, n int) {
+	if st.seen == nil {
+		return
+	}
+	kept := p.Records[:0:0]
+	for _, r := range p.Records {
+		if !st.seen.add(r.ID) {
+			st.noteDrift("ID %s arrived twice (again on page %d)", r.ID, n)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	p.Records = kept
 }
 
 func (st *walkState) noteDrift(format string, args ...any) {
@@ -275,7 +301,7 @@ func (st *walkState) noteDrift(format string, args ...any) {
 // finish has the sink tally the walk's IDs and checks them at the end of
 // the walk: as many distinct IDs as TotalCount, and none twice. An ID
 // that came twice is drift (a record moved while the list was paged), as
-// is a count short; either way the walk is done again.
+// is a count short; either way the walk is done again, up to MaxRewalks.
 func (st *walkState) finish() error {
 	t, err := st.sink.End()
 	if err != nil {
@@ -285,7 +311,7 @@ func (st *walkState) finish() error {
 	switch {
 	case t.Twice != "":
 		st.noteDrift("ID %s arrived twice (%d records received, %d distinct IDs, TotalCount %d)", t.Twice, st.records, t.Distinct, st.total)
-	case t.Distinct != st.total || st.records != t.Distinct:
+	case t.Distinct != st.total:
 		st.noteDrift("%d distinct IDs received, TotalCount says %d", t.Distinct, st.total)
 	}
 	if st.drifted != nil {

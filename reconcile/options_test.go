@@ -167,16 +167,30 @@ func TestBadUserRulesAreRefused(t *testing.T) {
 	}
 }
 
+// An incomplete snapshot is reconciled, untrusted and material; one whose
+// invoices or payments listed a record twice holds it once, so no rule
+// finds it twice or counts a payment twice.
 func TestIncompleteSnapshotIsUntrustedAndMaterial(t *testing.T) {
-	e := newEnvFaults(t, sandbox.Options{Seed: 67, Customers: 30}, "totalcount=Contacts")
-	sum := e.export()
-	if _, err := e.run(Options{}); err != ErrNoSnapshot {
-		t.Errorf("without a complete snapshot: %v", err)
-	}
-	r := e.reconcile(Options{SnapshotID: sum.ID})
-	inc := only(r.Findings, IncompleteRule)
-	if !r.Untrusted || len(inc) != 1 || inc[0].EntityID != "contacts" || len(r.Material) == 0 || !strings.Contains(r.Material[0], "not trusted") {
-		t.Errorf("untrusted %v, findings %+v, material %v", r.Untrusted, inc, r.Material)
+	for _, tc := range []struct{ faults, table string }{
+		{"totalcount=Contacts", "contacts"},
+		{"move=Invoices@1/0", "invoices"},
+		{"move=Transactions@1/0", "transactions"},
+	} {
+		t.Run(tc.faults, func(t *testing.T) {
+			e := newEnvFaults(t, sandbox.Options{Seed: 67, Customers: 60}, tc.faults)
+			sum := e.export()
+			if _, err := e.run(Options{}); err != ErrNoSnapshot {
+				t.Errorf("without a complete snapshot: %v", err)
+			}
+			r := e.reconcile(Options{SnapshotID: sum.ID})
+			inc := only(r.Findings, IncompleteRule)
+			if !r.Untrusted || len(inc) != 1 || inc[0].EntityID != tc.table || len(r.Material) == 0 || !strings.Contains(r.Material[0], "not trusted") {
+				t.Errorf("untrusted %v, findings %+v, material %v", r.Untrusted, inc, r.Material)
+			}
+			if n := len(only(r.Findings, "payment_amount_mismatch")); n != 0 {
+				t.Errorf("%d payment amount mismatches in clean data", n)
+			}
+		})
 	}
 }
 

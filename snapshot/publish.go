@@ -39,8 +39,8 @@ type Summary struct {
 // Publish finishes the snapshot. Every table has been loaded into DuckDB
 // from its Parquet as its walk ended (see loader); Publish checks that the
 // counts agree (rows written to Parquet = rows read back from it = rows in
-// DuckDB = distinct IDs received, and = TotalCount for a complete
-// collection), records the manifest and the status in one transaction, and
+// DuckDB = distinct IDs in them, and = records received = TotalCount for a
+// complete collection), records the manifest and the status in one transaction, and
 // only then renames the Parquet into place (complete snapshots only). On
 // error nothing is published; the caller records the failure with Fail.
 func (r *Run) Publish(ctx context.Context) (*Summary, error) {
@@ -123,17 +123,20 @@ func (r *Run) tableStats(t Table, written int64) TableStats {
 }
 
 // check is the agreement of the counts: rows written to Parquet, read
-// back from it and in DuckDB, and (for a complete walked collection)
-// received, distinct IDs in DuckDB and TotalCount. An incomplete
-// collection keeps what the service sent, an ID twice included.
+// back from it and in DuckDB, distinct IDs in DuckDB (for a walked
+// collection: no ID twice), and for a complete one the records received
+// and TotalCount. An incomplete collection received more records than it
+// keeps when an ID came twice: the walk kept the first.
 func (st TableStats) check(written, distinct int64) error {
 	switch {
 	case st.ParquetRows != written:
 		return fmt.Errorf("table %s: %d rows written but %d read back from Parquet", st.Table, written, st.ParquetRows)
 	case st.DuckDBRows != st.ParquetRows:
 		return fmt.Errorf("table %s: %d Parquet rows but %d in DuckDB", st.Table, st.ParquetRows, st.DuckDBRows)
-	case st.Complete && st.TotalCount >= 0 && (distinct != st.DuckDBRows || st.Received != st.DuckDBRows):
-		return fmt.Errorf("table %s: %d rows, %d distinct IDs in them, %d records received", st.Table, st.DuckDBRows, distinct, st.Received)
+	case st.TotalCount >= 0 && distinct != st.DuckDBRows:
+		return fmt.Errorf("table %s: %d rows but %d distinct IDs in them", st.Table, st.DuckDBRows, distinct)
+	case st.Complete && st.TotalCount >= 0 && st.Received != st.DuckDBRows:
+		return fmt.Errorf("table %s: %d records received but %d rows", st.Table, st.Received, st.DuckDBRows)
 	case st.Complete && st.TotalCount >= 0 && st.TotalCount != st.DuckDBRows:
 		return fmt.Errorf("table %s: TotalCount %d but %d rows", st.Table, st.TotalCount, st.DuckDBRows)
 	}
