@@ -144,10 +144,7 @@ func (t Table) parquetSchema() []string {
 	for _, c := range t.Columns {
 		md = append(md, "name="+c.Name+", "+parquetTypes[c.Kind]+pqOptional)
 	}
-	// No statistics for the record as sent: a min and max of whole JSON
-	// records help no reader and would fill every page header and the
-	// footer with records.
-	return append(md, "name=_raw, "+pqUTF8+", repetitiontype=REQUIRED, omitstats=true")
+	return append(md, "name=_raw, "+pqUTF8+", repetitiontype=REQUIRED")
 }
 
 // createSQL is the table's DuckDB definition.
