@@ -49,7 +49,7 @@ type loader struct {
 // loadJob is one thing for the loader to do: load a finished file of a
 // table, drop the files (and rows) of a table a re-walk discarded, or
 // finish the tables of a walked collection. done, when not nil, hears how
-// the job went (the first load error, when an earlier job failed).
+// the job went (a job after a failed one is not done, and hears why).
 type loadJob struct {
 	table, file string
 	drop        []string
@@ -88,11 +88,15 @@ func (l *loader) run() {
 	l.setErr(s.loadSettings(l.ctx))
 	defer func() { l.setErr(s.querySettings(context.Background())) }()
 	for j := range l.queue {
-		if !l.failed() {
-			l.setErr(l.do(j))
+		err := l.firstErr()
+		if err == nil {
+			err = l.do(j)
+			l.setErr(err)
+		} else {
+			err = fmt.Errorf("not loaded: an earlier load failed: %w", err)
 		}
 		if j.done != nil {
-			j.done <- l.firstErr()
+			j.done <- err
 		}
 		if len(l.queue) == 0 && !l.closing.Load() && !l.failed() {
 			// Nothing else to load while walks go on: write the loads
