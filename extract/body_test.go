@@ -11,8 +11,9 @@ import (
 )
 
 // readBody reads a body whole, into one buffer when the length is known,
-// and reports a body cut short of its Content-Length as an error (which
-// the client retries).
+// and reports a body cut short of its Content-Length as the transport's
+// io.ErrUnexpectedEOF (which the client classifies as a transport error,
+// retried: TestRetriesThroughFaults walks through truncated bodies).
 func TestReadBody(t *testing.T) {
 	page := strings.Repeat("x", 70_000)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

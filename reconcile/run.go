@@ -188,7 +188,10 @@ func runRule(ctx context.Context, conn *sql.Conn, i int, rule Rule, log *slog.Lo
 		return err
 	}
 	_, err = conn.ExecContext(ctx, q, i, rule.ID, rule.Severity)
-	if _, serr := conn.ExecContext(ctx, "SET threads = "+strconv.Itoa(threads)); serr != nil && err == nil {
+	// threads is the database's, not the connection's: put it back even
+	// when the run was cancelled meanwhile.
+	restore := "SET threads = " + strconv.Itoa(threads)
+	if _, serr := conn.ExecContext(context.WithoutCancel(ctx), restore); serr != nil && err == nil {
 		err = serr
 	}
 	if outOfMemory(err) {
