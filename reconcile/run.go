@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/duckdb/duckdb-go/v2"
-
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -173,7 +171,7 @@ func runRule(ctx context.Context, conn *sql.Conn, i int, rule Rule, log *slog.Lo
 	q := `INSERT INTO run_findings SELECT ?, ?, ?, CAST(entity AS VARCHAR), CAST(entity_id AS VARCHAR),
 		CAST(round(amount, 2) AS DECIMAL(18,2)), CAST(currency AS VARCHAR), CAST(detail AS VARCHAR) FROM (` + rule.SQL + "\n) AS found"
 	_, err := conn.ExecContext(ctx, q, i, rule.ID, rule.Severity)
-	if !outOfMemory(err) {
+	if !snapshot.OutOfMemory(err) {
 		return err
 	}
 	var threads int
@@ -194,14 +192,8 @@ func runRule(ctx context.Context, conn *sql.Conn, i int, rule Rule, log *slog.Lo
 	if _, serr := conn.ExecContext(context.WithoutCancel(ctx), restore); serr != nil && err == nil {
 		err = serr
 	}
-	if outOfMemory(err) {
+	if snapshot.OutOfMemory(err) {
 		return fmt.Errorf("%w (on one thread too; raise config key duckdb.memory_limit)", err)
 	}
 	return err
-}
-
-// outOfMemory tells whether err is DuckDB's out-of-memory error.
-func outOfMemory(err error) bool {
-	var de *duckdb.Error
-	return errors.As(err, &de) && de.Type == duckdb.ErrorTypeOutOfMemory
 }

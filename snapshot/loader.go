@@ -222,8 +222,7 @@ func (l *loader) exec(q string, args ...any) (sql.Result, error) {
 	s := l.r.s
 	for {
 		res, err := s.db.ExecContext(l.ctx, q, args...)
-		var de *duckdb.Error
-		if err == nil || !errors.As(err, &de) || de.Type != duckdb.ErrorTypeOutOfMemory {
+		if !OutOfMemory(err) {
 			return res, err
 		}
 		if l.limit >= l.ceil {
@@ -295,4 +294,11 @@ func (l *loader) digestIDs(table string) (idTally, error) {
 	}
 	t.idsSHA256 = hex.EncodeToString(h.Sum(nil))
 	return t, rs.Err()
+}
+
+// OutOfMemory tells whether err is DuckDB's out-of-memory error: a
+// statement that did not fit in memory_limit, and changed nothing.
+func OutOfMemory(err error) bool {
+	var de *duckdb.Error
+	return errors.As(err, &de) && de.Type == duckdb.ErrorTypeOutOfMemory
 }
