@@ -7,59 +7,164 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/billsnap/billsnap/extract"
 )
 
-// row builds a table row in Parquet order from a record's fields: id, the
-// parent's ID (child tables), the typed columns, and raw.
-func (t Table) row(id, parentID string, fields []extract.Field, raw string) ([]any, error) {
-	r := make([]any, 0, len(t.Columns)+3)
-	r = append(r, id)
-	if t.ParentColumn != "" {
-		r = append(r, parentID)
+// jsonType is a JSON value's type, as its first byte tells it.
+type jsonType uint8
+
+const (
+	typeAbsent jsonType = iota // the field is not in the record
+	typeNull
+	typeString
+	typeNumber
+	typeBoolean
+	typeObject
+	typeArray
+	numJSONTypes
+)
+
+var jsonTypeNames = [numJSONTypes]string{"absent", "null", "string", "number", "boolean", "object", "array"}
+
+func (t jsonType) String() string { return jsonTypeNames[t] }
+
+// typeOf is the type of raw, valid JSON text ("" when absent).
+func typeOf(raw string) jsonType {
+	if raw == "" {
+		return typeAbsent
 	}
-	for _, c := range t.Columns {
-		v, err := convert(c.Kind, extract.FieldOf(fields, c.Field))
-		if err != nil {
-			return nil, fmt.Errorf("record %s, field %s: %w", id, c.Field, err)
-		}
-		r = append(r, v)
+	switch raw[0] {
+	case 'n':
+		return typeNull
+	case '"':
+		return typeString
+	case 't', 'f':
+		return typeBoolean
+	case '{':
+		return typeObject
+	case '[':
+		return typeArray
 	}
-	return append(r, raw), nil
+	return typeNumber
 }
 
-// convert turns a JSON value (valid JSON text) into the Parquet value of
-// kind k; absent and null give nil.
-func convert(k Kind, s string) (any, error) {
-	if s == "" || s == "null" {
-		return nil, nil
+// outcome is how a value became its column's value.
+type outcome uint8
+
+const (
+	typed   outcome = iota // in the kind's own form, or null or absent (nil)
+	coerced                // converted from another form without loss
+	untyped                // no lossless conversion: nil in the column, kept in _raw
+)
+
+// convert turns raw, valid JSON text ("" when absent), into the Parquet
+// value of column c; absent and null give nil. A value in the kind's own
+// form is typed. Another form that converts without loss is coerced: a
+// date-time with a UTC offset other than Z or without one, a date alone;
+// and for an assumed column also a number or boolean into a string column,
+// a string holding a decimal into a money, quantity or number column when
+// the column holds it exactly, "true"/"false" (any case) and 0/1 into a
+// boolean column. Anything else is untyped (nil) in an assumed column, and
+// an error naming what was wanted in a contract column.
+func convert(c Column, raw string) (any, outcome, error) {
+	if raw == "" || raw == "null" {
+		return nil, typed, nil
 	}
+	v, exact, err := parse(c.Kind, raw)
+	switch {
+	case err == nil && exact:
+		return v, typed, nil
+	case err == nil:
+		return v, coerced, nil
+	case c.Contract:
+		return nil, untyped, err
+	}
+	if v, ok := coerce(c.Kind, raw); ok {
+		return v, coerced, nil
+	}
+	return nil, untyped, nil
+}
+
+// parse reads raw in the JSON type of kind k. exact is false for a value
+// in another form than the kind's own that parse still reads without loss
+// (a date-time not in UTC, see timestampMicros).
+func parse(k Kind, raw string) (v any, exact bool, err error) {
 	switch k {
 	case String:
-		return jsonString(s)
+		v, err = jsonString(raw)
+		return v, true, err
 	case Timestamp:
-		return timestampMicros(s)
+		return timestampMicros(raw)
 	case Money:
-		return decimal(s, 2)
+		v, err = decimal(raw, 2)
 	case Quantity:
-		return decimal(s, 4)
+		v, err = decimal(raw, 4)
 	case Int32:
-		n, err := whole(s, math.MinInt32, math.MaxInt32)
-		return int32(n), err
+		var n int64
+		n, err = whole(raw, math.MinInt32, math.MaxInt32)
+		v = int32(n)
 	case Int64:
-		return whole(s, math.MinInt64, math.MaxInt64)
+		v, err = whole(raw, math.MinInt64, math.MaxInt64)
 	case Bool:
-		if s != "true" && s != "false" {
-			return nil, fmt.Errorf("want true or false, got %s", clip(s))
+		if raw != "true" && raw != "false" {
+			return nil, false, fmt.Errorf("want true or false, got %s", clip(raw))
 		}
-		return s == "true", nil
+		v = raw == "true"
+	case Float:
+		v, err = float(raw)
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || !isNumber(s) {
-		return nil, fmt.Errorf("want a number, got %s", clip(s))
+	return v, true, err
+}
+
+// coerce reads raw, not in k's own JSON type, when that loses nothing.
+func coerce(k Kind, raw string) (any, bool) {
+	t := typeOf(raw)
+	var s string
+	if t == typeString {
+		var err error
+		if s, err = jsonString(raw); err != nil {
+			return nil, false
+		}
 	}
-	return f, nil
+	switch {
+	case k == String && (t == typeNumber || t == typeBoolean):
+		return raw, true
+	case k == Bool && t == typeString && (strings.EqualFold(s, "true") || strings.EqualFold(s, "false")):
+		return strings.EqualFold(s, "true"), true
+	case k == Bool && (raw == "0" || raw == "1"):
+		return raw == "1", true
+	case t == typeNumber && (k == Int32 || k == Int64):
+		// A whole value written with decimals or an exponent: 7.0, 7e0.
+		return fromString(k, raw)
+	case t == typeString && k != String && k != Timestamp && k != Bool && isNumberText(s):
+		return fromString(k, s)
+	}
+	return nil, false
+}
+
+// fromString reads s, the JSON number text a string held, as kind k.
+func fromString(k Kind, s string) (any, bool) {
+	var v any
+	var err error
+	switch k {
+	case Money:
+		v, err = decimal(s, 2)
+	case Quantity:
+		v, err = decimal(s, 4)
+	case Int32:
+		var n int64
+		n, err = decimal(s, 0)
+		if n < math.MinInt32 || n > math.MaxInt32 {
+			return nil, false
+		}
+		v = int32(n)
+	case Int64:
+		v, err = decimal(s, 0)
+	case Float:
+		v, err = float(s)
+	default:
+		return nil, false
+	}
+	return v, err == nil
 }
 
 // jsonString reads a JSON string; without escapes it is a view of raw.
@@ -77,37 +182,59 @@ func jsonString(raw string) (string, error) {
 	return v, nil
 }
 
-// timeLayouts are the ISO 8601 forms accepted; without a zone, UTC.
-var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05", "2006-01-02"}
+// timeLayouts are the ISO 8601 forms read, after RFC 3339 in UTC ("Z"):
+// with another offset, without an offset (taken as UTC), a date alone
+// (midnight UTC).
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"}
 
-// timestampMicros reads an ISO 8601 date-time as microseconds since 1970 UTC.
-func timestampMicros(raw string) (int64, error) {
+// timestampMicros reads an ISO 8601 date-time as microseconds since 1970
+// UTC; exact is false for any form other than a UTC date-time ending in Z.
+func timestampMicros(raw string) (micros int64, exact bool, err error) {
 	s, err := jsonString(raw)
 	if err != nil {
-		return 0, fmt.Errorf("want an ISO 8601 date-time string, got %s", clip(raw))
+		return 0, false, fmt.Errorf("want an ISO 8601 date-time string, got %s", clip(raw))
 	}
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC().UnixMicro(), nil
+			utc := layout == time.RFC3339Nano && strings.HasSuffix(s, "Z")
+			return t.UTC().UnixMicro(), utc, nil
 		}
 	}
-	return 0, fmt.Errorf("%q is not an ISO 8601 date-time", s)
+	return 0, false, fmt.Errorf("%q is not an ISO 8601 date-time", s)
 }
 
-// decimal reads a JSON number with at most scale decimals as an integer
-// scaled by 10^scale, exactly (no float on the way).
+// decimal reads a JSON number that has at most scale decimals once its
+// exponent is applied, as an integer scaled by 10^scale, exactly (no float
+// on the way): 12.5 → 1250 at scale 2, 1.25e1 too.
 func decimal(s string, scale int) (int64, error) {
-	if !isNumber(s) || strings.ContainsAny(s, "eE") {
+	if !isNumberText(s) {
 		return 0, fmt.Errorf("want a decimal number, got %s", clip(s))
 	}
 	neg := strings.HasPrefix(s, "-")
-	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
-	if frac = strings.TrimRight(frac, "0"); len(frac) > scale {
-		return 0, fmt.Errorf("%s has more than %d decimals", s, scale)
+	mant, exp := strings.TrimPrefix(s, "-"), 0
+	if i := strings.IndexAny(mant, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(mant[i+1:], "+"))
+		if err != nil || e > 40 || e < -40 {
+			return 0, fmt.Errorf("%s is out of range", s)
+		}
+		mant, exp = mant[:i], e
 	}
-	digits := whole + frac + strings.Repeat("0", scale-len(frac))
-	n, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil || len(whole) > 18-scale {
+	whole, frac, _ := strings.Cut(mant, ".")
+	// The value is 0.digits × 10^point.
+	digits, point := strings.TrimRight(whole+frac, "0"), len(whole)+exp
+	trimmed := strings.TrimLeft(digits, "0")
+	point -= len(digits) - len(trimmed)
+	digits = trimmed
+	switch {
+	case digits == "":
+		return 0, nil
+	case len(digits)-point > scale:
+		return 0, fmt.Errorf("%s has more than %d decimals", s, scale)
+	case point+scale > 18:
+		return 0, fmt.Errorf("%s is out of range", s)
+	}
+	n, err := strconv.ParseInt(digits+strings.Repeat("0", point+scale-len(digits)), 10, 64)
+	if err != nil {
 		return 0, fmt.Errorf("%s is out of range", s)
 	}
 	if neg {
@@ -116,7 +243,7 @@ func decimal(s string, scale int) (int64, error) {
 	return n, nil
 }
 
-// whole reads a JSON number that is a whole number in [lo, hi].
+// whole reads a JSON number written as a whole number in [lo, hi].
 func whole(s string, lo, hi int64) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < lo || n > hi {
@@ -125,9 +252,57 @@ func whole(s string, lo, hi int64) (int64, error) {
 	return n, nil
 }
 
-// isNumber reports whether s, valid JSON text, is a number.
-func isNumber(s string) bool {
-	return s != "" && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))
+// float reads a JSON number as a float64.
+func float(s string) (float64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !isNumberText(s) {
+		return 0, fmt.Errorf("want a number, got %s", clip(s))
+	}
+	return f, nil
+}
+
+// isNumberText reports whether s is a number in JSON's grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func isNumberText(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		i = digitsFrom(s, i)
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		if j := digitsFrom(s, i+1); j > i+1 {
+			i = j
+		} else {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := digitsFrom(s, i)
+		if j == i {
+			return false
+		}
+		i = j
+	}
+	return i == len(s)
+}
+
+// digitsFrom is the index after the run of digits at s[i:].
+func digitsFrom(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 func clip(s string) string {

@@ -7,70 +7,193 @@ import (
 	"github.com/billsnap/billsnap/extract"
 )
 
-func TestConvert(t *testing.T) {
+// A value in its column's own form is typed, in either class of column.
+func TestConvertTyped(t *testing.T) {
 	for _, tc := range []struct {
 		kind Kind
 		raw  string
 		want any
-		err  string
 	}{
-		{String, `"Ann"`, "Ann", ""},
-		{String, `"\u00e6\u00f8\u00e5"`, "æøå", ""},
-		{String, `"a\"b"`, `a"b`, ""},
-		{String, `null`, nil, ""},
-		{String, ``, nil, ""},
-		{String, `7`, nil, "want a string, got 7"},
-		{Money, `12.5`, int64(1250), ""},
-		{Money, `-3.05`, int64(-305), ""},
-		{Money, `7`, int64(700), ""},
-		{Money, `0.10`, int64(10), ""},
-		{Money, `1.2300`, int64(123), ""},
-		{Money, `12.345`, nil, "12.345 has more than 2 decimals"},
-		{Money, `1e3`, nil, "want a decimal number, got 1e3"},
-		{Money, `"12.50"`, nil, `want a decimal number, got "12.50"`},
-		{Money, `9999999999999999.99`, int64(999999999999999999), ""},
-		{Money, `99999999999999999.99`, nil, "out of range"},
-		{Quantity, `2`, int64(20000), ""},
-		{Quantity, `0.0001`, int64(1), ""},
-		{Quantity, `0.00001`, nil, "more than 4 decimals"},
-		{Int32, `7`, int32(7), ""},
-		{Int32, `7.5`, nil, "want a whole number, got 7.5"},
-		{Int32, `3000000000`, nil, "want a whole number"},
-		{Int64, `3000000000`, int64(3000000000), ""},
-		{Bool, `true`, true, ""},
-		{Bool, `"true"`, nil, `want true or false, got "true"`},
-		{Float, `0.25`, 0.25, ""},
-		{Float, `"x"`, nil, "want a number"},
-		{Timestamp, `"2026-11-22T03:00:05Z"`, int64(1795316405000000), ""},
-		{Timestamp, `"2026-11-22T04:00:05+01:00"`, int64(1795316405000000), ""},
-		{Timestamp, `"2026-11-22T03:00:05.5Z"`, int64(1795316405500000), ""},
-		{Timestamp, `"2026-11-22T03:00:05"`, int64(1795316405000000), ""},
-		{Timestamp, `"2026-11-22"`, int64(1795305600000000), ""},
-		{Timestamp, `"22/11/2026"`, nil, `"22/11/2026" is not an ISO 8601 date-time`},
-		{Timestamp, `1795316405`, nil, "want an ISO 8601 date-time string"},
+		{String, `"Ann"`, "Ann"},
+		{String, `"\u00e6\u00f8\u00e5"`, "æøå"},
+		{String, `"a\"b"`, `a"b`},
+		{String, `null`, nil},
+		{String, ``, nil},
+		{Money, `12.5`, int64(1250)},
+		{Money, `-3.05`, int64(-305)},
+		{Money, `7`, int64(700)},
+		{Money, `0.10`, int64(10)},
+		{Money, `1.2300`, int64(123)},
+		{Money, `0.000`, int64(0)},
+		{Money, `1e3`, int64(100000)},
+		{Money, `1.255E1`, int64(1255)},
+		{Money, `125e-2`, int64(125)},
+		{Money, `9999999999999999.99`, int64(999999999999999999)},
+		{Quantity, `2`, int64(20000)},
+		{Quantity, `0.0001`, int64(1)},
+		{Quantity, `-0`, int64(0)},
+		{Int32, `7`, int32(7)},
+		{Int64, `3000000000`, int64(3000000000)},
+		{Bool, `true`, true},
+		{Bool, `false`, false},
+		{Float, `0.25`, 0.25},
+		{Float, `-1e-3`, -0.001},
+		{Timestamp, `"2026-11-22T03:00:05Z"`, int64(1795316405000000)},
+		{Timestamp, `"2026-11-22T03:00:05.5Z"`, int64(1795316405500000)},
 	} {
-		got, err := convert(tc.kind, tc.raw)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("convert(%d, %s) = %v, %v; want error %q", tc.kind, tc.raw, got, err, tc.err)
+		for _, contract := range []bool{false, true} {
+			got, o, err := convert(Column{Kind: tc.kind, Contract: contract}, tc.raw)
+			if err != nil || got != tc.want || o != typed {
+				t.Errorf("convert(%s, contract %v, %s) = %#v, %d, %v; want %#v, typed", tc.kind, contract, tc.raw, got, o, err, tc.want)
 			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("convert(%d, %s) = %#v, %v; want %#v", tc.kind, tc.raw, got, err, tc.want)
 		}
 	}
 }
 
+// A date-time in another ISO 8601 form is read without loss and counted
+// as coerced, in either class of column: its JSON type is the spec's.
+func TestConvertTimestampForms(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want int64
+	}{
+		{`"2026-11-22T04:00:05+01:00"`, 1795316405000000},
+		{`"2026-11-22T03:00:05+00:00"`, 1795316405000000},
+		{`"2026-11-21T22:00:05-05:00"`, 1795316405000000},
+		{`"2026-11-22T03:00:05"`, 1795316405000000},
+		{`"2026-11-22T03:00:05.25"`, 1795316405250000},
+		{`"2026-11-22"`, 1795305600000000},
+	} {
+		for _, contract := range []bool{false, true} {
+			got, o, err := convert(Column{Kind: Timestamp, Contract: contract}, tc.raw)
+			if err != nil || got != tc.want || o != coerced {
+				t.Errorf("convert(timestamp, contract %v, %s) = %#v, %d, %v; want %d, coerced", contract, tc.raw, got, o, err, tc.want)
+			}
+		}
+	}
+}
+
+// An assumed column takes a value of another JSON type when nothing is
+// lost, and leaves anything else NULL, untyped, without an error.
+func TestConvertAssumed(t *testing.T) {
+	for _, tc := range []struct {
+		kind Kind
+		raw  string
+		want any
+		out  outcome
+	}{
+		{String, `10001`, "10001", coerced},
+		{String, `1e3`, "1e3", coerced},
+		{String, `-0.5`, "-0.5", coerced},
+		{String, `true`, "true", coerced},
+		{String, `{"ID":"x"}`, nil, untyped},
+		{String, `["a"]`, nil, untyped},
+		{Money, `"12.50"`, int64(1250), coerced},
+		{Money, `"-3"`, int64(-300), coerced},
+		{Money, `"12.345"`, nil, untyped}, // the column cannot hold it exactly
+		{Money, `12.345`, nil, untyped},
+		{Money, `" 12.50"`, nil, untyped},
+		{Money, `"12,50"`, nil, untyped},
+		{Money, `"n/a"`, nil, untyped},
+		{Money, `"0x10"`, nil, untyped},
+		{Money, `"01.5"`, nil, untyped},
+		{Money, `true`, nil, untyped},
+		{Money, `{"Amount":12.5}`, nil, untyped},
+		{Money, `99999999999999999.99`, nil, untyped},
+		{Quantity, `"3"`, int64(30000), coerced},
+		{Quantity, `"0.00001"`, nil, untyped},
+		{Int32, `7.0`, int32(7), coerced},
+		{Int32, `"7"`, int32(7), coerced},
+		{Int32, `7.5`, nil, untyped},
+		{Int32, `3000000000`, nil, untyped},
+		{Int32, `"3000000000"`, nil, untyped},
+		{Int64, `"3000000000"`, int64(3000000000), coerced},
+		{Int64, `3e9`, int64(3000000000), coerced},
+		{Bool, `"true"`, true, coerced},
+		{Bool, `"FALSE"`, false, coerced},
+		{Bool, `"True"`, true, coerced},
+		{Bool, `1`, true, coerced},
+		{Bool, `0`, false, coerced},
+		{Bool, `"maybe"`, nil, untyped},
+		{Bool, `2`, nil, untyped},
+		{Bool, `"1"`, nil, untyped},
+		{Float, `"12.5"`, 12.5, coerced},
+		{Float, `"x"`, nil, untyped},
+		{Float, `false`, nil, untyped},
+		{Timestamp, `"22/11/2026"`, nil, untyped},
+		{Timestamp, `"yesterday"`, nil, untyped},
+		{Timestamp, `1795316405`, nil, untyped}, // seconds or milliseconds: nothing says which
+	} {
+		got, o, err := convert(Column{Kind: tc.kind}, tc.raw)
+		if err != nil || got != tc.want || o != tc.out {
+			t.Errorf("convert(%s, %s) = %#v, %d, %v; want %#v, %d", tc.kind, tc.raw, got, o, err, tc.want, tc.out)
+		}
+	}
+}
+
+// A contract column takes only its own JSON type; anything else is an
+// error that says what was wanted.
+func TestConvertContract(t *testing.T) {
+	for _, tc := range []struct {
+		kind Kind
+		raw  string
+		err  string
+	}{
+		{String, `7`, "want a string, got 7"},
+		{String, `{"ID":"x"}`, `want a string, got {"ID":"x"}`},
+		{Quantity, `"abc"`, `want a decimal number, got "abc"`},
+		{Quantity, `"12.50"`, `want a decimal number, got "12.50"`},
+		{Quantity, `0.00001`, "0.00001 has more than 4 decimals"},
+		{Money, `99999999999999999.99`, "out of range"},
+		{Int32, `7.5`, "want a whole number, got 7.5"},
+		{Int32, `"7"`, `want a whole number, got "7"`},
+		{Int32, `3000000000`, "want a whole number"},
+		{Bool, `"true"`, `want true or false, got "true"`},
+		{Float, `"x"`, "want a number"},
+		{Timestamp, `"22/11/2026"`, `"22/11/2026" is not an ISO 8601 date-time`},
+		{Timestamp, `1795316405`, "want an ISO 8601 date-time string"},
+	} {
+		got, _, err := convert(Column{Kind: tc.kind, Contract: true}, tc.raw)
+		if err == nil || !strings.Contains(err.Error(), tc.err) || got != nil {
+			t.Errorf("convert(%s, contract, %s) = %#v, %v; want error %q", tc.kind, tc.raw, got, err, tc.err)
+		}
+	}
+}
+
+func TestIsNumberText(t *testing.T) {
+	for s, want := range map[string]bool{"0": true, "-0": true, "12.50": true, "1e3": true, "1E+3": true, "1.5e-2": true,
+		"": false, "-": false, "01": false, "1.": false, ".5": false, "+1": false, "1e": false, "1e+": false, "NaN": false,
+		"Infinity": false, " 1": false, "1 ": false, "0x10": false, "1_000": false} {
+		if got := isNumberText(s); got != want {
+			t.Errorf("isNumberText(%q) = %v", s, got)
+		}
+	}
+}
+
+// A contract field's error names the record and the field; an assumed
+// field's bad value gives a row with NULL in its column and _raw as sent.
 func TestRowNamesRecordAndField(t *testing.T) {
-	tb, _ := TableNamed("invoices")
-	fields := []extract.Field{{Name: "TotalAmount", Raw: `"a lot"`}}
-	_, err := tb.row("6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6", "", fields, "")
-	if err == nil || err.Error() != `record 6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6, field TotalAmount: want a decimal number, got "a lot"` {
+	id := "6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6"
+	charges, _ := TableNamed("subscription_charges")
+	rec := extract.Record{ID: id, Fields: []extract.Field{{Name: "Amount", Raw: `"abc"`}}}
+	_, err := newRowBuilder(charges, nil).record(&rec)
+	if err == nil || err.Error() != `record 6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6, field Amount: want a decimal number, got "abc"` {
 		t.Errorf("row: %v", err)
 	}
-	row, err := tb.row("6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6", "", nil, `{"ID":"x"}`)
-	if err != nil || len(row) != len(tb.ColumnNames()) || row[1] != nil || row[len(row)-1] != `{"ID":"x"}` {
-		t.Errorf("row of a record without fields: %v, %v", row, err)
+	invoices, _ := TableNamed("invoices")
+	rec = extract.Record{ID: id, Raw: `{"ID":"x","TotalAmount":"a lot"}`, Fields: []extract.Field{{Name: "TotalAmount", Raw: `"a lot"`}}}
+	row, err := newRowBuilder(invoices, nil).record(&rec)
+	total := 1 + indexOfColumn(invoices, "total_amount")
+	if err != nil || len(row) != len(invoices.ColumnNames()) || row[total] != nil || row[len(row)-1] != rec.Raw {
+		t.Errorf("row of an untyped total: %v, %v", row, err)
 	}
+}
+
+func indexOfColumn(t Table, name string) int {
+	for i, c := range t.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	panic("no column " + name)
 }

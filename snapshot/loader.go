@@ -118,7 +118,7 @@ func (l *loader) do(j loadJob) error {
 	case j.drop != nil:
 		return l.dropFiles(j.table, j.drop)
 	}
-	t, _ := TableNamed(j.table)
+	t, _ := l.r.s.table(j.table)
 	return l.loadFile(t, j.file)
 }
 
@@ -168,7 +168,7 @@ func (l *loader) loadCollection(parent string) error {
 		tables = append(tables, ch.Table)
 	}
 	for _, name := range tables {
-		t, _ := TableNamed(name)
+		t, _ := l.r.s.table(name)
 		w := l.r.writers[name]
 		if err := w.close(); err != nil {
 			return err

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"database/sql"
+	"fmt"
 )
 
 // Manifest returns the per-table figures recorded for snapshot id, in the
@@ -36,5 +37,43 @@ func Manifest(ctx context.Context, db *sql.DB, id string) ([]TableStats, error) 
 			out = append(out, st)
 		}
 	}
+	return out, rows.Err()
+}
+
+// fieldRows writes what the snapshot received of each field, in tx.
+func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []FieldStats) error {
+	for _, f := range fields {
+		t := f.Types
+		_, err := tx.ExecContext(ctx, `INSERT INTO snapshot_fields VALUES (?, ?, nullif(?, ''), ?, nullif(?, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, nullif(?, ''))`,
+			r.ID, f.Table, f.Column, f.Field, f.Kind, f.Contract, t.Null, t.String, t.Number, t.Boolean, t.Object, t.Array,
+			f.Coerced, f.Untyped, f.Example)
+		if err != nil {
+			return fmt.Errorf("recording the fields of %s: %w", f.Table, err)
+		}
+	}
+	return nil
+}
+
+// Fields reads what snapshot id received of each field from db, in the
+// order of the tables and their columns (new fields last in their table).
+func Fields(ctx context.Context, db *sql.DB, id string) ([]FieldStats, error) {
+	rows, err := db.QueryContext(ctx, `SELECT table_name, coalesce(column_name, ''), field, coalesce(kind, ''), contract,
+		nulls, strings, numbers, booleans, objects, arrays, coerced, untyped, coalesce(example_id, '')
+		FROM snapshot_fields WHERE snapshot_id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []FieldStats
+	for rows.Next() {
+		var f FieldStats
+		t := &f.Types
+		if err := rows.Scan(&f.Table, &f.Column, &f.Field, &f.Kind, &f.Contract, &t.Null, &t.String, &t.Number, &t.Boolean,
+			&t.Object, &t.Array, &f.Coerced, &f.Untyped, &f.Example); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	sortFields(out, Tables)
 	return out, rows.Err()
 }

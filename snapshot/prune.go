@@ -22,8 +22,8 @@ func (s *Store) Prune(ctx context.Context, keep int, also ...string) ([]string, 
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	tables := []string{"snapshot_tables"}
-	for _, t := range Tables {
+	tables := []string{"snapshot_tables", "snapshot_fields"}
+	for _, t := range s.tables {
 		tables = append(tables, t.Name)
 	}
 	for _, t := range also {

@@ -34,6 +34,7 @@ type Summary struct {
 	Started  time.Time
 	Finished time.Time
 	Tables   []TableStats
+	Fields   []FieldStats // what the snapshot received of each field
 }
 
 // Publish finishes the snapshot. Every table has been loaded into DuckDB
@@ -49,7 +50,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	}
 	var stats []TableStats
 	status := StatusPublishing
-	for _, t := range Tables {
+	for _, t := range r.s.tables {
 		st, err := r.verified(t)
 		if err != nil {
 			return nil, err
@@ -60,7 +61,8 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 		stats = append(stats, st)
 	}
 	crashpoint.Hit("publish.verified")
-	if err := r.s.tx(ctx, func(tx *sql.Tx) error { return r.manifest(ctx, tx, stats, status) }); err != nil {
+	fields := r.Fields()
+	if err := r.s.tx(ctx, func(tx *sql.Tx) error { return r.manifest(ctx, tx, stats, fields, status) }); err != nil {
 		return nil, fmt.Errorf("recording the snapshot in DuckDB: %w", err)
 	}
 	crashpoint.Hit("publish.manifest")
@@ -76,7 +78,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	}
 	r.removeStaging()
 	crashpoint.Hit("publish.done")
-	return &Summary{ID: r.ID, Status: status, Started: r.Started, Finished: r.s.now().UTC(), Tables: stats}, nil
+	return &Summary{ID: r.ID, Status: status, Started: r.Started, Finished: r.s.now().UTC(), Tables: stats, Fields: fields}, nil
 }
 
 // verified is a table's figures, checked.
@@ -143,12 +145,16 @@ func (st TableStats) check(written, distinct int64) error {
 	return nil
 }
 
-// manifest writes the per-table figures and the status, in tx.
-func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []TableStats, status string) error {
+// manifest writes the per-table figures, what came of each field, and
+// the status, in tx.
+func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []TableStats, fields []FieldStats, status string) error {
 	for i := range stats {
 		if err := r.manifestRow(ctx, tx, &stats[i]); err != nil {
 			return err
 		}
+	}
+	if err := r.fieldRows(ctx, tx, fields); err != nil {
+		return err
 	}
 	_, err := tx.ExecContext(ctx, "UPDATE snapshots SET status = ?, finished = ? WHERE id = ?", status, r.s.now().UTC(), r.ID)
 	return err

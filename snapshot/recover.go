@@ -180,7 +180,7 @@ func (s *Store) setStatus(ctx context.Context, id, status, errMsg string) error 
 
 // deleteRows removes every row of snapshot id from the snapshot's tables.
 func (s *Store) deleteRows(ctx context.Context, id string) error {
-	for _, t := range Tables {
+	for _, t := range s.tables {
 		if _, err := s.db.ExecContext(ctx, "DELETE FROM "+t.Name+" WHERE snapshot_id = ?", id); err != nil {
 			return fmt.Errorf("removing the rows of snapshot %s from %s: %w", id, t.Name, err)
 		}

@@ -21,6 +21,7 @@ type Run struct {
 	mu      sync.Mutex
 	writers map[string]*partWriter    // by table
 	walks   map[string]extract.Result // by walked (parent) table
+	fields  map[string][]FieldStats   // by walked table: what its last walk received
 	loader  *loader
 }
 
@@ -40,8 +41,9 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording snapshot %s: %w", id, err)
 	}
-	r := &Run{s: s, ID: id, Started: started, writers: map[string]*partWriter{}, walks: map[string]extract.Result{}}
-	for _, t := range Tables {
+	r := &Run{s: s, ID: id, Started: started, writers: map[string]*partWriter{}, walks: map[string]extract.Result{},
+		fields: map[string][]FieldStats{}}
+	for _, t := range s.tables {
 		r.writers[t.Name] = newPartWriter(t, filepath.Join(s.stagingDir, id, t.Name), s.pq)
 		if err := r.writers[t.Name].reset(); err != nil {
 			return nil, fmt.Errorf("staging: %w", err)
@@ -80,6 +82,27 @@ func (r *Run) Walked(res extract.Result) {
 	r.mu.Lock()
 	r.walks[res.Table] = res
 	r.mu.Unlock()
+}
+
+// fieldsWalked keeps what a walk of the collection table received of each
+// field of its tables, in place of an earlier walk's.
+func (r *Run) fieldsWalked(table string, fs []FieldStats) {
+	r.mu.Lock()
+	r.fields[table] = fs
+	r.mu.Unlock()
+}
+
+// Fields is what the last walk of each collection received of each field,
+// in the order of the tables and their columns.
+func (r *Run) Fields() []FieldStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []FieldStats
+	for _, fs := range r.fields {
+		out = append(out, fs...)
+	}
+	sortFields(out, r.s.tables)
+	return out
 }
 
 // Fail records the snapshot as failed with msg (which must hold no

@@ -16,11 +16,37 @@ const (
 	Float                 // number; DOUBLE
 )
 
+// kindNames are the kinds' names in the configuration and in reports.
+var kindNames = []string{String: "string", Timestamp: "timestamp", Money: "money", Quantity: "quantity",
+	Int32: "integer", Int64: "bigint", Bool: "boolean", Float: "number"}
+
+// String is the kind's name: string, timestamp, money, quantity, integer,
+// bigint, boolean or number.
+func (k Kind) String() string { return kindNames[k] }
+
+// KindNamed is the kind called name (see Kind.String).
+func KindNamed(name string) (Kind, bool) {
+	for k, n := range kindNames {
+		if n == name {
+			return Kind(k), true
+		}
+	}
+	return 0, false
+}
+
 // Column is a typed column filled from one field of the record.
+//
+// A contract column holds a field the service's interface defines (the
+// SubscriptionCharge, ProductPlan and ProductPlanCharge fields): a value of
+// another type breaks the contract and stops the export. Every other column
+// holds a field billsnap assumes (docs/fields.md): a value of another JSON
+// type is coerced when nothing is lost, and otherwise left NULL in its
+// column (the record's _raw keeps it), and counted either way.
 type Column struct {
-	Name  string // snake_case column name
-	Field string // the record's JSON field
-	Kind  Kind
+	Name     string // snake_case column name
+	Field    string // the record's JSON field
+	Kind     Kind
+	Contract bool
 }
 
 // Table is a table of the snapshot. Every table has, in this order:
@@ -34,6 +60,11 @@ type Table struct {
 }
 
 func col(name, field string, k Kind) Column { return Column{Name: name, Field: field, Kind: k} }
+
+// spec is a contract column: its field and type are the spec's.
+func spec(name, field string, k Kind) Column {
+	return Column{Name: name, Field: field, Kind: k, Contract: true}
+}
 
 // Tables are every table of the snapshot, named for analysts and stable.
 // Typed columns are the fields the spec and DESIGN.md name; every other
@@ -49,10 +80,10 @@ var Tables = []Table{
 		col("start_date", "StartDate", Timestamp), col("end_date", "EndDate", Timestamp)}},
 	{Name: "subscriptions", Columns: []Column{col("customer_id", "CustomerID", String), col("product_plan_id", "ProductPlanID", String),
 		col("currency_code", "CurrencyCode", String), col("state", "State", String), col("start_date", "StartDate", Timestamp)}},
-	{Name: "subscription_charges", Columns: []Column{col("subscription_id", "SubscriptionID", String),
-		col("product_plan_charge_id", "ProductPlanChargeID", String), col("reference_id", "ReferenceID", String),
-		col("amount", "Amount", Quantity), col("next_charge_date", "NextChargeDate", Timestamp),
-		col("state_code", "StateCode", Int32), col("status", "Status", Int32)}},
+	{Name: "subscription_charges", Columns: []Column{spec("subscription_id", "SubscriptionID", String),
+		spec("product_plan_charge_id", "ProductPlanChargeID", String), spec("reference_id", "ReferenceID", String),
+		spec("amount", "Amount", Quantity), spec("next_charge_date", "NextChargeDate", Timestamp),
+		spec("state_code", "StateCode", Int32), spec("status", "Status", Int32)}},
 	{Name: "invoices", Columns: []Column{col("invoice_number", "InvoiceNumber", String), col("customer_id", "CustomerID", String),
 		col("subscription_id", "SubscriptionID", String), col("invoice_date", "InvoiceDate", Timestamp),
 		col("due_date", "DueDate", Timestamp), col("currency_code", "CurrencyCode", String),
@@ -60,10 +91,10 @@ var Tables = []Table{
 	{Name: "invoice_lines", ParentColumn: "invoice_id", Columns: []Column{col("subscription_charge_id", "SubscriptionChargeID", String),
 		col("product_plan_charge_id", "ProductPlanChargeID", String), col("quantity", "Quantity", Quantity),
 		col("unit_price", "UnitPrice", Money), col("amount", "Amount", Money), col("text", "Text", String)}},
-	{Name: "product_plans", Columns: []Column{col("full_name", "FullName", String), col("currency_code", "CurrencyCode", String),
-		col("active_currencies", "ActiveCurrencies", String)}},
-	{Name: "product_plan_charges", ParentColumn: "product_plan_id", Columns: []Column{col("full_name", "FullName", String),
-		col("invoice_text", "InvoiceText", String), col("default_amount", "DefaultAmount", Int64), col("sku", "SKU", String)}},
+	{Name: "product_plans", Columns: []Column{spec("full_name", "FullName", String), spec("currency_code", "CurrencyCode", String),
+		spec("active_currencies", "ActiveCurrencies", String)}},
+	{Name: "product_plan_charges", ParentColumn: "product_plan_id", Columns: []Column{spec("full_name", "FullName", String),
+		spec("invoice_text", "InvoiceText", String), spec("default_amount", "DefaultAmount", Int64), spec("sku", "SKU", String)}},
 	{Name: "product_plan_charge_pricings", ParentColumn: "product_plan_id", Columns: []Column{
 		col("product_plan_charge_id", "ProductPlanChargeID", String), col("currency_code", "CurrencyCode", String),
 		col("unit_price", "UnitPrice", Money)}},
@@ -79,18 +110,21 @@ var Tables = []Table{
 type Child struct {
 	Field string // the array field of the parent record
 	Table string
-	// KeyFields make the id of an item that has no ID of its own: their
-	// string values joined by "/". Empty means the item's ID, or
-	// parentID/position when it has none.
-	KeyFields []string
+	// KeyColumns make the id of an item that has no ID of its own: their
+	// values joined by "/". Empty means the item's ID; parentID/position
+	// when it has none, or a key column has no value.
+	KeyColumns []string
+	// Contract: the spec defines the items, so an item's ID must be a
+	// string (its absence or another type breaks the contract).
+	Contract bool
 }
 
 // Children are the nested lists, by parent table.
 var Children = map[string][]Child{
 	"invoices": {{Field: "InvoiceLines", Table: "invoice_lines"}},
 	"product_plans": {
-		{Field: "ProductPlanCharges", Table: "product_plan_charges"},
-		{Field: "ProductPlanChargePricings", Table: "product_plan_charge_pricings", KeyFields: []string{"ProductPlanChargeID", "CurrencyCode"}},
+		{Field: "ProductPlanCharges", Table: "product_plan_charges", Contract: true},
+		{Field: "ProductPlanChargePricings", Table: "product_plan_charge_pricings", KeyColumns: []string{"product_plan_charge_id", "currency_code"}},
 	},
 }
 

@@ -2,8 +2,6 @@ package snapshot
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -13,21 +11,36 @@ import (
 // Sink is where the walker hands the pages of the collection whose records
 // go to table; nested lists go to their child tables.
 func (r *Run) Sink(table string) extract.Sink {
-	t, err := TableNamed(table)
-	if err != nil {
-		panic("snapshot: " + err.Error())
+	t, ok := r.s.table(table)
+	if !ok {
+		panic("snapshot: no table " + table)
 	}
-	return &collectionSink{r: r, table: t, children: Children[table]}
+	c := &collectionSink{r: r, table: t, children: Children[table]}
+	c.newBuilders()
+	return c
 }
 
 type collectionSink struct {
 	r        *Run
 	table    Table
 	children []Child
+	rows     *rowBuilder   // the collection's
+	items    []*rowBuilder // by child
+}
+
+// newBuilders starts the walk's row builders, and with them its counts of
+// the fields received.
+func (c *collectionSink) newBuilders() {
+	c.rows, c.items = newRowBuilder(c.table, nil), nil
+	for i := range c.children {
+		t, _ := c.r.s.table(c.children[i].Table)
+		c.items = append(c.items, newRowBuilder(t, &c.children[i]))
+	}
 }
 
 // Restart drops the rows of the collection and of its children.
 func (c *collectionSink) Restart(int) error {
+	c.newBuilders()
 	if err := c.r.writers[c.table.Name].reset(); err != nil {
 		return err
 	}
@@ -42,18 +55,22 @@ func (c *collectionSink) Restart(int) error {
 // Page writes a row per record, and a row per item of its nested lists.
 func (c *collectionSink) Page(p *extract.Page) error {
 	w := c.r.writers[c.table.Name]
-	for _, rec := range p.Records {
-		row, err := c.table.row(rec.ID, "", rec.Fields, rec.Raw)
+	for i := range p.Records {
+		rec := &p.Records[i]
+		row, err := c.rows.record(rec)
 		if err != nil {
 			return err
 		}
 		if err := w.write(row); err != nil {
 			return err
 		}
-		for _, ch := range c.children {
-			if err := c.writeChildren(rec, ch); err != nil {
+		for k, ch := range c.children {
+			raw := rec.Field(ch.Field)
+			o, err := c.writeChildren(rec.ID, raw, ch, c.items[k])
+			if err != nil {
 				return fmt.Errorf("record %s, field %s: %w", rec.ID, ch.Field, err)
 			}
+			c.rows.listed(k, typeOf(raw), o, rec.ID)
 		}
 	}
 	return nil
@@ -62,8 +79,14 @@ func (c *collectionSink) Page(p *extract.Page) error {
 // End closes the collection's files, loads what is not loaded yet of them
 // into DuckDB, and tallies the IDs of the collection's table there. It
 // waits for the loader, which loads the tables of walks that ended before
-// first; the other walks go on meanwhile.
+// first; the other walks go on meanwhile. What the walk received of each
+// field is kept for the manifest.
 func (c *collectionSink) End() (extract.Tally, error) {
+	fields := c.rows.stats()
+	for _, b := range c.items {
+		fields = append(fields, b.stats()...)
+	}
+	c.r.fieldsWalked(c.table.Name, fields)
 	done := make(chan error, 1)
 	c.r.loader.queue <- loadJob{collection: c.table.Name, done: done}
 	if err := <-done; err != nil {
@@ -73,63 +96,48 @@ func (c *collectionSink) End() (extract.Tally, error) {
 	return extract.Tally{Distinct: int(lt.distinct), Twice: lt.twice}, nil
 }
 
-func (c *collectionSink) writeChildren(rec extract.Record, ch Child) error {
-	raw := rec.Field(ch.Field)
+// writeChildren writes the items of a record's nested list ch, raw. A
+// list the spec does not define that is not an array, or an item of it
+// that is not an object, is untyped: counted, and kept in the parent's
+// _raw only.
+func (c *collectionSink) writeChildren(parentID, raw string, ch Child, b *rowBuilder) (outcome, error) {
 	if raw == "" || raw == "null" {
-		return nil
+		return typed, nil
 	}
 	arr := gjson.Parse(raw)
 	if !arr.IsArray() {
-		return fmt.Errorf("want an array, got %s", clip(raw))
+		if ch.Contract {
+			return untyped, fmt.Errorf("want an array, got %s", clip(raw))
+		}
+		return untyped, nil
 	}
-	t, _ := TableNamed(ch.Table)
+	o, i := typed, 0
 	var err error
-	i := 0
 	arr.ForEach(func(_, item gjson.Result) bool {
-		err = c.writeChild(t, ch, rec.ID, i, item)
+		switch {
+		case item.IsObject():
+			err = c.writeChild(b, ch, parentID, i, item)
+		case ch.Contract:
+			err = fmt.Errorf("item %d is not a JSON object", i+1)
+		default:
+			o = untyped
+		}
 		i++
 		return err == nil
 	})
-	return err
+	return o, err
 }
 
-// writeChild writes item i of a nested list as a row of t.
-func (c *collectionSink) writeChild(t Table, ch Child, parentID string, i int, item gjson.Result) error {
-	if !item.IsObject() {
-		return fmt.Errorf("item %d is not a JSON object", i+1)
-	}
+// writeChild writes item i of a nested list as a row of its table.
+func (c *collectionSink) writeChild(b *rowBuilder, ch Child, parentID string, i int, item gjson.Result) error {
 	var fields []extract.Field
 	item.ForEach(func(k, v gjson.Result) bool {
 		fields = append(fields, extract.Field{Name: k.Str, Raw: v.Raw})
 		return true
 	})
-	id, err := childID(ch, fields, parentID, i)
-	if err != nil {
-		return fmt.Errorf("item %d: %w", i+1, err)
-	}
-	row, err := t.row(id, parentID, fields, item.Raw)
+	row, err := b.item(parentID, i, fields, item.Raw)
 	if err != nil {
 		return err
 	}
 	return c.r.writers[ch.Table].write(row)
-}
-
-// childID is an item's own ID, the join of its key fields, or
-// parentID/position when it has neither.
-func childID(ch Child, fields []extract.Field, parentID string, i int) (string, error) {
-	if len(ch.KeyFields) > 0 {
-		parts := make([]string, len(ch.KeyFields))
-		for k, f := range ch.KeyFields {
-			v, err := convert(String, extract.FieldOf(fields, f))
-			if err != nil || v == nil {
-				return "", fmt.Errorf("key field %s must be a string", f)
-			}
-			parts[k] = v.(string)
-		}
-		return strings.Join(parts, "/"), nil
-	}
-	if v, err := convert(String, extract.FieldOf(fields, "ID")); err == nil && v != nil && v != "" {
-		return v.(string), nil
-	}
-	return parentID + "/" + strconv.Itoa(i+1), nil
 }

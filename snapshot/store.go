@@ -30,6 +30,7 @@ const (
 
 // Store is an output directory: DuckDB file, Parquet tree, staging area.
 type Store struct {
+	tables     []Table // Tables, with the configuration's fields applied
 	dir        string
 	db         *sql.DB
 	parquetDir string
@@ -53,7 +54,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() t
 		return nil, err
 	}
 	parquetDir := filepath.Join(cfg.Out, cfg.Parquet.Dir)
-	s := &Store{dir: cfg.Out, parquetDir: parquetDir, tree: newTree(parquetDir), stagingDir: filepath.Join(cfg.Out, ".staging"),
+	s := &Store{tables: Tables, dir: cfg.Out, parquetDir: parquetDir, tree: newTree(parquetDir), stagingDir: filepath.Join(cfg.Out, ".staging"),
 		pq: cfg.Parquet, duck: cfg.DuckDB, lock: lock, log: log, now: now}
 	if s.db, err = openDuckDB(filepath.Join(cfg.Out, cfg.DuckDB.File), cfg.DuckDB); err == nil {
 		err = s.migrate(ctx)
@@ -66,6 +67,16 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() t
 		return nil, err
 	}
 	return s, nil
+}
+
+// table is the store's table called name.
+func (s *Store) table(name string) (Table, bool) {
+	for _, t := range s.tables {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Table{}, false
 }
 
 // attachedAs is the name the database file is attached under.
@@ -167,6 +178,23 @@ CREATE TABLE IF NOT EXISTS snapshot_tables (
   complete BOOLEAN NOT NULL,
   problem VARCHAR
 );
+CREATE TABLE IF NOT EXISTS snapshot_fields (
+  snapshot_id VARCHAR NOT NULL,
+  table_name VARCHAR NOT NULL,
+  column_name VARCHAR,
+  field VARCHAR NOT NULL,
+  kind VARCHAR,
+  contract BOOLEAN NOT NULL,
+  nulls BIGINT NOT NULL,
+  strings BIGINT NOT NULL,
+  numbers BIGINT NOT NULL,
+  booleans BIGINT NOT NULL,
+  objects BIGINT NOT NULL,
+  arrays BIGINT NOT NULL,
+  coerced BIGINT NOT NULL,
+  untyped BIGINT NOT NULL,
+  example_id VARCHAR
+);
 CREATE OR REPLACE VIEW latest_snapshot AS
   SELECT * FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1;
 `
@@ -177,7 +205,7 @@ const schemaVersion = "1"
 
 func (s *Store) migrate(ctx context.Context) error {
 	stmts := []string{metaSQL}
-	for _, t := range Tables {
+	for _, t := range s.tables {
 		stmts = append(stmts, t.createSQL(), fmt.Sprintf(
 			"CREATE OR REPLACE VIEW latest_%[1]s AS SELECT * FROM %[1]s WHERE snapshot_id = (SELECT id FROM latest_snapshot)", t.Name))
 	}

@@ -1,0 +1,130 @@
+package snapshot
+
+import (
+	"slices"
+	"strings"
+)
+
+// FieldStats is what one walk received of one field of a table: how many
+// values came in each JSON type, how many were coerced into the column
+// and how many could not be (untyped: NULL in the column, kept in _raw).
+// A field the service sent that has no typed column (a new field) has no
+// Column; a typed column whose field never arrived (absent) has no value
+// of any type.
+type FieldStats struct {
+	Table    string
+	Column   string // the typed column; "" for a new field
+	Field    string // the JSON field
+	Kind     string // the column's kind (Kind.String); "" for a new field
+	Contract bool   // a field the spec defines
+	Types    TypeCounts
+	Coerced  int64
+	Untyped  int64
+	// Example is a record (its id) with an untyped value, or failing that
+	// with a coerced one; for a new field, the first record that sent it.
+	Example string
+}
+
+// TypeCounts are values received by JSON type.
+type TypeCounts struct {
+	Null, String, Number, Boolean, Object, Array int64
+}
+
+// Received is how many records carried the field (null included).
+func (f FieldStats) Received() int64 {
+	t := f.Types
+	return t.Null + t.String + t.Number + t.Boolean + t.Object + t.Array
+}
+
+// New tells whether the field has no typed column.
+func (f FieldStats) New() bool { return f.Column == "" }
+
+// Drifted tells whether the field's values were not all in their column's
+// own form: some were coerced or untyped.
+func (f FieldStats) Drifted() bool { return f.Coerced > 0 || f.Untyped > 0 }
+
+// SeenTypes names the JSON types that came, with their counts: "string
+// 3,120, number 2".
+func (f FieldStats) SeenTypes() []TypeCount {
+	var out []TypeCount
+	for i, n := range []int64{f.Types.Null, f.Types.String, f.Types.Number, f.Types.Boolean, f.Types.Object, f.Types.Array} {
+		if n > 0 {
+			out = append(out, TypeCount{Type: jsonType(i + 1).String(), Count: n})
+		}
+	}
+	return out
+}
+
+// TypeCount is one JSON type and how many values came in it.
+type TypeCount struct {
+	Type  string
+	Count int64
+}
+
+// fieldTally counts one field's values as a walk converts them.
+type fieldTally struct {
+	types     [numJSONTypes]int64
+	coerced   int64
+	untyped   int64
+	example   string
+	untypedEx bool // example has an untyped value
+}
+
+// add counts a value of type t that came to outcome o in record id.
+func (f *fieldTally) add(t jsonType, o outcome, id string) {
+	f.types[t]++
+	switch {
+	case o == untyped:
+		f.untyped++
+		if !f.untypedEx {
+			f.example, f.untypedEx = cloneID(id), true
+		}
+	case o == coerced:
+		f.coerced++
+		if f.example == "" {
+			f.example = cloneID(id)
+		}
+	}
+}
+
+// cloneID copies an id out of the page body it may view, so that the
+// tally does not keep the body alive.
+func cloneID(id string) string { return string(append([]byte(nil), id...)) }
+
+func (f *fieldTally) stats(table string, c *Column, field string) FieldStats {
+	st := FieldStats{Table: table, Field: field, Coerced: f.coerced, Untyped: f.untyped, Example: f.example,
+		Types: TypeCounts{Null: f.types[typeNull], String: f.types[typeString], Number: f.types[typeNumber],
+			Boolean: f.types[typeBoolean], Object: f.types[typeObject], Array: f.types[typeArray]}}
+	if c != nil {
+		st.Column, st.Kind, st.Contract = c.Name, c.Kind.String(), c.Contract
+	}
+	return st
+}
+
+// sortFields orders field statistics by table (in the schema's order),
+// then typed columns in their order, then new fields by name.
+func sortFields(fs []FieldStats, tables []Table) {
+	pos := func(f FieldStats) (int, int) {
+		ti := slices.IndexFunc(tables, func(t Table) bool { return t.Name == f.Table })
+		switch {
+		case f.New() || ti < 0:
+			return ti, 1 << 30
+		case f.Kind == "list":
+			return ti, 1 << 29
+		case f.Column == "id":
+			return ti, -1
+		}
+		return ti, slices.IndexFunc(tables[ti].Columns, func(c Column) bool { return c.Name == f.Column })
+	}
+	slices.SortStableFunc(fs, func(a, b FieldStats) int {
+		at, ac := pos(a)
+		bt, bc := pos(b)
+		switch {
+		case at != bt:
+			return at - bt
+		case ac != bc:
+			return ac - bc
+		}
+		return strings.Compare(a.Field, b.Field)
+	})
+}
