@@ -80,7 +80,9 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 		}
 		stats = append(stats, st)
 	}
-	err = s.tx(context.Background(), func(tx *sql.Tx) error { return run.manifest(context.Background(), tx, stats, run.Fields(), StatusPublishing) })
+	err = s.tx(context.Background(), func(tx *sql.Tx) error {
+		return run.manifest(context.Background(), tx, stats, run.Fields(), StatusPublishing)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
