@@ -40,6 +40,11 @@ type partWriter struct {
 	// being filled, and the row groups written when it did.
 	released  map[string]int
 	rowGroups int
+
+	// nulls counts the nil values per column since the last row group
+	// closed, and counted the row groups whose null counts are set.
+	nulls   []int64
+	counted int
 }
 
 func newPartWriter(t Table, dir string, cfg config.Parquet) *partWriter {
@@ -65,9 +70,15 @@ func (p *partWriter) write(row []any) error {
 			return err
 		}
 	}
+	for i, v := range row {
+		if v == nil {
+			p.nulls[i]++
+		}
+	}
 	if err := p.w.Write(row); err != nil {
 		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
 	}
+	p.countNulls()
 	p.inFile++
 	p.rows++
 	if p.inFile%flushRows == 0 {
@@ -78,6 +89,7 @@ func (p *partWriter) write(row []any) error {
 		if err := p.w.Flush(false); err != nil {
 			return fmt.Errorf("parquet %s: %w", p.table.Name, err)
 		}
+		p.countNulls()
 		p.release()
 		crashpoint.Hit("parquet.flush")
 	}
@@ -102,6 +114,27 @@ func (p *partWriter) release() {
 		}
 		p.released[name] = len(pages)
 	}
+}
+
+// countNulls sets the null count of each column of a row group that
+// closed since the last call (a Write or Flush closes at most one) to the
+// nil values written since the row group before. parquet-go leaves the
+// first value of each page out of its count, so a page that starts with a
+// null makes the row group's null_count too low, and a reader that trusts
+// it (DuckDB) returns nothing for "IS NULL" where nulls are.
+func (p *partWriter) countNulls() {
+	groups := p.w.Footer.RowGroups
+	if len(groups) == p.counted {
+		return
+	}
+	for k, c := range groups[len(groups)-1].Columns {
+		if st := c.MetaData.Statistics; st != nil {
+			n := p.nulls[k]
+			st.NullCount = &n
+		}
+	}
+	clear(p.nulls)
+	p.counted = len(groups)
 }
 
 // cloneString is v, with a string copied out of whatever it views.
@@ -140,6 +173,7 @@ func (p *partWriter) next() error {
 	w.PageSize = int64(p.cfg.PageSize)
 	w.RowGroupSize = int64(p.cfg.RowGroupSize)
 	p.file, p.w, p.inFile, p.released = f, w, 0, nil
+	p.nulls, p.counted = make([]int64, len(p.table.ColumnNames())), 0
 	p.files = append(p.files, path)
 	return nil
 }
@@ -148,7 +182,11 @@ func (p *partWriter) closeFile() error {
 	if p.w == nil {
 		return nil
 	}
-	err := p.w.WriteStop()
+	err := p.w.Flush(true)
+	p.countNulls()
+	if err == nil {
+		err = p.w.WriteStop()
+	}
 	if df, ok := p.file.(diskFile); ok && err == nil {
 		err = df.File.Sync()
 	}
