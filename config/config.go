@@ -18,6 +18,7 @@ type Config struct {
 	Progress          string            `yaml:"progress"`            // auto, bar, log or none
 	Retry             Retry             `yaml:"retry"`
 	Collections       map[string]string `yaml:"collections"` // table name -> list path, overriding the default
+	Fields            Fields            `yaml:"fields"`      // typed columns mapped or added (docs/fields.md)
 	Parquet           Parquet           `yaml:"parquet"`
 	DuckDB            DuckDB            `yaml:"duckdb"`
 	Reconcile         Reconcile         `yaml:"reconcile"`

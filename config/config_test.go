@@ -28,6 +28,10 @@ func TestLoadLayersDefaultsFileEnv(t *testing.T) {
 	if c.Collections["customers"] != "/v2/Customers/" {
 		t.Errorf("collections: %v", c.Collections)
 	}
+	inv := c.Fields["invoices"]
+	if inv["invoice_number"] != (FieldMap{Field: "InvoiceNo"}) || inv["po_number"] != (FieldMap{Field: "PurchaseOrder", Type: "string"}) {
+		t.Errorf("fields, short and long form: %+v", c.Fields)
+	}
 	if err := c.Validate(); err != nil {
 		t.Errorf("good.yml does not validate: %v", err)
 	}
@@ -41,6 +45,7 @@ func TestBadFilesNameTheProblem(t *testing.T) {
 		"wrong-type.bad.yml":         "line 1: key concurrency: cannot unmarshal !!str `many` into int",
 		"syntax.bad.yml":             "line 1",
 		"bad-size.bad.yml":           "line 2: key parquet.page_size: want a size",
+		"fields-key.bad.yml":         `line 3: unknown key "typ" (want field and type)`,
 	} {
 		_, err := Load(filepath.Join("testdata", file), env(nil))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file) {

@@ -1,6 +1,9 @@
 package snapshot
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Kind is a column's type, the same in Parquet and in DuckDB.
 type Kind int
@@ -191,4 +194,26 @@ func (t Table) createSQL() string {
 		s += ",\n  " + c.Name + " " + duckTypes[c.Kind]
 	}
 	return s + ",\n  _raw JSON NOT NULL\n)"
+}
+
+// added are t's columns that Tables does not have: the configuration's.
+func (t Table) added() []Column {
+	base, _ := TableNamed(t.Name)
+	var out []Column
+	for _, c := range t.Columns {
+		if !slices.ContainsFunc(base.Columns, func(b Column) bool { return b.Name == c.Name }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// addedSQL adds the configuration's columns to a table of an existing
+// database, at its end.
+func (t Table) addedSQL() []string {
+	var out []string
+	for _, c := range t.added() {
+		out = append(out, fmt.Sprintf("ALTER TABLE %s ADD COLUMN IF NOT EXISTS %s %s", t.Name, c.Name, duckTypes[c.Kind]))
+	}
+	return out
 }

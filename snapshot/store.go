@@ -46,6 +46,10 @@ type Store struct {
 // Open takes the directory's lock, opens (or creates) the database and its
 // tables, and finishes or cleans up what an interrupted run left.
 func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time) (*Store, error) {
+	tables, err := ApplyFields(cfg.Fields)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
@@ -54,7 +58,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() t
 		return nil, err
 	}
 	parquetDir := filepath.Join(cfg.Out, cfg.Parquet.Dir)
-	s := &Store{tables: Tables, dir: cfg.Out, parquetDir: parquetDir, tree: newTree(parquetDir), stagingDir: filepath.Join(cfg.Out, ".staging"),
+	s := &Store{tables: tables, dir: cfg.Out, parquetDir: parquetDir, tree: newTree(parquetDir), stagingDir: filepath.Join(cfg.Out, ".staging"),
 		pq: cfg.Parquet, duck: cfg.DuckDB, lock: lock, log: log, now: now}
 	if s.db, err = openDuckDB(filepath.Join(cfg.Out, cfg.DuckDB.File), cfg.DuckDB); err == nil {
 		err = s.migrate(ctx)
@@ -199,6 +203,27 @@ CREATE OR REPLACE VIEW latest_snapshot AS
   SELECT * FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1;
 `
 
+// checkAdded refuses a configured column that an earlier configuration
+// added to the database with another type.
+func (s *Store) checkAdded(ctx context.Context) error {
+	for _, t := range s.tables {
+		for _, c := range t.added() {
+			var same bool
+			var had string
+			err := s.db.QueryRowContext(ctx, "SELECT data_type = typeof(NULL::"+duckTypes[c.Kind]+`), data_type
+				FROM information_schema.columns WHERE table_schema = 'main' AND table_name = ? AND column_name = ?`, t.Name, c.Name).Scan(&same, &had)
+			if err != nil {
+				return err
+			}
+			if !same {
+				return &config.Error{Key: "fields." + t.Name + "." + c.Name,
+					Msg: fmt.Sprintf("the database has this column as %s from an earlier configuration; keep its type or choose another name", had)}
+			}
+		}
+	}
+	return nil
+}
+
 // schemaVersion is stored in billsnap_meta; a database from a newer
 // billsnap is refused.
 const schemaVersion = "1"
@@ -206,13 +231,18 @@ const schemaVersion = "1"
 func (s *Store) migrate(ctx context.Context) error {
 	stmts := []string{metaSQL}
 	for _, t := range s.tables {
-		stmts = append(stmts, t.createSQL(), fmt.Sprintf(
+		stmts = append(stmts, t.createSQL())
+		stmts = append(stmts, t.addedSQL()...)
+		stmts = append(stmts, fmt.Sprintf(
 			"CREATE OR REPLACE VIEW latest_%[1]s AS SELECT * FROM %[1]s WHERE snapshot_id = (SELECT id FROM latest_snapshot)", t.Name))
 	}
 	for _, q := range stmts {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("duckdb schema: %w", err)
 		}
+	}
+	if err := s.checkAdded(ctx); err != nil {
+		return err
 	}
 	var v string
 	err := s.db.QueryRowContext(ctx, "SELECT value FROM billsnap_meta WHERE key = 'schema_version'").Scan(&v)

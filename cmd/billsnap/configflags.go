@@ -7,6 +7,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 // configFlags are the flags of the commands that read the configuration.
@@ -70,6 +71,9 @@ func (f *configFlags) load(env *cliEnv, service bool) (config.Config, error) {
 		return c, usageError{err}
 	}
 	if _, err := extract.Catalog(c); err != nil {
+		return c, usageError{err}
+	}
+	if _, err := snapshot.ApplyFields(c.Fields); err != nil {
 		return c, usageError{err}
 	}
 	return c, nil

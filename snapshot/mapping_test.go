@@ -1,0 +1,71 @@
+package snapshot
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/billsnap/billsnap/config"
+)
+
+func TestApplyFieldsMapsAndAdds(t *testing.T) {
+	tables, err := ApplyFields(config.Fields{
+		"invoices":      {"invoice_number": {Field: "InvoiceNo"}, "po_number": {Field: "PurchaseOrder", Type: "string"}},
+		"invoice_lines": {"discount": {Field: "Discount", Type: "money"}, "amount": {Field: "LineAmount", Type: "money"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := tableIn(tables, "invoices")
+	if c := inv.Columns[indexOfColumn(inv, "invoice_number")]; c.Field != "InvoiceNo" || c.Kind != String {
+		t.Errorf("invoice_number: %+v", c)
+	}
+	if c := inv.Columns[len(inv.Columns)-1]; c != (Column{Name: "po_number", Field: "PurchaseOrder", Kind: String}) {
+		t.Errorf("added column: %+v", c)
+	}
+	lines := tableIn(tables, "invoice_lines")
+	if c := lines.Columns[indexOfColumn(lines, "amount")]; c.Field != "LineAmount" || c.Kind != Money {
+		t.Errorf("amount: %+v", c)
+	}
+	if got := lines.ColumnNames(); got[len(got)-2] != "discount" || got[len(got)-1] != "_raw" {
+		t.Errorf("added columns go before _raw: %v", got)
+	}
+	if base, _ := TableNamed("invoices"); base.Columns[0].Field != "InvoiceNumber" || len(base.Columns) != 8 {
+		t.Errorf("ApplyFields changed the catalogue itself: %+v", base.Columns[0])
+	}
+}
+
+// Each mistake is a config error naming its key and saying why.
+func TestApplyFieldsRefusesWhatItCannotDo(t *testing.T) {
+	for _, tc := range []struct {
+		fields    config.Fields
+		key, want string
+	}{
+		{config.Fields{"invoice": {"x": {Field: "X", Type: "string"}}}, "fields.invoice", "unknown table; known: customers,"},
+		{config.Fields{"subscription_charges": {"amount": {Field: "Quantity"}}}, "fields.subscription_charges.amount", "Amount is a field the spec defines"},
+		{config.Fields{"invoices": {"total_amount": {Field: "Total", Type: "string"}}}, "fields.invoices.total_amount", `the column is a money column; type "string"`},
+		{config.Fields{"invoices": {"po_number": {Field: "PurchaseOrder"}}}, "fields.invoices.po_number", "a new column needs a type"},
+		{config.Fields{"invoices": {"po_number": {Field: "PurchaseOrder", Type: "text"}}}, "fields.invoices.po_number", `unknown type "text"`},
+		{config.Fields{"invoices": {"PO": {Field: "PurchaseOrder", Type: "string"}}}, "fields.invoices.PO", "a new column's name must be snake_case"},
+		{config.Fields{"invoice_lines": {"invoice_id": {Field: "Inv", Type: "string"}}}, "fields.invoice_lines.invoice_id", "invoice_id is a column of every row"},
+		{config.Fields{"invoices": {"lines": {Field: "InvoiceLines", Type: "string"}}}, "fields.invoices.lines", "InvoiceLines is a nested list"},
+		{config.Fields{"invoices": {"other_id": {Field: "ID", Type: "string"}}}, "fields.invoices.other_id", "ID is the record's identifier"},
+		{config.Fields{"invoices": {"invoice_number": {Field: " "}}}, "fields.invoices.invoice_number", "needs a field"},
+		{config.Fields{"invoices": {"number": {Field: "InvoiceNumber", Type: "string"}}}, "fields.invoices.number", "field InvoiceNumber is read by column invoice_number already"},
+	} {
+		_, err := ApplyFields(tc.fields)
+		var ce *config.Error
+		if err == nil || !errors.As(err, &ce) || !strings.Contains(err.Error(), "config key "+tc.key+": "+tc.want) {
+			t.Errorf("%v: error %v; want key %s: %q", tc.fields, err, tc.key, tc.want)
+		}
+	}
+}
+
+func tableIn(tables []Table, name string) Table {
+	for _, t := range tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	panic("no table " + name)
+}
