@@ -80,7 +80,7 @@ func (s *Sandbox) freshRecord(l *list) any {
 		return &SubscriptionCharge{ID: id, SubscriptionID: sub.ID, ProductPlanChargeID: ppc.ID, ReferenceID: s.newID(),
 			NextChargeDate: now.Add(-40 * 24 * time.Hour), StateCode: 1, Status: StatusCharged}
 	case "invoices":
-		return &Invoice{ID: id, InvoiceNumber: "INV-DRIFT", CustomerID: cust.ID, InvoiceDate: now, DueDate: now.AddDate(0, 0, 14),
+		return &Invoice{ID: id, InvoiceNumber: "9999999", CustomerID: cust.ID, InvoiceDate: now, DueDate: now.AddDate(0, 0, 14),
 			CurrencyCode: cust.CurrencyCode, InvoiceLines: []*InvoiceLine{}}
 	case "product_plans":
 		return &ProductPlan{ID: id, FullName: "Drift plan", CurrencyCode: "USD", ActiveCurrencies: "USD"}

@@ -34,6 +34,9 @@ import (
 //	                                 gateway dumping the request might
 //	keylink=COLL@P                   page P's NextPage carries the API key in
 //	                                 its query (access_token=…)
+//	variants=0.3 untyped=0.02        fields sent in other JSON types, with and
+//	rename=COLL.FIELD:NAME           without a lossless reading, renamed, or
+//	set=COLL.FIELD@N:JSON            set on one record (see Variants)
 //
 // COLL is a list name on front_url (Customers, ProductPlans, …; case does
 // not matter), which also covers its /v3 query endpoint. A trigger COLL@P
@@ -48,6 +51,7 @@ type Faults struct {
 	Insert, Delete, Move, Oversize  []*Trigger
 	KeyLink                         []*Trigger
 	ForeignHost                     string
+	Variants                        Variants // fields sent otherwise than DESIGN.md assumes
 
 	mu sync.Mutex
 }
@@ -93,6 +97,14 @@ func (f *Faults) set(name, val string) error {
 		return err
 	}
 	switch name {
+	case "rename":
+		r, err := parseRename(val)
+		f.Variants.Renames = append(f.Variants.Renames, r)
+		return err
+	case "set":
+		st, err := parseSet(val)
+		f.Variants.Sets = append(f.Variants.Sets, st)
+		return err
 	case "latency", "jitter", "retry-after":
 		d, err := time.ParseDuration(val)
 		if err != nil || d < 0 {
@@ -109,7 +121,8 @@ func (f *Faults) set(name, val string) error {
 
 func (f *Faults) rate(name string) *float64 {
 	return map[string]*float64{"500": &f.Err500, "502": &f.Err502, "503": &f.Err503, "429": &f.TooMany,
-		"truncate": &f.Truncate, "reset": &f.Reset, "html": &f.HTML, "echo": &f.Echo}[name]
+		"truncate": &f.Truncate, "reset": &f.Reset, "html": &f.HTML, "echo": &f.Echo,
+		"variants": &f.Variants.Coercible, "untyped": &f.Variants.Untyped}[name]
 }
 
 func (f *Faults) triggers(name string) *[]*Trigger {

@@ -1,7 +1,7 @@
 package sandbox
 
 import (
-	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -21,7 +21,7 @@ func (g *gen) invoice(b *subBundle, row []*SubscriptionCharge, date time.Time, o
 		return nil, nil
 	}
 	g.invoiceN++
-	inv.InvoiceNumber = fmt.Sprintf("INV-%07d", g.invoiceN)
+	inv.InvoiceNumber = strconv.Itoa(1_000_000 + g.invoiceN)
 	inv.TotalAmount = lineSum(inv)
 	g.d.Invoices = append(g.d.Invoices, inv)
 	if b.planted {

@@ -16,6 +16,7 @@ type list struct {
 	enc    [][]byte
 	ids    []string
 	index  map[string]int // ID -> position, built on first lookup
+	vary   *variator      // nil: every record as DESIGN.md assumes it
 }
 
 // listDef names a collection and where its records come from.
@@ -63,10 +64,13 @@ func newList(def listDef, d *Dataset) *list {
 	l.enc = make([][]byte, len(l.recs))
 	l.ids = make([]string, len(l.recs))
 	for i, r := range l.recs {
-		l.enc[i], l.ids[i] = encode(r), keyOf(r)
+		l.enc[i], l.ids[i] = l.encode(r), keyOf(r)
 	}
 	return l
 }
+
+// encode is the record's JSON as the list sends it, varied.
+func (l *list) encode(r any) []byte { return l.vary.record(l.table, encode(r), nil) }
 
 // encode is the record's JSON as the service sends it in a list.
 func encode(r any) []byte {
@@ -121,13 +125,13 @@ func (l *list) find(id string) int {
 }
 
 // reencode refreshes the JSON of the record at i after a change.
-func (l *list) reencode(i int) { l.enc[i] = encode(l.recs[i]) }
+func (l *list) reencode(i int) { l.enc[i] = l.encode(l.recs[i]) }
 
 // insertFront puts r before every other record, as a record created while a
 // client pages would if the list is newest-first.
 func (l *list) insertFront(r any) {
 	l.recs = append([]any{r}, l.recs...)
-	l.enc = append([][]byte{encode(r)}, l.enc...)
+	l.enc = append([][]byte{l.encode(r)}, l.enc...)
 	l.ids = append([]string{keyOf(r)}, l.ids...)
 	l.index = nil
 }
@@ -135,7 +139,7 @@ func (l *list) insertFront(r any) {
 // appendRecord adds r at the end of the list.
 func (l *list) appendRecord(r any) {
 	l.recs = append(l.recs, r)
-	l.enc = append(l.enc, encode(r))
+	l.enc = append(l.enc, l.encode(r))
 	l.ids = append(l.ids, keyOf(r))
 	l.index = nil
 }

@@ -28,7 +28,7 @@ func (s *Sandbox) queryPlans(r *http.Request) reply {
 			return nil, false
 		}
 		b, _ := json.Marshal(planView(p, charges, pricings))
-		return b, true
+		return s.vary.record("product_plans", b, nil), true
 	})
 }
 

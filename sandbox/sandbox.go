@@ -28,6 +28,7 @@ type Sandbox struct {
 
 	key    string
 	faults *Faults
+	vary   *variator // nil: no field is sent otherwise than DESIGN.md assumes
 
 	rngMu sync.Mutex
 	rng   *rand.Rand // fault dice and IDs of records created after start
@@ -45,6 +46,14 @@ func New(cfg Config) *Sandbox {
 	}
 	for _, def := range listDefs {
 		s.lists[strings.ToLower(def.name)] = newList(def, d)
+	}
+	if s.vary = newVariator(&s.faults.Variants, cfg.Data.Seed, s.lists); s.vary != nil {
+		for _, l := range s.lists {
+			l.vary = s.vary
+			for i := range l.recs {
+				l.reencode(i)
+			}
+		}
 	}
 	return s
 }
