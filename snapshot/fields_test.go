@@ -224,3 +224,61 @@ func firstDiff(want, got string) string {
 	}
 	return fmt.Sprintf("%d cells differ; first: row %s, column %d: %q, want %q", len(d), d[0].id, d[0].col, d[0].got, d[0].want)
 }
+
+// A field the service sends under another name lands in its column when
+// the configuration maps it; without the mapping the column is empty, the
+// field is new and the column's own field absent. A field with no column
+// gets one when the configuration adds it.
+func TestMappedFieldsLandInTheirColumns(t *testing.T) {
+	opts := sandbox.Options{Seed: 23, Customers: 60, Planted: 1, Now: time.Now().UTC().Truncate(time.Second)}
+	clean, _ := takeOf(t, opts, "")
+	srv := startSandbox(t, opts, "rename=Invoices.InvoiceNumber:InvoiceNo")
+	cfg := testConfig(srv, t.TempDir())
+	sum, err := take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	number, fresh := fieldNamed(sum.Fields, "invoices.invoice_number"), newField(sum.Fields, "invoices", "InvoiceNo")
+	if number.Received() != 0 || fresh.Types.Number+fresh.Types.String != rowsOf(sum, "invoices") {
+		t.Errorf("unmapped: invoice_number %+v, InvoiceNo %+v", number, fresh)
+	}
+
+	cfg = testConfig(srv, t.TempDir())
+	cfg.Fields = config.Fields{"invoices": {"invoice_number": {Field: "InvoiceNo"}},
+		"customers": {"culture": {Field: "Culture", Type: "string"}}}
+	sum, err = take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := dumpStore(t, cfg, sum.ID)
+	if got["latest_invoices"] != clean["latest_invoices"] || got["Parquet of invoices"] != clean["Parquet of invoices"] {
+		t.Errorf("mapped invoice_number differs from the clean run's: %s", firstDiff(clean["latest_invoices"], got["latest_invoices"]))
+	}
+	if f := fieldNamed(sum.Fields, "invoices.invoice_number"); f.Field != "InvoiceNo" || f.Received() != rowsOf(sum, "invoices") {
+		t.Errorf("mapped: %+v", f)
+	}
+	s := openStore(t, cfg)
+	defer s.Close()
+	var n, cultures int
+	if err := s.DB().QueryRow(`SELECT count(*), count(culture) FILTER (WHERE culture = (_raw->>'Culture')) FROM latest_customers`).Scan(&n, &cultures); err != nil || n == 0 || cultures != n {
+		t.Errorf("added column culture: %d of %d rows hold the field (%v)", cultures, n, err)
+	}
+}
+
+func newField(fs []FieldStats, table, field string) FieldStats {
+	for _, f := range fs {
+		if f.Table == table && f.Field == field && f.New() {
+			return f
+		}
+	}
+	return FieldStats{}
+}
+
+func rowsOf(sum *Summary, table string) int64 {
+	for _, st := range sum.Tables {
+		if st.Table == table {
+			return st.DuckDBRows
+		}
+	}
+	return -1
+}
