@@ -47,6 +47,24 @@ type Report struct {
 	ExpiredWaivers []Waiver  // waivers that no longer apply
 	Untrusted      bool      // snapshot_incomplete fired: the other rules are not trusted
 	Material       []string  // why the run is material; empty when it is not
+	// Unjudged is what values that arrived untyped kept each rule from
+	// judging, HeldBack the findings each rule did not raise for it, and
+	// Unguarded the rules (a user's) that do not say what such values keep
+	// them from judging, when the snapshot has any.
+	Unjudged  []Unjudged
+	HeldBack  map[string]int
+	Unguarded []string
+}
+
+// UnjudgedBy is what values that arrived untyped kept rule from judging.
+func (r *Report) UnjudgedBy(rule string) []Unjudged {
+	var out []Unjudged
+	for _, u := range r.Unjudged {
+		if u.Rule == rule {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // RuleTotal is a rule's figures in a report.

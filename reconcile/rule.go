@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -23,7 +24,18 @@ type Rule struct {
 	Description string
 	SQL         string
 	Source      string // the file it came from
+	// NotJudged is the rule's "not judged" query: over cur.untyped (and
+	// prev.untyped), the records whose finding or amount would depend on
+	// a value that arrived untyped, as entity_id, table_name, field and
+	// json_type. Guarded says the rule has the section, which may say
+	// "none" (a rule that reads only the spec's fields).
+	NotJudged string
+	Guarded   bool
 }
+
+// notJudgedMark starts a rule file's "not judged" section: a line
+// "-- not judged:" followed by the query, or "-- not judged: none".
+var notJudgedMark = regexp.MustCompile(`^--\s*not judged\s*:\s*(.*)$`)
 
 // IncompleteRule is the rule that runs first; when it fires, the others
 // are not trusted.
@@ -33,9 +45,20 @@ const IncompleteRule = "snapshot_incomplete"
 // severity, title, description), then the query.
 func ParseRule(source, text string) (Rule, error) {
 	r := Rule{Source: source}
-	var body []string
+	var body, notJudged []string
 	header := true
 	for line := range strings.SplitSeq(text, "\n") {
+		if m := notJudgedMark.FindStringSubmatch(strings.TrimSpace(line)); m != nil && !r.Guarded {
+			r.Guarded, header = true, false
+			if rest := strings.TrimSpace(m[1]); rest != "" && !strings.HasPrefix(rest, "none") {
+				return r, fmt.Errorf("rule %s: after '-- not judged:' comes the query on the next lines, or 'none'", source)
+			}
+			continue
+		}
+		if r.Guarded {
+			notJudged = append(notJudged, line)
+			continue
+		}
 		if header {
 			if k, v, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "--"), ":"); ok && strings.HasPrefix(strings.TrimSpace(line), "--") {
 				r.set(strings.TrimSpace(k), strings.TrimSpace(v))
@@ -46,6 +69,7 @@ func ParseRule(source, text string) (Rule, error) {
 		body = append(body, line)
 	}
 	r.SQL = strings.TrimRight(strings.TrimSpace(strings.Join(body, "\n")), ";")
+	r.NotJudged = strings.TrimRight(strings.TrimSpace(strings.Join(notJudged, "\n")), ";")
 	switch {
 	case r.ID == "" || strings.ContainsAny(r.ID, " '\"/"):
 		return r, fmt.Errorf("rule %s: the header needs '-- id: <name>' (letters, digits, _)", source)

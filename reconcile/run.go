@@ -57,6 +57,9 @@ func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	if err := runRules(ctx, conn, o.Rules, o.log()); err != nil {
 		return nil, err
 	}
+	if err := r.judgeUntyped(ctx, conn); err != nil {
+		return nil, err
+	}
 	if err := r.applyWaivers(ctx, conn, o.Waivers); err != nil {
 		return nil, err
 	}
@@ -71,6 +74,30 @@ func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// judgeUntyped holds back the findings that depend on values that arrived
+// untyped, and notes what each rule could not judge; a rule without a
+// "not judged" section is named in Unguarded when such values exist.
+func (r *Report) judgeUntyped(ctx context.Context, conn *sql.Conn) error {
+	found, err := findUntyped(ctx, conn)
+	if err != nil {
+		return err
+	}
+	var rules []Rule
+	if found {
+		rules = r.Rules
+		for _, rule := range r.Rules {
+			if !rule.Guarded {
+				r.Unguarded = append(r.Unguarded, rule.ID)
+			}
+		}
+	}
+	if r.HeldBack, err = holdBack(ctx, conn, rules); err != nil {
+		return err
+	}
+	r.Unjudged, err = unjudged(ctx, conn, r.Rules)
+	return err
 }
 
 // resolve finds the snapshot to reconcile and the previous complete one.

@@ -8,6 +8,10 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 )
 
+// Tables are the tables reconcile keeps per snapshot (a snapshot_id
+// column): what pruning a snapshot deletes of reconcile's.
+var Tables = []string{"findings", "unjudged", "reconciliations"}
+
 // schemaSQL creates what rules read and what reconcile writes: the cur and
 // prev views over the snapshot in the session variables, the helper macros,
 // and the findings table.
@@ -49,6 +53,17 @@ func schemaSQL() []string {
 		   waiver_owner VARCHAR,
 		   waiver_expires DATE,
 		   as_of TIMESTAMPTZ NOT NULL,
+		   reconciled_at TIMESTAMPTZ NOT NULL)`,
+		// The records each rule did not judge because a value arrived
+		// untyped: which value (table, field, JSON type).
+		`CREATE TABLE IF NOT EXISTS unjudged (
+		   snapshot_id VARCHAR NOT NULL,
+		   period VARCHAR NOT NULL,
+		   rule VARCHAR NOT NULL,
+		   entity_id VARCHAR NOT NULL,
+		   table_name VARCHAR NOT NULL,
+		   field VARCHAR NOT NULL,
+		   json_type VARCHAR NOT NULL,
 		   reconciled_at TIMESTAMPTZ NOT NULL)`,
 		// One row per reconciliation, so that a snapshot that had no
 		// finding is in the trend too.

@@ -32,7 +32,8 @@ func (r *Report) applyWaivers(ctx context.Context, conn *sql.Conn, waivers []Wai
 
 // store replaces the findings of this snapshot and period: this run's, with
 // their history against the previous complete snapshot's findings of the
-// same period, and the keys found then and not now, as resolved.
+// same period, and the keys found then and not now, as resolved (a key
+// this run did not judge is neither); and what each rule did not judge.
 func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
@@ -55,10 +56,19 @@ func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error
 		UNION ALL
 		SELECT ?, ?, b.rule, b.severity, b.entity, b.entity_id, b.amount, b.currency, b.detail,
 		       'resolved', b.first_seen, false, NULL, NULL, NULL, ?, ?
-		FROM before b ANTI JOIN run_findings f USING (rule, entity_id)`,
+		FROM before b ANTI JOIN run_findings f USING (rule, entity_id)
+		ANTI JOIN run_unjudged u USING (rule, entity_id)`,
 		r.Previous, period,
 		r.Snapshot.ID, period, r.Snapshot.ID, r.AsOf.UTC(), now,
 		r.Snapshot.ID, period, r.AsOf.UTC(), now)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM unjudged WHERE snapshot_id = ? AND period = ?", r.Snapshot.ID, period); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO unjudged SELECT DISTINCT ?, ?, rule, entity_id, table_name, field, json_type, ?
+		FROM run_unjudged`, r.Snapshot.ID, period, now)
 	if err != nil {
 		return err
 	}

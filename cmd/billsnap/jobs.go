@@ -63,7 +63,7 @@ func exportJob(env *cliEnv, cfg config.Config, secret *extract.Secret) jobFunc {
 		if sum.Status != snapshot.StatusComplete {
 			out.Material, out.Note = true, fmt.Sprintf("snapshot %s is incomplete: it is kept in DuckDB for inspection but not published", sum.ID)
 		}
-		pruned, err := store.Prune(ctx, cfg.Retention.Keep, "findings", "reconciliations")
+		pruned, err := store.Prune(ctx, cfg.Retention.Keep, reconcile.Tables...)
 		if len(pruned) > 0 {
 			env.log.Info("retention: deleted old snapshots", "keep", cfg.Retention.Keep, "deleted", strings.Join(pruned, ", "))
 		}
@@ -89,7 +89,7 @@ func runJob(env *cliEnv, cfg config.Config, secret *extract.Secret, opts reconci
 		if err != nil {
 			return schedule.Outcome{}, err
 		}
-		if _, err := store.Prune(ctx, cfg.Retention.Keep, "findings", "reconciliations"); err != nil {
+		if _, err := store.Prune(ctx, cfg.Retention.Keep, reconcile.Tables...); err != nil {
 			return schedule.Outcome{Snapshot: sum.ID}, err
 		}
 		opts.SnapshotID = sum.ID

@@ -15,3 +15,28 @@ LEFT JOIN cur.prices p ON p.price_key = cur.price_key(c.product_plan_charge_id, 
 WHERE c.status = 7 AND c.amount > 0
   AND NOT EXISTS (SELECT 1 FROM cur.invoice_lines l WHERE l.subscription_charge_id = c.id)
   AND cur.in_period(c.next_charge_date)
+-- not judged:
+-- Charges it would find, or whose amount it would get, only through a
+-- value that arrived untyped: the subscription's currency, a pricing the
+-- price may come from, a line (or a list of lines) that may name the charge.
+WITH candidates AS (
+  SELECT c.id, c.subscription_id, c.product_plan_charge_id FROM cur.subscription_charges c
+  WHERE c.status = 7 AND c.amount > 0 AND cur.in_period(c.next_charge_date)
+    AND NOT EXISTS (SELECT 1 FROM cur.invoice_lines l WHERE l.subscription_charge_id = c.id)
+)
+SELECT c.id AS entity_id, u.table_name, u.field, u.json_type
+FROM candidates c JOIN cur.untyped_in('subscriptions', ['currency_code']) u ON u.id = c.subscription_id
+UNION ALL
+SELECT c.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('product_plan_charge_pricings', ['product_plan_charge_id', 'currency_code', 'unit_price']) u
+JOIN cur.product_plan_charge_pricings p ON p.id = u.id
+JOIN cur.product_plan_charges ppc ON ppc.product_plan_id = p.product_plan_id AND ppc.id = coalesce(p.product_plan_charge_id, ppc.id)
+JOIN candidates c ON c.product_plan_charge_id = ppc.id
+LEFT JOIN cur.subscriptions s ON s.id = c.subscription_id
+WHERE p.currency_code IS NULL OR s.currency_code IS NULL OR s.currency_code = p.currency_code
+UNION ALL
+SELECT c.id, u.table_name, u.field, u.json_type
+FROM candidates c,
+     (SELECT DISTINCT table_name, field, json_type FROM cur.untyped
+      WHERE (table_name = 'invoice_lines' AND column_name = 'subscription_charge_id')
+         OR (table_name = 'invoices' AND column_name = 'invoice_lines')) u

@@ -14,3 +14,12 @@ JOIN cur.invoices i ON i.id = l.invoice_id
 LEFT JOIN cur.subscription_charges c ON c.id = l.subscription_charge_id
 WHERE (c.amount = 0 OR (l.quantity = 0 AND abs(l.amount) > 0.005))
   AND cur.in_period(i.invoice_date)
+-- not judged:
+-- Lines whose charge, quantity or amount arrived untyped; the lines of an
+-- invoice whose currency did, or whose date did when a period is set.
+SELECT u.id AS entity_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoice_lines', ['subscription_charge_id', 'quantity', 'amount']) u
+UNION ALL
+SELECT l.id, u.table_name, u.field, u.json_type
+FROM cur.untyped u JOIN cur.invoice_lines l ON l.invoice_id = u.id
+WHERE u.table_name = 'invoices' AND (u.column_name = 'currency_code' OR (u.column_name = 'invoice_date' AND cur.period_set()))

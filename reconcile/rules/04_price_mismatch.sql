@@ -14,3 +14,21 @@ JOIN cur.invoices i ON i.id = l.invoice_id
 JOIN cur.prices p ON p.price_key = cur.price_key(l.product_plan_charge_id, i.currency_code)
 WHERE abs(p.unit_price - l.unit_price) > 0.005
   AND cur.in_period(i.invoice_date)
+-- not judged:
+-- Lines whose product, unit price or quantity arrived untyped; the lines of
+-- an invoice whose currency did, or whose date did when a period is set;
+-- lines whose price may come from a pricing with an untyped value.
+SELECT u.id AS entity_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoice_lines', ['product_plan_charge_id', 'unit_price', 'quantity']) u
+UNION ALL
+SELECT l.id, u.table_name, u.field, u.json_type
+FROM cur.untyped u JOIN cur.invoice_lines l ON l.invoice_id = u.id
+WHERE u.table_name = 'invoices' AND (u.column_name = 'currency_code' OR (u.column_name = 'invoice_date' AND cur.period_set()))
+UNION ALL
+SELECT l.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('product_plan_charge_pricings', ['product_plan_charge_id', 'currency_code', 'unit_price']) u
+JOIN cur.product_plan_charge_pricings p ON p.id = u.id
+JOIN cur.product_plan_charges ppc ON ppc.product_plan_id = p.product_plan_id AND ppc.id = coalesce(p.product_plan_charge_id, ppc.id)
+JOIN cur.invoice_lines l ON l.product_plan_charge_id = ppc.id
+JOIN cur.invoices i ON i.id = l.invoice_id
+WHERE p.currency_code IS NULL OR i.currency_code IS NULL OR i.currency_code = p.currency_code

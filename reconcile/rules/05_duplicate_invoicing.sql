@@ -19,3 +19,29 @@ SELECT 'invoice_line' AS entity,
               subscription_charge_id, invoice_number, invoice_id, first_invoice) AS detail
 FROM ranked
 WHERE n > 1 AND cur.in_period(invoice_date)
+-- not judged:
+-- Lines whose amount, or whose invoice's currency, arrived untyped; every
+-- line naming a charge that a line of an invoice with an untyped date
+-- names (the order of the lines is unknown); where a line's charge (or a
+-- whole list of lines) arrived untyped, that line and every line that is
+-- the first known one to name its charge (an unknown line may be earlier).
+SELECT u.id AS entity_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoice_lines', ['amount']) u
+UNION ALL
+SELECT l.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoices', ['currency_code']) u JOIN cur.invoice_lines l ON l.invoice_id = u.id
+UNION ALL
+SELECT o.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoices', ['invoice_date']) u
+JOIN cur.invoice_lines l ON l.invoice_id = u.id
+JOIN cur.invoice_lines o ON o.subscription_charge_id = l.subscription_charge_id
+UNION ALL
+SELECT l.id, u.table_name, u.field, u.json_type
+FROM cur.invoice_lines l JOIN cur.invoices i ON i.id = l.invoice_id,
+     (SELECT DISTINCT table_name, field, json_type FROM cur.untyped
+      WHERE (table_name = 'invoice_lines' AND column_name = 'subscription_charge_id')
+         OR (table_name = 'invoices' AND column_name = 'invoice_lines')) u
+WHERE l.subscription_charge_id IS NULL
+   OR NOT EXISTS (SELECT 1 FROM cur.invoice_lines e JOIN cur.invoices ei ON ei.id = e.invoice_id
+                  WHERE e.subscription_charge_id = l.subscription_charge_id
+                    AND (ei.invoice_date < i.invoice_date OR (ei.invoice_date = i.invoice_date AND e.id < l.id)))

@@ -12,3 +12,14 @@ FROM cur.invoices i
 LEFT JOIN (SELECT invoice_id, sum(amount) AS total, count(*) AS n FROM cur.invoice_lines GROUP BY invoice_id) s ON s.invoice_id = i.id
 WHERE abs(coalesce(s.total, 0) - i.total_amount) > 0.005
   AND cur.in_period(i.invoice_date)
+-- not judged:
+-- Invoices whose total, currency or list of lines arrived untyped, or
+-- whose date did when a period is set; invoices with a line whose amount did.
+SELECT u.id AS entity_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoices', ['total_amount', 'currency_code', 'invoice_lines']) u
+UNION ALL
+SELECT u.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoices', ['invoice_date']) u WHERE cur.period_set()
+UNION ALL
+SELECT l.invoice_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoice_lines', ['amount']) u JOIN cur.invoice_lines l ON l.id = u.id

@@ -13,3 +13,20 @@ JOIN cur.subscriptions s ON s.id = c.subscription_id
 LEFT JOIN cur.prices p ON p.price_key = cur.price_key(c.product_plan_charge_id, s.currency_code)
 WHERE c.status = 1 AND c.amount > 0 AND s.state = 'Activated'
   AND c.next_charge_date < getvariable('as_of') - getvariable('grace')
+-- not judged:
+-- Overdue active charges whose subscription's state or currency arrived
+-- untyped, or whose price may come from a pricing with an untyped value.
+WITH candidates AS (
+  SELECT c.id, c.subscription_id, c.product_plan_charge_id FROM cur.subscription_charges c
+  WHERE c.status = 1 AND c.amount > 0 AND c.next_charge_date < getvariable('as_of') - getvariable('grace')
+)
+SELECT c.id AS entity_id, u.table_name, u.field, u.json_type
+FROM candidates c JOIN cur.untyped_in('subscriptions', ['state', 'currency_code']) u ON u.id = c.subscription_id
+UNION ALL
+SELECT c.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('product_plan_charge_pricings', ['product_plan_charge_id', 'currency_code', 'unit_price']) u
+JOIN cur.product_plan_charge_pricings p ON p.id = u.id
+JOIN cur.product_plan_charges ppc ON ppc.product_plan_id = p.product_plan_id AND ppc.id = coalesce(p.product_plan_charge_id, ppc.id)
+JOIN candidates c ON c.product_plan_charge_id = ppc.id
+LEFT JOIN cur.subscriptions s ON s.id = c.subscription_id
+WHERE p.currency_code IS NULL OR s.currency_code IS NULL OR s.currency_code = p.currency_code

@@ -12,3 +12,4 @@ LEFT JOIN cur.subscriptions s ON s.id = c.subscription_id
 WHERE c.status = 1 AND c.reference_id IS NOT NULL
 GROUP BY c.reference_id
 HAVING count(*) > 1
+-- not judged: none: it decides on the spec's fields alone, and its amount is 0

@@ -14,3 +14,23 @@ LEFT JOIN cur.prices p ON p.price_key = cur.price_key(ppc.id, s.currency_code)
 WHERE s.state = 'Activated'
   AND NOT EXISTS (SELECT 1 FROM cur.subscription_charges c
                   WHERE c.subscription_id = s.id AND c.product_plan_charge_id = ppc.id AND c.status = 1)
+-- not judged:
+-- The (subscription, product) pairs of a subscription whose state or
+-- currency arrived untyped; of one whose plan did, every product of every
+-- plan; pairs whose price may come from a pricing with an untyped value.
+SELECT s.id || '/' || ppc.id AS entity_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('subscriptions', ['state', 'currency_code']) u
+JOIN cur.subscriptions s ON s.id = u.id
+JOIN cur.product_plan_charges ppc ON ppc.product_plan_id = s.product_plan_id
+UNION ALL
+SELECT s.id || '/' || ppc.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('subscriptions', ['product_plan_id']) u
+JOIN cur.subscriptions s ON s.id = u.id, cur.product_plan_charges ppc
+UNION ALL
+SELECT s.id || '/' || ppc.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('product_plan_charge_pricings', ['product_plan_charge_id', 'currency_code', 'unit_price']) u
+JOIN cur.product_plan_charge_pricings p ON p.id = u.id
+JOIN cur.product_plan_charges ppc ON ppc.product_plan_id = p.product_plan_id AND ppc.id = coalesce(p.product_plan_charge_id, ppc.id)
+JOIN cur.subscriptions s ON s.product_plan_id = ppc.product_plan_id
+WHERE (s.state = 'Activated' OR s.state IS NULL)
+  AND (p.currency_code IS NULL OR s.currency_code IS NULL OR s.currency_code = p.currency_code)

@@ -36,3 +36,18 @@ SELECT entity, entity_id, max(amount) AS amount, any_value(currency) AS currency
        'names no record: ' || string_agg(field, ', ' ORDER BY field) AS detail
 FROM broken
 GROUP BY entity, entity_id
+-- not judged:
+-- Records whose reference arrived untyped (a NULL would name no record),
+-- lines and transactions whose amount or currency did, and invoices whose
+-- list of lines did (its lines are not there to judge).
+SELECT u.id AS entity_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('subscriptions', ['customer_id', 'product_plan_id']) u
+UNION ALL
+SELECT u.id, u.table_name, u.field, u.json_type FROM cur.untyped_in('invoices', ['customer_id', 'invoice_lines']) u
+UNION ALL
+SELECT u.id, u.table_name, u.field, u.json_type FROM cur.untyped_in('invoice_lines', ['subscription_charge_id', 'amount']) u
+UNION ALL
+SELECT l.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoices', ['currency_code']) u JOIN cur.invoice_lines l ON l.invoice_id = u.id
+UNION ALL
+SELECT u.id, u.table_name, u.field, u.json_type FROM cur.untyped_in('transactions', ['invoice_id', 'amount', 'currency_code']) u

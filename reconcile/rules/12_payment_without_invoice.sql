@@ -16,3 +16,11 @@ FROM cur.transactions t
 LEFT JOIN cur.invoices i ON i.id = t.invoice_id
 WHERE t.type = 'Payment' AND t.status = 'Settled'
   AND (t.invoice_id IS NULL OR (i.id IS NOT NULL AND i.payment_date IS NULL))
+-- not judged:
+-- Transactions whose invoice, type, status, amount or currency arrived
+-- untyped; transactions naming an invoice whose PaymentDate did.
+SELECT u.id AS entity_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('transactions', ['invoice_id', 'type', 'status', 'amount', 'currency_code']) u
+UNION ALL
+SELECT t.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoices', ['payment_date']) u JOIN cur.transactions t ON t.invoice_id = u.id

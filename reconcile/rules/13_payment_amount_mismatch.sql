@@ -23,3 +23,20 @@ JOIN settled p ON p.invoice_id = i.id
 WHERE i.payment_date IS NOT NULL AND p.payments > 0
   AND abs(i.total_amount - (p.paid - p.refunded)) > 0.005
   AND cur.in_period(i.invoice_date)
+-- not judged:
+-- Invoices whose PaymentDate, total or currency arrived untyped, or whose
+-- date did when a period is set; invoices named by a transaction whose
+-- type, status or amount did; where a transaction's invoice did, every
+-- invoice marked paid (it may be one of its payments).
+SELECT u.id AS entity_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoices', ['payment_date', 'total_amount', 'currency_code']) u
+UNION ALL
+SELECT u.id, u.table_name, u.field, u.json_type FROM cur.untyped_in('invoices', ['invoice_date']) u WHERE cur.period_set()
+UNION ALL
+SELECT t.invoice_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('transactions', ['type', 'status', 'amount']) u JOIN cur.transactions t ON t.id = u.id
+WHERE t.invoice_id IS NOT NULL
+UNION ALL
+SELECT i.id, u.table_name, u.field, u.json_type
+FROM cur.invoices i, (SELECT DISTINCT table_name, field, json_type FROM cur.untyped_in('transactions', ['invoice_id'])) u
+WHERE i.payment_date IS NOT NULL

@@ -16,3 +16,19 @@ SELECT 'subscription', s.id, 0, s.currency_code,
        format('subscription {} is in {} but plan {} sells in {}', s.id, s.currency_code, p.id, p.active_currencies)
 FROM cur.subscriptions s JOIN cur.product_plans p ON p.id = s.product_plan_id
 WHERE NOT coalesce(list_contains(list_transform(string_split(coalesce(p.active_currencies, ''), ','), x -> trim(x)), s.currency_code), false)
+-- not judged:
+-- Records whose own currency, or the reference to the record it is
+-- compared with, arrived untyped; invoices of a customer, and transactions
+-- of an invoice, whose currency did.
+SELECT u.id AS entity_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoices', ['currency_code', 'customer_id']) u
+UNION ALL
+SELECT i.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('customers', ['currency_code']) u JOIN cur.invoices i ON i.customer_id = u.id
+UNION ALL
+SELECT u.id, u.table_name, u.field, u.json_type FROM cur.untyped_in('transactions', ['currency_code', 'invoice_id']) u
+UNION ALL
+SELECT t.id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoices', ['currency_code']) u JOIN cur.transactions t ON t.invoice_id = u.id
+UNION ALL
+SELECT u.id, u.table_name, u.field, u.json_type FROM cur.untyped_in('subscriptions', ['currency_code', 'product_plan_id']) u

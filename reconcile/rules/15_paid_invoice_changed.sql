@@ -25,3 +25,17 @@ SELECT 'invoice' AS entity,
        END AS detail
 FROM before b LEFT JOIN now n ON n.id = b.id
 WHERE n.id IS NULL OR abs(n.total_amount - b.total_amount) > 0.005 OR n.lines <> b.lines OR abs(n.line_sum - b.line_sum) > 0.005
+-- not judged:
+-- Invoices whose PaymentDate, total, currency or list of lines arrived
+-- untyped in the previous snapshot, or whose total, currency or list of
+-- lines did now; invoices with a line whose amount did, then or now.
+SELECT u.id AS entity_id, u.table_name, u.field, u.json_type
+FROM prev.untyped_in('invoices', ['payment_date', 'total_amount', 'currency_code', 'invoice_lines']) u
+UNION ALL
+SELECT l.invoice_id, u.table_name, u.field, u.json_type
+FROM prev.untyped_in('invoice_lines', ['amount']) u JOIN prev.invoice_lines l ON l.id = u.id
+UNION ALL
+SELECT u.id, u.table_name, u.field, u.json_type FROM cur.untyped_in('invoices', ['total_amount', 'currency_code', 'invoice_lines']) u
+UNION ALL
+SELECT l.invoice_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_in('invoice_lines', ['amount']) u JOIN cur.invoice_lines l ON l.id = u.id

@@ -10,3 +10,4 @@ SELECT 'collection' AS entity,
               t.table_name, t.walks, t.distinct_ids, t.total_count, coalesce(t.problem, 'the walk failed')) AS detail
 FROM snapshot_tables t
 WHERE t.snapshot_id = getvariable('snapshot_id') AND t.collection = t.table_name AND NOT t.complete
+-- not judged: none: it reads the snapshot's manifest, not its records

@@ -1,0 +1,160 @@
+package reconcile
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// Unjudged is what values that arrived untyped kept a rule from judging:
+// records whose finding, or whose amount, depends on one of them (an
+// assumed field that came in a JSON type with no lossless reading, NULL in
+// its column). The rule raises no finding for them, and says so.
+type Unjudged struct {
+	Rule    string
+	Table   string // the table of the untyped values
+	Field   string // their JSON field
+	Types   string // the JSON types they arrived as, "object, string"
+	Records int    // records the rule did not judge because of them
+}
+
+// String says it the way reports do: 3 records not judged: field
+// TotalAmount of invoices arrived as string.
+func (u Unjudged) String() string {
+	return fmt.Sprintf("%d %s not judged: field %s of %s arrived as %s", u.Records, plural(u.Records, "record"), u.Field, u.Table, u.Types)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// untypedSQL creates run_untyped, every value of the reconciled and the
+// previous snapshot that arrived untyped (snapshot_fields says where to
+// look: a typed column NULL where _raw has a value; a nested list that is
+// not an array of objects), and the views cur.untyped and prev.untyped
+// over it that the rules' "not judged" queries read.
+const untypedSQL = `CREATE OR REPLACE TEMP TABLE run_untyped (snapshot_id VARCHAR, table_name VARCHAR, column_name VARCHAR,
+	field VARCHAR, id VARCHAR, json_type VARCHAR)`
+
+// findUntyped fills run_untyped for the snapshots of the session
+// variables and tells whether it holds any value.
+func findUntyped(ctx context.Context, conn *sql.Conn) (bool, error) {
+	stmts := []string{untypedSQL,
+		"CREATE OR REPLACE VIEW cur.untyped AS SELECT * FROM temp.main.run_untyped WHERE snapshot_id = getvariable('snapshot_id')",
+		"CREATE OR REPLACE VIEW prev.untyped AS SELECT * FROM temp.main.run_untyped WHERE snapshot_id = getvariable('previous_snapshot_id')",
+		// The untyped values of some columns of a table, and whether a
+		// period limits the rules (an untyped InvoiceDate matters then).
+		`CREATE OR REPLACE MACRO cur.untyped_in(t, cols) AS TABLE
+		   SELECT id, table_name, field, json_type FROM cur.untyped WHERE table_name = t AND list_contains(cols, column_name)`,
+		`CREATE OR REPLACE MACRO prev.untyped_in(t, cols) AS TABLE
+		   SELECT id, table_name, field, json_type FROM prev.untyped WHERE table_name = t AND list_contains(cols, column_name)`,
+		`CREATE OR REPLACE MACRO cur.period_set() AS getvariable('period_start') IS NOT NULL`}
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return false, err
+		}
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT DISTINCT snapshot_id, table_name, column_name, field, kind = 'list' FROM snapshot_fields
+		WHERE untyped > 0 AND column_name IS NOT NULL
+		  AND snapshot_id IN (getvariable('snapshot_id'), getvariable('previous_snapshot_id'))
+		ORDER BY ALL`)
+	if err != nil {
+		return false, err
+	}
+	var found []untypedColumn
+	for rows.Next() {
+		var u untypedColumn
+		if err := rows.Scan(&u.snapshot, &u.table, &u.column, &u.field, &u.list); err != nil {
+			rows.Close()
+			return false, err
+		}
+		found = append(found, u)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	for _, u := range found {
+		if _, err := conn.ExecContext(ctx, u.insertSQL(), u.snapshot); err != nil {
+			return false, fmt.Errorf("finding the untyped values of %s.%s: %w", u.table, u.column, err)
+		}
+	}
+	return len(found) > 0, nil
+}
+
+// untypedColumn is a column of a snapshot where values arrived untyped.
+type untypedColumn struct {
+	snapshot, table, column, field string
+	list                           bool // a nested list (column names its table)
+}
+
+// insertSQL copies the column's untyped values into run_untyped.
+func (u untypedColumn) insertSQL() string {
+	path := sqlQuote(`$."` + strings.ReplaceAll(u.field, `"`, `\"`) + `"`)
+	found := fmt.Sprintf("%s IS NULL AND json_type(_raw, %s) <> 'NULL'", u.column, path)
+	if u.list {
+		found = fmt.Sprintf(`(json_type(_raw, %[1]s) NOT IN ('NULL', 'ARRAY')
+			OR (json_type(_raw, %[1]s) = 'ARRAY' AND len(list_filter(json_type(_raw, %[2]s), x -> x <> 'OBJECT')) > 0))`,
+			path, sqlQuote(`$."`+u.field+`"[*]`))
+	}
+	return fmt.Sprintf(`INSERT INTO run_untyped SELECT snapshot_id, %s, %s, %s, id,
+		CASE json_type(_raw, %s) WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'OBJECT' THEN 'object'
+		     WHEN 'ARRAY' THEN 'array' WHEN 'NULL' THEN 'null' ELSE 'number' END
+		FROM main.%s WHERE snapshot_id = ? AND %s`,
+		sqlQuote(u.table), sqlQuote(u.column), sqlQuote(u.field), path, u.table, found)
+}
+
+func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// holdBack runs the "not judged" query of every rule that has one over
+// the untyped values, keeps what it found in run_unjudged, and takes the
+// rule's findings for those records out of run_findings. It returns what
+// each rule did not judge, and the findings held back per rule.
+func holdBack(ctx context.Context, conn *sql.Conn, rules []Rule) (map[string]int, error) {
+	_, err := conn.ExecContext(ctx, `CREATE OR REPLACE TEMP TABLE run_unjudged (rule VARCHAR, entity_id VARCHAR,
+		table_name VARCHAR, field VARCHAR, json_type VARCHAR)`)
+	if err != nil {
+		return nil, err
+	}
+	held := map[string]int{}
+	for _, rule := range rules {
+		if rule.NotJudged == "" {
+			continue
+		}
+		q := "INSERT INTO run_unjudged SELECT DISTINCT ?, CAST(entity_id AS VARCHAR), table_name, field, json_type FROM (" + rule.NotJudged + "\n) AS unjudged"
+		if _, err := conn.ExecContext(ctx, q, rule.ID); err != nil {
+			return nil, fmt.Errorf("rule %s (%s), not judged: %w", rule.ID, rule.Source, err)
+		}
+		res, err := conn.ExecContext(ctx, `DELETE FROM run_findings WHERE rule = ? AND entity_id IN (SELECT entity_id FROM run_unjudged WHERE rule = ?)`, rule.ID, rule.ID)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			held[rule.ID] = int(n)
+		}
+	}
+	return held, nil
+}
+
+// unjudged reads back what each rule did not judge, in rule order.
+func unjudged(ctx context.Context, conn *sql.Conn, rules []Rule) ([]Unjudged, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT rule, table_name, field, string_agg(DISTINCT json_type, ', ' ORDER BY json_type), count(DISTINCT entity_id)
+		FROM run_unjudged GROUP BY rule, table_name, field ORDER BY list_position(?, rule), table_name, field`, ruleIDs(rules))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Unjudged
+	for rows.Next() {
+		var u Unjudged
+		if err := rows.Scan(&u.Rule, &u.Table, &u.Field, &u.Types, &u.Records); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,143 @@
+package reconcile
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+// Fields sent in other JSON types, each read without loss, change no
+// finding: IDs, amounts and currencies equal the clean run's.
+func TestVariantTypesChangeNoFinding(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		o := sandbox.Options{Seed: seed, Customers: 80, Planted: 2, Now: fixedNow}
+		clean, varied := twoSnapshots(t, o, ""), twoSnapshots(t, o, "variants=0.5")
+		rc, rv := clean.reconcile(Options{}), varied.reconcile(Options{})
+		if got, want := findingKeys(rv), findingKeys(rc); !slices.Equal(got, want) {
+			t.Errorf("seed %d: found, not in the clean run: %v\nin the clean run, not found: %v", seed, minus(got, want), minus(want, got))
+		}
+		if len(rv.Unjudged) != 0 || len(rv.Unguarded) != 0 {
+			t.Errorf("seed %d: nothing arrived untyped, yet %v, %v", seed, rv.Unjudged, rv.Unguarded)
+		}
+	}
+}
+
+// Values with no lossless reading never raise a finding: each finding is
+// one the clean run has, with its amount (and its currency, where the
+// amount is not zero). And they are never silent: each finding of the
+// clean run that is not found is among the records the rule says it did
+// not judge. Every rule's "not judged" query is exercised: the shares and
+// seeds give untyped values in every field the rules read.
+func TestUntypedValuesRaiseNoFindingAndAreNeverSilent(t *testing.T) {
+	exercised := map[string]int{} // findings held back, and findings of the clean run said not judged
+	for seed := uint64(1); seed <= 4; seed++ {
+		o := sandbox.Options{Seed: seed, Customers: 60, Planted: 4, Now: fixedNow}
+		clean, untyped := twoSnapshots(t, o, ""), twoSnapshots(t, o, "untyped=0.3")
+		for _, period := range []*Period{nil, periodOf(fixedNow.AddDate(0, -1, 0))} {
+			rc, ru := clean.reconcile(Options{Period: period}), untyped.reconcile(Options{Period: period})
+			want := map[string]Finding{}
+			for _, f := range rc.Open() {
+				want[f.Rule+" "+f.EntityID] = f
+			}
+			for _, f := range ru.Open() {
+				c, ok := want[f.Rule+" "+f.EntityID]
+				switch {
+				case !ok:
+					t.Errorf("seed %d, period %v: %s %s raised by an untyped value: %s", seed, period, f.Rule, f.EntityID, f.Detail)
+				case c.Amount != f.Amount || (f.Amount != 0 && c.Currency != f.Currency):
+					t.Errorf("seed %d, period %v: %s %s: %s %s; clean run %s %s", seed, period, f.Rule, f.EntityID, f.Amount, f.Currency, c.Amount, c.Currency)
+				}
+				delete(want, f.Rule+" "+f.EntityID)
+			}
+			notJudged := untyped.unjudgedKeys(ru)
+			for key, f := range want {
+				if !notJudged[key] {
+					t.Errorf("seed %d, period %v: %s %s of the clean run is neither found nor said not judged", seed, period, f.Rule, f.EntityID)
+				}
+				exercised[f.Rule]++
+			}
+			for rule, n := range ru.HeldBack {
+				exercised[rule] += n
+			}
+			if len(ru.Unjudged) == 0 || len(ru.Unguarded) != 0 {
+				t.Errorf("seed %d: unjudged %v, unguarded %v", seed, ru.Unjudged, ru.Unguarded)
+			}
+		}
+	}
+	for _, rule := range []string{"charge_not_invoiced", "zero_quantity_invoiced", "quantity_mismatch", "price_mismatch", "duplicate_invoicing",
+		"invoice_total_mismatch", "missed_billing_run", "missing_product_charge", "orphan_reference", "paid_without_payment",
+		"payment_without_invoice", "payment_amount_mismatch", "currency_mismatch"} {
+		if exercised[rule] == 0 {
+			t.Errorf("rule %s: no finding held back or said not judged over all seeds; its query is not exercised (%v)", rule, exercised)
+		}
+	}
+}
+
+// A user's rule without a "not judged" section is named when values
+// arrived untyped, so that a report can say its findings may be affected.
+func TestARuleThatDoesNotSayIsNamed(t *testing.T) {
+	e := newEnvFaults(t, sandbox.Options{Seed: 3, Customers: 30, Planted: 1}, "untyped=0.1")
+	e.export()
+	rules, _ := Rules("")
+	user, err := ParseRule("mine.sql", "-- id: my_rule\n-- severity: low\nSELECT 'invoice' AS entity, id AS entity_id, 0 AS amount, currency_code AS currency, '' AS detail FROM cur.invoices WHERE total_amount > 1e9")
+	if err != nil || user.Guarded {
+		t.Fatal(user, err)
+	}
+	r := e.reconcile(Options{Rules: append(rules, user)})
+	if !slices.Equal(r.Unguarded, []string{"my_rule"}) {
+		t.Errorf("unguarded: %v", r.Unguarded)
+	}
+}
+
+func TestParseNotJudged(t *testing.T) {
+	r, err := ParseRule("a.sql", "-- id: a\n-- severity: low\nSELECT 1\n-- not judged:\nSELECT 2;\n")
+	if err != nil || r.SQL != "SELECT 1" || r.NotJudged != "SELECT 2" || !r.Guarded {
+		t.Errorf("%+v, %v", r, err)
+	}
+	r, err = ParseRule("b.sql", "-- id: b\n-- severity: low\nSELECT 1\n-- not judged: none, it reads the spec's fields\n")
+	if err != nil || r.NotJudged != "" || !r.Guarded {
+		t.Errorf("%+v, %v", r, err)
+	}
+	if _, err := ParseRule("c.sql", "-- id: c\n-- severity: low\nSELECT 1\n-- not judged: SELECT 2\n"); err == nil {
+		t.Error("a query on the mark's line is taken")
+	}
+}
+
+var fixedNow = time.Date(2026, 11, 20, 3, 0, 0, 0, time.UTC)
+
+func periodOf(t time.Time) *Period {
+	p, err := ParsePeriod(t.Format("2006-01"))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// twoSnapshots exports the sandbox twice, so that rule 15 has a previous
+// snapshot.
+func twoSnapshots(t *testing.T, o sandbox.Options, faults string) *env {
+	e := newEnvFaults(t, o, faults)
+	e.export()
+	e.export()
+	return e
+}
+
+// unjudgedKeys are "rule entity_id" of the records r's rules did not judge.
+func (e *env) unjudgedKeys(r *Report) map[string]bool {
+	rows, err := e.store.DB().QueryContext(context.Background(), "SELECT rule || ' ' || entity_id FROM unjudged WHERE snapshot_id = ? AND period = ?",
+		r.Snapshot.ID, r.Period.String())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var k string
+		rows.Scan(&k)
+		out[k] = true
+	}
+	return out
+}
