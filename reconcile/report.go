@@ -54,6 +54,7 @@ type Report struct {
 	Unjudged  []Unjudged
 	HeldBack  map[string]int
 	Unguarded []string
+	NotJudged map[string]int // records each rule did not judge, all fields together
 }
 
 // UnjudgedBy is what values that arrived untyped kept rule from judging.
@@ -74,6 +75,7 @@ type RuleTotal struct {
 	Waived, New, Recurring, Resolved int
 	Amounts                          map[string]money.Amount // unwaived findings of this snapshot, per currency
 	AtStake                          map[string]money.Amount // the same, of absolute amounts
+	NotJudged, HeldBack              int                     // records not judged, and findings held back, for untyped values
 }
 
 // Totals are the figures of every rule that ran, in rule order.
@@ -81,7 +83,8 @@ func (r *Report) Totals() []RuleTotal {
 	out := make([]RuleTotal, len(r.Rules))
 	index := map[string]int{}
 	for i, rule := range r.Rules {
-		out[i] = RuleTotal{Rule: rule, Amounts: map[string]money.Amount{}, AtStake: map[string]money.Amount{}}
+		out[i] = RuleTotal{Rule: rule, Amounts: map[string]money.Amount{}, AtStake: map[string]money.Amount{},
+			NotJudged: r.NotJudged[rule.ID], HeldBack: r.HeldBack[rule.ID]}
 		index[rule.ID] = i
 	}
 	for _, f := range r.Findings {

@@ -96,7 +96,10 @@ func (r *Report) judgeUntyped(ctx context.Context, conn *sql.Conn) error {
 	if r.HeldBack, err = holdBack(ctx, conn, rules); err != nil {
 		return err
 	}
-	r.Unjudged, err = unjudged(ctx, conn, r.Rules)
+	if r.Unjudged, err = unjudged(ctx, conn, r.Rules); err != nil {
+		return err
+	}
+	r.NotJudged, err = notJudgedRecords(ctx, conn)
 	return err
 }
 

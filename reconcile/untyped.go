@@ -158,3 +158,45 @@ func unjudged(ctx context.Context, conn *sql.Conn, rules []Rule) ([]Unjudged, er
 	}
 	return out, rows.Err()
 }
+
+// notJudgedRecords counts the records each rule did not judge.
+func notJudgedRecords(ctx context.Context, conn *sql.Conn) (map[string]int, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT rule, count(DISTINCT entity_id) FROM run_unjudged GROUP BY rule")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var rule string
+		var n int
+		if err := rows.Scan(&rule, &n); err != nil {
+			return nil, err
+		}
+		out[rule] = n
+	}
+	return out, rows.Err()
+}
+
+// NotJudgedNotes are the report's lines on what values that arrived
+// untyped kept rules from judging: a line per rule and field, the
+// findings held back on the rule's first, then a line per rule that does
+// not say what such values keep it from judging.
+func (r *Report) NotJudgedNotes() []string {
+	var out []string
+	last := ""
+	for _, u := range r.Unjudged {
+		line := u.Rule + ": " + u.String()
+		if u.Rule != last && r.HeldBack[u.Rule] > 0 {
+			n := r.HeldBack[u.Rule]
+			line += fmt.Sprintf(" (%d %s held back)", n, plural(n, "finding"))
+		}
+		last = u.Rule
+		out = append(out, line)
+	}
+	for _, rule := range r.Unguarded {
+		out = append(out, rule+": does not say which records values that arrived untyped keep it from judging "+
+			"(no \"-- not judged\" section): its findings may include some those values caused")
+	}
+	return out
+}

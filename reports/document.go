@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 // DocumentSchema names the shape of the JSON document (README, "findings.json").
@@ -24,7 +25,37 @@ type document struct {
 	Untrusted   bool             `json:"untrusted"`
 	Material    []string         `json:"material"`
 	Collections []collectionJSON `json:"collections"`
+	Fields      fieldsJSON       `json:"fields"`
 	Rules       []ruleJSON       `json:"rules"`
+	NotJudged   []notJudgedJSON  `json:"not_judged"`
+	Unguarded   []string         `json:"unguarded_rules"`
+}
+
+// fieldsJSON are the snapshot's field notes.
+type fieldsJSON struct {
+	Drifted []fieldJSON `json:"drifted"`
+	New     []fieldJSON `json:"new"`
+	Absent  []fieldJSON `json:"absent"`
+}
+
+type fieldJSON struct {
+	Table    string           `json:"table"`
+	Field    string           `json:"field"`
+	Column   string           `json:"column,omitempty"`
+	Kind     string           `json:"kind,omitempty"`
+	Contract bool             `json:"contract"`
+	Types    map[string]int64 `json:"types"`
+	Coerced  int64            `json:"coerced"`
+	Untyped  int64            `json:"untyped"`
+	Example  string           `json:"example_id,omitempty"`
+}
+
+type notJudgedJSON struct {
+	Rule    string `json:"rule"`
+	Table   string `json:"table"`
+	Field   string `json:"field"`
+	Types   string `json:"types"`
+	Records int    `json:"records"`
 }
 
 type snapshotJSON struct {
@@ -56,6 +87,8 @@ type ruleJSON struct {
 	Recurring int               `json:"recurring"`
 	Resolved  int               `json:"resolved"`
 	Waived    int               `json:"waived"`
+	NotJudged int               `json:"not_judged"`
+	HeldBack  int               `json:"held_back"`
 	Amounts   map[string]string `json:"unwaived_amounts"`
 }
 
@@ -83,13 +116,34 @@ func JSONDocument(w io.Writer, in *Input) error {
 	}
 	for _, t := range r.Totals() {
 		rj := ruleJSON{ID: t.Rule.ID, Severity: t.Rule.Severity, Title: t.Rule.Title, Count: t.Count, New: t.New,
-			Recurring: t.Recurring, Resolved: t.Resolved, Waived: t.Waived, Amounts: map[string]string{}}
+			Recurring: t.Recurring, Resolved: t.Resolved, Waived: t.Waived, NotJudged: t.NotJudged, HeldBack: t.HeldBack,
+			Amounts: map[string]string{}}
 		for c, a := range t.Amounts {
 			rj.Amounts[c] = a.String()
 		}
 		doc.Rules = append(doc.Rules, rj)
 	}
+	doc.Fields, doc.NotJudged, doc.Unguarded = fieldsDocument(in.fieldNotes()), []notJudgedJSON{}, nonNil(r.Unguarded)
+	for _, u := range r.Unjudged {
+		doc.NotJudged = append(doc.NotJudged, notJudgedJSON{Rule: u.Rule, Table: u.Table, Field: u.Field, Types: u.Types, Records: u.Records})
+	}
 	return streamDocument(w, doc, r)
+}
+
+func fieldsDocument(n snapshot.FieldNotes) fieldsJSON {
+	list := func(fs []snapshot.FieldStats) []fieldJSON {
+		out := []fieldJSON{}
+		for _, f := range fs {
+			fj := fieldJSON{Table: f.Table, Field: f.Field, Column: f.Column, Kind: f.Kind, Contract: f.Contract,
+				Types: map[string]int64{}, Coerced: f.Coerced, Untyped: f.Untyped, Example: f.Example}
+			for _, tc := range f.SeenTypes() {
+				fj.Types[tc.Type] = tc.Count
+			}
+			out = append(out, fj)
+		}
+		return out
+	}
+	return fieldsJSON{Drifted: list(n.Drifted), New: list(n.New), Absent: list(n.Absent)}
 }
 
 // streamDocument writes doc with a "findings" array appended, one finding

@@ -66,6 +66,8 @@ func fixture(t *testing.T) *Input {
 		Snapshot: reconcile.SnapshotInfo{ID: "2026-11-22T030005Z", Status: "complete", Started: t0, Finished: t0.Add(5600 * time.Millisecond)},
 		Previous: "2026-11-21T030004Z", AsOf: t0, Rules: rules, Findings: findings,
 		Material: []string{"charge_not_invoiced (high): 2 unwaived findings, threshold 1"},
+		Unjudged: []reconcile.Unjudged{{Rule: "price_mismatch", Table: "invoice_lines", Field: "UnitPrice", Types: "string", Records: 2}},
+		HeldBack: map[string]int{"price_mismatch": 1}, NotJudged: map[string]int{"price_mismatch": 2},
 	}
 	tables := []snapshot.TableStats{
 		{Table: "customers", Collection: "customers", Walks: 1, Pages: 3, Received: 278, Distinct: 278, TotalCount: 278, ParquetRows: 278, DuckDBRows: 278, IDsSHA256: "cd6e", Seconds: 0.04, Complete: true},
@@ -77,5 +79,12 @@ func fixture(t *testing.T) *Input {
 		{Snapshot: "2026-11-21T030004Z", Started: t0.AddDate(0, 0, -1), BySeverity: map[string]int{"critical": 1, "high": 1}, Amounts: map[string]money.Amount{"USD": 1000}},
 		{Snapshot: "2026-11-22T030005Z", Started: t0, BySeverity: map[string]int{"critical": 1, "high": 2, "medium": 1}, Amounts: map[string]money.Amount{"EUR": 24950, "USD": 1000, "DKK": -450}},
 	}
-	return &Input{Report: rep, Tables: tables, Trend: trend, ExitCode: 3, Generated: t0.Add(time.Minute), MaxRows: 1}
+	fields := []snapshot.FieldStats{
+		{Table: "customers", Column: "full_name", Field: "FullName", Kind: "string", Types: snapshot.TypeCounts{String: 278}},
+		{Table: "invoices", Column: "invoice_number", Field: "InvoiceNumber", Kind: "string"},
+		{Table: "invoice_lines", Column: "unit_price", Field: "UnitPrice", Kind: "money", Types: snapshot.TypeCounts{Number: 2400, String: 85},
+			Coerced: 83, Untyped: 2, Example: "c3d4e5f6-0000-4000-8000-000000000003"},
+		{Table: "customers", Field: "Culture", Types: snapshot.TypeCounts{String: 278}},
+	}
+	return &Input{Report: rep, Tables: tables, Fields: fields, Trend: trend, ExitCode: 3, Generated: t0.Add(time.Minute), MaxRows: 1}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 //go:embed templates/report.html.tmpl
@@ -59,6 +60,8 @@ type htmlData struct {
 	Duration                time.Duration
 	Period, Previous        string
 	CountChart, AmountChart template.HTML
+	NotJudged               []string // what untyped values kept rules from judging
+	Fields                  snapshot.FieldNotes
 }
 
 // HTML writes the self-contained report page: summary per rule and
@@ -68,7 +71,8 @@ type htmlData struct {
 func HTML(w io.Writer, in *Input) error {
 	r := in.Report
 	d := htmlData{In: in, R: r, Totals: map[string]money.Amount{}, Duration: in.duration(), Period: periodText(r),
-		Previous: previousText(r), CountChart: countChart(in.Trend), AmountChart: amountChart(in.Trend)}
+		Previous: previousText(r), CountChart: countChart(in.Trend), AmountChart: amountChart(in.Trend),
+		NotJudged: r.NotJudgedNotes(), Fields: in.fieldNotes()}
 	spans := ruleSpans(r)
 	for _, t := range r.Totals() {
 		d.Count, d.Waived, d.Resolved = d.Count+t.Count, d.Waived+t.Waived, d.Resolved+t.Resolved

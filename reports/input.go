@@ -11,6 +11,7 @@ import (
 type Input struct {
 	Report    *reconcile.Report
 	Tables    []snapshot.TableStats  // the snapshot's manifest
+	Fields    []snapshot.FieldStats  // what the snapshot received of each field
 	Trend     []reconcile.TrendPoint // the last reconciliations, oldest first, this one last
 	ExitCode  int                    // what the run exits with
 	Generated time.Time
@@ -47,3 +48,7 @@ func (in *Input) duration() time.Duration {
 	}
 	return s.Finished.Sub(s.Started).Round(100 * time.Millisecond)
 }
+
+// fieldNotes are the fields people should see: coerced or untyped
+// values, new fields, absent ones.
+func (in *Input) fieldNotes() snapshot.FieldNotes { return snapshot.Notes(in.Fields, in.Tables) }

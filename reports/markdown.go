@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 // Markdown writes the summary for a terminal or a cron mail: the verdict,
@@ -26,17 +27,25 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 	for _, t := range in.collections() {
 		fmt.Fprintf(ew, "| %s | %d | %d | %d | %s |\n", t.Table, t.TotalCount, t.Received, t.ParquetRows, yesNo(t.Complete, t.Problem))
 	}
-	fmt.Fprintf(ew, "\n## Findings\n\n| rule | severity | findings | new | recurring | resolved | waived | unwaived amount |\n|---|---|---:|---:|---:|---:|---:|---|\n")
+	markdownFields(ew, in.fieldNotes())
+	fmt.Fprintf(ew, "\n## Findings\n\n| rule | severity | findings | new | recurring | resolved | waived | not judged | unwaived amount |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
 	quiet := 0
 	for _, t := range r.Totals() {
-		if t.Count == 0 && t.Resolved == 0 {
+		if t.Count == 0 && t.Resolved == 0 && t.NotJudged == 0 {
 			quiet++
 			continue
 		}
-		fmt.Fprintf(ew, "| %s | %s | %d | %d | %d | %d | %d | %s |\n", t.Rule.ID, t.Rule.Severity, t.Count, t.New, t.Recurring, t.Resolved, t.Waived, orDash(perCurrency(t.Amounts)))
+		fmt.Fprintf(ew, "| %s | %s | %d | %d | %d | %d | %d | %d | %s |\n", t.Rule.ID, t.Rule.Severity, t.Count, t.New, t.Recurring, t.Resolved, t.Waived,
+			t.NotJudged, orDash(perCurrency(t.Amounts)))
 	}
 	if quiet > 0 {
 		fmt.Fprintf(ew, "\n%d rules found nothing.\n", quiet)
+	}
+	if notes := r.NotJudgedNotes(); len(notes) > 0 {
+		fmt.Fprintf(ew, "\n### Not judged\n\nValues that arrived untyped (NULL in their column) keep these rules from judging some records; no finding is raised for them.\n\n")
+		for _, n := range notes {
+			fmt.Fprintf(ew, "- %s\n", n)
+		}
 	}
 	verdict(ew, in)
 	if len(files) > 0 {
@@ -47,6 +56,36 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 		fmt.Fprintf(ew, "\nReports in %s: %s\n", filepath.Dir(files[0]), strings.Join(names, ", "))
 	}
 	return ew.err
+}
+
+// markdownFields is the snapshot's field notes: a table of the fields
+// whose values were coerced or untyped, then the new and absent ones.
+func markdownFields(w io.Writer, n snapshot.FieldNotes) {
+	fmt.Fprintf(w, "\n## Fields\n\n")
+	if len(n.Drifted) == 0 {
+		fmt.Fprintf(w, "Every typed field arrived in its own type.\n")
+	} else {
+		fmt.Fprintf(w, "| field | column | arrived as | coerced | untyped (NULL) | example record |\n|---|---|---|---:|---:|---|\n")
+		for _, f := range n.Drifted {
+			fmt.Fprintf(w, "| %s.%s | %s %s | %s | %d | %d | %s |\n", f.Table, f.Field, f.Column, f.Kind, f.TypesText(), f.Coerced, f.Untyped, f.Example)
+		}
+	}
+	for _, group := range []struct {
+		label  string
+		fields []snapshot.FieldStats
+	}{{"New fields, no typed column (kept in `_raw`)", n.New}, {"Never arrived", n.Absent}} {
+		if len(group.fields) == 0 {
+			continue
+		}
+		names := make([]string, len(group.fields))
+		for i, f := range group.fields {
+			names[i] = f.Table + "." + f.Field
+			if f.New() {
+				names[i] += fmt.Sprintf(" (%d records)", f.Received())
+			}
+		}
+		fmt.Fprintf(w, "\n%s: %s.\n", group.label, strings.Join(names, ", "))
+	}
 }
 
 func verdict(w io.Writer, in *Input) {

@@ -83,9 +83,18 @@ func TestHTMLStructure(t *testing.T) {
 	if strings.Contains(page, "<b>product</b>") || !strings.Contains(page, "&lt;b&gt;product&lt;/b&gt;") {
 		t.Error("a finding's detail is not escaped")
 	}
-	facts := tables[len(tables)-1]
+	facts, fields := tables[len(tables)-2], tables[len(tables)-1]
 	if rows := nodes(nodes(facts, "tbody")[0], "tr"); len(rows) != 3 || !strings.Contains(text(rows[2]), "–") {
 		t.Errorf("snapshot facts: %d rows", len(rows))
+	}
+	if rows := nodes(nodes(fields, "tbody")[0], "tr"); len(rows) != 1 || !strings.Contains(text(rows[0]), "invoice_lines.UnitPrice") {
+		t.Errorf("fields: %d rows", len(rows))
+	}
+	for _, want := range []string{"price_mismatch: 2 records not judged: field UnitPrice of invoice_lines arrived as string (1 finding held back)",
+		"New fields, no typed column (kept in _raw): customers.Culture (278 records).", "Never arrived: invoices.InvoiceNumber."} {
+		if !strings.Contains(text(doc), want) {
+			t.Errorf("the page does not say %q", want)
+		}
 	}
 	if !strings.Contains(text(doc), "paid in cash, booked by hand (ann@finance, until 2026-12-31)") {
 		t.Error("the waiver is not shown")
@@ -136,6 +145,19 @@ func TestXLSXReadsBack(t *testing.T) {
 	summary, _ := f.GetRows("Summary")
 	if !strings.Contains(summary[0][0], "MATERIAL (exit 3)") || len(summary) < 20 {
 		t.Errorf("summary %q", summary[0])
+	}
+	for sheet, want := range map[string]string{
+		"Summary":  "price_mismatch: 2 records not judged: field UnitPrice of invoice_lines arrived as string (1 finding held back)",
+		"Snapshot": "invoice_lines.UnitPrice|unit_price|money|string 85, number 2400|83|2|c3d4e5f6-0000-4000-8000-000000000003",
+	} {
+		rows, _ := f.GetRows(sheet)
+		found := false
+		for _, r := range rows {
+			found = found || strings.Join(r, "|") == want
+		}
+		if !found {
+			t.Errorf("sheet %s has no row %q", sheet, want)
+		}
 	}
 }
 

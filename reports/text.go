@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -18,15 +19,22 @@ func Text(w io.Writer, r *reconcile.Report) error {
 	ew := &errWriter{w: w}
 	header(ew, r)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rule\tseverity\tfindings\tnew\trecurring\tresolved\twaived\tamount (unwaived)")
+	fmt.Fprintln(tw, "rule\tseverity\tfindings\tnew\trecurring\tresolved\twaived\tnot judged\tamount (unwaived)")
 	for _, t := range r.Totals() {
-		if t.Count == 0 && t.Resolved == 0 {
-			fmt.Fprintf(tw, "%s\t%s\t0\t\t\t\t\t\n", t.Rule.ID, t.Rule.Severity)
+		if t.Count == 0 && t.Resolved == 0 && t.NotJudged == 0 {
+			fmt.Fprintf(tw, "%s\t%s\t0\t\t\t\t\t\t\n", t.Rule.ID, t.Rule.Severity)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", t.Rule.ID, t.Rule.Severity, t.Count, t.New, t.Recurring, t.Resolved, t.Waived, perCurrency(t.Amounts))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", t.Rule.ID, t.Rule.Severity, t.Count, t.New, t.Recurring, t.Resolved, t.Waived,
+			blankZero(t.NotJudged), perCurrency(t.Amounts))
 	}
 	tw.Flush()
+	for i, n := range r.NotJudgedNotes() {
+		if i == 0 {
+			fmt.Fprintf(ew, "\nNot judged (values that arrived untyped; no finding is raised for them):\n")
+		}
+		fmt.Fprintf(ew, "  %s\n", n)
+	}
 	footer(ew, r)
 	return ew.err
 }
@@ -98,4 +106,12 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// blankZero is n, or "" for 0.
+func blankZero(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 func (b *xlsxBook) summary(in *Input) error {
@@ -20,7 +21,7 @@ func (b *xlsxBook) summary(in *Input) error {
 		}
 	}
 	currencies := reconcile.Currencies(union)
-	widths := append([]float64{28, 10, 36, 10, 8, 10, 10, 8}, repeat(16, len(currencies))...)
+	widths := append([]float64{28, 10, 36, 10, 8, 10, 10, 8, 11}, repeat(16, len(currencies))...)
 	return b.stream(SheetSummary, widths, func(add func(...any) error) error {
 		s := r.Snapshot
 		lines := [][]any{
@@ -34,7 +35,7 @@ func (b *xlsxBook) summary(in *Input) error {
 				return err
 			}
 		}
-		head := []string{"Rule", "Severity", "Title", "Findings", "New", "Recurring", "Resolved", "Waived"}
+		head := []string{"Rule", "Severity", "Title", "Findings", "New", "Recurring", "Resolved", "Waived", "Not judged"}
 		for _, c := range currencies {
 			head = append(head, "Unwaived "+currencyLabel(c))
 		}
@@ -42,7 +43,7 @@ func (b *xlsxBook) summary(in *Input) error {
 			return err
 		}
 		for _, t := range totals {
-			row := []any{t.Rule.ID, t.Rule.Severity, t.Rule.Title, t.Count, t.New, t.Recurring, t.Resolved, t.Waived}
+			row := []any{t.Rule.ID, t.Rule.Severity, t.Rule.Title, t.Count, t.New, t.Recurring, t.Resolved, t.Waived, t.NotJudged}
 			for _, c := range currencies {
 				a, ok := t.Amounts[c]
 				if !ok {
@@ -60,6 +61,9 @@ func (b *xlsxBook) summary(in *Input) error {
 			}
 		}
 		if err := add(); err != nil {
+			return err
+		}
+		if err := addLines(add, "Not judged (values that arrived untyped; no finding is raised for them):", r.NotJudgedNotes()); err != nil {
 			return err
 		}
 		if len(r.Material) == 0 {
@@ -127,8 +131,53 @@ func (b *xlsxBook) snapshotSheet(in *Input) error {
 				return err
 			}
 		}
-		return nil
+		return b.fieldRows(add, in.fieldNotes())
 	})
+}
+
+// fieldRows adds the Snapshot sheet's fields: those whose values were
+// coerced or untyped, then the new and absent ones.
+func (b *xlsxBook) fieldRows(add func(...any) error, n snapshot.FieldNotes) error {
+	if err := add(); err != nil {
+		return err
+	}
+	if len(n.Drifted) == 0 {
+		if err := add("Fields: every typed field arrived in its own type."); err != nil {
+			return err
+		}
+	} else if err := add(b.header("Field", "Column", "Type", "Arrived as", "Coerced", "Untyped (NULL)", "Example record")...); err != nil {
+		return err
+	}
+	for _, f := range n.Drifted {
+		if err := add(f.Table+"."+f.Field, f.Column, f.Kind, f.TypesText(), f.Coerced, f.Untyped, f.Example); err != nil {
+			return err
+		}
+	}
+	var lines []string
+	for _, f := range n.New {
+		lines = append(lines, fmt.Sprintf("New field, no typed column (kept in _raw): %s.%s, %d records", f.Table, f.Field, f.Received()))
+	}
+	for _, f := range n.Absent {
+		lines = append(lines, fmt.Sprintf("Never arrived: %s.%s (%s)", f.Table, f.Field, f.Column))
+	}
+	return addLines(add, "", lines)
+}
+
+// addLines adds a heading (unless "") and a row per line, when there are
+// lines.
+func addLines(add func(...any) error, heading string, lines []string) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if heading != "" {
+		lines = append([]string{heading}, lines...)
+	}
+	for _, l := range lines {
+		if err := add(l); err != nil {
+			return err
+		}
+	}
+	return add()
 }
 
 func yes(b bool) string {

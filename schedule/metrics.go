@@ -28,6 +28,10 @@ var (
 	descRecords     = prometheus.NewDesc("billsnap_last_run_records", "Records in the snapshot of the job's last run.", []string{"job"}, nil)
 	descFindings    = prometheus.NewDesc("billsnap_last_run_findings", "Open findings of the job's last run, by severity.", []string{"job", "severity"}, nil)
 	descGenerated   = prometheus.NewDesc("billsnap_metrics_generated_timestamp_seconds", "When these metrics were computed.", nil, nil)
+	descFieldValues = prometheus.NewDesc("billsnap_last_run_field_values", "Values of a field in the snapshot of the job's last run that arrived in another JSON type than their column's: coerced without loss, or untyped (NULL in the column, kept in _raw). Only fields with such values.",
+		[]string{"job", "table", "field", "outcome"}, nil)
+	descFields    = prometheus.NewDesc("billsnap_last_run_fields", "Fields of the snapshot of the job's last run that the service sent without a typed column (new), or typed fields that never arrived (absent).", []string{"job", "state"}, nil)
+	descNotJudged = prometheus.NewDesc("billsnap_last_run_not_judged_records", "Records a rule of the job's last run did not judge because a value arrived untyped.", []string{"job", "rule"}, nil)
 )
 
 // Metrics is the last computed set of metrics; it serves /metrics and
@@ -163,6 +167,11 @@ func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
 	if records.Valid {
 		out = append(out, sample{descRecords, prometheus.GaugeValue, records.Float64, job})
 	}
+	fields, err := fieldSamples(ctx, db, r)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, fields...)
 	if !exists(ctx, db, "findings") || r.Job == "export" {
 		return out, nil
 	}
@@ -182,6 +191,71 @@ func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
 	}
 	for _, sev := range []string{"critical", "high", "medium", "low"} {
 		out = append(out, sample{descFindings, prometheus.GaugeValue, bySeverity[sev], []string{r.Job, sev}})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	unjudged, err := notJudgedSamples(ctx, db, r)
+	return append(out, unjudged...), err
+}
+
+// fieldSamples are the field metrics of the snapshot of a job's last run.
+func fieldSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
+	if !exists(ctx, db, "snapshot_fields") {
+		return nil, nil
+	}
+	rows, err := db.QueryContext(ctx, `
+		SELECT table_name, field, 'coerced', coerced FROM snapshot_fields WHERE snapshot_id = ? AND coerced > 0
+		UNION ALL
+		SELECT table_name, field, 'untyped', untyped FROM snapshot_fields WHERE snapshot_id = ? AND untyped > 0
+		UNION ALL
+		SELECT NULL, NULL, 'new', count(*) FROM snapshot_fields WHERE snapshot_id = ? AND column_name IS NULL
+		UNION ALL
+		SELECT NULL, NULL, 'absent', count(*) FROM snapshot_fields f JOIN snapshot_tables t USING (snapshot_id, table_name)
+		WHERE snapshot_id = ? AND column_name IS NOT NULL AND t.duckdb_rows > 0
+		  AND nulls + strings + numbers + booleans + objects + arrays = 0
+		ORDER BY ALL`, r.Snapshot, r.Snapshot, r.Snapshot, r.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []sample
+	for rows.Next() {
+		var table, field sql.NullString
+		var outcome string
+		var n float64
+		if err := rows.Scan(&table, &field, &outcome, &n); err != nil {
+			return nil, err
+		}
+		if table.Valid {
+			out = append(out, sample{descFieldValues, prometheus.GaugeValue, n, []string{r.Job, table.String, field.String, outcome}})
+		} else {
+			out = append(out, sample{descFields, prometheus.GaugeValue, n, []string{r.Job, outcome}})
+		}
+	}
+	return out, rows.Err()
+}
+
+// notJudgedSamples are the records each rule of a job's last run did not
+// judge.
+func notJudgedSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
+	if !exists(ctx, db, "unjudged") {
+		return nil, nil
+	}
+	rows, err := db.QueryContext(ctx, "SELECT rule, count(DISTINCT entity_id) FROM unjudged WHERE snapshot_id = ? AND period = ? GROUP BY rule ORDER BY rule",
+		r.Snapshot, r.Period)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []sample
+	for rows.Next() {
+		var rule string
+		var n float64
+		if err := rows.Scan(&rule, &n); err != nil {
+			return nil, err
+		}
+		out = append(out, sample{descNotJudged, prometheus.GaugeValue, n, []string{r.Job, rule}})
 	}
 	return out, rows.Err()
 }

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -127,4 +128,88 @@ func sortFields(fs []FieldStats, tables []Table) {
 		}
 		return strings.Compare(a.Field, b.Field)
 	})
+}
+
+// FieldNotes is what a snapshot received of its fields that people
+// should see: fields with values coerced or untyped, fields the service
+// sent that have no typed column (new), and typed fields or nested lists
+// that never arrived in a table that has rows (absent).
+type FieldNotes struct {
+	Drifted, New, Absent []FieldStats
+}
+
+// Notes picks the notes out of a snapshot's fields; tables are its
+// manifest (the rows of each table).
+func Notes(fields []FieldStats, tables []TableStats) FieldNotes {
+	rows := map[string]int64{}
+	for _, t := range tables {
+		rows[t.Table] = t.DuckDBRows
+	}
+	var n FieldNotes
+	for _, f := range fields {
+		switch {
+		case f.New():
+			n.New = append(n.New, f)
+		case f.Drifted():
+			n.Drifted = append(n.Drifted, f)
+		case f.Received() == 0 && rows[f.Table] > 0:
+			n.Absent = append(n.Absent, f)
+		}
+	}
+	return n
+}
+
+// Empty tells whether there is nothing to note.
+func (n FieldNotes) Empty() bool { return len(n.Drifted)+len(n.New)+len(n.Absent) == 0 }
+
+// Coerced and Untyped are the values coerced and untyped, all fields
+// together.
+func (n FieldNotes) Coerced() (c int64) {
+	for _, f := range n.Drifted {
+		c += f.Coerced
+	}
+	return c
+}
+
+func (n FieldNotes) Untyped() (u int64) {
+	for _, f := range n.Drifted {
+		u += f.Untyped
+	}
+	return u
+}
+
+// TypesText names the JSON types that came with their counts: "number
+// 1180, string 57".
+func (f FieldStats) TypesText() string {
+	var parts []string
+	for _, tc := range f.SeenTypes() {
+		parts = append(parts, fmt.Sprintf("%s %d", tc.Type, tc.Count))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Name is table.Field, and the column when it has another name:
+// "invoices.TotalAmount (total_amount)".
+func (f FieldStats) Name() string {
+	if f.Column == "" {
+		return f.Table + "." + f.Field
+	}
+	return f.Table + "." + f.Field + " (" + f.Column + ")"
+}
+
+// Summary says in one line what came of the field: "arrived as number
+// 1180, string 57: 57 coerced, 3 untyped (NULL in the column, kept in
+// _raw), e.g. record 6f1c…".
+func (f FieldStats) Summary() string {
+	switch {
+	case f.New():
+		return fmt.Sprintf("no typed column: %d records sent it (%s), kept in _raw", f.Received(), f.TypesText())
+	case f.Received() == 0:
+		return "never arrived"
+	}
+	s := fmt.Sprintf("a %s column; arrived as %s: %d coerced, %d untyped (NULL, kept in _raw)", f.Kind, f.TypesText(), f.Coerced, f.Untyped)
+	if f.Example != "" {
+		s += ", e.g. record " + f.Example
+	}
+	return s
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,29 +64,6 @@ func TestConfigProblemsAreUsageErrors(t *testing.T) {
 			t.Errorf("%v: the key appears in the output", tc.args)
 		}
 	}
-}
-
-// A record whose field does not have its documented type is refused with
-// the collection, page, URL, record and field, and nothing is published.
-func TestExportRefusesARecordWithABadField(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		item := `{"ID":"6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6","Name":"x"}`
-		if strings.HasPrefix(r.URL.Path, "/Invoices/") {
-			item = `{"ID":"6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6","TotalAmount":"ten"}`
-		}
-		w.Write([]byte(`{"Items":[` + item + `],"Paging":{"CurrentPage":1,"Pages":1,"Results":1,"TotalCount":1,"NextPage":null}}`))
-	}))
-	defer srv.Close()
-	dir := t.TempDir()
-	vars := map[string]string{"BILLSNAP_API_KEY": exportKey, "BILLSNAP_BASE_URL": srv.URL, "BILLSNAP_FRONT_URL": srv.URL}
-	var out, errb bytes.Buffer
-	code := runWith(context.Background(), []string{"export", "--out", dir, "--progress", "none"}, &out, &errb, func(k string) string { return vars[k] })
-	want := "collection invoices, page 1, GET " + srv.URL + "/Invoices/?page=1: record 6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6, field TotalAmount: want a decimal number, got \"ten\""
-	if code != exitFailure || !strings.Contains(errb.String(), want) {
-		t.Fatalf("exit %d, stderr %s", code, errb.String())
-	}
-	checkNothingPublished(t, dir)
 }
 
 // Without a terminal, progress is a log line every few seconds.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
@@ -46,7 +47,11 @@ func exportInto(ctx context.Context, env *cliEnv, cfg config.Config, secret *ext
 	defer prog.Done()
 	w := &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
 		MaxRewalks: cfg.MaxRewalks, Log: env.log, Progress: prog, Clock: env.clock}
-	return store.Take(ctx, w, colls)
+	sum, err := store.Take(ctx, w, colls)
+	if err == nil {
+		logFields(env.log, snapshot.Notes(sum.Fields, sum.Tables))
+	}
+	return sum, err
 }
 
 // printSummary writes the per-table figures and where the snapshot is.
@@ -74,9 +79,43 @@ func printSummary(out io.Writer, cfg config.Config, sum *snapshot.Summary) {
 			fmt.Fprintf(out, "  %s is incomplete: %s\n", st.Table, st.Problem)
 		}
 	}
+	printFieldNotes(out, snapshot.Notes(sum.Fields, sum.Tables))
 	fmt.Fprintf(out, "duckdb:  %s\n", filepath.Join(cfg.Out, cfg.DuckDB.File))
 	if sum.Status == snapshot.StatusComplete {
 		fmt.Fprintf(out, "parquet: %s\n", filepath.Join(cfg.Out, cfg.Parquet.Dir, "<table>", "snapshot="+sum.ID))
+	}
+}
+
+// printFieldNotes says which fields arrived otherwise than their columns'
+// types, which came without a typed column and which never came.
+func printFieldNotes(out io.Writer, n snapshot.FieldNotes) {
+	if len(n.Drifted) == 0 {
+		fmt.Fprintln(out, "fields:  every typed field arrived in its own type")
+	} else {
+		fmt.Fprintf(out, "fields:  %d values coerced, %d untyped (NULL in their column, kept in _raw):\n", n.Coerced(), n.Untyped())
+	}
+	for _, group := range []struct {
+		label  string
+		fields []snapshot.FieldStats
+	}{{"", n.Drifted}, {"new ", n.New}, {"absent ", n.Absent}} {
+		for _, f := range group.fields {
+			fmt.Fprintf(out, "  %s%s: %s\n", group.label, f.Name(), f.Summary())
+		}
+	}
+}
+
+// logFields tells stderr what a snapshot received otherwise than its
+// columns' types, and what never arrived.
+func logFields(log *slog.Logger, n snapshot.FieldNotes) {
+	for _, f := range n.Drifted {
+		log.Warn("field arrived in another JSON type", "table", f.Table, "field", f.Field, "column", f.Column, "types", f.TypesText(),
+			"coerced", f.Coerced, "untyped", f.Untyped, "example", f.Example)
+	}
+	for _, f := range n.Absent {
+		log.Warn("field never arrived", "table", f.Table, "field", f.Field, "column", f.Column)
+	}
+	for _, f := range n.New {
+		log.Info("field without a typed column, kept in _raw", "table", f.Table, "field", f.Field, "records", f.Received())
 	}
 }
 

@@ -79,7 +79,11 @@ func reportInput(ctx context.Context, cfg config.Config, store *snapshot.Store, 
 	if err != nil {
 		return nil, err
 	}
-	in := &reports.Input{Report: rep, Tables: tables, Trend: trend, Generated: time.Now(), MaxRows: cfg.Reports.MaxRows}
+	fields, err := snapshot.Fields(ctx, store.DB(), rep.Snapshot.ID)
+	if err != nil {
+		return nil, err
+	}
+	in := &reports.Input{Report: rep, Tables: tables, Fields: fields, Trend: trend, Generated: time.Now(), MaxRows: cfg.Reports.MaxRows}
 	if len(rep.Material) > 0 {
 		in.ExitCode = exitMaterial
 	}

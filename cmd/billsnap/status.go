@@ -3,17 +3,20 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/schedule"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 // runStatus prints the last runs and when each schedule fires next. It
@@ -69,6 +72,44 @@ func printRuns(ctx context.Context, w io.Writer, cfg config.Config, n int) error
 	tw.Flush()
 	if len(runs) == 0 {
 		fmt.Fprintln(w, "  (none)")
+	}
+	return printLatestFields(ctx, w, db)
+}
+
+// statusFieldLines is how many fields status lists before it points to
+// the snapshot_fields table.
+const statusFieldLines = 10
+
+// printLatestFields says what the latest complete snapshot received
+// otherwise than its columns' types, and what never arrived.
+func printLatestFields(ctx context.Context, w io.Writer, db *sql.DB) error {
+	var id string
+	err := db.QueryRowContext(ctx, `SELECT id FROM latest_snapshot
+		WHERE EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name = 'snapshot_fields')`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // no snapshot yet, or a store no billsnap that counts fields has written
+	}
+	if err != nil {
+		return err
+	}
+	fields, err := snapshot.Fields(ctx, db, id)
+	if err != nil {
+		return err
+	}
+	tables, err := snapshot.Manifest(ctx, db, id)
+	if err != nil {
+		return err
+	}
+	n := snapshot.Notes(fields, tables)
+	fmt.Fprintf(w, "\nLatest snapshot %s: fields: %d values coerced, %d untyped (NULL in their column, kept in _raw); %d new, %d absent\n",
+		id, n.Coerced(), n.Untyped(), len(n.New), len(n.Absent))
+	lines := append(append(slices.Clone(n.Drifted), n.Absent...), n.New...)
+	for i, f := range lines {
+		if i == statusFieldLines {
+			fmt.Fprintf(w, "  … %d more: billsnap query \"SELECT * FROM snapshot_fields WHERE snapshot_id = '%s'\"\n", len(lines)-i, id)
+			break
+		}
+		fmt.Fprintf(w, "  %s: %s\n", f.Name(), f.Summary())
 	}
 	return nil
 }

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+// A field of the spec's with a wrong type is a contract break: exit 1,
+// naming the collection, page, URL, record and field, nothing published.
+func TestAContractFieldOfAWrongTypeStopsTheExport(t *testing.T) {
+	srv := serveSandbox(t, sandbox.Options{Seed: 2, Customers: 20}, `set=SubscriptionCharges.Amount@150:"abc"`)
+	dir := t.TempDir()
+	code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none")
+	id := srv.Dataset().Charges[149].ID
+	want := "collection subscription_charges, page 2, GET " + srv.URL + "/SubscriptionCharges/?page=2: record " + id +
+		`, field Amount: want a decimal number, got "abc"`
+	if code != exitFailure || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, stderr %s\nwant %s", code, stderr, want)
+	}
+	checkNothingPublished(t, dir)
+}
+
+// A field billsnap only assumes that arrives with no lossless reading is
+// NULL in its column, the export exits 0, and the value is shown in the
+// export's summary and log, in status, in the report's Snapshot section
+// (Markdown, HTML, XLSX) and in the metrics.
+func TestAnUntypedAssumedFieldIsShownEverywhere(t *testing.T) {
+	srv := serveSandbox(t, sandbox.Options{Seed: 2, Customers: 20, Planted: 1}, `set=PaymentMethods.Active@1:"maybe"`)
+	id := srv.Dataset().PaymentMethods[0].ID
+	dir := t.TempDir()
+	code, _, stderr := cli(t, srv, "run", "--out", dir, "--progress", "none")
+	if code != exitMaterial { // the planted cases are material
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	var active any = "unset"
+	if err := openDB(t, dir).QueryRow("SELECT active FROM latest_payment_methods WHERE id = ?", id).Scan(&active); err != nil || active != nil {
+		t.Errorf("active of %s: %v, %v; want NULL", id, active, err)
+	}
+	line := "payment_methods.Active (active): a boolean column; arrived as string 1, boolean"
+	checks := map[string]string{
+		"the log (stderr)": stderr,
+		"status":           runOut(t, srv, "status", "--out", dir),
+		"metrics":          readFile(t, filepath.Join(dir, "billsnap.prom")),
+	}
+	reports, _ := filepath.Glob(filepath.Join(dir, "reports", "*"))
+	for _, name := range []string{"summary.md", "report.html", "findings.xlsx"} {
+		checks[name] = readFile(t, filepath.Join(reports[0], name))
+	}
+	for where, text := range checks {
+		var want []string
+		switch where {
+		case "the log (stderr)":
+			want = []string{`msg="field arrived in another JSON type" table=payment_methods field=Active column=active`, "untyped=1 example=" + id}
+		case "status":
+			want = []string{"1 untyped (NULL in their column, kept in _raw)", line, "e.g. record " + id}
+		case "metrics":
+			want = []string{`billsnap_last_run_field_values{field="Active",job="run",outcome="untyped",table="payment_methods"} 1`}
+		case "summary.md":
+			want = []string{"## Fields", "| payment_methods.Active | active boolean | string 1, boolean ", " | 0 | 1 | " + id + " |"}
+		case "report.html":
+			want = []string{"payment_methods.Active</td><td>active (boolean)</td><td>string 1, boolean"}
+		case "findings.xlsx":
+			want = []string{"payment_methods.Active", id}
+		}
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s does not show %q", where, w)
+			}
+		}
+	}
+	if _, out, _ := cli(t, srv, "export", "--out", t.TempDir(), "--progress", "none"); !strings.Contains(out, "fields:  0 values coerced, 1 untyped") || !strings.Contains(out, line) {
+		t.Errorf("the export summary does not show the field:\n%s", out)
+	}
+}
+
+// A field the service renames lands in its column when the configuration
+// maps it; check-config checks the mapping.
+func TestARenamedFieldMappedInTheConfigLands(t *testing.T) {
+	srv := serveSandbox(t, sandbox.Options{Seed: 2, Customers: 20}, "rename=Invoices.InvoiceNumber:InvoiceNo")
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "billsnap.yml")
+	os.WriteFile(cfg, []byte("fields:\n  invoices:\n    invoice_number: InvoiceNo\n"), 0o644)
+	if code, out, stderr := cli(t, srv, "check-config", "--config", cfg); code != exitOK {
+		t.Fatalf("check-config: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr := cli(t, srv, "export", "--config", cfg, "--out", dir, "--progress", "none"); code != exitOK {
+		t.Fatalf("export: exit %d\n%s", code, stderr)
+	}
+	var n, numbered int
+	openDB(t, dir).QueryRow("SELECT count(*), count(invoice_number) FILTER (WHERE invoice_number = (_raw->>'InvoiceNo')) FROM latest_invoices").Scan(&n, &numbered)
+	if n == 0 || numbered != n {
+		t.Errorf("%d of %d invoices have their InvoiceNo in invoice_number", numbered, n)
+	}
+	os.WriteFile(cfg, []byte("fields:\n  subscription_charges:\n    amount: Quantity\n"), 0o644)
+	code, _, stderr := cli(t, srv, "check-config", "--config", cfg)
+	if code != exitUsage || !strings.Contains(stderr, "config key fields.subscription_charges.amount: Amount is a field the spec defines") {
+		t.Errorf("check-config of a contract field mapped: exit %d\n%s", code, stderr)
+	}
+}
+
+// runOut is a command's stdout; it fails the test unless it exits 0.
+func runOut(t *testing.T, srv *sandbox.Server, args ...string) string {
+	t.Helper()
+	code, out, stderr := cli(t, srv, args...)
+	if code != exitOK {
+		t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+	}
+	return out
+}
+
+// readFile is a file's text; an XLSX workbook's is its XML parts'.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(path, ".xlsx") {
+		return string(b)
+	}
+	return string(unzipAll(t, b))
+}
