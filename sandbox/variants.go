@@ -174,10 +174,10 @@ func (x *variator) object(table string, obj gjson.Result, t tally) []byte {
 	obj.ForEach(func(k, val gjson.Result) bool {
 		name, raw, o := k.Str, val.Raw, sentAsIs
 		switch child := nested[name]; {
-		case child != "" && val.IsArray():
-			raw = x.array(child, val, t)
 		case x != nil && x.sets[table][id+"/"+name] != "":
 			raw = x.sets[table][id+"/"+name]
+		case child != "" && val.IsArray():
+			raw = x.array(child, val, t)
 		case !variable(table, name):
 		case name == untypedField:
 			raw, o = uncoercible(val), sentUntyped

@@ -282,3 +282,29 @@ func rowsOf(sum *Summary, table string) int64 {
 	}
 	return -1
 }
+
+// An invoice whose InvoiceLines is not an array keeps its lines in _raw
+// only, counted as untyped; the spec's ProductPlanChargePricings not being
+// an array breaks the contract.
+func TestNestedListsThatAreNot(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 4, Customers: 30}, `set=Invoices.InvoiceLines@2:{"Lines":3}`)
+	cfg := testConfig(srv, t.TempDir())
+	sum, err := take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := srv.Dataset().Invoices[1]
+	lines := fieldNamed(sum.Fields, "invoices.invoice_lines")
+	if lines.Untyped != 1 || lines.Example != inv.ID || lines.Types.Object != 1 || lines.Kind != "list" {
+		t.Errorf("InvoiceLines: %+v", lines)
+	}
+	if got, want := rowsOf(sum, "invoice_lines"), int64(srv.AnswerKey().Tables["invoice_lines"].Count-len(inv.InvoiceLines)); got != want {
+		t.Errorf("%d lines, want %d (the answer key's without the invoice's %d)", got, want, len(inv.InvoiceLines))
+	}
+
+	srv = startSandbox(t, sandbox.Options{Seed: 4, Customers: 30}, `set=ProductPlans.ProductPlanChargePricings@1:"none"`)
+	_, err = take(t, testConfig(srv, t.TempDir()))
+	if err == nil || !strings.Contains(err.Error(), `field ProductPlanChargePricings: want an array, got "none"`) {
+		t.Errorf("pricings not an array: %v", err)
+	}
+}

@@ -48,7 +48,7 @@ const notColumn = -1
 func newRowBuilder(t Table, ch *Child) *rowBuilder {
 	b := &rowBuilder{t: t, child: ch, columns: t.Columns, byName: map[string]int{}}
 	if ch != nil && len(ch.KeyColumns) == 0 {
-		b.columns = append(append([]Column(nil), t.Columns...), Column{Name: "id", Field: "ID", Kind: String, Contract: ch.Contract})
+		b.columns = append(append([]Column(nil), t.Columns...), Column{Name: "id", Field: "ID", Kind: String, Contract: ch.ItemContract})
 	} else {
 		b.byName["ID"] = notColumn // a record's own ID is the walker's
 	}
@@ -177,7 +177,7 @@ func (b *rowBuilder) listed(k int, t jsonType, o outcome, id string) { b.lists[k
 
 // itemID is a child item's id: the values of its key fields joined by
 // "/", or its own ID; parentID/position when it has neither. An item of
-// the spec's (Child.Contract) must have its own ID.
+// the spec's (Child.ItemContract) must have its own ID.
 func (b *rowBuilder) itemID(row []any, parentID string, i int) (string, error) {
 	if keys := b.child.KeyColumns; len(keys) > 0 {
 		parts := make([]string, len(keys))
@@ -193,7 +193,7 @@ func (b *rowBuilder) itemID(row []any, parentID string, i int) (string, error) {
 	if id, ok := row[0].(string); ok && id != "" {
 		return id, nil
 	}
-	if b.child.Contract {
+	if b.child.ItemContract {
 		return "", fmt.Errorf("the item has no ID")
 	}
 	return parentID + "/" + strconv.Itoa(i+1), nil

@@ -117,17 +117,19 @@ type Child struct {
 	// values joined by "/". Empty means the item's ID; parentID/position
 	// when it has none, or a key column has no value.
 	KeyColumns []string
-	// Contract: the spec defines the items, so an item's ID must be a
-	// string (its absence or another type breaks the contract).
-	Contract bool
+	// Contract: the spec defines the list as an array, so anything else
+	// breaks the contract. ItemContract: the spec defines its items too,
+	// so an item that is not an object, or whose ID is not a string,
+	// breaks it.
+	Contract, ItemContract bool
 }
 
 // Children are the nested lists, by parent table.
 var Children = map[string][]Child{
 	"invoices": {{Field: "InvoiceLines", Table: "invoice_lines"}},
 	"product_plans": {
-		{Field: "ProductPlanCharges", Table: "product_plan_charges", Contract: true},
-		{Field: "ProductPlanChargePricings", Table: "product_plan_charge_pricings", KeyColumns: []string{"product_plan_charge_id", "currency_code"}},
+		{Field: "ProductPlanCharges", Table: "product_plan_charges", Contract: true, ItemContract: true},
+		{Field: "ProductPlanChargePricings", Table: "product_plan_charge_pricings", Contract: true, KeyColumns: []string{"product_plan_charge_id", "currency_code"}},
 	},
 }
 

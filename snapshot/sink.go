@@ -97,9 +97,9 @@ func (c *collectionSink) End() (extract.Tally, error) {
 }
 
 // writeChildren writes the items of a record's nested list ch, raw. A
-// list the spec does not define that is not an array, or an item of it
-// that is not an object, is untyped: counted, and kept in the parent's
-// _raw only.
+// list that is not an array, or an item that is not an object, breaks the
+// contract where the spec defines the list (the item); otherwise it is
+// untyped: counted, and kept in the parent's _raw only.
 func (c *collectionSink) writeChildren(parentID, raw string, ch Child, b *rowBuilder) (outcome, error) {
 	if raw == "" || raw == "null" {
 		return typed, nil
@@ -117,7 +117,7 @@ func (c *collectionSink) writeChildren(parentID, raw string, ch Child, b *rowBui
 		switch {
 		case item.IsObject():
 			err = c.writeChild(b, ch, parentID, i, item)
-		case ch.Contract:
+		case ch.ItemContract:
 			err = fmt.Errorf("item %d is not a JSON object", i+1)
 		default:
 			o = untyped
