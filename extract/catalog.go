@@ -17,7 +17,7 @@ type Collection struct {
 	Object int    // object code of its errors (spec §7)
 }
 
-// catalogue is every collection of DESIGN.md, in its order. Product plans
+// catalogue is every collection of docs/fields.md, in its order. Product plans
 // come from the /v3 query with both nested lists expanded.
 var catalogue = []Collection{
 	{"customers", "/Customers/", true, 2},

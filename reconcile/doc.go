@@ -1,5 +1,5 @@
 // Package reconcile turns a snapshot into findings: every rule of
-// ../shared/reconciliation-rules.md is one SQL file embedded from rules/,
+// docs/rules.md is one SQL file embedded from rules/,
 // run over the snapshot's tables in DuckDB, money in DECIMAL throughout.
 //
 // A rule is a query returning the columns entity, entity_id, amount,

@@ -11,7 +11,7 @@ import (
 // AnswerKey is what a complete, correct export and reconciliation of the
 // sandbox must give.
 //
-// Tables: per table of the export (names as DESIGN.md's snapshot store),
+// Tables: per table of the export (names as the snapshot store's),
 // the record count and the SHA-256 (hex) of the sorted IDs, each followed
 // by "\n". In DuckDB: sha256(string_agg(id, chr(10) ORDER BY id) || chr(10)).
 // A pricing's ID is ProductPlanChargeID/CurrencyCode. Tables follow every

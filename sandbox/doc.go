@@ -1,9 +1,9 @@
 // Package sandbox is a faithful, in-memory fake of the subscription billing
-// service of ../shared/spec/billing-service.md: every endpoint, header,
+// service of docs/service.md: every endpoint, header,
 // rule, error and limit of the spec, served over real HTTP.
 //
 // Its data is generated deterministically from a seed (Generate): months of
-// the billing cycle of DESIGN.md across every collection, with planted
+// the billing cycle of docs/fields.md across every collection, with planted
 // discrepancies, each crafted to trigger exactly one of reconciliation
 // rules 1–14, and an AnswerKey that says what a correct export and
 // reconciliation must give. Faults (ParseFaults) inject latency, server

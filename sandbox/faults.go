@@ -51,7 +51,7 @@ type Faults struct {
 	Insert, Delete, Move, Oversize  []*Trigger
 	KeyLink                         []*Trigger
 	ForeignHost                     string
-	Variants                        Variants // fields sent otherwise than DESIGN.md assumes
+	Variants                        Variants // fields sent otherwise than docs/fields.md assumes
 
 	mu sync.Mutex
 }

@@ -16,7 +16,7 @@ type list struct {
 	enc    [][]byte
 	ids    []string
 	index  map[string]int // ID -> position, built on first lookup
-	vary   *variator      // nil: every record as DESIGN.md assumes it
+	vary   *variator      // nil: every record as docs/fields.md assumes it
 }
 
 // listDef names a collection and where its records come from.
@@ -26,7 +26,7 @@ type listDef struct {
 	recs        func(d *Dataset) []any
 }
 
-// listDefs are the collections of DESIGN.md's table, in that order.
+// listDefs are the collections of docs/fields.md, in that order.
 var listDefs = []listDef{
 	{"Customers", "customers", 2, func(d *Dataset) []any { return anys(d.Customers) }},
 	{"Contacts", "contacts", 4, func(d *Dataset) []any { return anys(d.Contacts) }},
@@ -42,7 +42,7 @@ var listDefs = []listDef{
 	{"TaxRules", "tax_rules", 13, func(d *Dataset) []any { return anys(d.TaxRules) }},
 }
 
-// ListNames are the paths of the paged lists on front_url, in DESIGN.md's order.
+// ListNames are the paths of the paged lists on front_url, in the order of docs/fields.md.
 func ListNames() []string {
 	names := make([]string, len(listDefs))
 	for i, d := range listDefs {

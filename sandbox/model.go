@@ -3,7 +3,7 @@ package sandbox
 import "time"
 
 // The record types below are the service's view of its objects, as the
-// spec and DESIGN.md's table "Fields the spec does not show" describe them.
+// spec (docs/service.md) and the assumed fields of docs/fields.md describe them.
 // JSON names are PascalCase, identifiers are GUID strings, dates are ISO 8601
 // UTC, money has two decimals. A few records carry a field that neither
 // document names (Culture, BillingCycle): a client must keep such fields in
@@ -65,7 +65,7 @@ type Subscription struct {
 	BillingCycle  string
 }
 
-// Subscription charge statuses (DESIGN.md): 1 active, 7 charged.
+// Subscription charge statuses (docs/fields.md): 1 active, 7 charged.
 const (
 	StatusActive  = 1
 	StatusCharged = 7

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Rule IDs of ../shared/reconciliation-rules.md, by number.
+// Rule IDs of docs/rules.md, by number.
 var RuleIDs = map[int]string{
 	1: "charge_not_invoiced", 2: "zero_quantity_invoiced", 3: "quantity_mismatch", 4: "price_mismatch",
 	5: "duplicate_invoicing", 6: "invoice_total_mismatch", 7: "missed_billing_run", 8: "multiple_active_charges",

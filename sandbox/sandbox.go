@@ -28,7 +28,7 @@ type Sandbox struct {
 
 	key    string
 	faults *Faults
-	vary   *variator // nil: no field is sent otherwise than DESIGN.md assumes
+	vary   *variator // nil: no field is sent otherwise than docs/fields.md assumes
 
 	rngMu sync.Mutex
 	rng   *rand.Rand // fault dice and IDs of records created after start

@@ -13,8 +13,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Variants says which fields the sandbox sends otherwise than DESIGN.md
-// assumes, as an independent implementation of the service might. Only
+// Variants says which fields the sandbox sends otherwise than
+// docs/fields.md assumes, as an independent implementation of the service might. Only
 // the fields the spec does not define vary: never an ID, a
 // SubscriptionCharge, ProductPlan or ProductPlanCharge field, the key
 // fields of a pricing (ProductPlanChargeID, CurrencyCode) or a nested
@@ -233,7 +233,7 @@ func keyOfItem(table string, obj gjson.Result) string {
 	return obj.Get("ID").Str
 }
 
-// unnamed are the fields DESIGN.md does not name: they have no type to
+// unnamed are the fields docs/fields.md does not name: they have no type to
 // send otherwise.
 var unnamed = map[string]bool{"Culture": true, "BillingCycle": true}
 

@@ -70,7 +70,7 @@ func spec(name, field string, k Kind) Column {
 }
 
 // Tables are every table of the snapshot, named for analysts and stable.
-// Typed columns are the fields the spec and DESIGN.md name; every other
+// Typed columns are the fields of docs/fields.md; every other
 // field is kept in _raw.
 var Tables = []Table{
 	{Name: "customers", Columns: []Column{col("full_name", "FullName", String), col("company_name", "CompanyName", String),

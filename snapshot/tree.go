@@ -21,7 +21,7 @@ import (
 // new ones — and then points the link at it with one rename. A rename is
 // the only step a file system makes atomic across many directories, so a
 // reader sees a whole snapshot or none of it, whenever the process dies;
-// DESIGN.md's "a reader never sees half a snapshot" holds through a crash,
+// the promise that a reader never sees half a snapshot holds through a crash,
 // not only until the next start. Files are never rewritten, only linked,
 // so a file a reader has open stays whole.
 type tree struct {
