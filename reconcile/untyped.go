@@ -52,7 +52,16 @@ func findUntyped(ctx context.Context, conn *sql.Conn) (bool, error) {
 		   SELECT id, table_name, field, json_type FROM cur.untyped WHERE table_name = t AND list_contains(cols, column_name)`,
 		`CREATE OR REPLACE MACRO prev.untyped_in(t, cols) AS TABLE
 		   SELECT id, table_name, field, json_type FROM prev.untyped WHERE table_name = t AND list_contains(cols, column_name)`,
-		`CREATE OR REPLACE MACRO cur.period_set() AS getvariable('period_start') IS NOT NULL`}
+		`CREATE OR REPLACE MACRO cur.period_set() AS getvariable('period_start') IS NOT NULL`,
+		// The prices (product plan charge, currency) a pricing with an
+		// untyped value may give: its product's in its currency; any
+		// product of its plan when its product is unknown; any currency
+		// (NULL) when its currency is.
+		`CREATE OR REPLACE MACRO cur.untyped_prices() AS TABLE
+		   SELECT ppc.id AS product_plan_charge_id, p.currency_code, u.table_name, u.field, u.json_type
+		   FROM cur.untyped_in('product_plan_charge_pricings', ['product_plan_charge_id', 'currency_code', 'unit_price']) u
+		   JOIN cur.product_plan_charge_pricings p ON p.id = u.id
+		   JOIN cur.product_plan_charges ppc ON ppc.product_plan_id = p.product_plan_id AND ppc.id = coalesce(p.product_plan_charge_id, ppc.id)`}
 	for _, q := range stmts {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return false, err

@@ -141,30 +141,25 @@ func coerce(k Kind, raw string) (any, bool) {
 	return nil, false
 }
 
-// fromString reads s, the JSON number text a string held, as kind k.
+// fromString reads s, JSON number text (as a string held it, or a whole
+// value written with decimals or an exponent), as kind k: a money,
+// quantity or number column as parse reads a number, a whole-number
+// column when the value is whole and in range.
 func fromString(k Kind, s string) (any, bool) {
-	var v any
-	var err error
-	switch k {
-	case Money:
-		v, err = decimal(s, 2)
-	case Quantity:
-		v, err = decimal(s, 4)
-	case Int32:
-		var n int64
-		n, err = decimal(s, 0)
-		if n < math.MinInt32 || n > math.MaxInt32 {
-			return nil, false
-		}
-		v = int32(n)
-	case Int64:
-		v, err = decimal(s, 0)
-	case Float:
-		v, err = float(s)
-	default:
-		return nil, false
+	if k != Int32 && k != Int64 {
+		v, _, err := parse(k, s)
+		return v, err == nil
 	}
-	return v, err == nil
+	n, err := decimal(s, 0)
+	switch {
+	case err != nil:
+		return nil, false
+	case k == Int32 && (n < math.MinInt32 || n > math.MaxInt32):
+		return nil, false
+	case k == Int32:
+		return int32(n), true
+	}
+	return n, true
 }
 
 // jsonString reads a JSON string; without escapes it is a view of raw.

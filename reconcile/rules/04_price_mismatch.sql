@@ -26,9 +26,7 @@ FROM cur.untyped u JOIN cur.invoice_lines l ON l.invoice_id = u.id
 WHERE u.table_name = 'invoices' AND (u.column_name = 'currency_code' OR (u.column_name = 'invoice_date' AND cur.period_set()))
 UNION ALL
 SELECT l.id, u.table_name, u.field, u.json_type
-FROM cur.untyped_in('product_plan_charge_pricings', ['product_plan_charge_id', 'currency_code', 'unit_price']) u
-JOIN cur.product_plan_charge_pricings p ON p.id = u.id
-JOIN cur.product_plan_charges ppc ON ppc.product_plan_id = p.product_plan_id AND ppc.id = coalesce(p.product_plan_charge_id, ppc.id)
-JOIN cur.invoice_lines l ON l.product_plan_charge_id = ppc.id
+FROM cur.untyped_prices() u
+JOIN cur.invoice_lines l ON l.product_plan_charge_id = u.product_plan_charge_id
 JOIN cur.invoices i ON i.id = l.invoice_id
-WHERE p.currency_code IS NULL OR i.currency_code IS NULL OR i.currency_code = p.currency_code
+WHERE u.currency_code IS NULL OR i.currency_code IS NULL OR i.currency_code = u.currency_code

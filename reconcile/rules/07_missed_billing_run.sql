@@ -24,9 +24,7 @@ SELECT c.id AS entity_id, u.table_name, u.field, u.json_type
 FROM candidates c JOIN cur.untyped_in('subscriptions', ['state', 'currency_code']) u ON u.id = c.subscription_id
 UNION ALL
 SELECT c.id, u.table_name, u.field, u.json_type
-FROM cur.untyped_in('product_plan_charge_pricings', ['product_plan_charge_id', 'currency_code', 'unit_price']) u
-JOIN cur.product_plan_charge_pricings p ON p.id = u.id
-JOIN cur.product_plan_charges ppc ON ppc.product_plan_id = p.product_plan_id AND ppc.id = coalesce(p.product_plan_charge_id, ppc.id)
-JOIN candidates c ON c.product_plan_charge_id = ppc.id
+FROM cur.untyped_prices() u
+JOIN candidates c ON c.product_plan_charge_id = u.product_plan_charge_id
 LEFT JOIN cur.subscriptions s ON s.id = c.subscription_id
-WHERE p.currency_code IS NULL OR s.currency_code IS NULL OR s.currency_code = p.currency_code
+WHERE u.currency_code IS NULL OR s.currency_code IS NULL OR s.currency_code = u.currency_code

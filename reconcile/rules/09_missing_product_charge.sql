@@ -27,10 +27,9 @@ SELECT s.id || '/' || ppc.id, u.table_name, u.field, u.json_type
 FROM cur.untyped_in('subscriptions', ['product_plan_id']) u
 JOIN cur.subscriptions s ON s.id = u.id, cur.product_plan_charges ppc
 UNION ALL
-SELECT s.id || '/' || ppc.id, u.table_name, u.field, u.json_type
-FROM cur.untyped_in('product_plan_charge_pricings', ['product_plan_charge_id', 'currency_code', 'unit_price']) u
-JOIN cur.product_plan_charge_pricings p ON p.id = u.id
-JOIN cur.product_plan_charges ppc ON ppc.product_plan_id = p.product_plan_id AND ppc.id = coalesce(p.product_plan_charge_id, ppc.id)
+SELECT s.id || '/' || u.product_plan_charge_id, u.table_name, u.field, u.json_type
+FROM cur.untyped_prices() u
+JOIN cur.product_plan_charges ppc ON ppc.id = u.product_plan_charge_id
 JOIN cur.subscriptions s ON s.product_plan_id = ppc.product_plan_id
 WHERE (s.state = 'Activated' OR s.state IS NULL)
-  AND (p.currency_code IS NULL OR s.currency_code IS NULL OR s.currency_code = p.currency_code)
+  AND (u.currency_code IS NULL OR s.currency_code IS NULL OR s.currency_code = u.currency_code)
