@@ -2,7 +2,7 @@
 // snapshot (a snapshot_id column on every table), a snapshots manifest with
 // per-table counts, latest_<table> views over the newest complete snapshot,
 // and Parquet files Hive-partitioned by snapshot:
-// DIR/parquet/<table>/snapshot=<id>/part-NNNNN.parquet.
+// DIR/parquet/<table>/snapshot_id=<id>/part-NNNNN.parquet.
 //
 // Publishing is all or nothing. Rows are written to Parquet files in
 // DIR/.staging/<id>/ while the service is walked; Publish reads them back,

@@ -171,7 +171,7 @@ func dumpStoreOf(t *testing.T, s *Store, cfg config.Config, id string) map[strin
 	for _, tb := range Tables {
 		cols := tb.ColumnNames()
 		cols = cols[:len(cols)-1] // without _raw
-		pq := fmt.Sprintf("read_parquet('%s')", filepath.Join(cfg.Out, "parquet", tb.Name, "snapshot="+id, "*.parquet"))
+		pq := fmt.Sprintf("read_parquet('%s')", filepath.Join(cfg.Out, "parquet", tb.Name, "snapshot_id="+id, "*.parquet"))
 		out["latest_"+tb.Name] = dumpRows(t, s.DB(), "latest_"+tb.Name, cols)
 		out["Parquet of "+tb.Name] = dumpRows(t, s.DB(), pq, cols)
 	}

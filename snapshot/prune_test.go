@@ -51,7 +51,7 @@ func TestPruneKeepsN(t *testing.T) {
 		t.Errorf("snapshots left %v, want %v", left, want)
 	}
 	for _, id := range ids {
-		_, err := os.Stat(filepath.Join(cfg.Out, "parquet", "customers", "snapshot="+id))
+		_, err := os.Stat(filepath.Join(cfg.Out, "parquet", "customers", "snapshot_id="+id))
 		if gone := os.IsNotExist(err); gone != slices.Contains(pruned, id) {
 			t.Errorf("partition of %s: gone %v", id, gone)
 		}

@@ -33,6 +33,9 @@ func (s *Store) recover(ctx context.Context) error {
 	if err := os.RemoveAll(s.stagingDir); err != nil {
 		return fmt.Errorf("removing staging: %w", err)
 	}
+	if err := s.tree.renameOldPartitions(); err != nil {
+		return err
+	}
 	if err := s.removeStrayPartitions(ctx); err != nil {
 		return err
 	}
@@ -118,7 +121,7 @@ func (s *Store) removePartitions(ids []string) error {
 	}
 	return s.tree.change(func(next string) error {
 		for _, id := range ids {
-			dirs, _ := filepath.Glob(filepath.Join(next, "*", "snapshot="+id))
+			dirs, _ := filepath.Glob(filepath.Join(next, "*", partition(id)))
 			for _, d := range dirs {
 				if err := os.RemoveAll(d); err != nil {
 					return err
@@ -148,7 +151,7 @@ func (s *Store) publishParquet(id string) error {
 	}
 	err = s.tree.change(func(next string) error {
 		for _, src := range todo {
-			if err := linkTree(src, filepath.Join(next, filepath.Base(src), "snapshot="+id)); err != nil {
+			if err := linkTree(src, filepath.Join(next, filepath.Base(src), partition(id))); err != nil {
 				return err
 			}
 		}
@@ -190,5 +193,5 @@ func (s *Store) deleteRows(ctx context.Context, id string) error {
 
 // partitionDir is where readers find a table's Parquet of snapshot id.
 func (s *Store) partitionDir(table, id string) string {
-	return filepath.Join(s.parquetDir, table, "snapshot="+id)
+	return filepath.Join(s.parquetDir, table, partition(id))
 }

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -90,7 +91,7 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 	// half built: two of the fifteen tables are linked into it.
 	half := filepath.Join(cfg.Out, ".parquet-gen", "000002")
 	for _, table := range []string{"customers", "invoices"} {
-		if err := linkTree(filepath.Join(cfg.Out, ".staging", run.ID, table), filepath.Join(half, table, "snapshot="+run.ID)); err != nil {
+		if err := linkTree(filepath.Join(cfg.Out, ".staging", run.ID, table), filepath.Join(half, table, "snapshot_id="+run.ID)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -122,14 +123,14 @@ func TestOpenRemovesPartitionsOfNoCompleteSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stray := filepath.Join(cfg.Out, "parquet", "customers", "snapshot=2001-01-01T000000Z")
+	stray := filepath.Join(cfg.Out, "parquet", "customers", "snapshot_id=2001-01-01T000000Z")
 	os.MkdirAll(stray, 0o755)
 	os.WriteFile(filepath.Join(stray, "part-00000.parquet"), []byte("junk"), 0o644)
 	openStore(t, cfg).Close()
 	if _, err := os.Stat(stray); !os.IsNotExist(err) {
 		t.Error("a partition of no snapshot survived Open")
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Out, "parquet", "customers", "snapshot="+sum.ID)); err != nil {
+	if _, err := os.Stat(filepath.Join(cfg.Out, "parquet", "customers", "snapshot_id="+sum.ID)); err != nil {
 		t.Errorf("the complete snapshot's partition is gone: %v", err)
 	}
 }
@@ -143,5 +144,41 @@ func TestOneWriterAtATime(t *testing.T) {
 	_, err := Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
 	if err == nil || !strings.Contains(err.Error(), "held by another billsnap (pid ") {
 		t.Errorf("second Open: %v", err)
+	}
+}
+
+// A store written when the partition key was "snapshot" is migrated when
+// opened: the partitions are renamed to snapshot_id in one change of the
+// tree, and their files are the same files.
+func TestOpenRenamesTheOldPartitionKey(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 45, Customers: 10}, "")
+	cfg := testConfig(srv, t.TempDir())
+	sum, err := take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As an older billsnap left it: a plain directory, the old key.
+	cur, _ := filepath.EvalSymlinks(filepath.Join(cfg.Out, "parquet"))
+	os.Remove(filepath.Join(cfg.Out, "parquet"))
+	os.Rename(cur, filepath.Join(cfg.Out, "parquet"))
+	parts, _ := filepath.Glob(filepath.Join(cfg.Out, "parquet", "*", "snapshot_id="+sum.ID))
+	for _, p := range parts {
+		os.Rename(p, filepath.Join(filepath.Dir(p), "snapshot="+sum.ID))
+	}
+	before, _ := os.Stat(filepath.Join(cfg.Out, "parquet", "customers", "snapshot="+sum.ID, "part-00000.parquet"))
+	s := openStore(t, cfg)
+	defer s.Close()
+	after, err := os.Stat(filepath.Join(cfg.Out, "parquet", "customers", "snapshot_id="+sum.ID, "part-00000.parquet"))
+	if err != nil || !os.SameFile(before, after) {
+		t.Fatalf("after Open: %v (same file: %v)", err, err == nil && os.SameFile(before, after))
+	}
+	if old, _ := filepath.Glob(filepath.Join(cfg.Out, "parquet", "*", "snapshot=*")); len(old) != 0 || len(parts) != 15 {
+		t.Errorf("old partitions left: %v (of %d)", old, len(parts))
+	}
+	var n int
+	q := fmt.Sprintf("SELECT count(DISTINCT snapshot_id) FROM read_parquet('%s', hive_partitioning = true) WHERE snapshot_id = '%s'",
+		filepath.Join(cfg.Out, "parquet", "*", "*", "*.parquet"), sum.ID)
+	if err := s.DB().QueryRow(q).Scan(&n); err != nil || n != 1 {
+		t.Errorf("a Hive reader filtering on snapshot_id: %d, %v", n, err)
 	}
 }

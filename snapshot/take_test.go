@@ -52,7 +52,7 @@ func takeEqualsTheKey(t *testing.T, faults, rewalked string) {
 	s := openStore(t, cfg)
 	defer s.Close()
 	for table, want := range key.Tables {
-		for _, from := range []string{"latest_" + table, fmt.Sprintf("read_parquet('%s')", filepath.Join(cfg.Out, "parquet", table, "snapshot="+sum.ID, "*.parquet"))} {
+		for _, from := range []string{"latest_" + table, fmt.Sprintf("read_parquet('%s')", filepath.Join(cfg.Out, "parquet", table, "snapshot_id="+sum.ID, "*.parquet"))} {
 			var n int
 			var h string
 			q := fmt.Sprintf("SELECT count(*), coalesce(sha256(string_agg(id, chr(10) ORDER BY id) || chr(10)), sha256('')) FROM %s", from)

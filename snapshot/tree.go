@@ -161,13 +161,47 @@ func (t tree) partitions() (map[string][]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	dirs, _ := filepath.Glob(filepath.Join(cur, "*", "snapshot=*"))
+	dirs, _ := filepath.Glob(filepath.Join(cur, "*", PartitionKey+"=*"))
 	out := map[string][]string{}
 	for _, d := range dirs {
-		id := strings.TrimPrefix(filepath.Base(d), "snapshot=")
+		id := strings.TrimPrefix(filepath.Base(d), PartitionKey+"=")
 		out[id] = append(out[id], filepath.Base(filepath.Dir(d)))
 	}
 	return out, nil
+}
+
+// PartitionKey names the snapshot in the Parquet tree's Hive partitions,
+// as in DuckDB's tables: <table>/snapshot_id=<id>/.
+const PartitionKey = "snapshot_id"
+
+// partition is the partition directory of snapshot id.
+func partition(id string) string { return PartitionKey + "=" + id }
+
+// oldPartitionKey is the key of a tree written before the key was the
+// DuckDB column's name.
+const oldPartitionKey = "snapshot"
+
+// renameOldPartitions gives every partition of the current generation
+// named with the old key the key readers filter on, in one change of the
+// tree: a store written by an earlier billsnap is migrated when opened.
+func (t tree) renameOldPartitions() error {
+	cur, err := t.current()
+	if err != nil {
+		return err
+	}
+	if old, _ := filepath.Glob(filepath.Join(cur, "*", oldPartitionKey+"=*")); len(old) == 0 {
+		return nil
+	}
+	return t.change(func(next string) error {
+		old, _ := filepath.Glob(filepath.Join(next, "*", oldPartitionKey+"=*"))
+		for _, d := range old {
+			id := strings.TrimPrefix(filepath.Base(d), oldPartitionKey+"=")
+			if err := os.Rename(d, filepath.Join(filepath.Dir(d), partition(id))); err != nil {
+				return fmt.Errorf("parquet tree: renaming %s: %w", d, err)
+			}
+		}
+		return nil
+	})
 }
 
 // linkTree recreates the directories of src under dst and hard-links its

@@ -38,7 +38,7 @@ func TestTreeChangeIsAllOrNothing(t *testing.T) {
 	tr := newTree(filepath.Join(dir, "parquet"))
 	add := func(id string) func(string) error {
 		return func(next string) error {
-			p := filepath.Join(next, "customers", "snapshot="+id)
+			p := filepath.Join(next, "customers", "snapshot_id="+id)
 			os.MkdirAll(p, 0o755)
 			return os.WriteFile(filepath.Join(p, "part-00000.parquet"), []byte(id), 0o644)
 		}
@@ -46,7 +46,7 @@ func TestTreeChangeIsAllOrNothing(t *testing.T) {
 	if err := tr.change(add("A")); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.Stat(filepath.Join(tr.link, "customers", "snapshot=A", "part-00000.parquet"))
+	before, _ := os.Stat(filepath.Join(tr.link, "customers", "snapshot_id=A", "part-00000.parquet"))
 	full := errors.New("no space left")
 	err := tr.change(func(next string) error {
 		add("B")(next)
@@ -66,7 +66,7 @@ func TestTreeChangeIsAllOrNothing(t *testing.T) {
 	if len(parts) != 2 || parts["A"] == nil || parts["C"] == nil {
 		t.Errorf("after a change readers see %v", parts)
 	}
-	after, _ := os.Stat(filepath.Join(tr.link, "customers", "snapshot=A", "part-00000.parquet"))
+	after, _ := os.Stat(filepath.Join(tr.link, "customers", "snapshot_id=A", "part-00000.parquet"))
 	if !os.SameFile(before, after) {
 		t.Error("a kept file was copied, not linked")
 	}

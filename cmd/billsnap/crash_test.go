@@ -278,7 +278,7 @@ func checkReaders(t *testing.T, dir string, key func(id string) sandbox.AnswerKe
 				t.Errorf("the Parquet tree shows %d tables of snapshot %s", len(tables), id)
 			}
 			checkTables(t, db, key(id), func(table string) string {
-				return fmt.Sprintf("read_parquet('%s')", filepath.Join(dir, "parquet", table, "snapshot="+id, "*.parquet"))
+				return fmt.Sprintf("read_parquet('%s')", filepath.Join(dir, "parquet", table, "snapshot_id="+id, "*.parquet"))
 			})
 		}
 	})
@@ -308,7 +308,7 @@ func tableKeyOf(db *sql.DB, from string) (k sandbox.TableKey, distinct int, err 
 	return k, distinct, err
 }
 
-var partFile = regexp.MustCompile(`^[a-z_]+/snapshot=[0-9TZ-]+/part-\d{5}\.parquet$`)
+var partFile = regexp.MustCompile(`^[a-z_]+/snapshot_id=[0-9TZ-]+/part-\d{5}\.parquet$`)
 
 // partitionsOf lists the snapshots in a Parquet tree with their tables,
 // and fails the test on any file that is not a part of a partition.
@@ -325,7 +325,7 @@ func partitionsOf(t *testing.T, root string) map[string][]string {
 			return nil
 		}
 		table, part, _ := strings.Cut(rel, "/")
-		id := strings.TrimPrefix(filepath.Dir(part), "snapshot=")
+		id := strings.TrimPrefix(filepath.Dir(part), "snapshot_id=")
 		if ts := parts[id]; len(ts) == 0 || ts[len(ts)-1] != table {
 			parts[id] = append(ts, table)
 		}

@@ -82,7 +82,7 @@ func printSummary(out io.Writer, cfg config.Config, sum *snapshot.Summary) {
 	printFieldNotes(out, snapshot.Notes(sum.Fields, sum.Tables))
 	fmt.Fprintf(out, "duckdb:  %s\n", filepath.Join(cfg.Out, cfg.DuckDB.File))
 	if sum.Status == snapshot.StatusComplete {
-		fmt.Fprintf(out, "parquet: %s\n", filepath.Join(cfg.Out, cfg.Parquet.Dir, "<table>", "snapshot="+sum.ID))
+		fmt.Fprintf(out, "parquet: %s\n", filepath.Join(cfg.Out, cfg.Parquet.Dir, "<table>", snapshot.PartitionKey+"="+sum.ID))
 	}
 }
 
