@@ -88,7 +88,7 @@ func TestParquetTypesGolden(t *testing.T) {
 		rows.Close()
 	}
 	golden(t, "parquet_types.golden", b.String())
-	if n := count(t, s.DB(), fmt.Sprintf("SELECT count(*) FROM read_parquet('%s', hive_partitioning = true) WHERE snapshot = ?",
+	if n := count(t, s.DB(), fmt.Sprintf("SELECT count(*) FROM read_parquet('%s', hive_partitioning = true) WHERE snapshot_id = ?",
 		filepath.Join(cfg.Out, "parquet", "invoices", "*", "*.parquet")), sum.ID); n != srv.AnswerKey().Tables["invoices"].Count {
 		t.Errorf("the hive partition column does not select the snapshot: %d rows", n)
 	}
