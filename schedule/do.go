@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"time"
+
+	"github.com/billsnap/billsnap/journal"
 )
 
 // Store is the open output directory a job works in.
@@ -33,6 +35,7 @@ type Job struct {
 // Env is what Do needs besides the job.
 type Env struct {
 	Open        func(ctx context.Context) (Store, error) // opens the output directory, waiting for its lock
+	Journal     string                                   // the journal's directory (journal.Dir of the output directory)
 	MetricsFile string                                   // "" writes none
 	Metrics     *Metrics                                 // refreshed after the run when not nil (for /metrics)
 	Log         *slog.Logger
@@ -43,30 +46,41 @@ type Env struct {
 // ErrPanic wraps a panic of a job, recovered.
 var ErrPanic = errors.New("the job panicked")
 
-// Do runs fn as job j: it opens the directory, records the run as running,
-// calls fn, turns a panic into a failed run, records the outcome and
-// refreshes the metrics file. It returns fn's error (or the panic as an
-// error wrapping ErrPanic), and whether the outcome was material.
+// Do runs fn as job j. The run is on record in the journal from before it
+// opens the directory (and waits for its lock) to its end, with a
+// heartbeat meanwhile: a run refused by the lock or failed at start is
+// recorded like any other, and one killed is read as killed. A panic of fn
+// becomes a failed run. It refreshes the metrics file after the run, and
+// returns fn's error (or the panic as an error wrapping ErrPanic) with the
+// outcome.
 func Do(ctx context.Context, env Env, j Job, fn func(context.Context, Store) (Outcome, error)) (Outcome, error) {
-	store, err := env.Open(ctx)
+	entry, err := journal.New(env.Journal, env.Now).Start(journal.Run{Job: j.Name, Schedule: j.Schedule, Period: j.Period})
 	if err != nil {
-		return Outcome{}, err
-	}
-	defer store.Close()
-	r := &Run{Started: env.Now().UTC(), Job: j.Name, Schedule: j.Schedule, Period: j.Period}
-	if err := start(ctx, store.DB(), r); err != nil {
 		return Outcome{}, fmt.Errorf("recording the run: %w", err)
 	}
-	out, err := guarded(ctx, store, fn)
-	r.Finished, r.Snapshot = env.Now().UTC(), out.Snapshot
-	r.Status, r.ExitCode = classify(ctx, out, err)
+	stop := entry.KeepAlive(journal.Beat)
+	var store Store
+	out, err := guarded(ctx, func(ctx context.Context) (Outcome, error) {
+		if store, err = env.Open(ctx); err != nil {
+			return Outcome{}, err
+		}
+		return fn(ctx, store)
+	})
+	stop()
+	status, code := classify(ctx, out, err)
+	var text string
 	if err != nil {
-		r.Error = env.Redact(err.Error())
+		text = env.Redact(err.Error())
 	}
-	if ferr := finish(store.DB(), r); ferr != nil {
+	if ferr := entry.Finish(status, code, out.Snapshot, text); ferr != nil {
 		env.Log.Error("recording the end of a run", "job", j.Name, "error", ferr)
 	}
-	env.refreshMetrics(store.DB())
+	var db *sql.DB
+	if store != nil {
+		db = store.DB()
+		defer store.Close()
+	}
+	env.refreshMetrics(db)
 	return out, err
 }
 
@@ -76,7 +90,7 @@ func (env Env) refreshMetrics(db *sql.DB) {
 	if m == nil {
 		m = NewMetrics()
 	}
-	if err := m.Refresh(context.Background(), db, env.Now()); err != nil {
+	if err := m.Refresh(context.Background(), env.Journal, db, env.Now()); err != nil {
 		env.Log.Error("computing the metrics", "error", err)
 		return
 	}
@@ -89,24 +103,30 @@ func (env Env) refreshMetrics(db *sql.DB) {
 }
 
 // guarded calls fn, turning a panic into an error with its stack.
-func guarded(ctx context.Context, store Store, fn func(context.Context, Store) (Outcome, error)) (out Outcome, err error) {
+func guarded(ctx context.Context, fn func(context.Context) (Outcome, error)) (out Outcome, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: %v\n%s", ErrPanic, p, debug.Stack())
 		}
 	}()
-	return fn(ctx, store)
+	return fn(ctx)
 }
+
+// refusal is an error that means another billsnap held the directory.
+type refusal interface{ Refused() bool }
 
 // classify maps a job's result to its status and exit code.
 func classify(ctx context.Context, out Outcome, err error) (string, int) {
+	var r refusal
 	switch {
 	case err == nil && out.Material:
-		return StatusMaterial, 3
+		return journal.Material, 3
 	case err == nil:
-		return StatusOK, 0
+		return journal.OK, 0
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
-		return StatusInterrupted, 130
+		return journal.Interrupted, 130
+	case errors.As(err, &r) && r.Refused():
+		return journal.Refused, 1
 	}
-	return StatusFailed, 1
+	return journal.Failed, 1
 }

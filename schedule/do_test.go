@@ -14,6 +14,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/billsnap/billsnap/internal/fakeclock"
+	"github.com/billsnap/billsnap/journal"
 )
 
 type dbStore struct{ db *sql.DB }
@@ -31,12 +32,13 @@ func testEnv(t *testing.T) (Env, *sql.DB, *fakeclock.Clock) {
 	t.Cleanup(func() { db.Close() })
 	clock := fakeclock.New(time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
 	env := Env{Open: func(context.Context) (Store, error) { return dbStore{db}, nil }, MetricsFile: filepath.Join(dir, "billsnap.prom"),
-		Log: slog.New(slog.DiscardHandler), Now: clock.Now, Redact: func(s string) string { return strings.ReplaceAll(s, "s3cret", "[REDACTED]") }}
+		Journal: filepath.Join(dir, "runs"),
+		Log:     slog.New(slog.DiscardHandler), Now: clock.Now, Redact: func(s string) string { return strings.ReplaceAll(s, "s3cret", "[REDACTED]") }}
 	return env, db, clock
 }
 
 func TestDoRecordsEveryOutcome(t *testing.T) {
-	env, db, clock := testEnv(t)
+	env, _, clock := testEnv(t)
 	ctx := context.Background()
 	step := func(d time.Duration) { clock.Sleep(ctx, d) }
 	Do(ctx, env, Job{Name: "run", Schedule: "nightly"}, func(context.Context, Store) (Outcome, error) {
@@ -67,13 +69,13 @@ func TestDoRecordsEveryOutcome(t *testing.T) {
 		cancel() // SIGTERM while it runs
 		return Outcome{}, ctx.Err()
 	})
-	runs, err := LastRuns(ctx, db, 10)
+	runs, err := journal.List(env.Journal, clock.Now())
 	if err != nil || len(runs) != 5 {
 		t.Fatalf("%d runs, %v", len(runs), err)
 	}
 	want := []struct{ job, status, err string }{
-		{"export", StatusInterrupted, "canceled"}, {"reconcile", StatusFailed, "the job panicked: boom"},
-		{"export", StatusFailed, "the service said no to key [REDACTED]"}, {"run", StatusMaterial, ""}, {"run", StatusOK, ""},
+		{"export", journal.Interrupted, "canceled"}, {"reconcile", journal.Failed, "the job panicked: boom"},
+		{"export", journal.Failed, "the service said no to key [REDACTED]"}, {"run", journal.Material, ""}, {"run", journal.OK, ""},
 	}
 	for i, w := range want {
 		r := runs[i]
@@ -86,19 +88,31 @@ func TestDoRecordsEveryOutcome(t *testing.T) {
 	}
 }
 
-func TestARunLeftRunningBecomesInterrupted(t *testing.T) {
-	env, db, _ := testEnv(t)
+// A run another billsnap refuses (its lock held past lock_wait) is on
+// record as refused, exit 1, and counted.
+func TestARefusedRunIsOnRecord(t *testing.T) {
+	env, _, clock := testEnv(t)
 	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, runsSQL); err != nil {
-		t.Fatal(err)
+	env.Open = func(context.Context) (Store, error) { return nil, busy{} }
+	_, err := Do(ctx, env, Job{Name: "export"}, func(context.Context, Store) (Outcome, error) {
+		t.Fatal("the job ran without its store")
+		return Outcome{}, nil
+	})
+	runs, _ := journal.List(env.Journal, clock.Now())
+	if !errors.Is(err, busy{}) || len(runs) != 1 || runs[0].Status != journal.Refused || runs[0].ExitCode != 1 || !strings.Contains(runs[0].Error, "held") {
+		t.Errorf("%v; runs %+v", err, runs)
 	}
-	db.ExecContext(ctx, "INSERT INTO runs VALUES ('old', '2026-11-21 00:00:00+00', NULL, 'export', '', '', 'running', NULL, NULL, NULL, 1)")
-	Do(ctx, env, Job{Name: "run"}, func(context.Context, Store) (Outcome, error) { return Outcome{}, nil })
-	runs, _ := LastRuns(ctx, db, 10)
-	if len(runs) != 2 || runs[1].Status != StatusInterrupted || !strings.Contains(runs[1].Error, "the process ended") {
-		t.Errorf("runs %+v", runs)
+	b, _ := os.ReadFile(env.MetricsFile)
+	if !strings.Contains(string(b), `billsnap_runs_total{job="export",status="refused"} 1`) {
+		t.Errorf("metrics:\n%s", b)
 	}
 }
+
+type busy struct{}
+
+func (busy) Error() string   { return "DIR/billsnap.lock is held by another billsnap" }
+func (busy) Refused() bool   { return true }
+func (busy) Is(e error) bool { _, ok := e.(busy); return ok }
 
 func TestMetricsTextfile(t *testing.T) {
 	env, db, clock := testEnv(t)

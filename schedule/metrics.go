@@ -1,11 +1,15 @@
 package schedule
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/billsnap/billsnap/journal"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -61,9 +65,14 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// Refresh computes the metrics from the runs, snapshots and findings in db.
-func (m *Metrics) Refresh(ctx context.Context, db *sql.DB, now time.Time) error {
-	samples, err := compute(ctx, db)
+// Refresh computes the metrics from the runs of the journal in dir, and
+// the snapshots and findings in db (nil: the runs' metrics only).
+func (m *Metrics) Refresh(ctx context.Context, dir string, db *sql.DB, now time.Time) error {
+	runs, err := journal.List(dir, now)
+	if err != nil {
+		return err
+	}
+	samples, err := compute(ctx, runs, db)
 	if err != nil {
 		return err
 	}
@@ -83,32 +92,15 @@ func (m *Metrics) WriteTextfile(path string) error { return prometheus.WriteToTe
 
 func seconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
-// compute reads every job's last run, its records and findings, its last
-// success and the run counts.
-func compute(ctx context.Context, db *sql.DB) ([]sample, error) {
-	if !exists(ctx, db, "runs") {
-		return nil, nil
-	}
+// compute counts the runs by job and status, and gives every job's last
+// run, its last success and, with db, its snapshot's records, findings and
+// fields.
+func compute(ctx context.Context, runs []journal.Run, db *sql.DB) ([]sample, error) {
 	var out []sample
-	rows, err := db.QueryContext(ctx, `SELECT job, status, count(*) FROM runs GROUP BY ALL ORDER BY ALL`)
-	if err != nil {
-		return nil, err
+	for _, k := range runCounts(runs) {
+		out = append(out, sample{descRuns, prometheus.CounterValue, float64(k.n), []string{k.job, k.status}})
 	}
-	for rows.Next() {
-		var job, status string
-		var n float64
-		if err := rows.Scan(&job, &status, &n); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out = append(out, sample{descRuns, prometheus.CounterValue, n, []string{job, status}})
-	}
-	rows.Close()
-	last, err := lastRuns(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range last {
+	for _, r := range lastRuns(runs) {
 		more, err := runSamples(ctx, db, r)
 		if err != nil {
 			return nil, err
@@ -118,30 +110,52 @@ func compute(ctx context.Context, db *sql.DB) ([]sample, error) {
 	return out, nil
 }
 
-// lastRun is a job's newest run and its last success.
-type lastRun struct {
-	Run
-	lastSuccess sql.NullTime
+type runCount struct {
+	job, status string
+	n           int
 }
 
-func lastRuns(ctx context.Context, db *sql.DB) ([]lastRun, error) {
-	rows, err := db.QueryContext(ctx, `
-		SELECT job, started, coalesce(finished, started), status, coalesce(exit_code, 0), coalesce(snapshot_id, ''), period,
-		       (SELECT max(finished) FROM runs s WHERE s.job = r.job AND s.status IN ('ok', 'material'))
-		FROM runs r QUALIFY row_number() OVER (PARTITION BY job ORDER BY started DESC) = 1 ORDER BY job`)
-	if err != nil {
-		return nil, err
+// runCounts counts the runs by job and status, in that order.
+func runCounts(runs []journal.Run) []runCount {
+	counts := map[[2]string]int{}
+	for _, r := range runs {
+		counts[[2]string{r.Job, r.Status}]++
 	}
-	defer rows.Close()
-	var out []lastRun
-	for rows.Next() {
-		var r lastRun
-		if err := rows.Scan(&r.Job, &r.Started, &r.Finished, &r.Status, &r.ExitCode, &r.Snapshot, &r.Period, &r.lastSuccess); err != nil {
-			return nil, err
+	var out []runCount
+	for k, n := range counts {
+		out = append(out, runCount{k[0], k[1], n})
+	}
+	slices.SortFunc(out, func(a, b runCount) int { return cmp.Or(cmp.Compare(a.job, b.job), cmp.Compare(a.status, b.status)) })
+	return out
+}
+
+// lastRun is a job's newest run and its last success.
+type lastRun struct {
+	journal.Run
+	lastSuccess time.Time
+}
+
+// lastRuns are each job's newest run, by job; runs are newest first.
+func lastRuns(runs []journal.Run) []lastRun {
+	byJob := map[string]*lastRun{}
+	var jobs []string
+	for _, r := range runs {
+		l := byJob[r.Job]
+		if l == nil {
+			l = &lastRun{Run: r}
+			byJob[r.Job] = l
+			jobs = append(jobs, r.Job)
 		}
-		out = append(out, r)
+		if (r.Status == journal.OK || r.Status == journal.Material) && r.Finished.After(l.lastSuccess) {
+			l.lastSuccess = r.Finished
+		}
 	}
-	return out, rows.Err()
+	slices.Sort(jobs)
+	out := make([]lastRun, len(jobs))
+	for i, j := range jobs {
+		out[i] = *byJob[j]
+	}
+	return out
 }
 
 // runSamples are the metrics of one job's last run.
@@ -151,13 +165,13 @@ func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
 		{descLastRun, prometheus.GaugeValue, seconds(r.Started), job},
 		{descExitCode, prometheus.GaugeValue, float64(r.ExitCode), job},
 	}
-	if r.Status != StatusRunning {
-		out = append(out, sample{descDuration, prometheus.GaugeValue, r.Finished.Sub(r.Started).Seconds(), job})
+	if r.Status != journal.Running {
+		out = append(out, sample{descDuration, prometheus.GaugeValue, r.Seconds(), job})
 	}
-	if r.lastSuccess.Valid {
-		out = append(out, sample{descLastSuccess, prometheus.GaugeValue, seconds(r.lastSuccess.Time), job})
+	if !r.lastSuccess.IsZero() {
+		out = append(out, sample{descLastSuccess, prometheus.GaugeValue, seconds(r.lastSuccess), job})
 	}
-	if r.Snapshot == "" {
+	if r.Snapshot == "" || db == nil {
 		return out, nil
 	}
 	var records sql.NullFloat64

@@ -50,6 +50,9 @@ type BusyError struct {
 	Waited time.Duration
 }
 
+// Refused says a job that met this error was refused, not failed.
+func (e *BusyError) Refused() bool { return true }
+
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("%s is held by another billsnap (%s); waited %s (lock_wait)", e.Path, e.Holder, e.Waited)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
@@ -17,9 +18,10 @@ import (
 // jobFunc is a job's work in an open output directory.
 type jobFunc func(context.Context, *snapshot.Store) (schedule.Outcome, error)
 
-// job runs fn as a recorded job in cfg's output directory: the directory is
-// opened (waiting up to lock_wait for its lock), the run is recorded in the
-// runs table and the metrics file is refreshed after it (schedule.Do).
+// job runs fn as a recorded job in cfg's output directory: the run is
+// recorded in the journal, the directory is opened (waiting up to
+// lock_wait for its lock) and the metrics file is refreshed after it
+// (schedule.Do).
 func (env *cliEnv) job(ctx context.Context, cfg config.Config, j schedule.Job, metrics *schedule.Metrics, fn jobFunc) (schedule.Outcome, error) {
 	e := schedule.Env{
 		Open: func(ctx context.Context) (schedule.Store, error) {
@@ -29,7 +31,7 @@ func (env *cliEnv) job(ctx context.Context, cfg config.Config, j schedule.Job, m
 			}
 			return s, nil
 		},
-		MetricsFile: metricsPath(cfg), Metrics: metrics, Log: env.log, Now: time.Now, Redact: env.redact,
+		Journal: journal.Dir(cfg.Out), MetricsFile: metricsPath(cfg), Metrics: metrics, Log: env.log, Now: time.Now, Redact: env.redact,
 	}
 	return schedule.Do(ctx, e, j, func(ctx context.Context, s schedule.Store) (schedule.Outcome, error) {
 		return fn(ctx, s.(*snapshot.Store))

@@ -2,20 +2,18 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 // runSchedule runs the jobs of the config's schedules until SIGINT or
@@ -104,19 +102,16 @@ func periodOf(p string, now time.Time) *reconcile.Period {
 }
 
 // primeMetrics computes the metrics of the runs so far, so that /metrics
-// has them before the first scheduled run; a database another billsnap
-// holds is skipped.
+// has them before the first scheduled run.
 func primeMetrics(ctx context.Context, env *cliEnv, cfg config.Config, m *schedule.Metrics) {
-	path := filepath.Join(cfg.Out, cfg.DuckDB.File)
-	if _, err := os.Stat(path); err != nil {
-		return
-	}
-	db, err := sql.Open("duckdb", path+"?"+url.Values{"access_mode": {"READ_ONLY"}}.Encode())
+	db, err := snapshot.OpenRead(ctx, cfg)
 	if err != nil {
-		return
+		env.log.Debug("metrics at start: the runs only", "error", err)
+		db = nil
+	} else if db != nil {
+		defer db.Close()
 	}
-	defer db.Close()
-	if err := m.Refresh(ctx, db, time.Now()); err != nil {
+	if err := m.Refresh(ctx, journal.Dir(cfg.Out), db, time.Now()); err != nil {
 		env.log.Debug("metrics at start", "error", err)
 	}
 }

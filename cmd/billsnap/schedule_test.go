@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/sandbox"
-	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -100,8 +100,8 @@ func TestSIGTERMMidExport(t *testing.T) {
 		t.Fatalf("the lock is not released: %v", err)
 	}
 	defer store.Close()
-	runs, _ := schedule.LastRuns(context.Background(), store.DB(), 5)
-	if len(runs) != 2 || runs[0].Status != schedule.StatusInterrupted || runs[1].Status != schedule.StatusOK {
+	runs, _ := journal.List(journal.Dir(cfg.Out), time.Now())
+	if len(runs) != 2 || runs[0].Status != journal.Interrupted || runs[1].Status != journal.OK {
 		t.Fatalf("runs %+v", runs)
 	}
 	var latest, failed string

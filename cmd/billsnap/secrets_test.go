@@ -67,7 +67,7 @@ func TestTheKeyAppearsInNoOutput(t *testing.T) {
 		{"", nil, []string{"reconcile", "--format", "json"}, exitMaterial},
 		{"", nil, []string{"report", "--format", "md,html,xlsx,csv,json"}, exitMaterial},
 		{"", nil, []string{"status"}, exitOK},
-		{"", nil, []string{"query", "SELECT * FROM runs"}, exitOK},
+		{"", nil, []string{"query", "SELECT * FROM snapshots"}, exitOK},
 		{"", nil, []string{"check-config"}, exitOK},
 	} {
 		srv := serveSandbox(t, sandbox.Options{Seed: 71, Customers: 150, Planted: 1}, step.faults)

@@ -6,21 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
-// runStatus prints the last runs and when each schedule fires next. It
-// only reads, and needs no lock; while a run holds the database it says so.
+// runStatus prints the last runs (from the journal, which no lock holds),
+// what the latest snapshot received of its fields, and when each schedule
+// fires next. It only reads.
 func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "status", "[--out DIR] [--config FILE] [--runs N]")
 	cf := addConfigFlags(fs)
@@ -39,41 +39,41 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 func printRuns(ctx context.Context, w io.Writer, cfg config.Config, n int) error {
-	path := filepath.Join(cfg.Out, cfg.DuckDB.File)
-	if _, err := os.Stat(path); err != nil {
-		fmt.Fprintf(w, "No runs yet: %s does not exist.\n", path)
-		return nil
-	}
-	db, err := sql.Open("duckdb", path+"?"+url.Values{"access_mode": {"READ_ONLY"}}.Encode())
-	if err == nil {
-		err = db.PingContext(ctx)
-	}
-	if err != nil {
-		holder, _ := os.ReadFile(filepath.Join(cfg.Out, "billsnap.lock"))
-		fmt.Fprintf(w, "A run holds the database now (%s); its runs show when it is done.\n", strings.TrimSpace(string(holder)))
-		return nil
-	}
-	defer db.Close()
-	runs, err := schedule.LastRuns(ctx, db, n)
+	runs, err := journal.List(journal.Dir(cfg.Out), time.Now())
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Last runs in %s:\n", cfg.Out)
+	if len(runs) == 0 {
+		fmt.Fprintf(w, "No runs yet in %s.\n", cfg.Out)
+	} else {
+		printRunTable(w, cfg.Out, runs[:min(n, len(runs))])
+	}
+	db, err := snapshot.OpenRead(ctx, cfg)
+	switch {
+	case errors.Is(err, snapshot.ErrNoStore):
+		return nil
+	case err != nil:
+		fmt.Fprintf(w, "\nThe snapshot database cannot be read now: %v\n", err)
+		return nil
+	}
+	defer db.Close()
+	return printLatestFields(ctx, w, db)
+}
+
+// printRunTable writes the runs, newest first.
+func printRunTable(w io.Writer, out string, runs []journal.Run) {
+	fmt.Fprintf(w, "Last runs in %s:\n", out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  started (UTC)\tjob\tschedule\tperiod\tstatus\texit\tseconds\tsnapshot\terror")
 	for _, r := range runs {
-		secs := "-"
-		if !r.Finished.IsZero() {
-			secs = fmt.Sprintf("%.1f", r.Finished.Sub(r.Started).Seconds())
+		exit := strconv.Itoa(r.ExitCode)
+		if r.Status == journal.Running {
+			exit = "-"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Started.UTC().Format("2006-01-02 15:04:05"), r.Job, dash(r.Schedule),
-			dash(r.Period), r.Status, r.ExitCode, secs, dash(r.Snapshot), firstLine(r.Error))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\n", r.Started.UTC().Format("2006-01-02 15:04:05"), r.Job, dash(r.Schedule),
+			dash(r.Period), r.Status, exit, r.Seconds(), dash(r.Snapshot), firstLine(r.Error))
 	}
 	tw.Flush()
-	if len(runs) == 0 {
-		fmt.Fprintln(w, "  (none)")
-	}
-	return printLatestFields(ctx, w, db)
 }
 
 // statusFieldLines is how many fields status lists before it points to

@@ -1,0 +1,255 @@
+// Package journal is the record of every run of a billsnap job in an
+// output directory: one small JSON file per run in DIR/.billsnap/runs/,
+// written when the run starts (before it waits for any lock), while it
+// runs (a heartbeat) and when it ends. No database holds it, so no reader
+// of the store can lock it away, and a run refused by a lock, failed at
+// start or killed is on record like any other. A run whose file still
+// says running but whose process is gone, or whose heartbeat stopped, is
+// read as killed, with the time it was last seen alive.
+package journal
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Run statuses.
+const (
+	Running     = "running"
+	OK          = "ok"
+	Material    = "material"    // ran, found something material (exit 3)
+	Failed      = "failed"      // exit 1 or 2
+	Refused     = "refused"     // another billsnap held the directory past lock_wait (exit 1)
+	Interrupted = "interrupted" // SIGINT or SIGTERM (exit 130)
+	Killed      = "killed"      // ended without recording its end: SIGKILL, the OOM killer, a power cut
+)
+
+// Statuses are every status a run ends in, and running.
+var Statuses = []string{Running, OK, Material, Failed, Refused, Interrupted, Killed}
+
+// KilledExitCode is the exit code recorded for a killed run: 128 + SIGKILL,
+// as a shell reports it.
+const KilledExitCode = 137
+
+// Beat is how often a running run rewrites its file; a run not seen for
+// Stale is read as killed even when its process ID is alive (reused).
+const (
+	Beat  = 10 * time.Second
+	Stale = 3 * Beat
+)
+
+// Run is one execution of a job.
+type Run struct {
+	ID       string    `json:"id"`
+	Job      string    `json:"job"`                // export, reconcile, report, run
+	Schedule string    `json:"schedule,omitempty"` // "" for a one-shot command
+	Period   string    `json:"period,omitempty"`
+	PID      int       `json:"pid"`
+	Host     string    `json:"host"`
+	Started  time.Time `json:"started"`
+	Alive    time.Time `json:"alive"`             // last heartbeat
+	Finished time.Time `json:"finished,omitzero"` // zero while running
+	Status   string    `json:"status"`            // one of Statuses
+	ExitCode int       `json:"exit_code"`         // 0 while running
+	Snapshot string    `json:"snapshot_id,omitempty"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// Seconds is how long the run took, or has run until it was last seen.
+func (r Run) Seconds() float64 {
+	end := r.Finished
+	if end.IsZero() {
+		end = r.Alive
+	}
+	return end.Sub(r.Started).Seconds()
+}
+
+// Dir is the journal of the output directory out.
+func Dir(out string) string { return filepath.Join(out, ".billsnap", "runs") }
+
+// Journal writes the runs of one output directory.
+type Journal struct {
+	dir string
+	now func() time.Time
+}
+
+// New is the journal in dir; now is the clock of the records.
+func New(dir string, now func() time.Time) *Journal { return &Journal{dir: dir, now: now} }
+
+// Entry is a run being recorded.
+type Entry struct {
+	j    *Journal
+	mu   sync.Mutex
+	run  Run
+	path string
+}
+
+// Start records r as running: its ID, process, host and start are set
+// here. The directory is made if need be.
+func (j *Journal) Start(r Run) (*Entry, error) {
+	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	now := j.now().UTC()
+	r.PID, r.Started, r.Alive, r.Status = os.Getpid(), now, now, Running
+	r.Host, _ = os.Hostname()
+	r.ID = fmt.Sprintf("%s-%s-%d", now.Format("20060102T150405.000000000Z"), r.Job, r.PID)
+	e := &Entry{j: j, run: r, path: filepath.Join(j.dir, r.ID+".json")}
+	return e, e.write()
+}
+
+// Run is the record as it stands.
+func (e *Entry) Run() Run {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.run
+}
+
+// Beat records that the run is alive now.
+func (e *Entry) Beat() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.run.Status != Running {
+		return nil
+	}
+	e.run.Alive = e.j.now().UTC()
+	return e.writeLocked()
+}
+
+// Finish records the end of the run.
+func (e *Entry) Finish(status string, exitCode int, snapshot, errText string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.j.now().UTC()
+	e.run.Finished, e.run.Alive, e.run.Status, e.run.ExitCode = now, now, status, exitCode
+	e.run.Snapshot, e.run.Error = snapshot, errText
+	return e.writeLocked()
+}
+
+func (e *Entry) write() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.writeLocked()
+}
+
+// writeLocked replaces the run's file whole: a temporary file renamed
+// over it, so a reader never sees half a record.
+func (e *Entry) writeLocked() error {
+	b, err := json.Marshal(e.run)
+	if err != nil {
+		return err
+	}
+	tmp := e.path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := os.Rename(tmp, e.path); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
+}
+
+// List reads every run of the journal in dir, newest first. A run whose
+// file says running is read as killed when its process is gone (on this
+// host) or it has not been seen for Stale; its end is when it was last
+// seen. A journal that does not exist has no runs.
+func List(dir string, now time.Time) ([]Run, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	out := make([]Run, 0, len(names))
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // pruned meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+		var r Run
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("journal: %s: %w", filepath.Base(name), err)
+		}
+		out = append(out, settle(r, host, now))
+	}
+	slices.SortFunc(out, func(a, b Run) int {
+		if c := b.Started.Compare(a.Started); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return out, nil
+}
+
+// settle reads a run that says running but is not as killed.
+func settle(r Run, host string, now time.Time) Run {
+	if r.Status != Running {
+		return r
+	}
+	gone := r.Host == host && !alive(r.PID)
+	if !gone && now.Sub(r.Alive) < Stale {
+		return r
+	}
+	r.Status, r.ExitCode, r.Finished = Killed, KilledExitCode, r.Alive
+	r.Error = "the process ended without recording the end of the run (killed)"
+	return r
+}
+
+// alive tells whether process pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Prune deletes the files of all but the newest keep finished runs.
+func Prune(dir string, keep int, now time.Time) error {
+	runs, err := List(dir, now)
+	if err != nil {
+		return err
+	}
+	finished := 0
+	for _, r := range runs {
+		if r.Status == Running {
+			continue
+		}
+		if finished++; finished > keep {
+			if err := os.Remove(filepath.Join(dir, r.ID+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// KeepAlive beats every interval until the returned stop is called; stop
+// waits for a beat under way.
+func (e *Entry) KeepAlive(every time.Duration) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				e.Beat()
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(done); <-exited })
+	}
+}

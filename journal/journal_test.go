@@ -1,0 +1,108 @@
+package journal
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestARunIsOnRecordFromItsStart(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
+	j := New(dir, func() time.Time { return now })
+	e, err := j.Start(Run{Job: "export", Schedule: "nightly", Period: "2026-10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := List(dir, now)
+	if len(runs) != 1 || runs[0].Status != Running || runs[0].PID != os.Getpid() || runs[0].Schedule != "nightly" {
+		t.Fatalf("while running: %+v", runs)
+	}
+	now = now.Add(90 * time.Second)
+	e.Beat()
+	now = now.Add(5 * time.Second)
+	if err := e.Finish(Material, 3, "2026-11-24T030000Z", ""); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ = List(dir, now.Add(time.Hour))
+	if r := runs[0]; r.Status != Material || r.ExitCode != 3 || r.Seconds() != 95 || r.Snapshot != "2026-11-24T030000Z" {
+		t.Errorf("after: %+v", r)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmp) != 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+}
+
+// A run whose process is gone, or that has not been seen for Stale, is
+// killed, ending when it was last seen.
+func TestARunThatStoppedBeatingIsKilled(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
+	now := start
+	j := New(dir, func() time.Time { return now })
+	e, _ := j.Start(Run{Job: "export"})
+	now = start.Add(20 * time.Second)
+	e.Beat()
+	if runs, _ := List(dir, start.Add(49*time.Second)); runs[0].Status != Running {
+		t.Errorf("seen 29 s ago, its process alive: %s", runs[0].Status)
+	}
+	runs, _ := List(dir, start.Add(51*time.Second))
+	if r := runs[0]; r.Status != Killed || r.ExitCode != KilledExitCode || r.Seconds() != 20 {
+		t.Errorf("not seen for more than Stale: %+v", r)
+	}
+
+	// A dead process is killed at once, whatever its last beat.
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no true(1):", err)
+	}
+	e2, _ := j.Start(Run{Job: "report"})
+	r := e2.Run()
+	r.PID = cmd.Process.Pid
+	e2.run = r
+	e2.write()
+	runs, _ = List(dir, now)
+	for _, r := range runs {
+		if r.Job == "report" && r.Status != Killed {
+			t.Errorf("a run whose process ended: %+v", r)
+		}
+	}
+}
+
+func TestKeepAliveBeats(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		j := New(dir, time.Now)
+		e, _ := j.Start(Run{Job: "export"})
+		stop := e.KeepAlive(Beat)
+		time.Sleep(3*Beat + time.Second)
+		stop()
+		runs, _ := List(dir, time.Now())
+		if got := runs[0].Alive.Sub(runs[0].Started); got != 3*Beat {
+			t.Errorf("alive %s after the start; want %s", got, 3*Beat)
+		}
+	})
+}
+
+func TestPruneKeepsTheNewestFinished(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
+	j := New(dir, func() time.Time { return now })
+	for i := range 5 {
+		e, _ := j.Start(Run{Job: "export"})
+		now = now.Add(time.Second)
+		if i < 4 {
+			e.Finish(OK, 0, "", "")
+		}
+	}
+	if err := Prune(dir, 2, now); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := List(dir, now)
+	if len(runs) != 3 || runs[0].Status != Running || runs[1].Started.After(now) {
+		t.Errorf("after pruning to 2: %d runs %+v", len(runs), runs)
+	}
+}
