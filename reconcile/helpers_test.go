@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -111,6 +112,18 @@ func (e *env) reconcile(o Options) *Report {
 }
 
 func (e *env) run(o Options) (*Report, error) {
+	o = e.options(o)
+	var r *Report
+	err := e.store.Change(context.Background(), func(db *sql.DB) error {
+		var err error
+		r, err = Run(context.Background(), db, o)
+		return err
+	})
+	return r, err
+}
+
+// options fills in o's defaults and binds it to the store.
+func (e *env) options(o Options) Options {
 	if o.Rules == nil {
 		rules, err := Rules("")
 		if err != nil {
@@ -127,5 +140,18 @@ func (e *env) run(o Options) (*Report, error) {
 	if o.Materiality.Severities == nil {
 		o.Materiality = config.Default().Reconcile.Materiality
 	}
-	return Run(context.Background(), e.store.DB(), o)
+	o.Bind = e.store.Bind
+	return o
+}
+
+// query runs fn on the store's state.
+func (e *env) query(fn func(db *sql.DB)) {
+	e.t.Helper()
+	err := e.store.Read(context.Background(), func(db *sql.DB) error {
+		fn(db)
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
 }

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 
 	"github.com/billsnap/billsnap/money"
@@ -137,7 +138,9 @@ func TestTrendCountsEveryReconciliation(t *testing.T) {
 		e.export()
 		last = e.reconcile(Options{})
 	}
-	points, err := Trend(context.Background(), e.store.DB(), nil, last.Snapshot, 2)
+	var points []TrendPoint
+	var err error
+	e.query(func(db *sql.DB) { points, err = Trend(context.Background(), db, nil, last.Snapshot, 2) })
 	if err != nil {
 		t.Fatal(err)
 	}

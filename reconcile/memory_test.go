@@ -1,6 +1,8 @@
 package reconcile
 
 import (
+	"context"
+	"database/sql"
 	"log/slog"
 	"strings"
 	"testing"
@@ -16,12 +18,6 @@ import (
 func TestARuleOutOfMemoryIsRunAgainOnOneThread(t *testing.T) {
 	e := newEnv(t, sandbox.Options{Seed: 66, Customers: 20})
 	e.export()
-	db := e.store.DB()
-	for _, q := range []string{"SET memory_limit = '64MB'", "SET threads = 2"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
 	listRule := func(numbers string) Rule {
 		return Rule{ID: "big_list", Severity: "low", Source: "big_list.sql",
 			SQL: "SELECT 'list' AS entity, 'x' AS entity_id, 0 AS amount, 'XTS' AS currency, len(list(range))::VARCHAR AS detail FROM range(" + numbers + ")"}
@@ -33,19 +29,27 @@ func TestARuleOutOfMemoryIsRunAgainOnOneThread(t *testing.T) {
 		{"20000000", "on one thread too; raise config key duckdb.memory_limit"},
 	} {
 		var log strings.Builder
-		r, err := e.run(Options{Rules: []Rule{listRule(tc.numbers)}, Log: slog.New(slog.NewTextHandler(&log, nil))})
-		switch {
-		case tc.want == "" && (err != nil || len(r.Findings) != 1 || r.Findings[0].Detail != "1000"):
-			t.Errorf("%s: %v, %+v", tc.numbers, err, r)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "rule big_list (big_list.sql)")):
-			t.Errorf("%s: err %v", tc.numbers, err)
-		}
+		e.query(func(db *sql.DB) {
+			for _, q := range []string{"SET memory_limit = '64MB'", "SET threads = 2"} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o := e.options(Options{Rules: []Rule{listRule(tc.numbers)}, Log: slog.New(slog.NewTextHandler(&log, nil))})
+			r, err := Run(context.Background(), db, o)
+			switch {
+			case tc.want == "" && (err != nil || len(r.Findings) != 1 || r.Findings[0].Detail != "1000"):
+				t.Errorf("%s: %v, %+v", tc.numbers, err, r)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "rule big_list (big_list.sql)")):
+				t.Errorf("%s: err %v", tc.numbers, err)
+			}
+			var threads int
+			if err := db.QueryRow("SELECT current_setting('threads')").Scan(&threads); err != nil || threads != 2 {
+				t.Errorf("%s: threads %d after the rule (%v)", tc.numbers, threads, err)
+			}
+		})
 		if !strings.Contains(log.String(), `running it again on one thread" rule=big_list threads=2`) {
 			t.Errorf("%s: log %q", tc.numbers, log.String())
-		}
-		var threads int
-		if err := db.QueryRow("SELECT current_setting('threads')").Scan(&threads); err != nil || threads != 2 {
-			t.Errorf("%s: threads %d after the rule (%v)", tc.numbers, threads, err)
 		}
 	}
 }

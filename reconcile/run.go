@@ -24,6 +24,10 @@ type Options struct {
 	Materiality config.Materiality
 	Now         func() time.Time
 	Log         *slog.Logger // nil: no log
+	// Bind makes the views cur.<table> and prev.<table> on conn show the
+	// rows of snapshots cur and prev ("" : empty views); the store knows
+	// where they are (snapshot.Store.Bind).
+	Bind func(ctx context.Context, conn *sql.Conn, cur, prev string) error
 }
 
 // ErrNoSnapshot is returned when there is no snapshot to reconcile.
@@ -52,6 +56,12 @@ func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 		r.AsOf = r.Snapshot.Started
 	}
 	if err := setVariables(ctx, conn, r, o.Grace); err != nil {
+		return nil, err
+	}
+	if err := o.Bind(ctx, conn, r.Snapshot.ID, r.Previous); err != nil {
+		return nil, err
+	}
+	if _, err := conn.ExecContext(ctx, pricesSQL); err != nil {
 		return nil, err
 	}
 	if err := runRules(ctx, conn, o.Rules, o.log()); err != nil {

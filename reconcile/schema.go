@@ -4,34 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-
-	"github.com/billsnap/billsnap/snapshot"
 )
 
-// Tables are the tables reconcile keeps per snapshot (a snapshot_id
-// column): what pruning a snapshot deletes of reconcile's.
-var Tables = []string{"findings", "unjudged", "reconciliations"}
-
-// schemaSQL creates what rules read and what reconcile writes: the cur and
-// prev views over the snapshot in the session variables, the helper macros,
-// and the findings table.
+// schemaSQL creates what rules read besides the snapshots' rows and what
+// reconcile writes: the schemas cur and prev (whose views over the
+// snapshots' rows Options.Bind makes), the helper macros, and the findings
+// tables.
 func schemaSQL() []string {
-	stmts := []string{"CREATE SCHEMA IF NOT EXISTS cur", "CREATE SCHEMA IF NOT EXISTS prev"}
-	for _, t := range snapshot.Tables {
-		for schema, variable := range map[string]string{"cur": "snapshot_id", "prev": "previous_snapshot_id"} {
-			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM main.%s WHERE snapshot_id = getvariable('%s')",
-				schema, t.Name, t.Name, variable))
-		}
-	}
-	return append(stmts,
-		// One price per product and currency, whatever the service sends.
-		// Rules join it on price_key (product plan charge ID/currency): with
-		// two join columns, one from each of two other tables, the planner
-		// may join it first on the currency alone, a near cross product.
+	return []string{"CREATE SCHEMA IF NOT EXISTS cur", "CREATE SCHEMA IF NOT EXISTS prev",
 		`CREATE OR REPLACE MACRO cur.price_key(charge_id, currency) AS charge_id || '/' || currency`,
-		`CREATE OR REPLACE VIEW cur.prices AS
-		   SELECT cur.price_key(product_plan_charge_id, currency_code) AS price_key, product_plan_charge_id, currency_code, min(unit_price) AS unit_price
-		   FROM cur.product_plan_charge_pricings GROUP BY product_plan_charge_id, currency_code`,
 		`CREATE OR REPLACE MACRO cur.in_period(ts) AS
 		   getvariable('period_start') IS NULL OR (ts >= getvariable('period_start') AND ts < getvariable('period_end'))`,
 		`CREATE OR REPLACE MACRO cur.qty(x) AS
@@ -73,8 +54,17 @@ func schemaSQL() []string {
 		   as_of TIMESTAMPTZ NOT NULL,
 		   reconciled_at TIMESTAMPTZ NOT NULL,
 		   findings BIGINT NOT NULL,
-		   material BOOLEAN NOT NULL)`)
+		   material BOOLEAN NOT NULL)`}
 }
+
+// pricesSQL is the view rules join prices on, over the bound pricings:
+// one price per product and currency, whatever the service sends. Rules
+// join it on price_key (product plan charge ID/currency): with two join
+// columns, one from each of two other tables, the planner may join it
+// first on the currency alone, a near cross product.
+const pricesSQL = `CREATE OR REPLACE VIEW cur.prices AS
+	SELECT cur.price_key(product_plan_charge_id, currency_code) AS price_key, product_plan_charge_id, currency_code, min(unit_price) AS unit_price
+	FROM cur.product_plan_charge_pricings GROUP BY product_plan_charge_id, currency_code`
 
 // migrate creates the schema on conn.
 func migrate(ctx context.Context, conn *sql.Conn) error {

@@ -87,8 +87,16 @@ func findUntyped(ctx context.Context, conn *sql.Conn) (bool, error) {
 	if err := rows.Err(); err != nil {
 		return false, err
 	}
+	var cur string
+	if err := conn.QueryRowContext(ctx, "SELECT getvariable('snapshot_id')").Scan(&cur); err != nil {
+		return false, err
+	}
 	for _, u := range found {
-		if _, err := conn.ExecContext(ctx, u.insertSQL(), u.snapshot); err != nil {
+		from := "prev"
+		if u.snapshot == cur {
+			from = "cur"
+		}
+		if _, err := conn.ExecContext(ctx, u.insertSQL(from)); err != nil {
 			return false, fmt.Errorf("finding the untyped values of %s.%s: %w", u.table, u.column, err)
 		}
 	}
@@ -101,8 +109,9 @@ type untypedColumn struct {
 	list                           bool // a nested list (column names its table)
 }
 
-// insertSQL copies the column's untyped values into run_untyped.
-func (u untypedColumn) insertSQL() string {
+// insertSQL copies the column's untyped values into run_untyped, from
+// the snapshot's views in schema from (cur or prev).
+func (u untypedColumn) insertSQL(from string) string {
 	path := sqlQuote(`$."` + strings.ReplaceAll(u.field, `"`, `\"`) + `"`)
 	found := fmt.Sprintf("%s IS NULL AND json_type(_raw, %s) <> 'NULL'", u.column, path)
 	if u.list {
@@ -113,8 +122,8 @@ func (u untypedColumn) insertSQL() string {
 	return fmt.Sprintf(`INSERT INTO run_untyped SELECT snapshot_id, %s, %s, %s, id,
 		CASE json_type(_raw, %s) WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'OBJECT' THEN 'object'
 		     WHEN 'ARRAY' THEN 'array' WHEN 'NULL' THEN 'null' ELSE 'number' END
-		FROM main.%s WHERE snapshot_id = ? AND %s`,
-		sqlQuote(u.table), sqlQuote(u.column), sqlQuote(u.field), path, u.table, found)
+		FROM %s.%s WHERE %s`,
+		sqlQuote(u.table), sqlQuote(u.column), sqlQuote(u.field), path, from, u.table, found)
 }
 
 func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"testing"
 	"time"
@@ -127,17 +128,19 @@ func twoSnapshots(t *testing.T, o sandbox.Options, faults string) *env {
 
 // unjudgedKeys are "rule entity_id" of the records r's rules did not judge.
 func (e *env) unjudgedKeys(r *Report) map[string]bool {
-	rows, err := e.store.DB().QueryContext(context.Background(), "SELECT rule || ' ' || entity_id FROM unjudged WHERE snapshot_id = ? AND period = ?",
-		r.Snapshot.ID, r.Period.String())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer rows.Close()
 	out := map[string]bool{}
-	for rows.Next() {
-		var k string
-		rows.Scan(&k)
-		out[k] = true
-	}
+	e.query(func(db *sql.DB) {
+		rows, err := db.QueryContext(context.Background(), "SELECT rule || ' ' || entity_id FROM unjudged WHERE snapshot_id = ? AND period = ?",
+			r.Snapshot.ID, r.Period.String())
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			rows.Scan(&k)
+			out[k] = true
+		}
+	})
 	return out
 }

@@ -14,7 +14,6 @@ import (
 
 // Store is the open output directory a job works in.
 type Store interface {
-	DB() *sql.DB
 	Close() error
 }
 
@@ -34,10 +33,11 @@ type Job struct {
 
 // Env is what Do needs besides the job.
 type Env struct {
-	Open        func(ctx context.Context) (Store, error) // opens the output directory, waiting for its lock
-	Journal     string                                   // the journal's directory (journal.Dir of the output directory)
-	MetricsFile string                                   // "" writes none
-	Metrics     *Metrics                                 // refreshed after the run when not nil (for /metrics)
+	Open        func(ctx context.Context) (Store, error)   // opens the output directory, waiting for its lock
+	ReadModel   func(ctx context.Context) (*sql.DB, error) // the store's read model, for the metrics; nil: the runs' metrics only
+	Journal     string                                     // the journal's directory (journal.Dir of the output directory)
+	MetricsFile string                                     // "" writes none
+	Metrics     *Metrics                                   // refreshed after the run when not nil (for /metrics)
 	Log         *slog.Logger
 	Now         func() time.Time
 	Redact      func(string) string // takes secrets out of recorded errors
@@ -75,20 +75,28 @@ func Do(ctx context.Context, env Env, j Job, fn func(context.Context, Store) (Ou
 	if ferr := entry.Finish(status, code, out.Snapshot, text); ferr != nil {
 		env.Log.Error("recording the end of a run", "job", j.Name, "error", ferr)
 	}
-	var db *sql.DB
 	if store != nil {
-		db = store.DB()
-		defer store.Close()
+		store.Close()
 	}
-	env.refreshMetrics(db)
+	env.refreshMetrics(ctx)
 	return out, err
 }
 
 // refreshMetrics recomputes the metrics after a run and writes the textfile.
-func (env Env) refreshMetrics(db *sql.DB) {
+func (env Env) refreshMetrics(ctx context.Context) {
 	m := env.Metrics
 	if m == nil {
 		m = NewMetrics()
+	}
+	var db *sql.DB
+	if env.ReadModel != nil {
+		var err error
+		if db, err = env.ReadModel(context.WithoutCancel(ctx)); err != nil {
+			env.Log.Debug("metrics: the read model cannot be read; the runs' metrics only", "error", err)
+			db = nil
+		} else {
+			defer db.Close()
+		}
 	}
 	if err := m.Refresh(context.Background(), env.Journal, db, env.Now()); err != nil {
 		env.Log.Error("computing the metrics", "error", err)

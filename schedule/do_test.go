@@ -17,10 +17,9 @@ import (
 	"github.com/billsnap/billsnap/journal"
 )
 
-type dbStore struct{ db *sql.DB }
+type dbStore struct{}
 
-func (s dbStore) DB() *sql.DB  { return s.db }
-func (s dbStore) Close() error { return nil }
+func (dbStore) Close() error { return nil }
 
 func testEnv(t *testing.T) (Env, *sql.DB, *fakeclock.Clock) {
 	t.Helper()
@@ -31,9 +30,10 @@ func testEnv(t *testing.T) (Env, *sql.DB, *fakeclock.Clock) {
 	}
 	t.Cleanup(func() { db.Close() })
 	clock := fakeclock.New(time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
-	env := Env{Open: func(context.Context) (Store, error) { return dbStore{db}, nil }, MetricsFile: filepath.Join(dir, "billsnap.prom"),
-		Journal: filepath.Join(dir, "runs"),
-		Log:     slog.New(slog.DiscardHandler), Now: clock.Now, Redact: func(s string) string { return strings.ReplaceAll(s, "s3cret", "[REDACTED]") }}
+	env := Env{Open: func(context.Context) (Store, error) { return dbStore{}, nil }, MetricsFile: filepath.Join(dir, "billsnap.prom"),
+		Journal:   filepath.Join(dir, "runs"),
+		ReadModel: func(context.Context) (*sql.DB, error) { return sql.Open("duckdb", filepath.Join(dir, "t.duckdb")) },
+		Log:       slog.New(slog.DiscardHandler), Now: clock.Now, Redact: func(s string) string { return strings.ReplaceAll(s, "s3cret", "[REDACTED]") }}
 	return env, db, clock
 }
 

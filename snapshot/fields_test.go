@@ -61,8 +61,7 @@ func TestUntypedValuesAreNullAndCounted(t *testing.T) {
 	}
 	checkKey(t, sum, srv.AnswerKey())
 	checkFieldCounts(t, sum.Fields, srv.FieldKeys())
-	s := openStore(t, cfg)
-	defer s.Close()
+	db := readDB(t, cfg)
 	total := int64(0)
 	for _, f := range sum.Fields {
 		if f.Untyped == 0 || f.Kind == "list" {
@@ -72,7 +71,7 @@ func TestUntypedValuesAreNullAndCounted(t *testing.T) {
 		// The row with an untyped value shows it NULL, with the value in _raw.
 		var n int64
 		q := fmt.Sprintf(`SELECT count(*) FROM latest_%s WHERE %s IS NULL AND json_type(_raw, '$.%s') NOT IN ('NULL')`, f.Table, f.Column, f.Field)
-		if err := s.DB().QueryRow(q).Scan(&n); err != nil || n != f.Untyped {
+		if err := db.QueryRow(q).Scan(&n); err != nil || n != f.Untyped {
 			t.Errorf("%s.%s: %d rows NULL with a value in _raw (%v); %d counted untyped", f.Table, f.Column, n, err, f.Untyped)
 		}
 		if f.Example == "" {
@@ -82,7 +81,7 @@ func TestUntypedValuesAreNullAndCounted(t *testing.T) {
 	if total < 100 {
 		t.Fatalf("only %d untyped values: the case does not test much", total)
 	}
-	varied := dumpStoreOf(t, s, cfg, sum.ID)
+	varied := dumpStoreOf(t, cfg, sum.ID)
 	for from, rows := range clean {
 		for _, d := range cellDiffs(rows, varied[from]) {
 			if d.got != "NULL" {
@@ -160,20 +159,19 @@ func fieldNamed(fs []FieldStats, tableColumn string) FieldStats {
 // in id order, from latest_<table> and from the snapshot's Parquet.
 func dumpStore(t *testing.T, cfg config.Config, id string) map[string]string {
 	t.Helper()
-	s := openStore(t, cfg)
-	defer s.Close()
-	return dumpStoreOf(t, s, cfg, id)
+	return dumpStoreOf(t, cfg, id)
 }
 
-func dumpStoreOf(t *testing.T, s *Store, cfg config.Config, id string) map[string]string {
+func dumpStoreOf(t *testing.T, cfg config.Config, id string) map[string]string {
 	t.Helper()
+	db := readDB(t, cfg)
 	out := map[string]string{}
 	for _, tb := range Tables {
 		cols := tb.ColumnNames()
 		cols = cols[:len(cols)-1] // without _raw
 		pq := fmt.Sprintf("read_parquet('%s')", filepath.Join(cfg.Out, "parquet", tb.Name, "snapshot_id="+id, "*.parquet"))
-		out["latest_"+tb.Name] = dumpRows(t, s.DB(), "latest_"+tb.Name, cols)
-		out["Parquet of "+tb.Name] = dumpRows(t, s.DB(), pq, cols)
+		out["latest_"+tb.Name] = dumpRows(t, db, "latest_"+tb.Name, cols)
+		out["Parquet of "+tb.Name] = dumpRows(t, db, pq, cols)
 	}
 	return out
 }
@@ -257,10 +255,8 @@ func TestMappedFieldsLandInTheirColumns(t *testing.T) {
 	if f := fieldNamed(sum.Fields, "invoices.invoice_number"); f.Field != "InvoiceNo" || f.Received() != rowsOf(sum, "invoices") {
 		t.Errorf("mapped: %+v", f)
 	}
-	s := openStore(t, cfg)
-	defer s.Close()
 	var n, cultures int
-	if err := s.DB().QueryRow(`SELECT count(*), count(culture) FILTER (WHERE culture = (_raw->>'Culture')) FROM latest_customers`).Scan(&n, &cultures); err != nil || n == 0 || cultures != n {
+	if err := readDB(t, cfg).QueryRow(`SELECT count(*), count(culture) FILTER (WHERE culture = (_raw->>'Culture')) FROM latest_customers`).Scan(&n, &cultures); err != nil || n == 0 || cultures != n {
 		t.Errorf("added column culture: %d of %d rows hold the field (%v)", cultures, n, err)
 	}
 }

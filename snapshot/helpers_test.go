@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
 	"testing"
 	"time"
@@ -76,4 +77,25 @@ func catalog(t *testing.T, cfg config.Config) []extract.Collection {
 		t.Fatal(err)
 	}
 	return colls
+}
+
+// readDB opens the read model of cfg's store, read-only, as a reader
+// does, until the test ends. DuckDB gives a process that opens a path it
+// has open the file it has: open it after the last publish the test reads.
+func readDB(t *testing.T, cfg config.Config) *sql.DB {
+	t.Helper()
+	db, err := OpenRead(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// inState runs fn on the store's state, in a section of it.
+func inState(t *testing.T, s *Store, fn func(db *sql.DB)) {
+	t.Helper()
+	if err := s.Read(context.Background(), func(db *sql.DB) error { fn(db); return nil }); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -19,13 +19,13 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 )
 
-// loader loads the staged Parquet into DuckDB while the service is still
-// walked, so that little is left to do when the last walk ends: each part
-// file a table finishes (every parquet.rows_per_file rows), and the rest
-// of a collection's tables as soon as its walk has ended, when their IDs
-// are counted for the walker (see collectionSink.End). Rows go in under
-// the snapshot's ID; the snapshot is still "running", so no latest_ view
-// shows them. A re-walk drops what was loaded of its tables. Jobs are done
+// loader loads the staged Parquet into the run's DuckDB file (its latest_
+// tables) while the service is still walked, so that little is left to do
+// when the last walk ends: each part file a table finishes (every
+// parquet.rows_per_file rows), and the rest of a collection's tables as
+// soon as its walk has ended, when their IDs are counted for the walker
+// (see collectionSink.End). No reader sees the file before it is
+// published. A re-walk drops what was loaded of its tables. Jobs are done
 // in the order they come, by one goroutine.
 type loader struct {
 	r       *Run
@@ -80,13 +80,12 @@ func newLoader(ctx context.Context, r *Run) *loader {
 	return l
 }
 
-// run does the jobs in turn under DuckDB's load settings, and puts the
-// query settings back when the queue closes.
+// run does the jobs in turn under DuckDB's load settings.
 func (l *loader) run() {
 	defer close(l.done)
 	s := l.r.s
-	l.setErr(s.loadSettings(l.ctx))
-	defer func() { l.setErr(s.querySettings(context.Background())) }()
+	db := l.r.db
+	l.setErr(s.loadSettings(l.ctx, db))
 	for j := range l.queue {
 		err := l.firstErr()
 		if err == nil {
@@ -103,7 +102,7 @@ func (l *loader) run() {
 			// into the file now, rather than in the checkpoint at close
 			// (0.2-0.5 s after a 200k-record export). Only a speed-up: a
 			// checkpoint DuckDB refuses is left to the close.
-			if _, err := s.db.ExecContext(l.ctx, "CHECKPOINT"); err != nil {
+			if _, err := db.ExecContext(l.ctx, "CHECKPOINT"); err != nil {
 				s.log.Debug("checkpoint while walking", "error", err)
 			}
 			crashpoint.Hit("load.checkpoint")
@@ -195,7 +194,7 @@ func (l *loader) loadFile(t Table, file string) error {
 		return nil
 	}
 	cols := strings.Join(t.ColumnNames(), ", ")
-	q := fmt.Sprintf("INSERT INTO %s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, sqlString(file))
+	q := fmt.Sprintf("INSERT INTO latest_%s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, sqlString(file))
 	res, err := l.exec(q, l.r.ID)
 	var n int64
 	if err == nil {
@@ -221,7 +220,7 @@ func (l *loader) loadFile(t Table, file string) error {
 func (l *loader) exec(q string, args ...any) (sql.Result, error) {
 	s := l.r.s
 	for {
-		res, err := s.db.ExecContext(l.ctx, q, args...)
+		res, err := l.r.db.ExecContext(l.ctx, q, args...)
 		if !OutOfMemory(err) {
 			return res, err
 		}
@@ -232,7 +231,7 @@ func (l *loader) exec(q string, args ...any) (sql.Result, error) {
 		v := strconv.FormatFloat(float64(l.limit)/1e6, 'f', -1, 64) + "MB"
 		s.log.Warn("DuckDB ran out of memory loading the snapshot; loading again with a higher memory limit",
 			"memory_limit", v, "load_memory_limit", s.duck.LoadMemoryLimit)
-		if err := s.set(l.ctx, "memory_limit", "duckdb.memory_limit", v); err != nil {
+		if err := setting(l.ctx, l.r.db, "memory_limit", "duckdb.load_memory_limit", v); err != nil {
 			return nil, err
 		}
 	}
@@ -242,8 +241,8 @@ func (l *loader) exec(q string, args ...any) (sql.Result, error) {
 // re-walk discarded.
 func (l *loader) dropFiles(table string, files []string) error {
 	if len(l.files[table]) > 0 {
-		q := fmt.Sprintf("DELETE FROM %s WHERE snapshot_id = ?", table)
-		if _, err := l.r.s.db.ExecContext(l.ctx, q, l.r.ID); err != nil {
+		q := fmt.Sprintf("DELETE FROM latest_%s WHERE snapshot_id = ?", table)
+		if _, err := l.r.db.ExecContext(l.ctx, q, l.r.ID); err != nil {
 			return fmt.Errorf("dropping the rows of %s a re-walk discarded: %w", table, err)
 		}
 	}
@@ -268,8 +267,8 @@ func (l *loader) dropFiles(table string, files []string) error {
 // into one string in DuckDB cost 60 MB at 443k rows, and a set of them in
 // the walker cost 20 bytes an id. IDs are compared as sent.
 func (l *loader) digestIDs(table string) (idTally, error) {
-	q := fmt.Sprintf("SELECT id FROM %s WHERE snapshot_id = ? ORDER BY id", table)
-	rs, err := l.r.s.db.QueryContext(l.ctx, q, l.r.ID)
+	q := fmt.Sprintf("SELECT id FROM latest_%s WHERE snapshot_id = ? ORDER BY id", table)
+	rs, err := l.r.db.QueryContext(l.ctx, q, l.r.ID)
 	if err != nil {
 		return idTally{}, err
 	}

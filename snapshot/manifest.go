@@ -6,12 +6,6 @@ import (
 	"fmt"
 )
 
-// Manifest returns the per-table figures recorded for snapshot id, in the
-// order of Tables.
-func (s *Store) Manifest(ctx context.Context, id string) ([]TableStats, error) {
-	return Manifest(ctx, s.db, id)
-}
-
 // Manifest reads the per-table figures of snapshot id from db.
 func Manifest(ctx context.Context, db *sql.DB, id string) ([]TableStats, error) {
 	rows, err := db.QueryContext(ctx, `SELECT table_name, collection, coalesce(walks, 0), coalesce(pages, 0), coalesce(records_received, 0),

@@ -10,36 +10,55 @@ import (
 
 // Prune keeps the newest keep complete snapshots and deletes the older
 // ones, with the incomplete and failed snapshots older than the oldest one
-// kept: their rows in every table (and in also, tables of other packages
-// keyed by snapshot_id) in one transaction, after their Parquet
-// partitions, which go in one change of the tree.
-// The latest complete snapshot is never deleted; keep 0 keeps all.
-func (s *Store) Prune(ctx context.Context, keep int, also ...string) ([]string, error) {
+// kept: their Parquet partitions first (one change of each tree), then
+// their rows in every table of the state keyed by snapshot_id, in one
+// transaction; then the read model is published again. The latest
+// complete snapshot is never deleted; keep 0 keeps all.
+func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 	if keep <= 0 {
 		return nil, nil
 	}
-	ids, err := s.prunable(ctx, keep)
-	if err != nil || len(ids) == 0 {
-		return nil, err
-	}
-	tables := []string{"snapshot_tables", "snapshot_fields"}
-	for _, t := range s.tables {
-		tables = append(tables, t.Name)
-	}
-	for _, t := range also {
-		if exists, err := s.tableExists(ctx, t); err != nil {
-			return nil, err
-		} else if exists {
-			tables = append(tables, t)
+	var ids []string
+	err := s.Read(ctx, func(db *sql.DB) error {
+		var err error
+		if ids, err = prunable(ctx, db, keep); err != nil || len(ids) == 0 {
+			return err
 		}
+		// Parquet first: a reader of a tree never sees a snapshot the
+		// state no longer has, whenever the process dies.
+		for _, tr := range []tree{s.tree, s.incomplete} {
+			if err := removePartitions(tr, ids); err != nil {
+				return err
+			}
+		}
+		crashpoint.Hit("prune.tree")
+		if err := deleteSnapshots(ctx, db, ids); err != nil {
+			return err
+		}
+		return s.republish(ctx, db)
+	})
+	return ids, err
+}
+
+// deleteSnapshots deletes snapshots ids from every table of db keyed by
+// snapshot_id, and from the manifest, in one transaction.
+func deleteSnapshots(ctx context.Context, db *sql.DB, ids []string) error {
+	rows, err := db.QueryContext(ctx, `SELECT table_name FROM information_schema.columns
+		WHERE table_catalog = ? AND table_schema = 'main' AND column_name = 'snapshot_id' ORDER BY table_name`, attachedAs)
+	if err != nil {
+		return err
 	}
-	// Parquet first: a reader of the tree never sees a snapshot DuckDB no
-	// longer has, whenever the process dies.
-	if err := s.removePartitions(ids); err != nil {
-		return nil, err
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return err
+		}
+		tables = append(tables, t)
 	}
-	crashpoint.Hit("prune.tree")
-	err = s.tx(ctx, func(tx *sql.Tx) error {
+	rows.Close()
+	return tx(ctx, db, func(tx *sql.Tx) error {
 		for _, t := range tables {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE list_contains(?, snapshot_id)", ids); err != nil {
 				return fmt.Errorf("pruning %s: %w", t, err)
@@ -48,15 +67,11 @@ func (s *Store) Prune(ctx context.Context, keep int, also ...string) ([]string, 
 		_, err := tx.ExecContext(ctx, "DELETE FROM snapshots WHERE list_contains(?, id)", ids)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return ids, nil
 }
 
 // prunable lists the snapshots Prune deletes.
-func (s *Store) prunable(ctx context.Context, keep int) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `
+func prunable(ctx context.Context, db *sql.DB, keep int) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `
 		WITH kept AS (SELECT id, started FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT ?),
 		     oldest AS (SELECT min(started) AS started FROM kept)
 		SELECT id FROM snapshots, oldest
@@ -75,10 +90,4 @@ func (s *Store) prunable(ctx context.Context, keep int) ([]string, error) {
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
-}
-
-func (s *Store) tableExists(ctx context.Context, name string) (bool, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = ?", name).Scan(&n)
-	return n > 0, err
 }

@@ -32,7 +32,7 @@ func TestPruneKeepsN(t *testing.T) {
 	}
 	s := openStore(t, cfg)
 	defer s.Close()
-	pruned, err := s.Prune(context.Background(), 2, "no_such_table")
+	pruned, err := s.Prune(context.Background(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,8 @@ func TestPruneKeepsN(t *testing.T) {
 		t.Fatalf("pruned %v, want %v", pruned, ids[:2])
 	}
 	left := []string{}
-	rows, _ := s.DB().Query("SELECT id FROM snapshots ORDER BY started")
+	db := readDB(t, cfg)
+	rows, _ := db.Query("SELECT id FROM snapshots ORDER BY started")
 	for rows.Next() {
 		var id string
 		rows.Scan(&id)
@@ -55,11 +56,11 @@ func TestPruneKeepsN(t *testing.T) {
 		if gone := os.IsNotExist(err); gone != slices.Contains(pruned, id) {
 			t.Errorf("partition of %s: gone %v", id, gone)
 		}
-		if n := count(t, s.DB(), "SELECT count(*) FROM customers WHERE snapshot_id = ?", id); (n == 0) != slices.Contains(pruned, id) {
+		if n := count(t, db, "SELECT count(*) FROM customers WHERE snapshot_id = ?", id); (n == 0) != slices.Contains(pruned, id) {
 			t.Errorf("customers of %s: %d rows", id, n)
 		}
 	}
-	if n := count(t, s.DB(), "SELECT count(*) FROM latest_snapshot WHERE id = ?", ids[3]); n != 1 {
+	if n := count(t, db, "SELECT count(*) FROM latest_snapshot WHERE id = ?", ids[3]); n != 1 {
 		t.Error("the latest complete snapshot is not latest any more")
 	}
 	if again, _ := s.Prune(context.Background(), 1); !slices.Equal(again, []string{ids[2]}) {

@@ -3,7 +3,10 @@ package snapshot
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,13 +40,17 @@ type Summary struct {
 	Fields   []FieldStats // what the snapshot received of each field
 }
 
-// Publish finishes the snapshot. Every table has been loaded into DuckDB
-// from its Parquet as its walk ended (see loader); Publish checks that the
-// counts agree (rows written to Parquet = rows read back from it = rows in
-// DuckDB = distinct IDs in them, and = records received = TotalCount for a
-// complete collection), records the manifest and the status in one transaction, and
-// only then renames the Parquet into place (complete snapshots only). On
-// error nothing is published; the caller records the failure with Fail.
+// Publish finishes the snapshot. Every table has been loaded into the
+// run's DuckDB file from its Parquet as its walk ended (see loader);
+// Publish checks that the counts agree (rows written to Parquet = rows
+// read back from it = rows in DuckDB = distinct IDs in them, and = records
+// received = TotalCount for a complete collection), records the manifest
+// as publishing (or incomplete), and publishes: a complete snapshot's
+// Parquet goes into the tree and its DuckDB file becomes the read model,
+// an incomplete one's Parquet into the incomplete tree. The manifest is
+// the point of no return: a run stopped after it is finished by the next
+// (recover). On error before it nothing is published; the caller records
+// the failure with Fail.
 func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	if err := r.loader.wait(); err != nil {
 		return nil, err
@@ -60,25 +67,97 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 		}
 		stats = append(stats, st)
 	}
+	if err := r.closeDB(); err != nil {
+		return nil, fmt.Errorf("closing the snapshot's DuckDB file: %w", err)
+	}
 	crashpoint.Hit("publish.verified")
 	fields := r.Fields()
-	if err := r.s.tx(ctx, func(tx *sql.Tx) error { return r.manifest(ctx, tx, stats, fields, status) }); err != nil {
-		return nil, fmt.Errorf("recording the snapshot in DuckDB: %w", err)
+	// The manifest is committed before anything is published, so that a
+	// tree never shows a snapshot the state has not recorded.
+	err := r.s.Read(ctx, func(db *sql.DB) error {
+		return tx(ctx, db, func(t *sql.Tx) error { return r.manifest(ctx, t, stats, fields, status) })
+	})
+	if err != nil {
+		return nil, fmt.Errorf("recording the snapshot: %w", err)
 	}
 	crashpoint.Hit("publish.manifest")
-	if status == StatusPublishing {
-		if err := r.s.publishParquet(r.ID); err != nil {
-			return nil, err
-		}
-		status = StatusComplete
-		if err := r.s.setStatus(ctx, r.ID, status, ""); err != nil {
-			return nil, err
-		}
-		crashpoint.Hit("publish.complete")
+	err = r.s.Read(ctx, func(db *sql.DB) error {
+		var err error
+		status, err = r.s.finish(ctx, db, r.ID, status)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	r.removeStaging()
 	crashpoint.Hit("publish.done")
 	return &Summary{ID: r.ID, Status: status, Started: r.Started, Finished: r.s.now().UTC(), Tables: stats, Fields: fields}, nil
+}
+
+// finish publishes snapshot id, recorded as status (publishing or
+// incomplete), and returns its status now. A complete snapshot's Parquet
+// goes into the tree, it is recorded complete, and the read model is
+// built from its DuckDB file in staging (or from its Parquet when that is
+// gone). An incomplete one's Parquet goes into the incomplete tree, and
+// the read model is published again. Each step is done once however often
+// finish is called: a crash at any point is finished by the next run
+// (recover). db is the state, in a section.
+func (s *Store) finish(ctx context.Context, db *sql.DB, id, status string) (string, error) {
+	if status == StatusIncomplete {
+		if err := s.publishParquet(s.incomplete, id); err != nil {
+			return status, err
+		}
+		return status, s.republish(ctx, db)
+	}
+	if err := s.publishParquet(s.tree, id); err != nil {
+		return status, err
+	}
+	if err := setStatus(ctx, db, id, StatusComplete, "", s.now); err != nil {
+		return status, err
+	}
+	crashpoint.Hit("publish.complete")
+	return StatusComplete, s.syncModel(ctx, db)
+}
+
+// syncModel publishes the read model of the latest complete snapshot: the
+// model is built anew when the master holds another snapshot (or there is
+// none), published again otherwise. db is the state, in a section.
+func (s *Store) syncModel(ctx context.Context, db *sql.DB) error {
+	var latest string
+	err := db.QueryRowContext(ctx, "SELECT id FROM latest_snapshot").Scan(&latest)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	held, err := s.modelLatest(ctx, db)
+	switch {
+	case err == nil && held == latest:
+		return s.republish(ctx, db)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return err
+	case latest == "":
+		return s.republish(ctx, db)
+	}
+	return s.modelOf(ctx, db, latest)
+}
+
+// modelOf makes the read model of complete snapshot id: from its DuckDB
+// file in staging, or rebuilt from its Parquet when that is gone or cannot
+// be used (a run killed while it was being made the model).
+func (s *Store) modelOf(ctx context.Context, db *sql.DB, id string) error {
+	next := filepath.Join(s.privDir, "model.next.duckdb")
+	os.Remove(next)
+	os.Remove(next + ".wal")
+	if err := os.Rename(filepath.Join(s.stagingDir, id, "model.duckdb"), next); err == nil {
+		err := s.publishModel(ctx, db, next, id)
+		if err == nil {
+			return nil
+		}
+		s.log.Warn("the snapshot's DuckDB file cannot be made the read model; building it from the Parquet", "snapshot", id, "error", err)
+	}
+	if err := s.modelFromParquet(ctx, db, id, next); err != nil {
+		return err
+	}
+	return s.publishModel(ctx, db, next, id)
 }
 
 // verified is a table's figures, checked.
@@ -146,7 +225,7 @@ func (st TableStats) check(written, distinct int64) error {
 }
 
 // manifest writes the per-table figures, what came of each field, and
-// the status, in tx.
+// the status, in tx of the state.
 func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []TableStats, fields []FieldStats, status string) error {
 	for i := range stats {
 		if err := r.manifestRow(ctx, tx, &stats[i]); err != nil {

@@ -2,29 +2,32 @@ package snapshot
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 )
 
-// recover finishes what an interrupted run left, with the lock held: a
-// snapshot stopped while walking is marked failed and its staging removed;
-// one stopped while its Parquet was being published (its DuckDB side
-// committed) is rolled forward; partitions of no complete snapshot are
-// taken out of the Parquet tree, and generations of it that a run left
-// half built are removed.
-func (s *Store) recover(ctx context.Context) error {
-	unfinished, err := s.snapshotsWith(ctx, StatusRunning, StatusPublishing)
+// recover finishes what an interrupted run left, with the export lock
+// held and db the state, in a section: a snapshot stopped while walking is
+// marked failed; one stopped while publishing (its manifest recorded) is
+// published; staging is removed; partitions of no snapshot of their kind
+// are taken out of the Parquet trees, and generations a run left half
+// built removed; the read model is brought up to the state and published.
+func (s *Store) recover(ctx context.Context, db *sql.DB) error {
+	unfinished, err := snapshotsWith(ctx, db, StatusRunning, StatusPublishing)
 	if err != nil {
 		return err
 	}
 	for id, status := range unfinished {
 		if status == StatusPublishing {
-			err = s.rollForward(ctx, id)
+			s.log.Warn("finishing the publication of an interrupted snapshot", "snapshot", id)
+			_, err = s.finish(ctx, db, id, status)
 		} else {
 			s.log.Warn("a run was interrupted before publishing; its snapshot is marked failed", "snapshot", id)
-			err = s.failInterrupted(ctx, id, "interrupted before it was published")
+			err = setStatus(ctx, db, id, StatusFailed, "interrupted before it was published", s.now)
 		}
 		if err != nil {
 			return err
@@ -36,46 +39,26 @@ func (s *Store) recover(ctx context.Context) error {
 	if err := s.tree.renameOldPartitions(); err != nil {
 		return err
 	}
-	if err := s.removeStrayPartitions(ctx); err != nil {
+	for _, kind := range []struct {
+		tr     tree
+		status string
+	}{{s.tree, StatusComplete}, {s.incomplete, StatusIncomplete}} {
+		if err := s.removeStrayPartitions(ctx, db, kind.tr, kind.status); err != nil {
+			return err
+		}
+	}
+	if err := s.finishPublish(ctx, db); err != nil {
 		return err
 	}
-	cur, err := s.tree.current()
-	if err == nil {
-		s.tree.removeOthers(cur)
+	if _, err := os.Stat(s.publicPath); err != nil || len(unfinished) > 0 {
+		return s.syncModel(ctx, db)
 	}
-	return err
-}
-
-// rollForward finishes publishing snapshot id: its Parquet goes into the
-// tree from staging, unless the tree has it already.
-func (s *Store) rollForward(ctx context.Context, id string) error {
-	staged, _ := filepath.Glob(filepath.Join(s.stagingDir, id, "*"))
-	parts, err := s.tree.partitions()
-	if err != nil {
-		return err
-	}
-	if len(staged) == 0 && len(parts[id]) == 0 {
-		s.log.Warn("an interrupted snapshot lost its staged Parquet before it was published; it is marked failed", "snapshot", id)
-		return s.failInterrupted(ctx, id, "interrupted while publishing, and its staged Parquet is gone")
-	}
-	s.log.Warn("finishing the publication of an interrupted snapshot", "snapshot", id)
-	if err := s.publishParquet(id); err != nil {
-		return err
-	}
-	return s.setStatus(ctx, id, StatusComplete, "")
-}
-
-// failInterrupted records snapshot id failed with why and deletes its rows.
-func (s *Store) failInterrupted(ctx context.Context, id, why string) error {
-	if err := s.setStatus(ctx, id, StatusFailed, why); err != nil {
-		return err
-	}
-	return s.deleteRows(ctx, id)
+	return nil
 }
 
 // snapshotsWith returns the snapshots in the given statuses.
-func (s *Store) snapshotsWith(ctx context.Context, statuses ...string) (map[string]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT id, status FROM snapshots WHERE list_contains(?, status)", statuses)
+func snapshotsWith(ctx context.Context, db *sql.DB, statuses ...string) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT id, status FROM snapshots WHERE list_contains(?, status)", statuses)
 	if err != nil {
 		return nil, err
 	}
@@ -91,35 +74,35 @@ func (s *Store) snapshotsWith(ctx context.Context, statuses ...string) (map[stri
 	return out, rows.Err()
 }
 
-// removeStrayPartitions takes the partitions of snapshots that are not
-// complete out of the Parquet tree: nothing but complete snapshots stays
-// where readers look.
-func (s *Store) removeStrayPartitions(ctx context.Context) error {
-	complete, err := s.snapshotsWith(ctx, StatusComplete)
+// removeStrayPartitions takes the partitions of snapshots that are not in
+// status out of tree tr: nothing but complete snapshots stays where readers
+// look for them, and incomplete ones where they look for those.
+func (s *Store) removeStrayPartitions(ctx context.Context, db *sql.DB, tr tree, status string) error {
+	keep, err := snapshotsWith(ctx, db, status)
 	if err != nil {
 		return err
 	}
-	parts, err := s.tree.partitions()
+	parts, err := tr.partitions()
 	if err != nil {
 		return err
 	}
 	var stray []string
 	for id := range parts {
-		if complete[id] == "" {
-			s.log.Warn("removing Parquet of a snapshot that is not complete", "snapshot", id)
+		if keep[id] == "" {
+			s.log.Warn("removing Parquet of a snapshot that is not "+status, "snapshot", id, "tree", tr.link)
 			stray = append(stray, id)
 		}
 	}
-	return s.removePartitions(stray)
+	return removePartitions(tr, stray)
 }
 
-// removePartitions takes the snapshots ids out of the Parquet tree, in one
-// change of it.
-func (s *Store) removePartitions(ids []string) error {
+// removePartitions takes the snapshots ids out of tree tr, in one change
+// of it.
+func removePartitions(tr tree, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return s.tree.change(func(next string) error {
+	return tr.change(func(next string) error {
 		for _, id := range ids {
 			dirs, _ := filepath.Glob(filepath.Join(next, "*", partition(id)))
 			for _, d := range dirs {
@@ -132,11 +115,15 @@ func (s *Store) removePartitions(ids []string) error {
 	})
 }
 
-// publishParquet puts the staged tables of snapshot id into the Parquet
-// tree, in one change of it; tables the tree has already are left alone.
-func (s *Store) publishParquet(id string) error {
+// publishParquet puts the staged tables of snapshot id into tree tr, in
+// one change of it; tables the tree has already are left alone.
+func (s *Store) publishParquet(tr tree, id string) error {
 	staged, _ := filepath.Glob(filepath.Join(s.stagingDir, id, "*"))
-	parts, err := s.tree.partitions()
+	staged = slices.DeleteFunc(staged, func(p string) bool {
+		_, isTable := s.table(filepath.Base(p))
+		return !isTable
+	})
+	parts, err := tr.partitions()
 	if err != nil {
 		return err
 	}
@@ -147,9 +134,12 @@ func (s *Store) publishParquet(id string) error {
 		}
 	}
 	if len(todo) == 0 {
+		if len(parts[id]) == 0 {
+			return fmt.Errorf("publishing the Parquet of snapshot %s: its staged files are gone", id)
+		}
 		return nil
 	}
-	err = s.tree.change(func(next string) error {
+	err = tr.change(func(next string) error {
 		for _, src := range todo {
 			if err := linkTree(src, filepath.Join(next, filepath.Base(src), partition(id))); err != nil {
 				return err
@@ -171,22 +161,13 @@ func syncDir(dir string) {
 	}
 }
 
-// setStatus records a snapshot's status, its end time and error.
-func (s *Store) setStatus(ctx context.Context, id, status, errMsg string) error {
-	_, err := s.db.ExecContext(ctx, "UPDATE snapshots SET status = ?, finished = ?, error = nullif(?, '') WHERE id = ?",
-		status, s.now().UTC(), errMsg, id)
+// setStatus records a snapshot's status, its end time and error in db,
+// the state.
+func setStatus(ctx context.Context, db *sql.DB, id, status, errMsg string, now func() time.Time) error {
+	_, err := db.ExecContext(ctx, "UPDATE snapshots SET status = ?, finished = ?, error = nullif(?, '') WHERE id = ?",
+		status, now().UTC(), errMsg, id)
 	if err != nil {
 		return fmt.Errorf("snapshot %s: recording status %s: %w", id, status, err)
-	}
-	return nil
-}
-
-// deleteRows removes every row of snapshot id from the snapshot's tables.
-func (s *Store) deleteRows(ctx context.Context, id string) error {
-	for _, t := range s.tables {
-		if _, err := s.db.ExecContext(ctx, "DELETE FROM "+t.Name+" WHERE snapshot_id = ?", id); err != nil {
-			return fmt.Errorf("removing the rows of snapshot %s from %s: %w", id, t.Name, err)
-		}
 	}
 	return nil
 }

@@ -12,11 +12,14 @@ import (
 	"github.com/billsnap/billsnap/extract"
 )
 
-// Run is one snapshot being taken.
+// Run is one snapshot being taken. Its rows go to Parquet files in
+// staging, and from them into its own DuckDB file (db, in staging too),
+// which becomes the read model if the snapshot is complete.
 type Run struct {
 	s       *Store
 	ID      string
 	Started time.Time
+	db      *sql.DB // the snapshot's DuckDB file, model.duckdb in its staging
 
 	mu      sync.Mutex
 	writers map[string]*partWriter    // by table
@@ -32,19 +35,26 @@ type Meta struct{ BaseURL, FrontURL string }
 // staging until Publish.
 func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	started := s.now().UTC().Truncate(time.Microsecond)
-	id, err := s.newID(ctx, started)
+	var id string
+	err := s.Read(ctx, func(db *sql.DB) error {
+		var err error
+		if id, err = newID(ctx, db, started); err != nil {
+			return err
+		}
+		_, err = db.ExecContext(ctx, "INSERT INTO snapshots (id, started, status, base_url, front_url) VALUES (?, ?, ?, ?, ?)",
+			id, started, StatusRunning, m.BaseURL, m.FrontURL)
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	_, err = s.db.ExecContext(ctx, "INSERT INTO snapshots (id, started, status, base_url, front_url) VALUES (?, ?, ?, ?, ?)",
-		id, started, StatusRunning, m.BaseURL, m.FrontURL)
-	if err != nil {
-		return nil, fmt.Errorf("recording snapshot %s: %w", id, err)
+		return nil, fmt.Errorf("recording the snapshot: %w", err)
 	}
 	r := &Run{s: s, ID: id, Started: started, writers: map[string]*partWriter{}, walks: map[string]extract.Result{},
 		fields: map[string][]FieldStats{}}
+	if err := r.openDB(ctx); err != nil {
+		return nil, err
+	}
 	for _, t := range s.tables {
-		r.writers[t.Name] = newPartWriter(t, filepath.Join(s.stagingDir, id, t.Name), s.pq)
+		r.writers[t.Name] = newPartWriter(t, filepath.Join(r.stage(), t.Name), s.pq)
 		if err := r.writers[t.Name].reset(); err != nil {
 			return nil, fmt.Errorf("staging: %w", err)
 		}
@@ -57,9 +67,44 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	return r, nil
 }
 
+// stage is the run's staging directory.
+func (r *Run) stage() string { return filepath.Join(r.s.stagingDir, r.ID) }
+
+// dbPath is the run's DuckDB file.
+func (r *Run) dbPath() string { return filepath.Join(r.stage(), "model.duckdb") }
+
+// openDB creates the run's DuckDB file with a latest_ table per table.
+func (r *Run) openDB(ctx context.Context) error {
+	if err := os.MkdirAll(r.stage(), 0o755); err != nil {
+		return fmt.Errorf("staging: %w", err)
+	}
+	db, err := openDuckDB(r.dbPath(), r.s.duck)
+	if err != nil {
+		return err
+	}
+	for _, t := range r.s.tables {
+		if _, err := db.ExecContext(ctx, t.createSQL("latest_"+t.Name)); err != nil {
+			db.Close()
+			return fmt.Errorf("duckdb schema: %w", err)
+		}
+	}
+	r.db = db
+	return nil
+}
+
+// closeDB closes the run's DuckDB file, once.
+func (r *Run) closeDB() error {
+	if r.db == nil {
+		return nil
+	}
+	err := r.db.Close()
+	r.db = nil
+	return err
+}
+
 // newID names a snapshot by its start time (2026-11-22T030005Z), with a
 // suffix when a snapshot of that second exists already.
-func (s *Store) newID(ctx context.Context, started time.Time) (string, error) {
+func newID(ctx context.Context, db *sql.DB, started time.Time) (string, error) {
 	base := started.Format("2006-01-02T150405Z")
 	for n := 1; ; n++ {
 		id := base
@@ -67,7 +112,7 @@ func (s *Store) newID(ctx context.Context, started time.Time) (string, error) {
 			id = fmt.Sprintf("%s-%d", base, n)
 		}
 		var exists bool
-		if err := s.db.QueryRowContext(ctx, "SELECT count(*) > 0 FROM snapshots WHERE id = ?", id).Scan(&exists); err != nil {
+		if err := db.QueryRowContext(ctx, "SELECT count(*) > 0 FROM snapshots WHERE id = ?", id).Scan(&exists); err != nil {
 			return "", err
 		}
 		if !exists {
@@ -106,8 +151,9 @@ func (r *Run) Fields() []FieldStats {
 }
 
 // Fail records the snapshot as failed with msg (which must hold no
-// secret), and removes its staging. It uses its own deadline, so that a
-// cancelled run can still record why it stopped.
+// secret), removes its staging, and publishes the read model again (its
+// snapshots table says so). It uses its own deadline, so that a cancelled
+// run can still record why it stopped.
 func (r *Run) Fail(msg string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -115,29 +161,32 @@ func (r *Run) Fail(msg string) error {
 	for _, w := range r.writers {
 		w.abort()
 	}
+	r.closeDB()
 	r.removeStaging()
-	if err := r.s.setStatus(ctx, r.ID, StatusFailed, msg); err != nil {
-		return err
-	}
-	return r.s.deleteRows(ctx, r.ID)
+	return r.s.Read(ctx, func(db *sql.DB) error {
+		if err := setStatus(ctx, db, r.ID, StatusFailed, msg, r.s.now); err != nil {
+			return err
+		}
+		return r.s.republish(ctx, db)
+	})
 }
 
-// tx runs fn in one DuckDB transaction.
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+// tx runs fn in one DuckDB transaction of db.
+func tx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
+	t, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
+	if err := fn(t); err != nil {
+		t.Rollback()
 		return err
 	}
-	return tx.Commit()
+	return t.Commit()
 }
 
 // removeStaging deletes the run's staging, and the staging area when no
 // other run's is in it.
 func (r *Run) removeStaging() {
-	os.RemoveAll(filepath.Join(r.s.stagingDir, r.ID))
+	os.RemoveAll(r.stage())
 	os.Remove(r.s.stagingDir)
 }

@@ -1,9 +1,6 @@
 package snapshot
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // Kind is a column's type, the same in Parquet and in DuckDB.
 type Kind int
@@ -186,9 +183,10 @@ func (t Table) parquetSchema() []string {
 	return append(md, "name=_raw, "+pqUTF8+", repetitiontype=REQUIRED")
 }
 
-// createSQL is the table's DuckDB definition.
-func (t Table) createSQL() string {
-	s := "CREATE TABLE IF NOT EXISTS " + t.Name + " (\n  snapshot_id VARCHAR NOT NULL,\n  id VARCHAR NOT NULL"
+// createSQL is the table's DuckDB definition, as table name (which may
+// be qualified: model.latest_invoices).
+func (t Table) createSQL(name string) string {
+	s := "CREATE TABLE IF NOT EXISTS " + name + " (\n  snapshot_id VARCHAR NOT NULL,\n  id VARCHAR NOT NULL"
 	if t.ParentColumn != "" {
 		s += ",\n  " + t.ParentColumn + " VARCHAR NOT NULL"
 	}
@@ -196,26 +194,4 @@ func (t Table) createSQL() string {
 		s += ",\n  " + c.Name + " " + duckTypes[c.Kind]
 	}
 	return s + ",\n  _raw JSON NOT NULL\n)"
-}
-
-// added are t's columns that Tables does not have: the configuration's.
-func (t Table) added() []Column {
-	base, _ := TableNamed(t.Name)
-	var out []Column
-	for _, c := range t.Columns {
-		if !slices.ContainsFunc(base.Columns, func(b Column) bool { return b.Name == c.Name }) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// addedSQL adds the configuration's columns to a table of an existing
-// database, at its end.
-func (t Table) addedSQL() []string {
-	var out []string
-	for _, c := range t.added() {
-		out = append(out, fmt.Sprintf("ALTER TABLE %s ADD COLUMN IF NOT EXISTS %s %s", t.Name, c.Name, duckTypes[c.Kind]))
-	}
-	return out
 }

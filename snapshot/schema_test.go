@@ -35,9 +35,11 @@ func golden(t *testing.T, name, got string) {
 // The DuckDB schema analysts query is stable: tables, views, columns, types.
 func TestDuckDBSchemaGolden(t *testing.T) {
 	srv := startSandbox(t, sandbox.Options{Seed: 1, Customers: 5}, "")
-	s := openStore(t, testConfig(srv, t.TempDir()))
-	defer s.Close()
-	rows, err := s.DB().Query(`SELECT c.table_name, t.table_type, c.column_name, c.data_type, c.is_nullable
+	cfg := testConfig(srv, t.TempDir())
+	if _, err := take(t, cfg); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := readDB(t, cfg).Query(`SELECT c.table_name, t.table_type, c.column_name, c.data_type, c.is_nullable
 		FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
 		WHERE c.table_schema = 'main' ORDER BY c.table_name, c.ordinal_position`)
 	if err != nil {
@@ -69,12 +71,11 @@ func TestParquetTypesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := openStore(t, cfg)
-	defer s.Close()
+	db := readDB(t, cfg)
 	var b strings.Builder
 	for _, tb := range Tables {
 		glob := filepath.Join(cfg.Out, "parquet", tb.Name, "*", "*.parquet")
-		rows, err := s.DB().Query(fmt.Sprintf("DESCRIBE SELECT * FROM read_parquet('%s', hive_partitioning = true)", glob))
+		rows, err := db.Query(fmt.Sprintf("DESCRIBE SELECT * FROM read_parquet('%s', hive_partitioning = true)", glob))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +89,7 @@ func TestParquetTypesGolden(t *testing.T) {
 		rows.Close()
 	}
 	golden(t, "parquet_types.golden", b.String())
-	if n := count(t, s.DB(), fmt.Sprintf("SELECT count(*) FROM read_parquet('%s', hive_partitioning = true) WHERE snapshot_id = ?",
+	if n := count(t, db, fmt.Sprintf("SELECT count(*) FROM read_parquet('%s', hive_partitioning = true) WHERE snapshot_id = ?",
 		filepath.Join(cfg.Out, "parquet", "invoices", "*", "*.parquet")), sum.ID); n != srv.AnswerKey().Tables["invoices"].Count {
 		t.Errorf("the hive partition column does not select the snapshot: %d rows", n)
 	}

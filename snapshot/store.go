@@ -28,43 +28,60 @@ const (
 	StatusFailed     = "failed"
 )
 
-// Store is an output directory: DuckDB file, Parquet tree, staging area.
+// Store is an output directory. Readers see two things there, and
+// billsnap never changes either in place:
+//
+//	DIR/billsnap.duckdb     the read model: a new file renamed over the old
+//	                        one at each publish (latest_<table> tables, history
+//	                        views over the Parquet tree, the manifest, findings)
+//	DIR/parquet             the Parquet tree of complete snapshots, the system
+//	                        of record, switched in one rename (tree)
+//	DIR/incomplete          the Parquet tree of incomplete snapshots
+//
+// billsnap's own state lives apart, where no reader can lock it:
+//
+//	DIR/.billsnap/state.duckdb   the manifest, fields, findings and their
+//	                             history: opened only by billsnap, briefly,
+//	                             under DIR/.billsnap/state.lock
+//	DIR/.billsnap/model.duckdb   the read model's private copy, which
+//	                             reconcile reads
+//	DIR/.billsnap/runs/          the journal of every run
+//	DIR/billsnap.lock            one export at a time
 type Store struct {
 	tables     []Table // Tables, with the configuration's fields applied
 	dir        string
-	db         *sql.DB
 	parquetDir string
-	tree       tree
+	tree       tree // complete snapshots
+	incomplete tree
 	stagingDir string
+	privDir    string // DIR/.billsnap
+	publicPath string // DIR/billsnap.duckdb
 	pq         config.Parquet
 	duck       config.DuckDB
-	lock       *os.File
+	lock       *os.File      // the export lock; nil for a store opened to reconcile
+	lockWait   time.Duration // lock_wait
+	built      string        // a read model built in the section under way, published when it commits
 	log        *slog.Logger
 	now        func() time.Time
 }
 
-// Open takes the directory's lock, opens (or creates) the database and its
-// tables, and finishes or cleans up what an interrupted run left.
+// Open takes the directory's export lock (waiting up to lock_wait),
+// adopts a store of an earlier billsnap, and finishes or cleans up what an
+// interrupted run left. A store opened so can take a snapshot.
 func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time) (*Store, error) {
-	tables, err := ApplyFields(cfg.Fields)
+	s, err := newStore(cfg, log, now)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+	if err := os.MkdirAll(s.privDir, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	lock, err := lockDir(filepath.Join(cfg.Out, "billsnap.lock"), cfg.LockWait)
-	if err != nil {
+	if s.lock, err = lockDir(filepath.Join(cfg.Out, "billsnap.lock"), cfg.LockWait); err != nil {
 		return nil, err
 	}
-	parquetDir := filepath.Join(cfg.Out, cfg.Parquet.Dir)
-	s := &Store{tables: tables, dir: cfg.Out, parquetDir: parquetDir, tree: newTree(parquetDir), stagingDir: filepath.Join(cfg.Out, ".staging"),
-		pq: cfg.Parquet, duck: cfg.DuckDB, lock: lock, log: log, now: now}
-	if s.db, err = openDuckDB(filepath.Join(cfg.Out, cfg.DuckDB.File), cfg.DuckDB); err == nil {
-		err = s.migrate(ctx)
-	}
+	err = s.adopt(ctx)
 	if err == nil {
-		err = s.recover(ctx)
+		err = s.Read(ctx, func(db *sql.DB) error { return s.recover(ctx, db) })
 	}
 	if err != nil {
 		s.Close()
@@ -72,6 +89,47 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() t
 	}
 	return s, nil
 }
+
+// OpenShared opens the directory to reconcile and report, without the
+// export lock: an export may be under way, and neither waits for the
+// other but for the state's brief sections. It finishes a publish a crash
+// cut short. The directory must hold a store.
+func OpenShared(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time) (*Store, error) {
+	s, err := newStore(cfg, log, now)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(s.statePath()); err != nil {
+		if _, err := os.Stat(s.publicPath); err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.Out, ErrNoStore)
+		}
+		// A store of an earlier billsnap: migrated under the export lock.
+		s.Close()
+		return Open(ctx, cfg, log, now)
+	}
+	if err := s.Read(ctx, func(db *sql.DB) error { return s.finishPublish(ctx, db) }); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func newStore(cfg config.Config, log *slog.Logger, now func() time.Time) (*Store, error) {
+	tables, err := ApplyFields(cfg.Fields)
+	if err != nil {
+		return nil, err
+	}
+	parquetDir := filepath.Join(cfg.Out, cfg.Parquet.Dir)
+	return &Store{tables: tables, dir: cfg.Out, parquetDir: parquetDir, tree: newTree(parquetDir),
+		incomplete: newTree(filepath.Join(cfg.Out, "incomplete")), stagingDir: filepath.Join(cfg.Out, ".staging"),
+		privDir: filepath.Join(cfg.Out, privateDir), publicPath: filepath.Join(cfg.Out, cfg.DuckDB.File),
+		pq: cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
+}
+
+// privateDir holds billsnap's own state, under the output directory.
+const privateDir = ".billsnap"
+
+func (s *Store) statePath() string  { return filepath.Join(s.privDir, "state.duckdb") }
+func (s *Store) masterPath() string { return filepath.Join(s.privDir, "model.duckdb") }
 
 // table is the store's table called name.
 func (s *Store) table(name string) (Table, bool) {
@@ -113,46 +171,36 @@ func openDuckDB(path string, cfg config.DuckDB) (*sql.DB, error) {
 	return sql.OpenDB(c), nil
 }
 
-// set sets DuckDB's setting name (memory_limit, threads) for the whole
-// instance to value, the value of config key key.
-func (s *Store) set(ctx context.Context, name, key, value string) error {
-	if _, err := s.db.ExecContext(ctx, "SET "+name+" = "+sqlString(value)); err != nil {
+// setting sets DuckDB's setting name (memory_limit, threads) of db's
+// whole instance to value, the value of config key key.
+func setting(ctx context.Context, db *sql.DB, name, key, value string) error {
+	if _, err := db.ExecContext(ctx, "SET "+name+" = "+sqlString(value)); err != nil {
 		return fmt.Errorf("config key %s: DuckDB cannot use %q: %w", key, value, err)
 	}
 	return nil
 }
 
-// loadSettings puts DuckDB in its settings for loading a snapshot
-// (duckdb.load_memory_limit, duckdb.load_threads); querySettings puts back
-// those for queries (duckdb.memory_limit, duckdb.threads).
-func (s *Store) loadSettings(ctx context.Context) error {
-	return errors.Join(s.set(ctx, "memory_limit", "duckdb.load_memory_limit", s.duck.LoadMemoryLimit),
-		s.set(ctx, "threads", "duckdb.load_threads", strconv.Itoa(s.duck.LoadThreads)))
+// loadSettings puts db in DuckDB's settings for loading a snapshot
+// (duckdb.load_memory_limit, duckdb.load_threads).
+func (s *Store) loadSettings(ctx context.Context, db *sql.DB) error {
+	return errors.Join(setting(ctx, db, "memory_limit", "duckdb.load_memory_limit", s.duck.LoadMemoryLimit),
+		setting(ctx, db, "threads", "duckdb.load_threads", strconv.Itoa(s.duck.LoadThreads)))
 }
 
-func (s *Store) querySettings(ctx context.Context) error {
-	return errors.Join(s.set(ctx, "memory_limit", "duckdb.memory_limit", s.duck.MemoryLimit),
-		s.set(ctx, "threads", "duckdb.threads", strconv.Itoa(s.duck.Threads)))
-}
-
-// DB is the DuckDB database, for readers of the store.
-func (s *Store) DB() *sql.DB { return s.db }
-
-// Dir is the output directory; ParquetDir and DuckDBPath are in it.
+// Dir is the output directory; ParquetDir is in it.
 func (s *Store) Dir() string        { return s.dir }
 func (s *Store) ParquetDir() string { return s.parquetDir }
 
-// Close closes the database and releases the lock.
+// Tables are the store's tables, the configuration's fields applied.
+func (s *Store) Tables() []Table { return s.tables }
+
+// Close releases the export lock.
 func (s *Store) Close() error {
-	var err error
 	crashpoint.Hit("close")
-	if s.db != nil {
-		err = s.db.Close()
-	}
 	if s.lock != nil {
 		s.lock.Close()
 	}
-	return err
+	return nil
 }
 
 const metaSQL = `
@@ -203,54 +251,22 @@ CREATE OR REPLACE VIEW latest_snapshot AS
   SELECT * FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1;
 `
 
-// checkAdded refuses a configured column that an earlier configuration
-// added to the database with another type.
-func (s *Store) checkAdded(ctx context.Context) error {
-	for _, t := range s.tables {
-		for _, c := range t.added() {
-			var same bool
-			var had string
-			err := s.db.QueryRowContext(ctx, "SELECT data_type = typeof(NULL::"+duckTypes[c.Kind]+`), data_type
-				FROM information_schema.columns WHERE table_schema = 'main' AND table_name = ? AND column_name = ?`, t.Name, c.Name).Scan(&same, &had)
-			if err != nil {
-				return err
-			}
-			if !same {
-				return &config.Error{Key: "fields." + t.Name + "." + c.Name,
-					Msg: fmt.Sprintf("the database has this column as %s from an earlier configuration; keep its type or choose another name", had)}
-			}
-		}
-	}
-	return nil
-}
-
 // schemaVersion is stored in billsnap_meta; a database from a newer
 // billsnap is refused.
-const schemaVersion = "1"
+const schemaVersion = "2"
 
-func (s *Store) migrate(ctx context.Context) error {
-	stmts := []string{metaSQL}
-	for _, t := range s.tables {
-		stmts = append(stmts, t.createSQL())
-		stmts = append(stmts, t.addedSQL()...)
-		stmts = append(stmts, fmt.Sprintf(
-			"CREATE OR REPLACE VIEW latest_%[1]s AS SELECT * FROM %[1]s WHERE snapshot_id = (SELECT id FROM latest_snapshot)", t.Name))
-	}
-	for _, q := range stmts {
-		if _, err := s.db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("duckdb schema: %w", err)
-		}
-	}
-	if err := s.checkAdded(ctx); err != nil {
-		return err
+// migrateState creates the state's tables in db.
+func migrateState(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, metaSQL); err != nil {
+		return fmt.Errorf("duckdb schema: %w", err)
 	}
 	var v string
-	err := s.db.QueryRowContext(ctx, "SELECT value FROM billsnap_meta WHERE key = 'schema_version'").Scan(&v)
+	err := db.QueryRowContext(ctx, "SELECT value FROM billsnap_meta WHERE key = 'schema_version'").Scan(&v)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		_, err = s.db.ExecContext(ctx, "INSERT INTO billsnap_meta VALUES ('schema_version', ?)", schemaVersion)
+		_, err = db.ExecContext(ctx, "INSERT INTO billsnap_meta VALUES ('schema_version', ?)", schemaVersion)
 	case err == nil && v != schemaVersion:
-		err = fmt.Errorf("the database has schema version %s; this billsnap knows %s", v, schemaVersion)
+		err = fmt.Errorf("the state has schema version %s; this billsnap knows %s", v, schemaVersion)
 	}
 	return err
 }

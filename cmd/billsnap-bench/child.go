@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -145,7 +146,7 @@ func rows(sum *snapshot.Summary) int64 {
 
 // reconcileSnapshot runs the shipped rules over the exported snapshot.
 func reconcileSnapshot(ctx context.Context, cfg config.Config) (int64, error) {
-	store, err := snapshot.Open(ctx, cfg, slog.New(slog.DiscardHandler), time.Now)
+	store, err := snapshot.OpenShared(ctx, cfg, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		return 0, err
 	}
@@ -154,8 +155,12 @@ func reconcileSnapshot(ctx context.Context, cfg config.Config) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	rep, err := reconcile.Run(ctx, store.DB(), reconcile.Options{Rules: rules, Grace: cfg.Reconcile.Grace,
-		Materiality: cfg.Reconcile.Materiality, Now: time.Now})
+	var rep *reconcile.Report
+	err = store.Change(ctx, func(db *sql.DB) error {
+		rep, err = reconcile.Run(ctx, db, reconcile.Options{Rules: rules, Grace: cfg.Reconcile.Grace,
+			Materiality: cfg.Reconcile.Materiality, Now: time.Now, Bind: store.Bind})
+		return err
+	})
 	if err != nil {
 		return 0, err
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -63,14 +65,21 @@ var crashMoments = []crashMoment{
 	{at: "tree.link#7"},
 	{at: "tree.built"},
 	{at: "tree.swapped"},
-	{at: "publish.complete", after: next},
+	{at: "publish.complete"}, // recorded complete in the state not yet committed
+	{at: "model.built"},
+	{at: "state.written#4"}, // the publish committed in the state; the read model not published yet
+	{at: "model.master"},
+	{at: "model.copied"},
+	{at: "model.public", after: next},
 	{at: "publish.done", after: next},
 	{at: "prune.tree", keep: 1, after: next},
 	{at: "close", after: next},
-	{file: "billsnap.duckdb.wal", events: unix.IN_MODIFY, n: 1},
-	{file: "billsnap.duckdb.wal", events: unix.IN_MODIFY, n: 40},
-	{file: "billsnap.duckdb", events: unix.IN_MODIFY, n: 1, after: either},
-	{file: "billsnap.duckdb", events: unix.IN_MODIFY, n: 25, after: either},
+	{file: ".billsnap/state.duckdb.next", events: unix.IN_MODIFY, n: 1},
+	{file: ".billsnap/state.duckdb.next", events: unix.IN_MODIFY, n: 6},
+	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 3}, // the manifest committed
+	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 4, after: either},
+	{file: "billsnap.duckdb.next", events: unix.IN_MODIFY, n: 1},
+	{file: "billsnap.duckdb", events: unix.IN_MOVED_TO, n: 1, after: either},
 	{file: "parquet", events: unix.IN_MOVED_TO, n: 1},
 }
 
@@ -78,6 +87,7 @@ var crashMoments = []crashMoment{
 // copied for each case, and a second sandbox whose export is interrupted.
 type crashBench struct {
 	bin, template, firstID string
+	published              string // the SHA-256 of the template's read model
 	first, second          *sandbox.Server
 }
 
@@ -89,7 +99,19 @@ func newCrashBench(t *testing.T) *crashBench {
 		t.Fatalf("first export: %v\n%s", err, out)
 	}
 	withDB(t, b.template, func(db *sql.DB) { db.QueryRow("SELECT id FROM latest_snapshot").Scan(&b.firstID) })
+	b.published = fileHash(t, filepath.Join(b.template, "billsnap.duckdb"))
 	return b
+}
+
+// fileHash is the SHA-256 of a file's bytes, in hex.
+func fileHash(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // store is a copy of the template store.
@@ -122,7 +144,7 @@ func (b *crashBench) recovers(t *testing.T, dir string) {
 	checkCleanedUp(t, dir)
 }
 
-// An export killed at any of 22 moments leaves a store that opens, whose
+// An export killed at any of 28 moments leaves a store that opens, whose
 // readers see the previous complete snapshot (or, after the commit point,
 // the new one) whole, with nothing half published in the Parquet tree; the
 // next export completes and cleans up.
@@ -135,6 +157,11 @@ func TestCrashAtAnyMomentKeepsTheLastGoodSnapshot(t *testing.T) {
 			latest := checkReaders(t, dir, b.key)
 			if m.after != either && (latest != b.firstID) != (m.after == next) {
 				t.Errorf("after the crash latest_ is snapshot %s (the first is %s)", latest, b.firstID)
+			}
+			// The file readers open was never written in place: it is the
+			// one before, byte for byte, or a new one whole.
+			if latest == b.firstID && fileHash(t, filepath.Join(dir, "billsnap.duckdb")) != b.published {
+				t.Error("the read model shows the previous snapshot but is not the previous file byte for byte")
 			}
 			b.recovers(t, dir)
 		})
@@ -208,13 +235,14 @@ func crash(t *testing.T, bin string, srv *sandbox.Server, dir string, m crashMom
 }
 
 // killOnChange kills the process sent on started at the n-th change of
-// kind events to file in dir, as the kernel reports them.
+// kind events to file (a path under dir), as the kernel reports them.
 func killOnChange(t *testing.T, started <-chan *os.Process, dir, file string, events uint32, n int) (stop func()) {
 	t.Helper()
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir, file = filepath.Dir(filepath.Join(dir, file)), filepath.Base(file)
 	if _, err := unix.InotifyAddWatch(fd, dir, events); err != nil {
 		t.Fatal(err)
 	}
@@ -256,23 +284,23 @@ func withDB(t *testing.T, dir string, fn func(*sql.DB)) {
 	fn(db)
 }
 
-// checkReaders checks what readers of dir see: latest_ views equal to the
-// answer key of the latest complete snapshot, and in the Parquet tree only
-// whole snapshots that DuckDB has committed, equal to their answer keys,
-// and nothing else. It returns the latest snapshot's ID.
+// checkReaders checks what readers of dir see: latest_ tables equal to
+// the answer key of the latest complete snapshot, and in the Parquet tree
+// only whole snapshots whose manifest billsnap's state has recorded, equal
+// to their answer keys, and nothing else. It returns the latest snapshot's
+// ID.
 func checkReaders(t *testing.T, dir string, key func(id string) sandbox.AnswerKey) (latest string) {
 	t.Helper()
 	parts := partitionsOf(t, filepath.Join(dir, "parquet"))
+	recorded := stateStatuses(t, dir)
 	withDB(t, dir, func(db *sql.DB) {
 		if err := db.QueryRow("SELECT id FROM latest_snapshot").Scan(&latest); err != nil {
 			t.Fatalf("no latest snapshot: %v", err)
 		}
 		checkTables(t, db, key(latest), func(table string) string { return "latest_" + table })
 		for id, tables := range parts {
-			var status string
-			db.QueryRow("SELECT status FROM snapshots WHERE id = ?", id).Scan(&status)
-			if status != "complete" && status != "publishing" {
-				t.Errorf("the Parquet tree shows snapshot %s, which DuckDB records as %q", id, status)
+			if status := recorded[id]; status != "complete" && status != "publishing" {
+				t.Errorf("the Parquet tree shows snapshot %s, which billsnap's state records as %q", id, status)
 			}
 			if len(tables) != len(key(id).Tables) {
 				t.Errorf("the Parquet tree shows %d tables of snapshot %s", len(tables), id)
@@ -338,20 +366,47 @@ func partitionsOf(t *testing.T, root string) map[string][]string {
 }
 
 // checkCleanedUp checks that a completed export left no staging, one
-// generation of the Parquet tree and no unfinished snapshot.
+// generation of the Parquet tree, no publish unfinished and no unfinished
+// snapshot.
 func checkCleanedUp(t *testing.T, dir string) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(dir, ".staging")); !os.IsNotExist(err) {
-		t.Errorf("staging left: %v", err)
+	for _, left := range []string{".staging", ".billsnap/publish.pending", "billsnap.duckdb.next"} {
+		if _, err := os.Stat(filepath.Join(dir, left)); !os.IsNotExist(err) {
+			t.Errorf("%s left: %v", left, err)
+		}
 	}
 	if gens, _ := filepath.Glob(filepath.Join(dir, ".parquet-gen", "*")); len(gens) != 1 {
 		t.Errorf("generations of the Parquet tree: %v", gens)
 	}
-	withDB(t, dir, func(db *sql.DB) {
-		var n int
-		db.QueryRow("SELECT count(*) FROM snapshots WHERE status IN ('running', 'publishing')").Scan(&n)
-		if n != 0 {
-			t.Errorf("%d snapshots still running or publishing", n)
+	for id, status := range stateStatuses(t, dir) {
+		if status == "running" || status == "publishing" {
+			t.Errorf("snapshot %s is still %s", id, status)
 		}
-	})
+	}
+}
+
+// stateStatuses reads the snapshots' statuses from billsnap's state, as
+// the next billsnap finds it (the last one is dead).
+func stateStatuses(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	db, err := sql.Open("duckdb", filepath.Join(dir, ".billsnap", "state.duckdb")+"?access_mode=READ_ONLY")
+	if err == nil {
+		err = db.Ping()
+	}
+	if err != nil {
+		t.Fatalf("billsnap's state does not open: %v", err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT id, status FROM snapshots")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, st string
+		rows.Scan(&id, &st)
+		out[id] = st
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -23,20 +24,30 @@ type jobFunc func(context.Context, *snapshot.Store) (schedule.Outcome, error)
 // lock_wait for its lock) and the metrics file is refreshed after it
 // (schedule.Do).
 func (env *cliEnv) job(ctx context.Context, cfg config.Config, j schedule.Job, metrics *schedule.Metrics, fn jobFunc) (schedule.Outcome, error) {
+	open := snapshot.Open
+	if !takesSnapshots(j.Name) {
+		open = snapshot.OpenShared
+	}
 	e := schedule.Env{
 		Open: func(ctx context.Context) (schedule.Store, error) {
-			s, err := snapshot.Open(ctx, cfg, env.log, time.Now)
+			s, err := open(ctx, cfg, env.log, time.Now)
 			if err != nil {
 				return nil, err
 			}
 			return s, nil
 		},
-		Journal: journal.Dir(cfg.Out), MetricsFile: metricsPath(cfg), Metrics: metrics, Log: env.log, Now: time.Now, Redact: env.redact,
+		ReadModel: func(ctx context.Context) (*sql.DB, error) { return snapshot.OpenRead(ctx, cfg) },
+		Journal:   journal.Dir(cfg.Out), MetricsFile: metricsPath(cfg), Metrics: metrics, Log: env.log, Now: time.Now, Redact: env.redact,
 	}
 	return schedule.Do(ctx, e, j, func(ctx context.Context, s schedule.Store) (schedule.Outcome, error) {
 		return fn(ctx, s.(*snapshot.Store))
 	})
 }
+
+// takesSnapshots tells whether a job walks the service: it opens the
+// directory with its export lock. Reconcile and report do not: they work
+// beside an export, in sections of the state.
+func takesSnapshots(job string) bool { return job != "reconcile" && job != "report" }
 
 func metricsPath(cfg config.Config) string {
 	if cfg.MetricsFile == "" {
@@ -65,7 +76,7 @@ func exportJob(env *cliEnv, cfg config.Config, secret *extract.Secret) jobFunc {
 		if sum.Status != snapshot.StatusComplete {
 			out.Material, out.Note = true, fmt.Sprintf("snapshot %s is incomplete: it is kept in DuckDB for inspection but not published", sum.ID)
 		}
-		pruned, err := store.Prune(ctx, cfg.Retention.Keep, reconcile.Tables...)
+		pruned, err := store.Prune(ctx, cfg.Retention.Keep)
 		if len(pruned) > 0 {
 			env.log.Info("retention: deleted old snapshots", "keep", cfg.Retention.Keep, "deleted", strings.Join(pruned, ", "))
 		}
@@ -91,7 +102,7 @@ func runJob(env *cliEnv, cfg config.Config, secret *extract.Secret, opts reconci
 		if err != nil {
 			return schedule.Outcome{}, err
 		}
-		if _, err := store.Prune(ctx, cfg.Retention.Keep, reconcile.Tables...); err != nil {
+		if _, err := store.Prune(ctx, cfg.Retention.Keep); err != nil {
 			return schedule.Outcome{Snapshot: sum.ID}, err
 		}
 		opts.SnapshotID = sum.ID

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -66,6 +67,28 @@ func (f *reconcileFlags) options(cfg config.Config) (reconcile.Options, error) {
 	return o, nil
 }
 
+// reconcileIn reconciles in a section of the store's state, and calls
+// then, when not nil, in the same section (to read what the reports show
+// beside the findings); the read model is published again with the
+// findings. A configuration problem is a usage error.
+func reconcileIn(ctx context.Context, env *cliEnv, store *snapshot.Store, opts reconcile.Options,
+	then func(db *sql.DB, rep *reconcile.Report) error) (*reconcile.Report, error) {
+	opts.Log, opts.Bind = env.log, store.Bind
+	var rep *reconcile.Report
+	err := store.Change(ctx, func(db *sql.DB) error {
+		var err error
+		if rep, err = reconcile.Run(ctx, db, opts); err != nil || then == nil {
+			return err
+		}
+		return then(db, rep)
+	})
+	var cfgErr *config.Error
+	if errors.As(err, &cfgErr) {
+		return nil, usageError{err}
+	}
+	return rep, err
+}
+
 func or(a, b string) string {
 	if a != "" {
 		return a
@@ -105,12 +128,7 @@ func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
 
 // reconcileAndPrint reconciles and writes the report in format to stdout.
 func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, opts reconcile.Options, format string) (schedule.Outcome, error) {
-	opts.Log = env.log
-	rep, err := reconcile.Run(ctx, store.DB(), opts)
-	var cfgErr *config.Error
-	if errors.As(err, &cfgErr) {
-		return schedule.Outcome{}, usageError{err}
-	}
+	rep, err := reconcileIn(ctx, env, store, opts, nil)
 	if err != nil {
 		return schedule.Outcome{}, err
 	}

@@ -17,7 +17,7 @@ import (
 func TestReconcileExitCodes(t *testing.T) {
 	clean := serveSandbox(t, sandbox.Options{Seed: 71, Customers: 60}, "")
 	dir := t.TempDir()
-	if code, _, stderr := cli(t, clean, "reconcile", "--out", dir); code != exitFailure || !strings.Contains(stderr, "no complete snapshot to reconcile: run billsnap export first") {
+	if code, _, stderr := cli(t, clean, "reconcile", "--out", dir); code != exitFailure || !strings.Contains(stderr, dir+": no billsnap store here yet: run billsnap export first") {
 		t.Errorf("reconcile before any export: exit %d, %s", code, stderr)
 	}
 	if code, _, stderr := cli(t, clean, "export", "--out", dir, "--progress", "none"); code != exitOK {

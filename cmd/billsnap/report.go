@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
+	"database/sql"
 	"path/filepath"
 	"time"
 
@@ -49,16 +49,12 @@ func (f *reconcileFlags) reportOptions(cfg config.Config) (reconcile.Options, []
 // reportInto reconciles, writes the report files under the output
 // directory and prints the Markdown summary.
 func reportInto(ctx context.Context, env *cliEnv, cfg config.Config, store *snapshot.Store, opts reconcile.Options, formats []string) (*reconcile.Report, []string, error) {
-	opts.Log = env.log
-	rep, err := reconcile.Run(ctx, store.DB(), opts)
-	var cfgErr *config.Error
-	if errors.As(err, &cfgErr) {
-		return nil, nil, usageError{err}
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	in, err := reportInput(ctx, cfg, store, rep)
+	var in *reports.Input
+	rep, err := reconcileIn(ctx, env, store, opts, func(db *sql.DB, rep *reconcile.Report) error {
+		var err error
+		in, err = reportInput(ctx, cfg, db, rep)
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -69,17 +65,18 @@ func reportInto(ctx context.Context, env *cliEnv, cfg config.Config, store *snap
 	return rep, paths, reports.Markdown(env.stdout, in, paths)
 }
 
-// reportInput gathers what the reports show besides the findings.
-func reportInput(ctx context.Context, cfg config.Config, store *snapshot.Store, rep *reconcile.Report) (*reports.Input, error) {
-	tables, err := store.Manifest(ctx, rep.Snapshot.ID)
+// reportInput gathers what the reports show besides the findings, from
+// db, the state.
+func reportInput(ctx context.Context, cfg config.Config, db *sql.DB, rep *reconcile.Report) (*reports.Input, error) {
+	tables, err := snapshot.Manifest(ctx, db, rep.Snapshot.ID)
 	if err != nil {
 		return nil, err
 	}
-	trend, err := reconcile.Trend(ctx, store.DB(), rep.Period, rep.Snapshot, cfg.Reports.Trend)
+	trend, err := reconcile.Trend(ctx, db, rep.Period, rep.Snapshot, cfg.Reports.Trend)
 	if err != nil {
 		return nil, err
 	}
-	fields, err := snapshot.Fields(ctx, store.DB(), rep.Snapshot.ID)
+	fields, err := snapshot.Fields(ctx, db, rep.Snapshot.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -105,12 +105,14 @@ func TestSIGTERMMidExport(t *testing.T) {
 		t.Fatalf("runs %+v", runs)
 	}
 	var latest, failed string
-	store.DB().QueryRow("SELECT id FROM latest_snapshot").Scan(&latest)
-	store.DB().QueryRow("SELECT error FROM snapshots WHERE status = 'failed'").Scan(&failed)
+	store.Read(context.Background(), func(db *sql.DB) error {
+		db.QueryRow("SELECT id FROM latest_snapshot").Scan(&latest)
+		return db.QueryRow("SELECT error FROM snapshots WHERE status = 'failed'").Scan(&failed)
+	})
 	if latest != runs[1].Snapshot || !strings.HasPrefix(failed, "interrupted") {
 		t.Errorf("latest %s (want %s), failed snapshot's error %q", latest, runs[1].Snapshot, failed)
 	}
-	if n := countRows(t, store.DB(), "SELECT count(*) FROM customers"); n != srv.AnswerKey().Tables["customers"].Count {
+	if n := countRows(t, openDB(t, cfg.Out), "SELECT count(*) FROM customers"); n != srv.AnswerKey().Tables["customers"].Count {
 		t.Errorf("%d customer rows: the interrupted export left rows", n)
 	}
 }

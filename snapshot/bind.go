@@ -1,0 +1,65 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Bind makes the views cur.<table> and prev.<table> on conn show the
+// snapshots cur and prev, for reconcile: the latest complete snapshot from
+// the read model's master (native tables), another from its Parquet, in
+// the tree of complete snapshots or of incomplete ones. prev "" gives
+// empty views. conn is a connection of the state, in a section of it; the
+// master stays attached (read-only) until the section ends.
+func (s *Store) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
+	latest := ""
+	if _, err := os.Stat(s.masterPath()); err == nil {
+		if err := s.attachMaster(ctx, conn); err != nil {
+			return err
+		}
+		if err := conn.QueryRowContext(ctx, "SELECT value FROM "+masterAlias+".billsnap_model WHERE key = 'latest'").Scan(&latest); err != nil {
+			return fmt.Errorf("read model: %w", err)
+		}
+	}
+	for _, schema := range []struct{ name, id string }{{"cur", cur}, {"prev", prev}} {
+		if _, err := conn.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+schema.name); err != nil {
+			return err
+		}
+		for _, t := range s.tables {
+			rel, err := s.relation(t, schema.id, latest)
+			if err != nil {
+				return err
+			}
+			q := fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS %s", schema.name, t.Name, rel)
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("binding %s.%s to snapshot %s: %w", schema.name, t.Name, schema.id, err)
+			}
+		}
+	}
+	return nil
+}
+
+// relation is the relation of table t's rows of snapshot id; latest is
+// the snapshot the master holds.
+func (s *Store) relation(t Table, id, latest string) (string, error) {
+	switch {
+	case id == "":
+		return fmt.Sprintf("SELECT * FROM cur.%s WHERE false", t.Name), nil
+	case id == latest:
+		return fmt.Sprintf("SELECT * FROM %s.latest_%s", masterAlias, t.Name), nil
+	}
+	for _, tr := range []tree{s.tree, s.incomplete} {
+		dir := filepath.Join(absolute(tr.link), t.Name, partition(id))
+		if _, err := os.Stat(dir); err == nil {
+			return parquetRelation(filepath.Join(dir, "*.parquet")), nil
+		}
+	}
+	return "", fmt.Errorf("snapshot %s: %w", id, errNoData)
+}
+
+// errNoData is a snapshot whose rows are nowhere: failed, or pruned.
+var errNoData = errors.New("its rows are in neither Parquet tree (failed or pruned)")

@@ -1,0 +1,409 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/journal"
+)
+
+// The read model is a DuckDB file built whole and then renamed into place,
+// never changed after: a reader that opened it keeps a consistent view of
+// it (the old inode), and one that opens the path afterwards gets the new
+// one. It holds
+//
+//	latest_<table>      the latest complete snapshot, native tables
+//	<table>             every complete snapshot: a view over the Parquet tree
+//	incomplete_<table>  the incomplete snapshots: a view over their tree
+//	snapshots, snapshot_tables, snapshot_fields, findings, unjudged,
+//	reconciliations     copies of billsnap's state, latest_snapshot a view
+//	runs                the journal, as it was when the model was built
+//
+// billsnap keeps the model's master in DIR/.billsnap/model.duckdb (what
+// reconcile reads) and publishes a copy of it as DIR/billsnap.duckdb.
+
+// stateTables are the state's tables the read model holds copies of.
+var stateTables = []string{"billsnap_meta", "snapshots", "snapshot_tables", "snapshot_fields", "findings", "unjudged", "reconciliations"}
+
+// modelAlias is the name the model is attached under while it is built.
+const modelAlias = "model_next"
+
+// publishModel makes base, a private DuckDB file holding latest_<table>
+// tables, the next read model: it copies the state's tables and the
+// journal into it and writes its views; the section publishes it once the
+// state is committed (publishFile), so that readers never see what the
+// state might yet not record. latest is the snapshot its latest_ tables
+// hold ("" when none). db is the state, in a section of it.
+func (s *Store) publishModel(ctx context.Context, db *sql.DB, base, latest string) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	attach := fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", sqlString(base), modelAlias, s.duck.RowGroupSize)
+	if _, err := conn.ExecContext(ctx, attach); err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	err = s.fillModel(ctx, conn, latest)
+	if _, derr := conn.ExecContext(context.WithoutCancel(ctx), "USE "+attachedAs+"; DETACH DATABASE IF EXISTS "+modelAlias); err == nil && derr != nil {
+		err = derr
+	}
+	if err == nil {
+		// The master is about to be replaced: what a section attached of
+		// it would go on showing the old one.
+		_, err = conn.ExecContext(ctx, "DETACH DATABASE IF EXISTS "+masterAlias)
+	}
+	if err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	crashpoint.Hit("model.built")
+	s.built = base
+	return nil
+}
+
+// fillModel writes the model attached on conn: the state's tables, the
+// runs, the views, the snapshot its latest_ tables hold.
+func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) error {
+	present, err := existing(ctx, conn, stateTables)
+	if err != nil {
+		return err
+	}
+	var stmts []string
+	for _, t := range present {
+		stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE TABLE %s.%s AS SELECT * FROM %s.%s", modelAlias, t, attachedAs, t))
+	}
+	runs, err := s.runsSQL()
+	if err != nil {
+		return err
+	}
+	stmts = append(stmts, runs...)
+	stmts = append(stmts, "USE "+modelAlias,
+		`CREATE OR REPLACE VIEW latest_snapshot AS
+		   SELECT * FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1`,
+		"CREATE OR REPLACE TABLE billsnap_model AS SELECT 'latest' AS key, "+sqlString(latest)+" AS value")
+	for _, t := range s.tables {
+		stmts = append(stmts,
+			fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", t.Name, s.history(s.tree, t)),
+			fmt.Sprintf("CREATE OR REPLACE VIEW incomplete_%s AS %s", t.Name, s.history(s.incomplete, t)))
+	}
+	stmts = append(stmts, "USE "+attachedAs, "CHECKPOINT "+modelAlias)
+	defer os.Remove(s.runsFile())
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runsFile is where the runs are written for the model to read.
+func (s *Store) runsFile() string { return filepath.Join(s.privDir, "runs.jsonl") }
+
+// existing are the tables of names that the state has (reconcile's are
+// there once it has run).
+func existing(ctx context.Context, conn *sql.Conn, names []string) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
+		WHERE table_catalog = ? AND table_schema = 'main' AND list_contains(?, table_name) ORDER BY list_position(?, table_name)`,
+		attachedAs, names, names)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// history is the relation of every snapshot of table t in tree tr: a view
+// over its Parquet files through the tree's link, so that a query reads
+// one generation whole; the empty latest_ table when the tree has none.
+func (s *Store) history(tr tree, t Table) string {
+	glob := filepath.Join(absolute(tr.link), t.Name, "*", "*.parquet")
+	if files, _ := filepath.Glob(glob); len(files) == 0 {
+		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)
+	}
+	return parquetRelation(glob)
+}
+
+// parquetRelation reads the Parquet files of glob as the latest_ tables
+// have their rows: the snapshot's ID (from the partition directory) first,
+// columns by name (a column the configuration added later is NULL in
+// older snapshots), _raw as JSON. DuckDB reads every key=value directory
+// of a path as a Hive partition: those above the tree (an output
+// directory under /data/env=prod/) are left out.
+func parquetRelation(glob string) string {
+	exclude := []string{sqlString(PartitionKey), "'_raw'"}
+	for _, dir := range strings.Split(filepath.Dir(filepath.Dir(filepath.Dir(glob))), string(filepath.Separator)) {
+		if k, _, ok := strings.Cut(dir, "="); ok && k != "" {
+			exclude = append(exclude, sqlString(k))
+		}
+	}
+	return fmt.Sprintf(`SELECT %[2]s, COLUMNS(c -> NOT list_contains([%[3]s], c)), CAST(_raw AS JSON) AS _raw
+		FROM read_parquet(%[1]s, hive_partitioning = true, hive_types = {'%[2]s': VARCHAR}, union_by_name = true)`,
+		sqlString(glob), PartitionKey, strings.Join(exclude, ", "))
+}
+
+func absolute(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// runsSQL writes the journal's runs where the model can read them, and
+// the statements that copy them into its runs table.
+func (s *Store) runsSQL() ([]string, error) {
+	runs, err := journal.List(journal.Dir(s.dir), s.now())
+	if err != nil {
+		return nil, err
+	}
+	create := fmt.Sprintf(`CREATE OR REPLACE TABLE %s.runs (id VARCHAR, job VARCHAR, schedule VARCHAR, period VARCHAR,
+		pid INTEGER, host VARCHAR, started TIMESTAMPTZ, alive TIMESTAMPTZ, finished TIMESTAMPTZ, status VARCHAR,
+		exit_code INTEGER, snapshot_id VARCHAR, error VARCHAR)`, modelAlias)
+	if len(runs) == 0 {
+		return []string{create}, nil
+	}
+	path := s.runsFile()
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	enc := json.NewEncoder(f)
+	for _, r := range runs {
+		if err := enc.Encode(r); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	return []string{create, fmt.Sprintf(`INSERT INTO %s.runs BY NAME SELECT * FROM read_json(%s, format = 'newline_delimited', hive_partitioning = false,
+		columns = {id: 'VARCHAR', job: 'VARCHAR', schedule: 'VARCHAR', period: 'VARCHAR', pid: 'INTEGER', host: 'VARCHAR',
+		started: 'TIMESTAMPTZ', alive: 'TIMESTAMPTZ', finished: 'TIMESTAMPTZ', status: 'VARCHAR', exit_code: 'INTEGER',
+		snapshot_id: 'VARCHAR', error: 'VARCHAR'})`, modelAlias, sqlString(path))}, nil
+}
+
+// publishFile makes the model file built at base the master and publishes
+// a copy of it: base is renamed over the master, the master copied to a
+// temporary file beside the public one and renamed over it. A marker kept
+// from the master's rename to the public one's lets the next billsnap
+// finish a publish a crash cut short (finishPublish).
+func (s *Store) publishFile(base string) error {
+	if err := syncFile(base); err != nil {
+		return err
+	}
+	if _, err := os.Stat(base + ".wal"); err == nil {
+		return fmt.Errorf("read model: %s still has a WAL after its checkpoint", base)
+	}
+	marker := s.pendingMarker()
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(base, s.masterPath()); err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	syncDir(s.privDir)
+	crashpoint.Hit("model.master")
+	if err := s.copyToPublic(); err != nil {
+		return err
+	}
+	return os.Remove(marker)
+}
+
+func (s *Store) pendingMarker() string { return filepath.Join(s.privDir, "publish.pending") }
+
+// copyToPublic publishes the master: a copy written beside the public
+// file, made durable, and renamed over it.
+func (s *Store) copyToPublic() error {
+	tmp := s.publicPath + ".next"
+	if err := copyFile(s.masterPath(), tmp); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("publishing the read model: %w", err)
+	}
+	crashpoint.Hit("model.copied")
+	if err := os.Rename(tmp, s.publicPath); err != nil {
+		return fmt.Errorf("publishing the read model: %w", err)
+	}
+	syncDir(filepath.Dir(s.publicPath))
+	crashpoint.Hit("model.public")
+	return nil
+}
+
+// finishPublish publishes the master again when a crash cut a publish
+// short; db is the state, in a section.
+func (s *Store) finishPublish(context.Context, *sql.DB) error {
+	if _, err := os.Stat(s.pendingMarker()); err != nil {
+		return nil
+	}
+	s.log.Warn("finishing the publication of the read model a run left unfinished")
+	if err := s.copyToPublic(); err != nil {
+		return err
+	}
+	return os.Remove(s.pendingMarker())
+}
+
+// republish publishes the read model again, its latest snapshot as the
+// master holds it and the state as it is now; db is the state, in a
+// section.
+func (s *Store) republish(ctx context.Context, db *sql.DB) error {
+	next := filepath.Join(s.privDir, "model.next.duckdb")
+	if s.built != next {
+		os.Remove(next)
+		os.Remove(next + ".wal")
+	}
+	latest, err := s.modelLatest(ctx, db)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		err = s.emptyModel(ctx, db, next)
+	case err == nil && s.built == next:
+		// built in this section already: filled again below
+	case err == nil && s.built != "":
+		err = copyFile(s.built, next)
+	case err == nil:
+		err = copyFile(s.masterPath(), next)
+	}
+	if err != nil {
+		return err
+	}
+	return s.publishModel(ctx, db, next, latest)
+}
+
+// masterAlias is the name the master is attached under, read-only, in a
+// section of the state: by reconcile (Bind) and to read what it holds.
+const masterAlias = "model"
+
+// attachMaster attaches the master on conn, read-only, unless it is.
+func (s *Store) attachMaster(ctx context.Context, conn *sql.Conn) error {
+	q := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", sqlString(s.masterPath()), masterAlias)
+	if _, err := conn.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	return nil
+}
+
+// modelLatest is the snapshot the read model's latest_ tables hold (""
+// for none): the one this section built, else the master; os.ErrNotExist
+// when there is neither.
+func (s *Store) modelLatest(ctx context.Context, db *sql.DB) (string, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	alias := masterAlias
+	switch _, err := os.Stat(s.masterPath()); {
+	case s.built != "":
+		alias = "model_built"
+		q := fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", sqlString(s.built), alias)
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return "", fmt.Errorf("read model: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+alias)
+	case err != nil:
+		return "", os.ErrNotExist
+	default:
+		if err := s.attachMaster(ctx, conn); err != nil {
+			return "", err
+		}
+	}
+	var latest string
+	err = conn.QueryRowContext(ctx, "SELECT value FROM "+alias+".billsnap_model WHERE key = 'latest'").Scan(&latest)
+	return latest, err
+}
+
+// emptyModel makes a model file at path with empty latest_ tables: the
+// read model of a store without a complete snapshot.
+func (s *Store) emptyModel(ctx context.Context, db *sql.DB, path string) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", sqlString(path), modelAlias, s.duck.RowGroupSize)); err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
+	for _, t := range s.tables {
+		if _, err := conn.ExecContext(ctx, t.createSQL(modelAlias+".latest_"+t.Name)); err != nil {
+			return fmt.Errorf("read model: %w", err)
+		}
+	}
+	return nil
+}
+
+// copyFile copies src to dst and makes dst durable.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// syncFile makes a file durable.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// modelFromParquet builds at path a model file whose latest_ tables hold
+// complete snapshot id, read from the Parquet tree: when the DuckDB file
+// its export built is gone. db is the state, in a section.
+func (s *Store) modelFromParquet(ctx context.Context, db *sql.DB, id, path string) error {
+	os.Remove(path)
+	os.Remove(path + ".wal")
+	if err := s.emptyModel(ctx, db, path); err != nil {
+		return err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", sqlString(path), modelAlias, s.duck.RowGroupSize)); err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
+	s.log.Warn("building the read model from the Parquet of the latest snapshot", "snapshot", id)
+	for _, t := range s.tables {
+		glob := filepath.Join(s.partitionDir(t.Name, id), "*.parquet")
+		q := fmt.Sprintf("INSERT INTO %s.latest_%s BY NAME %s", modelAlias, t.Name, parquetRelation(glob))
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("read model: loading %s: %w", t.Name, err)
+		}
+	}
+	_, err = conn.ExecContext(ctx, "CHECKPOINT "+modelAlias)
+	return err
+}

@@ -1,0 +1,82 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/billsnap/billsnap/internal/crashpoint"
+)
+
+// stateLockWait is the least a section of the state waits for another
+// billsnap's: sections are brief (a reconciliation's length at most), and
+// lock_wait is about the export lock.
+const stateLockWait = 5 * time.Minute
+
+// Read runs fn on billsnap's state, a database only billsnap opens, in a
+// section: under the state lock, on a copy of the state that replaces it
+// (renamed over it) only when fn succeeds; a read model fn built is
+// published after that. So a section is all or nothing,
+// and the state file is never written in place: a DuckDB checkpoint
+// rewrites the file's metadata block in place, and a process killed in the
+// middle of that write leaves a block whose checksum no longer matches
+// ("Corrupt database file"). Sections are brief; an export holds one at its
+// start and one to publish, a reconciliation one.
+func (s *Store) Read(ctx context.Context, fn func(db *sql.DB) error) error {
+	lock, err := lockDir(filepath.Join(s.privDir, "state.lock"), max(s.lockWait, stateLockWait))
+	if err != nil {
+		return fmt.Errorf("billsnap's state: %w", err)
+	}
+	defer lock.Close()
+	next := s.statePath() + ".next"
+	os.Remove(next)
+	os.Remove(next + ".wal")
+	if err := copyFile(s.statePath(), next); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("billsnap's state: %w", err)
+	}
+	db, err := openDuckDB(next, s.duck)
+	if err != nil {
+		return err
+	}
+	err = migrateState(ctx, db)
+	if err == nil {
+		err = fn(db)
+	}
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	built := s.built
+	s.built = ""
+	if err != nil {
+		os.Remove(next)
+		return err
+	}
+	if err := syncFile(next); err != nil {
+		return fmt.Errorf("billsnap's state: %w", err)
+	}
+	if err := os.Rename(next, s.statePath()); err != nil {
+		return fmt.Errorf("billsnap's state: %w", err)
+	}
+	syncDir(s.privDir)
+	crashpoint.Hit("state.written")
+	if built == "" {
+		return nil
+	}
+	return s.publishFile(built)
+}
+
+// Change is Read for a change of the state that readers should see: after
+// fn, the read model is published again with the state's tables as they
+// are (the findings of a reconciliation, a pruned manifest).
+func (s *Store) Change(ctx context.Context, fn func(db *sql.DB) error) error {
+	return s.Read(ctx, func(db *sql.DB) error {
+		if err := fn(db); err != nil {
+			return err
+		}
+		return s.republish(ctx, db)
+	})
+}
