@@ -51,6 +51,10 @@ func (s *Store) adopt(ctx context.Context) error {
 		return err
 	}
 	syncDir(s.privDir)
+	if built := s.built; built != "" {
+		s.built = ""
+		return s.publishFile(built)
+	}
 	return nil
 }
 
@@ -117,6 +121,9 @@ func copyStateTables(ctx context.Context, conn *sql.Conn) error {
 // the journal, the incomplete snapshots to their tree, the latest complete
 // snapshot into a new read model, published over the old file.
 func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, db *sql.DB) error {
+	if err := s.tree.renameOldPartitions(); err != nil {
+		return err
+	}
 	if err := s.migrateRuns(ctx, conn); err != nil {
 		return err
 	}
