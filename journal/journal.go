@@ -39,11 +39,13 @@ var Statuses = []string{Running, OK, Material, Failed, Refused, Interrupted, Kil
 // as a shell reports it.
 const KilledExitCode = 137
 
-// Beat is how often a running run rewrites its file; a run not seen for
-// Stale is read as killed even when its process ID is alive (reused).
+// Beat is how often a running run rewrites its file, so that a killed run
+// is recorded with the time it ran to within a beat; a run not seen for
+// Stale is read as killed even when a process of its ID is alive (the ID
+// reused, or the run on another host).
 const (
-	Beat  = 10 * time.Second
-	Stale = 3 * Beat
+	Beat  = time.Second
+	Stale = 30 * time.Second
 )
 
 // Run is one execution of a job.

@@ -46,10 +46,10 @@ func TestARunThatStoppedBeatingIsKilled(t *testing.T) {
 	e, _ := j.Start(Run{Job: "export"})
 	now = start.Add(20 * time.Second)
 	e.Beat()
-	if runs, _ := List(dir, start.Add(49*time.Second)); runs[0].Status != Running {
-		t.Errorf("seen 29 s ago, its process alive: %s", runs[0].Status)
+	if runs, _ := List(dir, start.Add(20*time.Second+Stale-time.Second)); runs[0].Status != Running {
+		t.Errorf("seen less than Stale ago, its process alive: %s", runs[0].Status)
 	}
-	runs, _ := List(dir, start.Add(51*time.Second))
+	runs, _ := List(dir, start.Add(20*time.Second+Stale+time.Second))
 	if r := runs[0]; r.Status != Killed || r.ExitCode != KilledExitCode || r.Seconds() != 20 {
 		t.Errorf("not seen for more than Stale: %+v", r)
 	}
@@ -78,7 +78,7 @@ func TestKeepAliveBeats(t *testing.T) {
 		j := New(dir, time.Now)
 		e, _ := j.Start(Run{Job: "export"})
 		stop := e.KeepAlive(Beat)
-		time.Sleep(3*Beat + time.Second)
+		time.Sleep(3*Beat + Beat/2)
 		stop()
 		runs, _ := List(dir, time.Now())
 		if got := runs[0].Alive.Sub(runs[0].Started); got != 3*Beat {

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// holdEnv names the read model a helper process holds open.
+const holdEnv = "BILLSNAP_TEST_HOLD"
+
+// TestHelperHoldsTheReadModel is not a test: run as a child process with
+// BILLSNAP_TEST_HOLD set, it is an analyst's session. It opens the read
+// model read-only and keeps it open until its stdin closes, answering each
+// line with the latest snapshot and the rows of latest_customers it sees.
+func TestHelperHoldsTheReadModel(t *testing.T) {
+	path := os.Getenv(holdEnv)
+	if path == "" {
+		t.Skip("a helper process of TestAReaderHoldingTheStoreStopsNoJob")
+	}
+	db, err := sql.Open("duckdb", path+"?access_mode=READ_ONLY")
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	db.SetMaxOpenConns(1)
+	sc := bufio.NewScanner(os.Stdin)
+	for {
+		var id string
+		var n int
+		err := db.QueryRow("SELECT (SELECT id FROM latest_snapshot), (SELECT count(*) FROM latest_customers)").Scan(&id, &n)
+		if err != nil {
+			fmt.Println("error:", err)
+		} else {
+			fmt.Printf("latest=%s customers=%d\n", id, n)
+		}
+		if !sc.Scan() {
+			os.Exit(0)
+		}
+	}
+}
+
+// reader is a helper process holding the read model open.
+type reader struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+func holdReadModel(t *testing.T, dir string) *reader {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldsTheReadModel$")
+	cmd.Env = append(os.Environ(), holdEnv+"="+filepath.Join(dir, "billsnap.duckdb"))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return &reader{cmd: cmd, in: in, out: bufio.NewScanner(out)}
+}
+
+// ask has the reader query the model it holds, and returns its answer.
+func (r *reader) ask(t *testing.T) string {
+	t.Helper()
+	if _, err := io.WriteString(r.in, "q\n"); err != nil {
+		t.Fatal(err)
+	}
+	if !r.out.Scan() {
+		t.Fatal("the reader process ended")
+	}
+	return r.out.Text()
+}
+
+// An analyst's session holding billsnap.duckdb open stops no job: export,
+// reconcile, report and a scheduled run all complete and publish while it
+// is open; the session keeps the consistent view it opened, and a reader
+// that opens afterwards sees the new snapshot.
+func TestAReaderHoldingTheStoreStopsNoJob(t *testing.T) {
+	first := serveSandbox(t, sandbox.Options{Seed: 81, Customers: 30}, "")
+	second := serveSandbox(t, sandbox.Options{Seed: 82, Customers: 50, Planted: 1}, "")
+	dir := t.TempDir()
+	if code, _, stderr := cli(t, first, "export", "--out", dir, "--progress", "none"); code != exitOK {
+		t.Fatalf("first export: %d %s", code, stderr)
+	}
+	r := holdReadModel(t, dir)
+	before := r.ask(t)
+	if !strings.HasPrefix(before, "latest=") {
+		t.Fatalf("the reader: %s", before)
+	}
+	held := fileHash(t, filepath.Join(dir, "billsnap.duckdb"))
+	for _, job := range [][]string{
+		{"export", "--out", dir, "--progress", "none"},
+		{"reconcile", "--out", dir},
+		{"report", "--out", dir},
+	} {
+		if code, _, stderr := cli(t, second, job...); code != exitOK && code != exitMaterial {
+			t.Errorf("%s while a reader holds the store: exit %d\n%s", job[0], code, stderr)
+		}
+		if got := r.ask(t); got != before {
+			t.Errorf("after %s the held session sees %q, not %q", job[0], got, before)
+		}
+	}
+	conf := filepath.Join(t.TempDir(), "billsnap.yml")
+	os.WriteFile(conf, fmt.Appendf(nil, "out: %s\nprogress: none\nschedules:\n  - {name: quick, spec: '@every 1s', job: run}\n", dir), 0o644)
+	sched := exec.Command(binary(t), "schedule", "--config", conf)
+	sched.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+second.BaseURL(), "BILLSNAP_FRONT_URL="+second.FrontURL())
+	stderr, _ := sched.StderrPipe()
+	if err := sched.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sched.Process.Kill() })
+	collect(stderr).waitFor(t, "run found something material", 1, 90*time.Second)
+	stop(t, sched)
+	if got := r.ask(t); got != before {
+		t.Errorf("after a scheduled run the held session sees %q, not %q", got, before)
+	}
+	fresh := readAnswer(t, dir)
+	if fresh == before {
+		t.Errorf("a reader opening after the publish sees %q, the snapshot before", fresh)
+	}
+	// The file the session opened was never written: read through the
+	// session's own descriptor, its bytes are those it opened.
+	if got := fileHash(t, r.openFile(t, filepath.Join(dir, "billsnap.duckdb"))); got != held {
+		t.Error("the file the session holds was written in place")
+	}
+}
+
+// openFile is the path, under /proc, of the reader process's descriptor
+// of the file it opened as path (since replaced).
+func (r *reader) openFile(t *testing.T, path string) string {
+	t.Helper()
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", r.cmd.Process.Pid))
+	for _, fd := range fds {
+		if target, _ := os.Readlink(fd); strings.TrimSuffix(target, " (deleted)") == path {
+			return fd
+		}
+	}
+	t.Fatalf("the reader process has no descriptor of %s", path)
+	return ""
+}
+
+// readAnswer is what a reader that opens the read model of dir now sees.
+func readAnswer(t *testing.T, dir string) string {
+	t.Helper()
+	db := openDB(t, dir)
+	defer db.Close()
+	var id string
+	var n int
+	if err := db.QueryRow("SELECT (SELECT id FROM latest_snapshot), (SELECT count(*) FROM latest_customers)").Scan(&id, &n); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("latest=%s customers=%d", id, n)
+}
+
+// billsnap query, each a process of its own, succeeds every time while an
+// export runs, and sees the last published state.
+func TestQueriesSucceedDuringAnExport(t *testing.T) {
+	srv := serveSandbox(t, sandbox.Options{Seed: 83, Customers: 200}, "latency=5ms")
+	dir := t.TempDir()
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != exitOK {
+		t.Fatalf("first export: %d %s", code, stderr)
+	}
+	bin := binary(t)
+	export := childExport(bin, srv, dir)
+	if err := export.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- export.Wait() }()
+	var ok, failed int
+	var failures []string
+	for running := true; running || ok+failed < 10; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("the export: %v", err)
+			}
+			running = false
+		default:
+		}
+		out, err := exec.Command(bin, "query", "--out", dir, "SELECT count(*) FROM latest_invoices").CombinedOutput()
+		if err != nil {
+			failed++
+			failures = append(failures, string(out))
+			continue
+		}
+		ok++
+	}
+	if failed != 0 || ok < 10 {
+		t.Errorf("%d queries succeeded, %d failed: %v", ok, failed, failures)
+	}
+	t.Logf("%d queries during the export, all succeeded", ok)
+}
+
+// Every run started is on record and counted: ok, material, failed (a
+// wrong key), refused (the export lock held past lock_wait) and killed
+// (SIGKILL mid-export, with the time it ran and a non-zero exit).
+func TestEveryRunIsCounted(t *testing.T) {
+	clean := serveSandbox(t, sandbox.Options{Seed: 84, Customers: 30}, "")
+	planted := serveSandbox(t, sandbox.Options{Seed: 85, Customers: 30, Planted: 1}, "")
+	slow := serveSandbox(t, sandbox.Options{Seed: 86, Customers: 200}, "latency=250ms")
+	dir := t.TempDir()
+	bin := binary(t)
+	started := 0
+	run := func(srv *sandbox.Server, args ...string) {
+		t.Helper()
+		started++
+		cmd := exec.Command(bin, append(args, "--out", dir, "--progress", "none")...)
+		cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(), "BILLSNAP_FRONT_URL="+srv.FrontURL())
+		cmd.Run()
+	}
+	run(clean, "export")
+	run(planted, "run")
+	wrongKey := exec.Command(bin, "export", "--out", dir, "--progress", "none")
+	wrongKey.Env = append(os.Environ(), "BILLSNAP_API_KEY=not-the-key", "BILLSNAP_BASE_URL="+clean.BaseURL(), "BILLSNAP_FRONT_URL="+clean.FrontURL())
+	wrongKey.Run()
+	started++
+
+	cfg := config.Default()
+	cfg.Out, cfg.LockWait = dir, 0
+	holder, err := snapshot.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(t.TempDir(), "billsnap.yml")
+	os.WriteFile(conf, []byte("lock_wait: 0s\n"), 0o644)
+	run(clean, "export", "--config", conf)
+	holder.Close()
+
+	started++
+	killed := childExport(bin, slow, dir)
+	if err := killed.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 60*time.Second, func() bool { // seen alive after its start: its heartbeat ran
+		runs, _ := journal.List(journal.Dir(dir), time.Now())
+		return len(runs) > 0 && runs[0].Status == journal.Running && runs[0].Alive.After(runs[0].Started)
+	})
+	killed.Process.Signal(syscall.SIGKILL)
+	killed.Wait()
+
+	run(clean, "export")
+	runs, err := journal.List(journal.Dir(dir), time.Now())
+	if err != nil || len(runs) != started {
+		t.Fatalf("%d runs on record, %d started (%v)", len(runs), started, err)
+	}
+	byStatus := map[string]int{}
+	for _, r := range runs {
+		byStatus[r.Status]++
+		if r.Status == journal.Killed && (r.ExitCode == 0 || r.Seconds() <= 0) {
+			t.Errorf("the killed run: %+v", r)
+		}
+	}
+	want := map[string]int{journal.OK: 2, journal.Material: 1, journal.Failed: 1, journal.Refused: 1, journal.Killed: 1}
+	if fmt.Sprint(byStatus) != fmt.Sprint(want) {
+		t.Errorf("runs by status %v, want %v", byStatus, want)
+	}
+	prom := readFile(t, filepath.Join(dir, "billsnap.prom"))
+	total := 0
+	for _, line := range strings.Split(prom, "\n") {
+		if strings.HasPrefix(line, "billsnap_runs_total{") {
+			var n int
+			fmt.Sscanf(line[strings.LastIndexByte(line, ' ')+1:], "%d", &n)
+			total += n
+		}
+	}
+	if total != started {
+		t.Errorf("billsnap_runs_total sums to %d, %d runs started:\n%s", total, started, prom)
+	}
+	status := runOut(t, clean, "status", "--out", dir)
+	if !strings.Contains(status, "killed    137") || !strings.Contains(status, "refused   1") {
+		t.Errorf("status:\n%s", status)
+	}
+}
