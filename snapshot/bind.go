@@ -18,11 +18,13 @@ import (
 func (s *Store) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 	latest := ""
 	if _, err := os.Stat(s.masterPath()); err == nil {
-		if err := s.attachMaster(ctx, conn); err != nil {
-			return err
+		err := s.attachMaster(ctx, conn)
+		if err == nil {
+			err = conn.QueryRowContext(ctx, "SELECT value FROM "+masterAlias+".billsnap_model WHERE key = 'latest'").Scan(&latest)
 		}
-		if err := conn.QueryRowContext(ctx, "SELECT value FROM "+masterAlias+".billsnap_model WHERE key = 'latest'").Scan(&latest); err != nil {
-			return fmt.Errorf("read model: %w", err)
+		if err != nil {
+			s.log.Warn("the read model's master cannot be read; reconcile reads the snapshot's Parquet", "error", err)
+			latest = ""
 		}
 	}
 	for _, schema := range []struct{ name, id string }{{"cur", cur}, {"prev", prev}} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // Manifest reads the per-table figures of snapshot id from db.
@@ -36,14 +37,21 @@ func Manifest(ctx context.Context, db *sql.DB, id string) ([]TableStats, error) 
 
 // fieldRows writes what the snapshot received of each field, in tx.
 func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []FieldStats) error {
-	for _, f := range fields {
+	if len(fields) == 0 {
+		return nil
+	}
+	const row = "(?, ?, nullif(?, ''), ?, nullif(?, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, nullif(?, ''))"
+	rows := make([]string, len(fields))
+	args := make([]any, 0, 15*len(fields))
+	for i, f := range fields {
 		t := f.Types
-		_, err := tx.ExecContext(ctx, `INSERT INTO snapshot_fields VALUES (?, ?, nullif(?, ''), ?, nullif(?, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, nullif(?, ''))`,
-			r.ID, f.Table, f.Column, f.Field, f.Kind, f.Contract, t.Null, t.String, t.Number, t.Boolean, t.Object, t.Array,
+		rows[i] = row
+		args = append(args, r.ID, f.Table, f.Column, f.Field, f.Kind, f.Contract, t.Null, t.String, t.Number, t.Boolean, t.Object, t.Array,
 			f.Coerced, f.Untyped, f.Example)
-		if err != nil {
-			return fmt.Errorf("recording the fields of %s: %w", f.Table, err)
-		}
+	}
+	// One statement: a statement a field cost 1 ms of the publish.
+	if _, err := tx.ExecContext(ctx, "INSERT INTO snapshot_fields VALUES "+strings.Join(rows, ", "), args...); err != nil {
+		return fmt.Errorf("recording the fields: %w", err)
 	}
 	return nil
 }

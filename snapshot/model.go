@@ -94,14 +94,29 @@ func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) er
 			fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", t.Name, s.history(s.tree, t)),
 			fmt.Sprintf("CREATE OR REPLACE VIEW incomplete_%s AS %s", t.Name, s.history(s.incomplete, t)))
 	}
-	stmts = append(stmts, "USE "+attachedAs, "CHECKPOINT "+modelAlias)
+	stmts = append(stmts, "USE "+attachedAs)
 	defer os.Remove(s.runsFile())
+	return fillIn(ctx, conn, stmts)
+}
+
+// fillIn runs the statements that fill the model in one transaction (one
+// commit, one sync of the model's WAL, where each statement would have
+// its own), then checkpoints the model so that it is one file.
+func fillIn(ctx context.Context, conn *sql.Conn, stmts []string) error {
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return err
+	}
 	for _, q := range stmts {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
+			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 			return err
 		}
 	}
-	return nil
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return err
+	}
+	_, err := conn.ExecContext(ctx, "CHECKPOINT "+modelAlias)
+	return err
 }
 
 // runsFile is where the runs are written for the model to read.
@@ -204,9 +219,10 @@ func (s *Store) runsSQL() ([]string, error) {
 // from the master's rename to the public one's lets the next billsnap
 // finish a publish a crash cut short (finishPublish).
 func (s *Store) publishFile(base string) error {
-	if err := syncFile(base); err != nil {
-		return err
-	}
+	// The master is not made durable before its rename (only the public
+	// copy is): after a power cut it may be cut short, and reconcile then
+	// reads the latest snapshot from its Parquet (Bind) until the next
+	// publish writes a new one.
 	if _, err := os.Stat(base + ".wal"); err == nil {
 		return fmt.Errorf("read model: %s still has a WAL after its checkpoint", base)
 	}
@@ -231,7 +247,7 @@ func (s *Store) pendingMarker() string { return filepath.Join(s.privDir, "publis
 // file, made durable, and renamed over it.
 func (s *Store) copyToPublic() error {
 	tmp := s.publicPath + ".next"
-	if err := copyFile(s.masterPath(), tmp); err != nil {
+	if err := copyFile(s.masterPath(), tmp, true); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("publishing the read model: %w", err)
 	}
@@ -273,9 +289,9 @@ func (s *Store) republish(ctx context.Context, db *sql.DB) error {
 	case err == nil && s.built == next:
 		// built in this section already: filled again below
 	case err == nil && s.built != "":
-		err = copyFile(s.built, next)
+		err = copyFile(s.built, next, false)
 	case err == nil:
-		err = copyFile(s.masterPath(), next)
+		err = copyFile(s.masterPath(), next, false) // private: the public copy is made durable
 	}
 	if err != nil {
 		return err
@@ -346,8 +362,8 @@ func (s *Store) emptyModel(ctx context.Context, db *sql.DB, path string) error {
 	return nil
 }
 
-// copyFile copies src to dst and makes dst durable.
-func copyFile(src, dst string) error {
+// copyFile copies src to dst, and makes dst durable when durable is set.
+func copyFile(src, dst string, durable bool) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -361,9 +377,11 @@ func copyFile(src, dst string) error {
 		out.Close()
 		return err
 	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
+	if durable {
+		if err := out.Sync(); err != nil {
+			out.Close()
+			return err
+		}
 	}
 	return out.Close()
 }

@@ -35,7 +35,7 @@ func (s *Store) Read(ctx context.Context, fn func(db *sql.DB) error) error {
 	next := s.statePath() + ".next"
 	os.Remove(next)
 	os.Remove(next + ".wal")
-	if err := copyFile(s.statePath(), next); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := copyFile(s.statePath(), next, false); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("billsnap's state: %w", err)
 	}
 	db, err := openDuckDB(next, s.duck)

@@ -107,6 +107,10 @@ func OpenShared(ctx context.Context, cfg config.Config, log *slog.Logger, now fu
 		s.Close()
 		return Open(ctx, cfg, log, now)
 	}
+	if _, err := os.Stat(s.pendingMarker()); err != nil {
+		// No publish was cut short, or one under way will finish itself.
+		return s, nil
+	}
 	if err := s.Read(ctx, func(db *sql.DB) error { return s.finishPublish(ctx, db) }); err != nil {
 		return nil, err
 	}
