@@ -47,15 +47,14 @@ func (s *Store) adopt(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("adopting %s: %w", s.publicPath, err)
 	}
+	if err := s.markPending(); err != nil {
+		return err
+	}
 	if err := os.Rename(tmp, s.statePath()); err != nil {
 		return err
 	}
 	syncDir(s.privDir)
-	if built := s.built; built != "" {
-		s.built = ""
-		return s.publishFile(built)
-	}
-	return nil
+	return s.publishPending()
 }
 
 // oldAlias is the name the adopted database is attached under.
@@ -74,7 +73,10 @@ func (s *Store) adoptInto(ctx context.Context, db *sql.DB) error {
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+oldAlias)
 	var version string
 	if err := conn.QueryRowContext(ctx, "SELECT value FROM "+oldAlias+".billsnap_meta WHERE key = 'schema_version'").Scan(&version); err != nil {
-		return fmt.Errorf("it is not a billsnap store: %w", err)
+		// A read model of this billsnap (whose state is gone) has no meta.
+		if _, merr := conn.ExecContext(ctx, "SELECT count(*) FROM "+oldAlias+".billsnap_model"); merr != nil {
+			return fmt.Errorf("it is not a billsnap store: %w", err)
+		}
 	}
 	if err := copyStateTables(ctx, conn); err != nil {
 		return err
@@ -87,13 +89,14 @@ func (s *Store) adoptInto(ctx context.Context, db *sql.DB) error {
 	return s.migrateData(ctx, conn, db)
 }
 
-// copyStateTables copies the state's tables the attached store has.
+// copyStateTables copies the state's tables the attached store has: an
+// old store's tables, or a read model's views over the records.
 func copyStateTables(ctx context.Context, conn *sql.Conn) error {
 	if _, err := conn.ExecContext(ctx, metaSQL); err != nil {
 		return err
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
-		WHERE table_catalog = ? AND table_schema = 'main' AND table_type = 'BASE TABLE' AND list_contains(?, table_name)`, oldAlias, stateTables)
+		WHERE table_catalog = ? AND table_schema = 'main' AND list_contains(?, table_name)`, oldAlias, append([]string{"billsnap_meta"}, recordTables...))
 	if err != nil {
 		return err
 	}
@@ -154,6 +157,9 @@ func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, db *sql.DB) err
 	}
 	os.RemoveAll(s.stagingDir)
 	if _, err := conn.ExecContext(ctx, "DETACH DATABASE "+oldAlias); err != nil {
+		return err
+	}
+	if err := s.buildRecords(ctx, db); err != nil {
 		return err
 	}
 	return s.publishModel(ctx, db, next, latest)

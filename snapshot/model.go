@@ -2,7 +2,9 @@ package snapshot
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,31 +19,35 @@ import (
 
 // The read model is a DuckDB file built whole and then renamed into place,
 // never changed after: a reader that opened it keeps a consistent view of
-// it (the old inode), and one that opens the path afterwards gets the new
-// one. It holds
+// its latest_ tables (the old inode), and one that opens the path
+// afterwards gets the new one. It holds
 //
 //	latest_<table>      the latest complete snapshot, native tables
 //	<table>             every complete snapshot: a view over the Parquet tree
 //	incomplete_<table>  the incomplete snapshots: a view over their tree
 //	snapshots, snapshot_tables, snapshot_fields, findings, unjudged,
-//	reconciliations     copies of billsnap's state, latest_snapshot a view
-//	runs                the journal, as it was when the model was built
+//	reconciliations, runs
+//	                    views over the records (records.go); latest_snapshot
+//	billsnap_model      the snapshot its latest_ tables hold, and a digest
+//	                    of its views
+//
+// The views read through links that a publish switches, so they show
+// what was published last when a query runs. A new model is built when
+// the latest complete snapshot changes, or when the views it must have
+// change (a tree no longer empty, a table's first records, a directory
+// moved); a reconciliation publishes records only.
 //
 // billsnap keeps the model's master in DIR/.billsnap/model.duckdb (what
 // reconcile reads) and publishes a copy of it as DIR/billsnap.duckdb.
-
-// stateTables are the state's tables the read model holds copies of.
-var stateTables = []string{"billsnap_meta", "snapshots", "snapshot_tables", "snapshot_fields", "findings", "unjudged", "reconciliations"}
 
 // modelAlias is the name the model is attached under while it is built.
 const modelAlias = "model_next"
 
 // publishModel makes base, a private DuckDB file holding latest_<table>
-// tables, the next read model: it copies the state's tables and the
-// journal into it and writes its views; the section publishes it once the
-// state is committed (publishFile), so that readers never see what the
-// state might yet not record. latest is the snapshot its latest_ tables
-// hold ("" when none). db is the state, in a section of it.
+// tables, the next read model: it writes its views; the section publishes
+// it once the state is committed (publishPending), so that readers never
+// see what the state might yet not record. latest is the snapshot its
+// latest_ tables hold ("" when none). db is the state, in a section.
 func (s *Store) publishModel(ctx context.Context, db *sql.DB, base, latest string) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -69,34 +75,34 @@ func (s *Store) publishModel(ctx context.Context, db *sql.DB, base, latest strin
 	return nil
 }
 
-// fillModel writes the model attached on conn: the state's tables, the
-// runs, the views, the snapshot its latest_ tables hold.
+// fillModel writes the model attached on conn: its views and the snapshot
+// its latest_ tables hold.
 func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) error {
-	present, err := existing(ctx, conn, stateTables)
-	if err != nil {
-		return err
-	}
-	var stmts []string
-	for _, t := range present {
-		stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE TABLE %s.%s AS SELECT * FROM %s.%s", modelAlias, t, attachedAs, t))
-	}
-	runs, err := s.runsSQL()
-	if err != nil {
-		return err
-	}
-	stmts = append(stmts, runs...)
-	stmts = append(stmts, "USE "+modelAlias,
-		`CREATE OR REPLACE VIEW latest_snapshot AS
-		   SELECT * FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1`,
-		"CREATE OR REPLACE TABLE billsnap_model AS SELECT 'latest' AS key, "+sqlString(latest)+" AS value")
+	views := s.views(latest)
+	stmts := append([]string{"USE " + modelAlias}, views...)
+	stmts = append(stmts,
+		fmt.Sprintf("CREATE OR REPLACE TABLE billsnap_model AS SELECT * FROM (VALUES ('latest', %s), ('views', %s)) AS m(key, value)",
+			sqlString(latest), sqlString(digest(views))),
+		"USE "+attachedAs)
+	return fillIn(ctx, conn, stmts)
+}
+
+// views are the statements of the views of a model whose latest_ tables
+// hold snapshot latest: over the records and the Parquet trees.
+func (s *Store) views(latest string) []string {
+	out := s.recordViews(latest)
 	for _, t := range s.tables {
-		stmts = append(stmts,
+		out = append(out,
 			fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", t.Name, s.history(s.tree, t)),
 			fmt.Sprintf("CREATE OR REPLACE VIEW incomplete_%s AS %s", t.Name, s.history(s.incomplete, t)))
 	}
-	stmts = append(stmts, "USE "+attachedAs)
-	defer os.Remove(s.runsFile())
-	return fillIn(ctx, conn, stmts)
+	return out
+}
+
+// digest names a list of statements in a few bytes.
+func digest(stmts []string) string {
+	sum := sha256.Sum256([]byte(strings.Join(stmts, ";\n")))
+	return hex.EncodeToString(sum[:])
 }
 
 // fillIn runs the statements that fill the model in one transaction (one
@@ -179,16 +185,16 @@ func absolute(path string) string {
 	return path
 }
 
-// runsSQL writes the journal's runs where the model can read them, and
-// the statements that copy them into its runs table.
+// runsSQL writes the journal's runs where the state can read them, and
+// the statements that load them into a temporary table runs.
 func (s *Store) runsSQL() ([]string, error) {
 	runs, err := journal.List(journal.Dir(s.dir), s.now())
 	if err != nil {
 		return nil, err
 	}
-	create := fmt.Sprintf(`CREATE OR REPLACE TABLE %s.runs (id VARCHAR, job VARCHAR, schedule VARCHAR, period VARCHAR,
+	create := `CREATE OR REPLACE TEMP TABLE runs (id VARCHAR, job VARCHAR, schedule VARCHAR, period VARCHAR,
 		pid INTEGER, host VARCHAR, started TIMESTAMPTZ, alive TIMESTAMPTZ, finished TIMESTAMPTZ, status VARCHAR,
-		exit_code INTEGER, snapshot_id VARCHAR, error VARCHAR)`, modelAlias)
+		exit_code INTEGER, snapshot_id VARCHAR, error VARCHAR)`
 	if len(runs) == 0 {
 		return []string{create}, nil
 	}
@@ -207,38 +213,55 @@ func (s *Store) runsSQL() ([]string, error) {
 	if err := f.Close(); err != nil {
 		return nil, err
 	}
-	return []string{create, fmt.Sprintf(`INSERT INTO %s.runs BY NAME SELECT * FROM read_json(%s, format = 'newline_delimited', hive_partitioning = false,
+	return []string{create, fmt.Sprintf(`INSERT INTO runs BY NAME SELECT * FROM read_json(%s, format = 'newline_delimited', hive_partitioning = false,
 		columns = {id: 'VARCHAR', job: 'VARCHAR', schedule: 'VARCHAR', period: 'VARCHAR', pid: 'INTEGER', host: 'VARCHAR',
 		started: 'TIMESTAMPTZ', alive: 'TIMESTAMPTZ', finished: 'TIMESTAMPTZ', status: 'VARCHAR', exit_code: 'INTEGER',
-		snapshot_id: 'VARCHAR', error: 'VARCHAR'})`, modelAlias, sqlString(path))}, nil
+		snapshot_id: 'VARCHAR', error: 'VARCHAR'})`, sqlString(path))}, nil
 }
 
-// publishFile makes the model file built at base the master and publishes
-// a copy of it: base is renamed over the master, the master copied to a
-// temporary file beside the public one and renamed over it. A marker kept
-// from the master's rename to the public one's lets the next billsnap
-// finish a publish a crash cut short (finishPublish).
-func (s *Store) publishFile(base string) error {
-	// The master is not made durable before its rename (only the public
-	// copy is): after a power cut it may be cut short, and reconcile then
-	// reads the latest snapshot from its Parquet (Bind) until the next
-	// publish writes a new one.
-	if _, err := os.Stat(base + ".wal"); err == nil {
-		return fmt.Errorf("read model: %s still has a WAL after its checkpoint", base)
+// markPending records, before a section commits, that what it built is
+// to be shown: the marker stays until publishPending has shown it all,
+// so that the next billsnap finishes a publish a crash cut short
+// (finishPublish).
+func (s *Store) markPending() error {
+	if s.built == "" && s.recordsNext == "" {
+		return nil
 	}
-	marker := s.pendingMarker()
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+	return os.WriteFile(s.pendingMarker(), nil, 0o644)
+}
+
+// publishPending shows what a section built, once the state has
+// committed: the records' generation, then the model, renamed over the
+// master and copied over the public file.
+func (s *Store) publishPending() error {
+	built, stale := s.built, s.publicStale
+	s.built, s.publicStale = "", false
+	if built == "" && s.recordsNext == "" && !stale {
+		return nil
+	}
+	if err := s.showRecords(); err != nil {
 		return err
 	}
-	if err := os.Rename(base, s.masterPath()); err != nil {
-		return fmt.Errorf("read model: %w", err)
+	crashpoint.Hit("records.shown")
+	if built != "" {
+		// The master is not made durable before its rename (only the
+		// public copy is): after a power cut it may be cut short, and the
+		// next publish builds it anew (syncModel).
+		if _, err := os.Stat(built + ".wal"); err == nil {
+			return fmt.Errorf("read model: %s still has a WAL after its checkpoint", built)
+		}
+		if err := os.Rename(built, s.masterPath()); err != nil {
+			return fmt.Errorf("read model: %w", err)
+		}
+		syncDir(s.privDir)
+		crashpoint.Hit("model.master")
 	}
-	syncDir(s.privDir)
-	crashpoint.Hit("model.master")
-	if err := s.copyToPublic(); err != nil {
-		return err
+	if built != "" || stale {
+		if err := s.copyToPublic(); err != nil {
+			return err
+		}
 	}
-	return os.Remove(marker)
+	return os.Remove(s.pendingMarker())
 }
 
 func (s *Store) pendingMarker() string { return filepath.Join(s.privDir, "publish.pending") }
@@ -260,43 +283,64 @@ func (s *Store) copyToPublic() error {
 	return nil
 }
 
-// finishPublish publishes the master again when a crash cut a publish
-// short; db is the state, in a section.
-func (s *Store) finishPublish(context.Context, *sql.DB) error {
+// finishPublish publishes the state and the master again when a crash cut
+// a publish short; db is the state, in a section.
+func (s *Store) finishPublish(ctx context.Context, db *sql.DB) error {
 	if _, err := os.Stat(s.pendingMarker()); err != nil {
 		return nil
 	}
-	s.log.Warn("finishing the publication of the read model a run left unfinished")
-	if err := s.copyToPublic(); err != nil {
-		return err
-	}
-	return os.Remove(s.pendingMarker())
+	s.log.Warn("finishing the publication a run left unfinished")
+	s.publicStale = true
+	return s.syncModel(ctx, db)
 }
 
-// republish publishes the read model again, its latest snapshot as the
-// master holds it and the state as it is now; db is the state, in a
-// section.
-func (s *Store) republish(ctx context.Context, db *sql.DB) error {
-	next := filepath.Join(s.privDir, "model.next.duckdb")
-	if s.built != next {
-		os.Remove(next)
-		os.Remove(next + ".wal")
-	}
-	latest, err := s.modelLatest(ctx, db)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		err = s.emptyModel(ctx, db, next)
-	case err == nil && s.built == next:
-		// built in this section already: filled again below
-	case err == nil && s.built != "":
-		err = copyFile(s.built, next, false)
-	case err == nil:
-		err = copyFile(s.masterPath(), next, false) // private: the public copy is made durable
-	}
-	if err != nil {
+// syncModel publishes the state as it is now: the records always; the
+// read model when its latest_ tables do not hold the state's latest
+// complete snapshot (built from the snapshot's DuckDB file in staging, or
+// from its Parquet), or when its views are not the ones it must have (a
+// copy of it with them). db is the state, in a section.
+func (s *Store) syncModel(ctx context.Context, db *sql.DB) error {
+	if err := s.buildRecords(ctx, db); err != nil {
 		return err
 	}
-	return s.publishModel(ctx, db, next, latest)
+	var latest string
+	err := db.QueryRowContext(ctx, "SELECT id FROM latest_snapshot").Scan(&latest)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	held, views, err := s.modelInfo(ctx, db)
+	switch {
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		s.log.Warn("the read model's master cannot be read; building it anew", "error", err)
+	case err != nil:
+	case held != latest:
+	case views == digest(s.views(held)):
+		return nil // the records are all that changed
+	case s.built != "":
+		return s.publishModel(ctx, db, s.built, held)
+	default:
+		next := s.nextModel()
+		if err := copyFile(s.masterPath(), next, false); err != nil { // private: the public copy is made durable
+			return err
+		}
+		return s.publishModel(ctx, db, next, held)
+	}
+	if latest == "" {
+		next := s.nextModel()
+		if err := s.emptyModel(ctx, db, next); err != nil {
+			return err
+		}
+		return s.publishModel(ctx, db, next, "")
+	}
+	return s.modelOf(ctx, db, latest)
+}
+
+// nextModel is where the next model is built, emptied.
+func (s *Store) nextModel() string {
+	next := filepath.Join(s.privDir, "model.next.duckdb")
+	os.Remove(next)
+	os.Remove(next + ".wal")
+	return next
 }
 
 // masterAlias is the name the master is attached under, read-only, in a
@@ -312,13 +356,13 @@ func (s *Store) attachMaster(ctx context.Context, conn *sql.Conn) error {
 	return nil
 }
 
-// modelLatest is the snapshot the read model's latest_ tables hold (""
-// for none): the one this section built, else the master; os.ErrNotExist
-// when there is neither.
-func (s *Store) modelLatest(ctx context.Context, db *sql.DB) (string, error) {
+// modelInfo is what the read model holds: the snapshot of its latest_
+// tables ("" for none) and the digest of its views; the model this
+// section built, else the master; os.ErrNotExist when there is neither.
+func (s *Store) modelInfo(ctx context.Context, db *sql.DB) (latest, views string, err error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer conn.Close()
 	alias := masterAlias
@@ -327,19 +371,19 @@ func (s *Store) modelLatest(ctx context.Context, db *sql.DB) (string, error) {
 		alias = "model_built"
 		q := fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", sqlString(s.built), alias)
 		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return "", fmt.Errorf("read model: %w", err)
+			return "", "", fmt.Errorf("read model: %w", err)
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+alias)
 	case err != nil:
-		return "", os.ErrNotExist
+		return "", "", os.ErrNotExist
 	default:
 		if err := s.attachMaster(ctx, conn); err != nil {
-			return "", err
+			return "", "", err
 		}
 	}
-	var latest string
-	err = conn.QueryRowContext(ctx, "SELECT value FROM "+alias+".billsnap_model WHERE key = 'latest'").Scan(&latest)
-	return latest, err
+	err = conn.QueryRowContext(ctx, "SELECT max(value) FILTER (key = 'latest'), coalesce(max(value) FILTER (key = 'views'), '') FROM "+
+		alias+".billsnap_model").Scan(&latest, &views)
+	return latest, views, err
 }
 
 // emptyModel makes a model file at path with empty latest_ tables: the

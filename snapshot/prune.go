@@ -35,7 +35,7 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		if err := deleteSnapshots(ctx, db, ids); err != nil {
 			return err
 		}
-		return s.republish(ctx, db)
+		return s.syncModel(ctx, db)
 	})
 	return ids, err
 }

@@ -3,7 +3,6 @@ package snapshot
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,7 +106,7 @@ func (s *Store) finish(ctx context.Context, db *sql.DB, id, status string) (stri
 		if err := s.publishParquet(s.incomplete, id); err != nil {
 			return status, err
 		}
-		return status, s.republish(ctx, db)
+		return status, s.syncModel(ctx, db)
 	}
 	if err := s.publishParquet(s.tree, id); err != nil {
 		return status, err
@@ -117,27 +116,6 @@ func (s *Store) finish(ctx context.Context, db *sql.DB, id, status string) (stri
 	}
 	crashpoint.Hit("publish.complete")
 	return StatusComplete, s.syncModel(ctx, db)
-}
-
-// syncModel publishes the read model of the latest complete snapshot: the
-// model is built anew when the master holds another snapshot (or there is
-// none), published again otherwise. db is the state, in a section.
-func (s *Store) syncModel(ctx context.Context, db *sql.DB) error {
-	var latest string
-	err := db.QueryRowContext(ctx, "SELECT id FROM latest_snapshot").Scan(&latest)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
-	held, err := s.modelLatest(ctx, db)
-	switch {
-	case err == nil && held == latest:
-		return s.republish(ctx, db)
-	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return err
-	case latest == "":
-		return s.republish(ctx, db)
-	}
-	return s.modelOf(ctx, db, latest)
 }
 
 // modelOf makes the read model of complete snapshot id: from its DuckDB

@@ -50,7 +50,9 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 	if err := s.finishPublish(ctx, db); err != nil {
 		return err
 	}
-	if _, err := os.Stat(s.publicPath); err != nil || len(unfinished) > 0 {
+	_, noModel := os.Stat(s.publicPath)
+	_, noRecords := os.Lstat(s.records.link)
+	if noModel != nil || noRecords != nil || len(unfinished) > 0 {
 		return s.syncModel(ctx, db)
 	}
 	return nil

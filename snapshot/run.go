@@ -167,7 +167,7 @@ func (r *Run) Fail(msg string) error {
 		if err := setStatus(ctx, db, r.ID, StatusFailed, msg, r.s.now); err != nil {
 			return err
 		}
-		return r.s.republish(ctx, db)
+		return r.s.syncModel(ctx, db)
 	})
 }
 

@@ -49,9 +49,12 @@ func (s *Store) Read(ctx context.Context, fn func(db *sql.DB) error) error {
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
-	built := s.built
-	s.built = ""
+	if err == nil {
+		err = s.markPending()
+	}
 	if err != nil {
+		s.built, s.publicStale = "", false
+		s.dropRecords()
 		os.Remove(next)
 		return err
 	}
@@ -63,10 +66,7 @@ func (s *Store) Read(ctx context.Context, fn func(db *sql.DB) error) error {
 	}
 	syncDir(s.privDir)
 	crashpoint.Hit("state.written")
-	if built == "" {
-		return nil
-	}
-	return s.publishFile(built)
+	return s.publishPending()
 }
 
 // Change is Read for a change of the state that readers should see: after
@@ -77,6 +77,6 @@ func (s *Store) Change(ctx context.Context, fn func(db *sql.DB) error) error {
 		if err := fn(db); err != nil {
 			return err
 		}
-		return s.republish(ctx, db)
+		return s.syncModel(ctx, db)
 	})
 }

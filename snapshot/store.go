@@ -48,21 +48,24 @@ const (
 //	DIR/.billsnap/runs/          the journal of every run
 //	DIR/billsnap.lock            one export at a time
 type Store struct {
-	tables     []Table // Tables, with the configuration's fields applied
-	dir        string
-	parquetDir string
-	tree       tree // complete snapshots
-	incomplete tree
-	stagingDir string
-	privDir    string // DIR/.billsnap
-	publicPath string // DIR/billsnap.duckdb
-	pq         config.Parquet
-	duck       config.DuckDB
-	lock       *os.File      // the export lock; nil for a store opened to reconcile
-	lockWait   time.Duration // lock_wait
-	built      string        // a read model built in the section under way, published when it commits
-	log        *slog.Logger
-	now        func() time.Time
+	tables      []Table // Tables, with the configuration's fields applied
+	dir         string
+	parquetDir  string
+	tree        tree // complete snapshots
+	incomplete  tree
+	stagingDir  string
+	privDir     string // DIR/.billsnap
+	publicPath  string // DIR/billsnap.duckdb
+	pq          config.Parquet
+	duck        config.DuckDB
+	lock        *os.File      // the export lock; nil for a store opened to reconcile
+	lockWait    time.Duration // lock_wait
+	records     tree          // the records: billsnap's tables as readers see them
+	built       string        // a read model built in the section under way, published when it commits
+	recordsNext string        // the records' generation built in the section under way, shown when it commits
+	publicStale bool          // the public file is to be copied from the master when the section commits
+	log         *slog.Logger
+	now         func() time.Time
 }
 
 // Open takes the directory's export lock (waiting up to lock_wait),
@@ -124,7 +127,7 @@ func newStore(cfg config.Config, log *slog.Logger, now func() time.Time) (*Store
 	}
 	parquetDir := filepath.Join(cfg.Out, cfg.Parquet.Dir)
 	return &Store{tables: tables, dir: cfg.Out, parquetDir: parquetDir, tree: newTree(parquetDir),
-		incomplete: newTree(filepath.Join(cfg.Out, "incomplete")), stagingDir: filepath.Join(cfg.Out, ".staging"),
+		incomplete: newTree(filepath.Join(cfg.Out, "incomplete")), records: newTree(filepath.Join(cfg.Out, "records")), stagingDir: filepath.Join(cfg.Out, ".staging"),
 		privDir: filepath.Join(cfg.Out, privateDir), publicPath: filepath.Join(cfg.Out, cfg.DuckDB.File),
 		pq: cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
 }
@@ -250,6 +253,47 @@ CREATE TABLE IF NOT EXISTS snapshot_fields (
   coerced BIGINT NOT NULL,
   untyped BIGINT NOT NULL,
   example_id VARCHAR
+);
+-- What reconcile writes: every finding of every reconciliation; the
+-- records each rule did not judge because a value arrived untyped (which
+-- value: table, field, JSON type); one row a reconciliation, so that a
+-- snapshot without a finding is in the trend too.
+CREATE TABLE IF NOT EXISTS findings (
+  snapshot_id VARCHAR NOT NULL,
+  period VARCHAR NOT NULL,
+  rule VARCHAR NOT NULL,
+  severity VARCHAR NOT NULL,
+  entity VARCHAR NOT NULL,
+  entity_id VARCHAR NOT NULL,
+  amount DECIMAL(18,2) NOT NULL,
+  currency VARCHAR,
+  detail VARCHAR,
+  status VARCHAR NOT NULL,
+  first_seen VARCHAR NOT NULL,
+  waived BOOLEAN NOT NULL,
+  waiver_reason VARCHAR,
+  waiver_owner VARCHAR,
+  waiver_expires DATE,
+  as_of TIMESTAMPTZ NOT NULL,
+  reconciled_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS unjudged (
+  snapshot_id VARCHAR NOT NULL,
+  period VARCHAR NOT NULL,
+  rule VARCHAR NOT NULL,
+  entity_id VARCHAR NOT NULL,
+  table_name VARCHAR NOT NULL,
+  field VARCHAR NOT NULL,
+  json_type VARCHAR NOT NULL,
+  reconciled_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reconciliations (
+  snapshot_id VARCHAR NOT NULL,
+  period VARCHAR NOT NULL,
+  as_of TIMESTAMPTZ NOT NULL,
+  reconciled_at TIMESTAMPTZ NOT NULL,
+  findings BIGINT NOT NULL,
+  material BOOLEAN NOT NULL
 );
 CREATE OR REPLACE VIEW latest_snapshot AS
   SELECT * FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1;
