@@ -28,15 +28,17 @@ const (
 	StatusFailed     = "failed"
 )
 
-// Store is an output directory. Readers see two things there, and
-// billsnap never changes either in place:
+// Store is an output directory. Readers see these there, and billsnap
+// never changes any in place:
 //
 //	DIR/billsnap.duckdb     the read model: a new file renamed over the old
-//	                        one at each publish (latest_<table> tables, history
-//	                        views over the Parquet tree, the manifest, findings)
+//	                        one when its latest snapshot changes
+//	                        (latest_<table> tables, views over the rest)
 //	DIR/parquet             the Parquet tree of complete snapshots, the system
 //	                        of record, switched in one rename (tree)
 //	DIR/incomplete          the Parquet tree of incomplete snapshots
+//	DIR/records             billsnap's tables (the manifest, findings, runs),
+//	                        written anew at each publish (records.go)
 //
 // billsnap's own state lives apart, where no reader can lock it:
 //

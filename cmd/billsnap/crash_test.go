@@ -68,6 +68,7 @@ var crashMoments = []crashMoment{
 	{at: "publish.complete"}, // recorded complete in the state not yet committed
 	{at: "model.built"},
 	{at: "state.written#4"}, // the publish committed in the state; the read model not published yet
+	{at: "records.shown"},   // the records show the new snapshot; the read model not published yet
 	{at: "model.master"},
 	{at: "model.copied"},
 	{at: "model.public", after: next},
@@ -81,6 +82,7 @@ var crashMoments = []crashMoment{
 	{file: "billsnap.duckdb.next", events: unix.IN_MODIFY, n: 1},
 	{file: "billsnap.duckdb", events: unix.IN_MOVED_TO, n: 1, after: either},
 	{file: "parquet", events: unix.IN_MOVED_TO, n: 1},
+	{file: "records", events: unix.IN_MOVED_TO, n: 1},
 }
 
 // crashBench is a store holding one complete snapshot (of first), to be
@@ -144,7 +146,7 @@ func (b *crashBench) recovers(t *testing.T, dir string) {
 	checkCleanedUp(t, dir)
 }
 
-// An export killed at any of 28 moments leaves a store that opens, whose
+// An export killed at any of 31 moments leaves a store that opens, whose
 // readers see the previous complete snapshot (or, after the commit point,
 // the new one) whole, with nothing half published in the Parquet tree; the
 // next export completes and cleans up.
@@ -366,8 +368,8 @@ func partitionsOf(t *testing.T, root string) map[string][]string {
 }
 
 // checkCleanedUp checks that a completed export left no staging, one
-// generation of the Parquet tree, no publish unfinished and no unfinished
-// snapshot.
+// generation of the Parquet tree and of the records, no publish unfinished
+// and no unfinished snapshot.
 func checkCleanedUp(t *testing.T, dir string) {
 	t.Helper()
 	for _, left := range []string{".staging", ".billsnap/publish.pending", "billsnap.duckdb.next"} {
@@ -375,8 +377,10 @@ func checkCleanedUp(t *testing.T, dir string) {
 			t.Errorf("%s left: %v", left, err)
 		}
 	}
-	if gens, _ := filepath.Glob(filepath.Join(dir, ".parquet-gen", "*")); len(gens) != 1 {
-		t.Errorf("generations of the Parquet tree: %v", gens)
+	for _, tree := range []string{".parquet-gen", ".records-gen"} {
+		if gens, _ := filepath.Glob(filepath.Join(dir, tree, "*")); len(gens) != 1 {
+			t.Errorf("generations of %s: %v", tree, gens)
+		}
 	}
 	for id, status := range stateStatuses(t, dir) {
 		if status == "running" || status == "publishing" {
