@@ -27,15 +27,15 @@ import (
 //	incomplete_<table>  the incomplete snapshots: a view over their tree
 //	snapshots, snapshot_tables, snapshot_fields, findings, unjudged,
 //	reconciliations, runs
-//	                    views over the records (records.go); latest_snapshot
-//	billsnap_model      the snapshot its latest_ tables hold, and a digest
-//	                    of its views
+//	                    views over the records (records.go)
+//	latest_snapshot     the snapshot its latest_ tables hold, a view
+//	billsnap_model      that snapshot's ID, and a digest of the views
 //
 // The views read through links that a publish switches, so they show
 // what was published last when a query runs. A new model is built when
 // the latest complete snapshot changes, or when the views it must have
-// change (a tree no longer empty, a table's first records, a directory
-// moved); a reconciliation publishes records only.
+// change (a tree no longer empty, a directory moved: they name absolute
+// paths); a reconciliation publishes records only.
 //
 // billsnap keeps the model's master in DIR/.billsnap/model.duckdb (what
 // reconcile reads) and publishes a copy of it as DIR/billsnap.duckdb.
@@ -127,27 +127,6 @@ func fillIn(ctx context.Context, conn *sql.Conn, stmts []string) error {
 
 // runsFile is where the runs are written for the model to read.
 func (s *Store) runsFile() string { return filepath.Join(s.privDir, "runs.jsonl") }
-
-// existing are the tables of names that the state has (reconcile's are
-// there once it has run).
-func existing(ctx context.Context, conn *sql.Conn, names []string) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
-		WHERE table_catalog = ? AND table_schema = 'main' AND list_contains(?, table_name) ORDER BY list_position(?, table_name)`,
-		attachedAs, names, names)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
-}
 
 // history is the relation of every snapshot of table t in tree tr: a view
 // over its Parquet files through the tree's link, so that a query reads
