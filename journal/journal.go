@@ -103,7 +103,7 @@ func (j *Journal) Start(r Run) (*Entry, error) {
 	now := j.now().UTC()
 	r.PID, r.Started, r.Alive, r.Status = os.Getpid(), now, now, Running
 	r.Host, _ = os.Hostname()
-	r.ID = fmt.Sprintf("%s-%s-%d", now.Format("20060102T150405.000000000Z"), r.Job, r.PID)
+	r.ID = fmt.Sprintf("%s-%s-%d", now.Format(idTime), r.Job, r.PID)
 	e := &Entry{j: j, run: r, path: filepath.Join(j.dir, r.ID+".json")}
 	return e, e.write()
 }
@@ -180,7 +180,7 @@ func List(dir string, now time.Time) ([]Run, error) {
 		}
 		var r Run
 		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("journal: %s: %w", filepath.Base(name), err)
+			r = unreadable(strings.TrimSuffix(filepath.Base(name), ".json"), err)
 		}
 		out = append(out, settle(r, host, now))
 	}
@@ -191,6 +191,23 @@ func List(dir string, now time.Time) ([]Run, error) {
 		return strings.Compare(b.ID, a.ID)
 	})
 	return out, nil
+}
+
+// idTime is the layout of the start time that begins a run's ID.
+const idTime = "20060102T150405.000000000Z"
+
+// unreadable is the run of a file that does not parse (cut short by a
+// power cut: the journal does not sync): a killed run, its job and start
+// read from its ID, so that it is still counted.
+func unreadable(id string, err error) Run {
+	r := Run{ID: id, Status: Killed, ExitCode: KilledExitCode, Error: "its record is unreadable: " + err.Error()}
+	start, rest, _ := strings.Cut(id, "-")
+	if i := strings.LastIndex(rest, "-"); i > 0 {
+		r.Job = rest[:i]
+	}
+	r.Started, _ = time.Parse(idTime, start)
+	r.Alive, r.Finished = r.Started, r.Started
+	return r
 }
 
 // settle reads a run that says running but is not as killed.

@@ -106,3 +106,31 @@ func TestPruneKeepsTheNewestFinished(t *testing.T) {
 		t.Errorf("after pruning to 2: %d runs %+v", len(runs), runs)
 	}
 }
+
+// A run file cut short (a power cut: the journal does not sync) is a
+// killed run of the job and start its ID names, and the others are read.
+func TestAnUnreadableRunIsKilledAndCounted(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
+	j := New(dir, func() time.Time { return now })
+	e, err := j.Start(Run{Job: "reconcile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Finish(OK, 0, "", "")
+	if err := os.WriteFile(filepath.Join(dir, e.Run().ID+".json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Minute)
+	if _, err := j.Start(Run{Job: "export"}); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := List(dir, now)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	r := runs[1]
+	if r.Job != "reconcile" || r.Status != Killed || r.ExitCode != KilledExitCode || !r.Started.Equal(now.Add(-time.Minute)) {
+		t.Errorf("the unreadable run: %+v", r)
+	}
+}

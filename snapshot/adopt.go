@@ -33,6 +33,13 @@ func (s *Store) adopt(ctx context.Context) error {
 	if _, err := os.Stat(s.publicPath); err != nil {
 		return nil // a new store
 	}
+	// A reconcile may open the store as soon as the state is there: it
+	// waits for this lock until the adopted store is published.
+	lock, err := lockDir(filepath.Join(s.privDir, "state.lock"), max(s.lockWait, stateLockWait))
+	if err != nil {
+		return fmt.Errorf("billsnap's state: %w", err)
+	}
+	defer lock.Close()
 	tmp := s.statePath() + ".adopting"
 	os.Remove(tmp)
 	os.Remove(tmp + ".wal")

@@ -49,7 +49,7 @@ type Summary struct {
 // an incomplete one's Parquet into the incomplete tree. The manifest is
 // the point of no return: a run stopped after it is finished by the next
 // (recover). On error before it nothing is published; the caller records
-// the failure with Fail.
+// the failure with Fail (which leaves a snapshot past that point alone).
 func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	if err := r.loader.wait(); err != nil {
 		return nil, err
@@ -79,6 +79,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording the snapshot: %w", err)
 	}
+	r.committed = true
 	crashpoint.Hit("publish.manifest")
 	err = r.s.Read(ctx, func(db *sql.DB) error {
 		var err error

@@ -95,13 +95,20 @@ func recordNames() []string { return append(slices.Clone(recordTables), runsReco
 
 func recordFile(gen, table string) string { return filepath.Join(gen, table+".parquet") }
 
-// copyTo writes what query returns to a new Parquet file at path, durable.
+// copyTo writes what query returns to a Parquet file at path: written
+// beside it, made durable and renamed into place, so that the file at
+// path is whole whenever the process dies.
 func copyTo(ctx context.Context, conn *sql.Conn, query, path string) error {
-	q := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", query, sqlString(path))
+	tmp := path + ".tmp"
+	q := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", query, sqlString(tmp))
 	if _, err := conn.ExecContext(ctx, q); err != nil {
+		os.Remove(tmp)
 		return err
 	}
-	return syncFile(path)
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // showRecords points the records' link at the generation built, and

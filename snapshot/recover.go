@@ -12,17 +12,22 @@ import (
 
 // recover finishes what an interrupted run left, with the export lock
 // held and db the state, in a section: a snapshot stopped while walking is
-// marked failed; one stopped while publishing (its manifest recorded) is
-// published; staging is removed; partitions of no snapshot of their kind
+// marked failed; one stopped while publishing (its manifest recorded:
+// publishing, or incomplete with its staging still there) is published;
+// staging is removed; partitions of no snapshot of their kind
 // are taken out of the Parquet trees, and generations a run left half
 // built removed; the read model is brought up to the state and published.
 func (s *Store) recover(ctx context.Context, db *sql.DB) error {
-	unfinished, err := snapshotsWith(ctx, db, StatusRunning, StatusPublishing)
+	unfinished, err := snapshotsWith(ctx, db, StatusRunning, StatusPublishing, StatusIncomplete)
 	if err != nil {
 		return err
 	}
 	for id, status := range unfinished {
-		if status == StatusPublishing {
+		if _, err := os.Stat(filepath.Join(s.stagingDir, id)); status == StatusIncomplete && err != nil {
+			delete(unfinished, id) // published
+			continue
+		}
+		if status != StatusRunning {
 			s.log.Warn("finishing the publication of an interrupted snapshot", "snapshot", id)
 			_, err = s.finish(ctx, db, id, status)
 		} else {
@@ -47,11 +52,11 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
-	if err := s.finishPublish(ctx, db); err != nil {
-		return err
-	}
 	_, noModel := os.Stat(s.publicPath)
 	_, noRecords := os.Lstat(s.records.link)
+	if noModel != nil {
+		s.publicStale = true // the master may be whole
+	}
 	if noModel != nil || noRecords != nil || len(unfinished) > 0 {
 		return s.syncModel(ctx, db)
 	}

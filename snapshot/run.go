@@ -20,6 +20,9 @@ type Run struct {
 	ID      string
 	Started time.Time
 	db      *sql.DB // the snapshot's DuckDB file, model.duckdb in its staging
+	// committed: the manifest is recorded; the next run finishes what
+	// this one does not
+	committed bool
 
 	mu      sync.Mutex
 	writers map[string]*partWriter    // by table
@@ -153,8 +156,14 @@ func (r *Run) Fields() []FieldStats {
 // Fail records the snapshot as failed with msg (which must hold no
 // secret), removes its staging, and publishes the read model again (its
 // snapshots table says so). It uses its own deadline, so that a cancelled
-// run can still record why it stopped.
+// run can still record why it stopped. A snapshot whose manifest was
+// committed (Publish's point of no return) is left as it is, staging
+// included, for the next run to finish (recover).
 func (r *Run) Fail(msg string) error {
+	if r.committed {
+		r.s.log.Warn("the snapshot's publication was cut short; the next run finishes it", "snapshot", r.ID)
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	r.loader.wait()

@@ -19,13 +19,15 @@ const stateLockWait = 5 * time.Minute
 
 // Read runs fn on billsnap's state, a database only billsnap opens, in a
 // section: under the state lock, on a copy of the state that replaces it
-// (renamed over it) only when fn succeeds; a read model fn built is
-// published after that. So a section is all or nothing,
-// and the state file is never written in place: a DuckDB checkpoint
-// rewrites the file's metadata block in place, and a process killed in the
-// middle of that write leaves a block whose checksum no longer matches
-// ("Corrupt database file"). Sections are brief; an export holds one at its
-// start and one to publish, a reconciliation one.
+// (renamed over it) only when fn succeeds; what the section built (the
+// records, a read model) is shown after that (publishPending). So a
+// section is all or nothing, and the state file is never written in
+// place: a DuckDB checkpoint rewrites the file's metadata block in place,
+// and a process killed in the middle of that write leaves a block whose
+// checksum no longer matches ("Corrupt database file"). A section first
+// finishes a publish that a crash cut short (finishPublish). Sections are
+// brief; an export holds one at its start and one to publish, a
+// reconciliation one.
 func (s *Store) Read(ctx context.Context, fn func(db *sql.DB) error) error {
 	lock, err := lockDir(filepath.Join(s.privDir, "state.lock"), max(s.lockWait, stateLockWait))
 	if err != nil {
@@ -33,6 +35,20 @@ func (s *Store) Read(ctx context.Context, fn func(db *sql.DB) error) error {
 	}
 	defer lock.Close()
 	next := s.statePath() + ".next"
+	if err := s.section(ctx, next, fn); err != nil {
+		s.built, s.publicStale = "", false
+		s.dropRecords()
+		os.Remove(next)
+		os.Remove(next + ".wal")
+		return err
+	}
+	crashpoint.Hit("state.written")
+	return s.publishPending()
+}
+
+// section runs fn on a copy of the state at next and, when it succeeds,
+// renames the copy over the state.
+func (s *Store) section(ctx context.Context, next string, fn func(db *sql.DB) error) error {
 	os.Remove(next)
 	os.Remove(next + ".wal")
 	if err := copyFile(s.statePath(), next, false); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -44,18 +60,23 @@ func (s *Store) Read(ctx context.Context, fn func(db *sql.DB) error) error {
 	}
 	err = migrateState(ctx, db)
 	if err == nil {
+		err = s.finishPublish(ctx, db)
+	}
+	if err == nil {
 		err = fn(db)
 	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = s.markPending()
-	}
 	if err != nil {
-		s.built, s.publicStale = "", false
-		s.dropRecords()
-		os.Remove(next)
+		return err
+	}
+	// A checkpoint that failed at the close leaves committed changes in
+	// the WAL, which the rename would leave behind.
+	if _, err := os.Stat(next + ".wal"); err == nil {
+		return fmt.Errorf("billsnap's state: %s still has a WAL after its close", next)
+	}
+	if err := s.markPending(); err != nil {
 		return err
 	}
 	if err := syncFile(next); err != nil {
@@ -65,8 +86,7 @@ func (s *Store) Read(ctx context.Context, fn func(db *sql.DB) error) error {
 		return fmt.Errorf("billsnap's state: %w", err)
 	}
 	syncDir(s.privDir)
-	crashpoint.Hit("state.written")
-	return s.publishPending()
+	return nil
 }
 
 // Change is Read for a change of the state that readers should see: after

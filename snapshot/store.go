@@ -97,8 +97,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() t
 
 // OpenShared opens the directory to reconcile and report, without the
 // export lock: an export may be under way, and neither waits for the
-// other but for the state's brief sections. It finishes a publish a crash
-// cut short. The directory must hold a store.
+// other but for the state's brief sections. The directory must hold a
+// store.
 func OpenShared(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time) (*Store, error) {
 	s, err := newStore(cfg, log, now)
 	if err != nil {
@@ -111,13 +111,6 @@ func OpenShared(ctx context.Context, cfg config.Config, log *slog.Logger, now fu
 		// A store of an earlier billsnap: migrated under the export lock.
 		s.Close()
 		return Open(ctx, cfg, log, now)
-	}
-	if _, err := os.Stat(s.pendingMarker()); err != nil {
-		// No publish was cut short, or one under way will finish itself.
-		return s, nil
-	}
-	if err := s.Read(ctx, func(db *sql.DB) error { return s.finishPublish(ctx, db) }); err != nil {
-		return nil, err
 	}
 	return s, nil
 }

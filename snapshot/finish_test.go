@@ -1,0 +1,88 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/sandbox"
+)
+
+// A publish that fails after the manifest (its point of no return) leaves
+// the snapshot and its staging for the next run, which publishes it: here
+// an incomplete snapshot whose tree could not be switched.
+func TestAPublishCutShortAfterTheManifestIsFinished(t *testing.T) {
+	drifting := startSandbox(t, sandbox.Options{Seed: 49, Customers: 20}, "totalcount=Contacts")
+	cfg := testConfig(drifting, t.TempDir())
+	s := openStore(t, cfg)
+	link := filepath.Join(cfg.Out, "incomplete")
+	target, err := os.Readlink(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The incomplete tree's link is not a link: switching it fails.
+	os.Remove(link)
+	if err := os.WriteFile(link, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Take(context.Background(), walker(t, cfg), catalog(t, cfg)); err == nil {
+		t.Fatal("the publish did not fail")
+	}
+	s.Close()
+	os.Remove(link)
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, cfg)
+	s.Close()
+	db := readDB(t, cfg)
+	if got := statuses(t, db); len(got) != 1 || got[0] != StatusIncomplete {
+		t.Fatalf("snapshots after the next run: %v", got)
+	}
+	want := drifting.AnswerKey().Tables["customers"].Count
+	if n := count(t, db, "SELECT count(*) FROM incomplete_customers"); n != want {
+		t.Errorf("the incomplete snapshot's customers: %d, want %d", n, want)
+	}
+}
+
+// A section finishes a publish that a crash cut short after the master
+// was renamed, even when its store was opened before the crash: the
+// public file gets the master's snapshot.
+func TestASectionFinishesAPublishCutShort(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 50, Customers: 20}, "")
+	cfg := testConfig(srv, t.TempDir())
+	if _, err := take(t, cfg); err != nil {
+		t.Fatal(err)
+	}
+	public := filepath.Join(cfg.Out, "billsnap.duckdb")
+	old := filepath.Join(t.TempDir(), "old.duckdb")
+	if err := copyFile(public, old, false); err != nil {
+		t.Fatal(err)
+	}
+	second, err := take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := OpenShared(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The crash: the master renamed, the public file not yet copied.
+	if err := os.Rename(old, public); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg.Out, ".billsnap", "publish.pending"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := shared.Change(context.Background(), func(*sql.DB) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var latest string
+	if err := readDB(t, cfg).QueryRow("SELECT id FROM latest_snapshot").Scan(&latest); err != nil || latest != second.ID {
+		t.Errorf("the public file's latest snapshot: %q (%v), want %s", latest, err, second.ID)
+	}
+}
