@@ -11,6 +11,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // A store of an earlier billsnap — one DuckDB file with every snapshot's
@@ -19,13 +20,13 @@ import (
 // model, its incomplete snapshot the incomplete tree, its runs the
 // journal, its manifest the state; the next export completes.
 func TestAnOldStoreIsMigratedWhenOpened(t *testing.T) {
-	clean := startSandbox(t, sandbox.Options{Seed: 46, Customers: 40}, "")
+	clean := sandboxtest.Start(t, sandbox.Options{Seed: 46, Customers: 40}, "")
 	cfg := testConfig(clean, t.TempDir())
 	first, err := take(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	drifting := startSandbox(t, sandbox.Options{Seed: 46, Customers: 40}, "totalcount=Contacts")
+	drifting := sandboxtest.Start(t, sandbox.Options{Seed: 46, Customers: 40}, "totalcount=Contacts")
 	cfgInc := cfg
 	cfgInc.BaseURL, cfgInc.FrontURL = drifting.BaseURL(), drifting.FrontURL()
 	inc, err := take(t, cfgInc)
@@ -92,7 +93,7 @@ func makeOld(t *testing.T, cfg config.Config) {
 	var firstID string
 	db.QueryRow("SELECT id FROM snapshots WHERE status = 'complete'").Scan(&firstID)
 	for _, tb := range Tables {
-		exec(tb.createSQL(tb.Name))
+		exec(tb.CreateSQL(tb.Name))
 		for _, tree := range []string{"parquet", "incomplete"} {
 			glob := filepath.Join(cfg.Out, tree, tb.Name, "*", "*.parquet")
 			exec(fmt.Sprintf("INSERT INTO %s BY NAME %s", tb.Name, parquetRelation(glob)))

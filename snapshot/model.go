@@ -378,7 +378,7 @@ func (s *Store) emptyModel(ctx context.Context, db *sql.DB, path string) error {
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
 	for _, t := range s.tables {
-		if _, err := conn.ExecContext(ctx, t.createSQL(modelAlias+".latest_"+t.Name)); err != nil {
+		if _, err := conn.ExecContext(ctx, t.CreateSQL(modelAlias+".latest_"+t.Name)); err != nil {
 			return fmt.Errorf("read model: %w", err)
 		}
 	}

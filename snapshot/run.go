@@ -86,7 +86,7 @@ func (r *Run) openDB(ctx context.Context) error {
 		return err
 	}
 	for _, t := range r.s.tables {
-		if _, err := db.ExecContext(ctx, t.createSQL("latest_"+t.Name)); err != nil {
+		if _, err := db.ExecContext(ctx, t.CreateSQL("latest_"+t.Name)); err != nil {
 			db.Close()
 			return fmt.Errorf("duckdb schema: %w", err)
 		}

@@ -183,9 +183,9 @@ func (t Table) parquetSchema() []string {
 	return append(md, "name=_raw, "+pqUTF8+", repetitiontype=REQUIRED")
 }
 
-// createSQL is the table's DuckDB definition, as table name (which may
+// CreateSQL is the table's DuckDB definition, as table name (which may
 // be qualified: model.latest_invoices).
-func (t Table) createSQL(name string) string {
+func (t Table) CreateSQL(name string) string {
 	s := "CREATE TABLE IF NOT EXISTS " + name + " (\n  snapshot_id VARCHAR NOT NULL,\n  id VARCHAR NOT NULL"
 	if t.ParentColumn != "" {
 		s += ",\n  " + t.ParentColumn + " VARCHAR NOT NULL"

@@ -58,7 +58,7 @@ func (s *Store) section(ctx context.Context, next string, fn func(db *sql.DB) er
 	if err != nil {
 		return err
 	}
-	err = migrateState(ctx, db)
+	err = MigrateState(ctx, db)
 	if err == nil {
 		err = s.finishPublish(ctx, db)
 	}

@@ -298,8 +298,9 @@ CREATE OR REPLACE VIEW latest_snapshot AS
 // billsnap is refused.
 const schemaVersion = "2"
 
-// migrateState creates the state's tables in db.
-func migrateState(ctx context.Context, db *sql.DB) error {
+// MigrateState creates the tables of billsnap's state in db (a fixture
+// database of reconcile's tests, too) and checks their schema version.
+func MigrateState(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, metaSQL); err != nil {
 		return fmt.Errorf("duckdb schema: %w", err)
 	}
