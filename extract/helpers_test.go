@@ -7,10 +7,10 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/fakeclock"
-	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
-const testKey = "walker-test-key-0001"
+const testKey = sandboxtest.Key
 
 func newFakeClock() *fakeclock.Clock {
 	return fakeclock.New(time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
@@ -56,21 +56,6 @@ func (s *memSink) End() (Tally, error) {
 	}
 	t.Distinct = len(seen)
 	return t, nil
-}
-
-// startSandbox serves a sandbox for one test.
-func startSandbox(t *testing.T, o sandbox.Options, faults string) *sandbox.Server {
-	t.Helper()
-	f, err := sandbox.ParseFaults(faults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: o, APIKey: testKey, Faults: f}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
 }
 
 func testRetry() config.Retry {

@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 func TestWalkEveryCollectionEqualsTheAnswerKey(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 11, Customers: 150, Planted: 1}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 11, Customers: 150, Planted: 1}, "")
 	key := srv.AnswerKey()
 	for _, prefetch := range []int{0, 8} {
 		w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, newFakeClock(), prefetch)
@@ -34,7 +35,7 @@ func TestWalkEveryCollectionEqualsTheAnswerKey(t *testing.T) {
 }
 
 func TestPrefetchUsesOneRequestPerPage(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 12, Customers: 400}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 12, Customers: 400}, "")
 	w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, newFakeClock(), 8)
 	before := srv.Requests()
 	res, err := w.Walk(context.Background(), collection(t, "subscription_charges"), &memSink{})
@@ -47,7 +48,7 @@ func TestPrefetchUsesOneRequestPerPage(t *testing.T) {
 }
 
 func TestRetriesThroughFaults(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 13, Customers: 300}, "500=0.08,502=0.04,503=0.04,429=0.05,retry-after=2s,truncate=0.05,reset=0.05")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 13, Customers: 300}, "500=0.08,502=0.04,503=0.04,429=0.05,retry-after=2s,truncate=0.05,reset=0.05")
 	clock := newFakeClock()
 	w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, clock, 6)
 	for _, coll := range catalogue {
@@ -73,7 +74,7 @@ func TestRetriesThroughFaults(t *testing.T) {
 }
 
 func TestGiveUpAfterMaxAttempts(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 1, Customers: 10}, "503=1")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 10}, "503=1")
 	w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, newFakeClock(), 0)
 	_, err := w.Walk(context.Background(), collection(t, "contacts"), &memSink{})
 	var pe *PageError
@@ -83,7 +84,7 @@ func TestGiveUpAfterMaxAttempts(t *testing.T) {
 }
 
 func TestAuthFailureIsNotRetried(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 1, Customers: 10}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 10}, "")
 	w := newWalker(t, srv.BaseURL(), srv.FrontURL(), "wrong-key-123", newFakeClock(), 4)
 	_, err := w.Walk(context.Background(), collection(t, "invoices"), &memSink{})
 	var api *APIError
@@ -122,7 +123,7 @@ func TestDriftIsWalkedAgain(t *testing.T) {
 		{"move=Customers@1/0", 4, 3, false, "arrived twice"},
 	} {
 		t.Run(fmt.Sprintf("%s/prefetch=%d", tc.faults, tc.prefetch), func(t *testing.T) {
-			srv := startSandbox(t, sandbox.Options{Seed: 14, Customers: 250}, tc.faults)
+			srv := sandboxtest.Start(t, sandbox.Options{Seed: 14, Customers: 250}, tc.faults)
 			w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, newFakeClock(), tc.prefetch)
 			sink := &memSink{}
 			res, err := w.Walk(context.Background(), collection(t, "customers"), sink)
@@ -149,7 +150,7 @@ func TestForeignNextPageIsNeverRequested(t *testing.T) {
 	}))
 	defer other.Close()
 	for _, prefetch := range []int{0, 4} {
-		srv := startSandbox(t, sandbox.Options{Seed: 1, Customers: 250}, "foreign=Customers@1,foreign-host="+other.URL)
+		srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 250}, "foreign=Customers@1,foreign-host="+other.URL)
 		w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, newFakeClock(), prefetch)
 		_, err := w.Walk(context.Background(), collection(t, "customers"), &memSink{})
 		var fh *ForeignHostError
@@ -170,7 +171,7 @@ func TestContractBreaksStopTheWalk(t *testing.T) {
 		{"html=1", "the response is text/html; charset=utf-8, not JSON"},
 	} {
 		for _, prefetch := range []int{0, 3} {
-			srv := startSandbox(t, sandbox.Options{Seed: 1, Customers: 250}, tc.faults)
+			srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 250}, tc.faults)
 			w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, newFakeClock(), prefetch)
 			_, err := w.Walk(context.Background(), collection(t, "customers"), &memSink{})
 			var pe *PageError
@@ -195,7 +196,7 @@ func TestPageTemplate(t *testing.T) {
 }
 
 func TestTimeoutsAreRetriedThenReported(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 1, Customers: 10}, "latency=400ms")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 10}, "latency=400ms")
 	c, err := NewClient(Options{BaseURL: srv.BaseURL(), FrontURL: srv.FrontURL(), Secret: NewSecret(testKey), Concurrency: 2,
 		Timeout: 40 * time.Millisecond, Retry: testRetry(), Clock: newFakeClock()})
 	if err != nil {

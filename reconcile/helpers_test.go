@@ -13,24 +13,11 @@ import (
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
-const testKey = "reconcile-test-key-1"
-
-func startSandbox(t *testing.T, o sandbox.Options, faults string) *sandbox.Server {
-	t.Helper()
-	f, err := sandbox.ParseFaults(faults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: o, APIKey: testKey, Faults: f}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
+const testKey = sandboxtest.Key
 
 // env is an output directory exported from a sandbox.
 type env struct {
@@ -45,7 +32,7 @@ func newEnv(t *testing.T, o sandbox.Options) *env { return newEnvFaults(t, o, ""
 // newEnvFaults is newEnv with the sandbox's faults.
 func newEnvFaults(t *testing.T, o sandbox.Options, faults string) *env {
 	t.Helper()
-	srv := startSandbox(t, o, faults)
+	srv := sandboxtest.Start(t, o, faults)
 	cfg := config.Default()
 	cfg.BaseURL, cfg.FrontURL, cfg.Out = srv.BaseURL(), srv.FrontURL(), t.TempDir()
 	st, err := snapshot.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)

@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"testing"
+
+	"github.com/billsnap/billsnap/internal/golden"
 )
 
 func TestMarkdownGolden(t *testing.T) {
@@ -12,7 +14,7 @@ func TestMarkdownGolden(t *testing.T) {
 	if err := Markdown(&b, fixture(t), []string{"/out/reports/2026-11-22T030005Z/report.html", "/out/reports/2026-11-22T030005Z/findings.csv"}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "summary.md.golden", b.Bytes())
+	golden.Check(t, "summary.md.golden", b.Bytes())
 }
 
 func TestTextGolden(t *testing.T) {
@@ -20,7 +22,7 @@ func TestTextGolden(t *testing.T) {
 	if err := Text(&b, fixture(t).Report); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "text.golden", b.Bytes())
+	golden.Check(t, "text.golden", b.Bytes())
 }
 
 func TestCSVGolden(t *testing.T) {
@@ -28,7 +30,7 @@ func TestCSVGolden(t *testing.T) {
 	if err := CSV(&b, fixture(t).Report); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "findings.csv.golden", b.Bytes())
+	golden.Check(t, "findings.csv.golden", b.Bytes())
 	rows, err := csv.NewReader(bytes.NewReader(b.Bytes())).ReadAll()
 	if err != nil || len(rows) != 6 || rows[2][6] != `charge "quoted", with a comma` {
 		t.Errorf("CSV does not read back: %v, %d rows", err, len(rows))
@@ -40,7 +42,7 @@ func TestJSONDocumentGolden(t *testing.T) {
 	if err := JSONDocument(&b, fixture(t)); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "findings.json.golden", b.Bytes())
+	golden.Check(t, "findings.json.golden", b.Bytes())
 	var doc struct {
 		Schema   string
 		Findings []FindingJSON

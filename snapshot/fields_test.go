@@ -11,6 +11,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // A service that sends assumed fields in other JSON types, each with a
@@ -20,7 +21,7 @@ import (
 func TestVariantTypesLandAsTheCleanRun(t *testing.T) {
 	opts := sandbox.Options{Seed: 21, Customers: 120, Planted: 1, Now: time.Now().UTC().Truncate(time.Second)}
 	clean, cleanSum := takeOf(t, opts, "")
-	srv := startSandbox(t, opts, "variants=0.5")
+	srv := sandboxtest.Start(t, opts, "variants=0.5")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil || sum.Status != StatusComplete {
@@ -53,7 +54,7 @@ func TestVariantTypesLandAsTheCleanRun(t *testing.T) {
 func TestUntypedValuesAreNullAndCounted(t *testing.T) {
 	opts := sandbox.Options{Seed: 22, Customers: 120, Planted: 1, Now: time.Now().UTC().Truncate(time.Second)}
 	clean, _ := takeOf(t, opts, "")
-	srv := startSandbox(t, opts, "untyped=0.2")
+	srv := sandboxtest.Start(t, opts, "untyped=0.2")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil || sum.Status != StatusComplete {
@@ -93,7 +94,7 @@ func TestUntypedValuesAreNullAndCounted(t *testing.T) {
 
 func takeOf(t *testing.T, opts sandbox.Options, faults string) (map[string]string, *Summary) {
 	t.Helper()
-	srv := startSandbox(t, opts, faults)
+	srv := sandboxtest.Start(t, opts, faults)
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil || sum.Status != StatusComplete {
@@ -230,7 +231,7 @@ func firstDiff(want, got string) string {
 func TestMappedFieldsLandInTheirColumns(t *testing.T) {
 	opts := sandbox.Options{Seed: 23, Customers: 60, Planted: 1, Now: time.Now().UTC().Truncate(time.Second)}
 	clean, _ := takeOf(t, opts, "")
-	srv := startSandbox(t, opts, "rename=Invoices.InvoiceNumber:InvoiceNo")
+	srv := sandboxtest.Start(t, opts, "rename=Invoices.InvoiceNumber:InvoiceNo")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil {
@@ -283,7 +284,7 @@ func rowsOf(sum *Summary, table string) int64 {
 // only, counted as untyped; the spec's ProductPlanChargePricings not being
 // an array breaks the contract.
 func TestNestedListsThatAreNot(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 4, Customers: 30}, `set=Invoices.InvoiceLines@2:{"Lines":3}`)
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 4, Customers: 30}, `set=Invoices.InvoiceLines@2:{"Lines":3}`)
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil {
@@ -298,7 +299,7 @@ func TestNestedListsThatAreNot(t *testing.T) {
 		t.Errorf("%d lines, want %d (the answer key's without the invoice's %d)", got, want, len(inv.InvoiceLines))
 	}
 
-	srv = startSandbox(t, sandbox.Options{Seed: 4, Customers: 30}, `set=ProductPlans.ProductPlanChargePricings@1:"none"`)
+	srv = sandboxtest.Start(t, sandbox.Options{Seed: 4, Customers: 30}, `set=ProductPlans.ProductPlanChargePricings@1:"none"`)
 	_, err = take(t, testConfig(srv, t.TempDir()))
 	if err == nil || !strings.Contains(err.Error(), `field ProductPlanChargePricings: want an array, got "none"`) {
 		t.Errorf("pricings not an array: %v", err)

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // A publish that fails after the manifest (its point of no return) leaves
 // the snapshot and its staging for the next run, which publishes it: here
 // an incomplete snapshot whose tree could not be switched.
 func TestAPublishCutShortAfterTheManifestIsFinished(t *testing.T) {
-	drifting := startSandbox(t, sandbox.Options{Seed: 49, Customers: 20}, "totalcount=Contacts")
+	drifting := sandboxtest.Start(t, sandbox.Options{Seed: 49, Customers: 20}, "totalcount=Contacts")
 	cfg := testConfig(drifting, t.TempDir())
 	s := openStore(t, cfg)
 	link := filepath.Join(cfg.Out, "incomplete")
@@ -53,7 +54,7 @@ func TestAPublishCutShortAfterTheManifestIsFinished(t *testing.T) {
 // was renamed, even when its store was opened before the crash: the
 // public file gets the master's snapshot.
 func TestASectionFinishesAPublishCutShort(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 50, Customers: 20}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 50, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	if _, err := take(t, cfg); err != nil {
 		t.Fatal(err)

@@ -11,29 +11,10 @@ import (
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
-const testKey = "snapshot-test-key-42"
-
-// instantClock makes retries and re-walks wait no real time.
-type instantClock struct{}
-
-func (instantClock) Now() time.Time                                   { return time.Now() }
-func (instantClock) Sleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
-
-func startSandbox(t *testing.T, o sandbox.Options, faults string) *sandbox.Server {
-	t.Helper()
-	f, err := sandbox.ParseFaults(faults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: o, APIKey: testKey, Faults: f}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
+const testKey = sandboxtest.Key
 
 func testConfig(srv *sandbox.Server, out string) config.Config {
 	c := config.Default()

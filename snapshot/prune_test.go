@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // Retention keeps the newest N complete snapshots and everything newer
 // than the oldest of them; rows and Parquet go together.
 func TestPruneKeepsN(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 45, Customers: 20}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 45, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	var ids []string
 	for range 4 {
@@ -23,7 +24,7 @@ func TestPruneKeepsN(t *testing.T) {
 		}
 		ids = append(ids, sum.ID)
 	}
-	drifting := startSandbox(t, sandbox.Options{Seed: 45, Customers: 20}, "totalcount=Contacts")
+	drifting := sandboxtest.Start(t, sandbox.Options{Seed: 45, Customers: 20}, "totalcount=Contacts")
 	cfgInc := cfg
 	cfgInc.BaseURL, cfgInc.FrontURL = drifting.BaseURL(), drifting.FrontURL()
 	inc, err := take(t, cfgInc)

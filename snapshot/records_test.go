@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // A change of the state that leaves the latest snapshot where it was (a
@@ -16,7 +17,7 @@ import (
 // file is not written again, its views show the change, and one
 // generation of the records is left.
 func TestAChangePublishesRecordsNotTheModel(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 47, Customers: 20}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 47, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil {
@@ -49,7 +50,7 @@ func TestAChangePublishesRecordsNotTheModel(t *testing.T) {
 // built anew from the Parquet at the next publish, and the public file
 // holds the latest snapshot whole again.
 func TestAMasterCutShortIsBuiltAnew(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 48, Customers: 20}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 48, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	if _, err := take(t, cfg); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // walkInto walks every collection of the sandbox into run, as Take does,
@@ -36,7 +37,7 @@ func walkInto(t *testing.T, cfg config.Config, run *Run) {
 }
 
 func TestOpenFailsARunInterruptedWhileWalking(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 41, Customers: 80}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 41, Customers: 80}, "")
 	cfg := testConfig(srv, t.TempDir())
 	s := openStore(t, cfg)
 	run, err := s.Begin(context.Background(), Meta{})
@@ -65,7 +66,7 @@ func TestOpenFailsARunInterruptedWhileWalking(t *testing.T) {
 }
 
 func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 42, Customers: 80}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 42, Customers: 80}, "")
 	cfg := testConfig(srv, t.TempDir())
 	s := openStore(t, cfg)
 	run, err := s.Begin(context.Background(), Meta{})
@@ -124,7 +125,7 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 }
 
 func TestOpenRemovesPartitionsOfNoCompleteSnapshot(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 43, Customers: 20}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 43, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil {
@@ -143,7 +144,7 @@ func TestOpenRemovesPartitionsOfNoCompleteSnapshot(t *testing.T) {
 }
 
 func TestOneWriterAtATime(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 44, Customers: 5}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 44, Customers: 5}, "")
 	cfg := testConfig(srv, t.TempDir())
 	s := openStore(t, cfg)
 	defer s.Close()
@@ -158,7 +159,7 @@ func TestOneWriterAtATime(t *testing.T) {
 // opened: the partitions are renamed to snapshot_id in one change of the
 // tree, and their files are the same files.
 func TestOpenRenamesTheOldPartitionKey(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 45, Customers: 10}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 45, Customers: 10}, "")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil {

@@ -1,40 +1,19 @@
 package snapshot
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/internal/golden"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update once, and check the file by eye)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
-	}
-}
 
 // The DuckDB schema analysts query is stable: tables, views, columns, types.
 func TestDuckDBSchemaGolden(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 1, Customers: 5}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 5}, "")
 	cfg := testConfig(srv, t.TempDir())
 	if _, err := take(t, cfg); err != nil {
 		t.Fatal(err)
@@ -59,13 +38,13 @@ func TestDuckDBSchemaGolden(t *testing.T) {
 		}
 		fmt.Fprintln(&b, strings.TrimRight(fmt.Sprintf("  %-24s %-26s %s", col, typ, map[string]string{"YES": "", "NO": "not null"}[null]), " "))
 	}
-	golden(t, "duckdb_schema.golden", strings.TrimPrefix(b.String(), "\n"))
+	golden.Check(t, "duckdb_schema.golden", []byte(strings.TrimPrefix(b.String(), "\n")))
 }
 
 // Parquet files read back by DuckDB with the expected logical types: UTF8
 // strings (not BLOB), timestamps with time zone, decimals.
 func TestParquetTypesGolden(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 1, Customers: 30}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 30}, "")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil {
@@ -88,7 +67,7 @@ func TestParquetTypesGolden(t *testing.T) {
 		}
 		rows.Close()
 	}
-	golden(t, "parquet_types.golden", b.String())
+	golden.Check(t, "parquet_types.golden", []byte(b.String()))
 	if n := count(t, db, fmt.Sprintf("SELECT count(*) FROM read_parquet('%s', hive_partitioning = true) WHERE snapshot_id = ?",
 		filepath.Join(cfg.Out, "parquet", "invoices", "*", "*.parquet")), sum.ID); n != srv.AnswerKey().Tables["invoices"].Count {
 		t.Errorf("the hive partition column does not select the snapshot: %d rows", n)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // fingerprint is what a reader sees of the output: every published Parquet
@@ -65,13 +66,13 @@ func statuses(t *testing.T, db *sql.DB) []string {
 }
 
 func TestFailedRunLeavesThePreviousSnapshot(t *testing.T) {
-	clean := startSandbox(t, sandbox.Options{Seed: 31, Customers: 300}, "")
+	clean := sandboxtest.Start(t, sandbox.Options{Seed: 31, Customers: 300}, "")
 	cfg := testConfig(clean, t.TempDir())
 	if _, err := take(t, cfg); err != nil {
 		t.Fatal(err)
 	}
 	before := fingerprint(t, cfg)
-	broken := startSandbox(t, sandbox.Options{Seed: 31, Customers: 300}, "loop=Invoices@6")
+	broken := sandboxtest.Start(t, sandbox.Options{Seed: 31, Customers: 300}, "loop=Invoices@6")
 	cfg2 := cfg
 	cfg2.BaseURL, cfg2.FrontURL = broken.BaseURL(), broken.FrontURL()
 	_, err := take(t, cfg2)
@@ -117,14 +118,14 @@ func mapsEqual(a, b map[string]string) bool {
 // snapshots; it is kept for inspection in its own tree, which the
 // incomplete_ views read.
 func TestIncompleteSnapshotIsKeptButNotPublished(t *testing.T) {
-	clean := startSandbox(t, sandbox.Options{Seed: 32, Customers: 150}, "")
+	clean := sandboxtest.Start(t, sandbox.Options{Seed: 32, Customers: 150}, "")
 	cfg := testConfig(clean, t.TempDir())
 	first, err := take(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := fingerprint(t, cfg)
-	drifting := startSandbox(t, sandbox.Options{Seed: 32, Customers: 150}, "totalcount=Contacts")
+	drifting := sandboxtest.Start(t, sandbox.Options{Seed: 32, Customers: 150}, "totalcount=Contacts")
 	cfg2 := cfg
 	cfg2.BaseURL, cfg2.FrontURL = drifting.BaseURL(), drifting.FrontURL()
 	sum, err := take(t, cfg2)
@@ -157,7 +158,7 @@ func TestIncompleteSnapshotIsKeptButNotPublished(t *testing.T) {
 // first listed (the last walk left the repeat out), and has no row of the
 // record that was never listed.
 func TestAnIDListedTwiceOnEveryWalkIsKeptOnce(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 33, Customers: 150}, "move=Customers@1/0")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 33, Customers: 150}, "move=Customers@1/0")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil || sum.Status != StatusIncomplete {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // Parts of 1,000 rows are loaded into DuckDB while the walk goes on; a
@@ -30,7 +31,7 @@ func TestTakeEqualsTheAnswerKey(t *testing.T) {
 }
 
 func takeEqualsTheKey(t *testing.T, faults, rewalked string) {
-	srv := startSandbox(t, sandbox.Options{Seed: 21, Customers: 250, Planted: 1}, faults)
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 21, Customers: 250, Planted: 1}, faults)
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil {
@@ -72,7 +73,7 @@ func count(t *testing.T, db *sql.DB, q string, args ...any) int {
 }
 
 func TestManifestReadsWhatPublishWrote(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 22, Customers: 40}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 22, Customers: 40}, "")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
 	if err != nil {
@@ -92,7 +93,7 @@ func TestManifestReadsWhatPublishWrote(t *testing.T) {
 // Loads run under duckdb.load_memory_limit: a load limit DuckDB cannot
 // take fails the snapshot naming the key, and publishes nothing.
 func TestLoadMemoryLimit(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 3, Customers: 20}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 3, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	cfg.DuckDB.LoadMemoryLimit = "1KB"
 	s := openStore(t, cfg)
@@ -108,7 +109,7 @@ func TestLoadMemoryLimit(t *testing.T) {
 // again with the limit doubled, up to duckdb.memory_limit; past that the
 // snapshot fails naming the key, and nothing is published.
 func TestALoadOutOfMemoryRaisesTheLimit(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 5, Customers: 150}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 5, Customers: 150}, "")
 	for _, tc := range []struct{ ceiling, fails string }{{"256MB", ""}, {"8MB", "config key duckdb.memory_limit"}} {
 		cfg := testConfig(srv, t.TempDir())
 		cfg.Parquet.RowsPerFile = 1_000_000

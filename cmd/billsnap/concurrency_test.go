@@ -18,6 +18,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -92,8 +93,8 @@ func (r *reader) ask(t *testing.T) string {
 // is open; the session keeps the consistent view it opened, and a reader
 // that opens afterwards sees the new snapshot.
 func TestAReaderHoldingTheStoreStopsNoJob(t *testing.T) {
-	first := serveSandbox(t, sandbox.Options{Seed: 81, Customers: 30}, "")
-	second := serveSandbox(t, sandbox.Options{Seed: 82, Customers: 50, Planted: 1}, "")
+	first := sandboxtest.Start(t, sandbox.Options{Seed: 81, Customers: 30}, "")
+	second := sandboxtest.Start(t, sandbox.Options{Seed: 82, Customers: 50, Planted: 1}, "")
 	dir := t.TempDir()
 	if code, _, stderr := cli(t, first, "export", "--out", dir, "--progress", "none"); code != exitOK {
 		t.Fatalf("first export: %d %s", code, stderr)
@@ -171,7 +172,7 @@ func readAnswer(t *testing.T, dir string) string {
 // billsnap query, each a process of its own, succeeds every time while an
 // export runs, and sees the last published state.
 func TestQueriesSucceedDuringAnExport(t *testing.T) {
-	srv := serveSandbox(t, sandbox.Options{Seed: 83, Customers: 200}, "latency=5ms")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 83, Customers: 200}, "latency=5ms")
 	dir := t.TempDir()
 	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != exitOK {
 		t.Fatalf("first export: %d %s", code, stderr)
@@ -212,9 +213,9 @@ func TestQueriesSucceedDuringAnExport(t *testing.T) {
 // wrong key), refused (the export lock held past lock_wait) and killed
 // (SIGKILL mid-export, with the time it ran and a non-zero exit).
 func TestEveryRunIsCounted(t *testing.T) {
-	clean := serveSandbox(t, sandbox.Options{Seed: 84, Customers: 30}, "")
-	planted := serveSandbox(t, sandbox.Options{Seed: 85, Customers: 30, Planted: 1}, "")
-	slow := serveSandbox(t, sandbox.Options{Seed: 86, Customers: 200}, "latency=250ms")
+	clean := sandboxtest.Start(t, sandbox.Options{Seed: 84, Customers: 30}, "")
+	planted := sandboxtest.Start(t, sandbox.Options{Seed: 85, Customers: 30, Planted: 1}, "")
+	slow := sandboxtest.Start(t, sandbox.Options{Seed: 86, Customers: 200}, "latency=250ms")
 	dir := t.TempDir()
 	bin := binary(t)
 	started := 0

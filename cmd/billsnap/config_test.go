@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 func TestExportAuthFailureNamesTheSettingNotTheKey(t *testing.T) {
-	srv := serveSandbox(t, sandbox.Options{Seed: 1, Customers: 10}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 10}, "")
 	vars := map[string]string{"BILLSNAP_API_KEY": "not-the-right-key-9c1e", "BILLSNAP_BASE_URL": srv.BaseURL(), "BILLSNAP_FRONT_URL": srv.FrontURL()}
 	var out, errb bytes.Buffer
 	code := runWith(context.Background(), []string{"export", "--out", t.TempDir(), "--progress", "none"}, &out, &errb, func(k string) string { return vars[k] })

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // crashMoment is when a crash test kills the export: at a named crash
@@ -27,12 +28,12 @@ import (
 // or at the n-th change the kernel reports on a file of the output
 // directory (inotify), which lands inside DuckDB's own writes.
 type crashMoment struct {
-	at     string // BILLSNAP_CRASH_AT
-	file   string // or: a file of the output directory…
-	events uint32 // …the kinds of change counted…
-	n      int    // …and the count at which the export is killed
-	keep   int    // retention.keep of the run (0: keep all)
-	after  outcome
+	at     string  // BILLSNAP_CRASH_AT
+	file   string  // or: a file of the output directory…
+	events uint32  // …the kinds of change counted…
+	n      int     // …and the count at which the export is killed
+	keep   int     // retention.keep of the run (0: keep all)
+	after  outcome // for a named moment; a kernel moment's is read from the trace
 }
 
 // outcome is which snapshot readers must see as latest after the crash.
@@ -41,8 +42,25 @@ type outcome int
 const (
 	previous outcome = iota // the crash comes before the new snapshot's commit point
 	next                    // the crash comes after it
-	either                  // the moment may come before or after it
+	either                  // the kill landed within the commit point's rename
 )
+
+// traced is the outcome of a kill from outside, read from the crash
+// points the process passed (BILLSNAP_CRASH_TRACE): the commit point is
+// the read model's rename, between model.copied and model.public. A kill
+// from outside lands some time after the change that set it off, longer on
+// a busy machine, so the moment it was meant for says less than the trace.
+func traced(points []string) outcome {
+	for i := len(points) - 1; i >= 0; i-- {
+		switch points[i] {
+		case "model.public":
+			return next
+		case "model.copied":
+			return either
+		}
+	}
+	return previous
+}
 
 func (m crashMoment) String() string {
 	if m.at != "" {
@@ -78,9 +96,9 @@ var crashMoments = []crashMoment{
 	{file: ".billsnap/state.duckdb.next", events: unix.IN_MODIFY, n: 1},
 	{file: ".billsnap/state.duckdb.next", events: unix.IN_MODIFY, n: 6},
 	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 3}, // the manifest committed
-	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 4, after: either},
+	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 4},
 	{file: "billsnap.duckdb.next", events: unix.IN_MODIFY, n: 1},
-	{file: "billsnap.duckdb", events: unix.IN_MOVED_TO, n: 1, after: either},
+	{file: "billsnap.duckdb", events: unix.IN_MOVED_TO, n: 1},
 	{file: "parquet", events: unix.IN_MOVED_TO, n: 1},
 	{file: "records", events: unix.IN_MOVED_TO, n: 1},
 }
@@ -95,8 +113,8 @@ type crashBench struct {
 
 func newCrashBench(t *testing.T) *crashBench {
 	b := &crashBench{bin: binaryWithTags(t, "crashpoints"), template: t.TempDir(),
-		first:  serveSandbox(t, sandbox.Options{Seed: 61, Customers: 60, Planted: 1}, ""),
-		second: serveSandbox(t, sandbox.Options{Seed: 62, Customers: 300, Planted: 1}, "")}
+		first:  sandboxtest.Start(t, sandbox.Options{Seed: 61, Customers: 60, Planted: 1}, ""),
+		second: sandboxtest.Start(t, sandbox.Options{Seed: 62, Customers: 300, Planted: 1}, "")}
 	if out, err := childExport(b.bin, b.first, b.template).CombinedOutput(); err != nil {
 		t.Fatalf("first export: %v\n%s", err, out)
 	}
@@ -155,10 +173,15 @@ func TestCrashAtAnyMomentKeepsTheLastGoodSnapshot(t *testing.T) {
 	for _, m := range crashMoments {
 		t.Run(m.String(), func(t *testing.T) {
 			dir := b.store(t)
-			crash(t, b.bin, b.second, dir, m)
+			points := crash(t, b.bin, b.second, dir, m)
+			after := m.after
+			if m.file != "" {
+				after = traced(points)
+				t.Logf("killed after crash point %s", points[len(points)-1])
+			}
 			latest := checkReaders(t, dir, b.key)
-			if m.after != either && (latest != b.firstID) != (m.after == next) {
-				t.Errorf("after the crash latest_ is snapshot %s (the first is %s)", latest, b.firstID)
+			if after != either && (latest != b.firstID) != (after == next) {
+				t.Errorf("after the crash (at %s) latest_ is snapshot %s (the first is %s)", points[len(points)-1], latest, b.firstID)
 			}
 			// The file readers open was never written in place: it is the
 			// one before, byte for byte, or a new one whole.
@@ -208,10 +231,12 @@ func childExport(bin string, srv *sandbox.Server, dir string, env ...string) *ex
 }
 
 // crash runs an export of srv into dir and kills it at moment m; it fails
-// the test if the export ended on its own.
-func crash(t *testing.T, bin string, srv *sandbox.Server, dir string, m crashMoment) {
+// the test if the export ended on its own. It returns the crash points the
+// export passed, "start" first.
+func crash(t *testing.T, bin string, srv *sandbox.Server, dir string, m crashMoment) []string {
 	t.Helper()
-	var env []string
+	trace := filepath.Join(t.TempDir(), "trace")
+	env := []string{"BILLSNAP_CRASH_TRACE=" + trace}
 	if m.at != "" {
 		env = append(env, "BILLSNAP_CRASH_AT="+m.at)
 	}
@@ -235,6 +260,11 @@ func crash(t *testing.T, bin string, srv *sandbox.Server, dir string, m crashMom
 	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("the export was not killed at %s (%v); output:\n%s", m, err, out.String())
 	}
+	points, err := os.ReadFile(trace)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return append([]string{"start"}, strings.Fields(string(points))...)
 }
 
 // killOnChange kills the process sent on started at the n-th change of

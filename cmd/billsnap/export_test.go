@@ -16,23 +16,10 @@ import (
 
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
-const exportKey = "export-test-key-7f3a"
-
-func serveSandbox(t *testing.T, o sandbox.Options, faults string) *sandbox.Server {
-	t.Helper()
-	f, err := sandbox.ParseFaults(faults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: o, APIKey: exportKey, Faults: f}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
+const exportKey = sandboxtest.Key
 
 // cli runs billsnap with args, the sandbox's URLs and key in the
 // environment, and a fake clock (retries and re-walks wait no real time).
@@ -123,7 +110,7 @@ func TestExportUnderEachFault(t *testing.T) {
 		{"insert=Transactions@1/0", exitMaterial, "incomplete"},
 	} {
 		t.Run(tc.faults, func(t *testing.T) {
-			srv := serveSandbox(t, sandbox.Options{Seed: 51, Customers: 200, Planted: 1}, tc.faults)
+			srv := sandboxtest.Start(t, sandbox.Options{Seed: 51, Customers: 200, Planted: 1}, tc.faults)
 			dir := t.TempDir()
 			code, stdout, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none")
 			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
@@ -147,7 +134,7 @@ func TestExportUnderEachFault(t *testing.T) {
 
 // Retention after each export keeps the newest N complete snapshots.
 func TestExportAppliesRetention(t *testing.T) {
-	srv := serveSandbox(t, sandbox.Options{Seed: 55, Customers: 20}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 55, Customers: 20}, "")
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "c.yml")
 	os.WriteFile(cfgFile, []byte("retention: {keep: 2}\n"), 0o644)

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // A field of the spec's with a wrong type is a contract break: exit 1,
 // naming the collection, page, URL, record and field, nothing published.
 func TestAContractFieldOfAWrongTypeStopsTheExport(t *testing.T) {
-	srv := serveSandbox(t, sandbox.Options{Seed: 2, Customers: 20}, `set=SubscriptionCharges.Amount@150:"abc"`)
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 2, Customers: 20}, `set=SubscriptionCharges.Amount@150:"abc"`)
 	dir := t.TempDir()
 	code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none")
 	id := srv.Dataset().Charges[149].ID
@@ -29,7 +30,7 @@ func TestAContractFieldOfAWrongTypeStopsTheExport(t *testing.T) {
 // export's summary and log, in status, in the report's Snapshot section
 // (Markdown, HTML, XLSX) and in the metrics.
 func TestAnUntypedAssumedFieldIsShownEverywhere(t *testing.T) {
-	srv := serveSandbox(t, sandbox.Options{Seed: 2, Customers: 20}, `set=PaymentMethods.Active@1:"maybe"`)
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 2, Customers: 20}, `set=PaymentMethods.Active@1:"maybe"`)
 	id := srv.Dataset().PaymentMethods[0].ID
 	dir := t.TempDir()
 	code, _, stderr := cli(t, srv, "run", "--out", dir, "--progress", "none")
@@ -81,7 +82,7 @@ func TestAnUntypedAssumedFieldIsShownEverywhere(t *testing.T) {
 // A field the service renames lands in its column when the configuration
 // maps it; check-config checks the mapping.
 func TestARenamedFieldMappedInTheConfigLands(t *testing.T) {
-	srv := serveSandbox(t, sandbox.Options{Seed: 2, Customers: 20}, "rename=Invoices.InvoiceNumber:InvoiceNo")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 2, Customers: 20}, "rename=Invoices.InvoiceNumber:InvoiceNo")
 	dir := t.TempDir()
 	cfg := filepath.Join(t.TempDir(), "billsnap.yml")
 	os.WriteFile(cfg, []byte("fields:\n  invoices:\n    invoice_number: InvoiceNo\n"), 0o644)

@@ -12,10 +12,11 @@ import (
 
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 func TestReconcileExitCodes(t *testing.T) {
-	clean := serveSandbox(t, sandbox.Options{Seed: 71, Customers: 60}, "")
+	clean := sandboxtest.Start(t, sandbox.Options{Seed: 71, Customers: 60}, "")
 	dir := t.TempDir()
 	if code, _, stderr := cli(t, clean, "reconcile", "--out", dir); code != exitFailure || !strings.Contains(stderr, dir+": no billsnap store here yet: run billsnap export first") {
 		t.Errorf("reconcile before any export: exit %d, %s", code, stderr)
@@ -26,7 +27,7 @@ func TestReconcileExitCodes(t *testing.T) {
 	if code, out, stderr := cli(t, clean, "reconcile", "--out", dir); code != exitOK || !strings.Contains(out, "Nothing material.") {
 		t.Errorf("clean data: exit %d\n%s%s", code, out, stderr)
 	}
-	planted := serveSandbox(t, sandbox.Options{Seed: 72, Customers: 60, Planted: 1}, "")
+	planted := sandboxtest.Start(t, sandbox.Options{Seed: 72, Customers: 60, Planted: 1}, "")
 	code, out, stderr := cli(t, planted, "run", "--out", dir, "--progress", "none")
 	if code != exitMaterial || !strings.Contains(out, "# billsnap: MATERIAL (exit 3)") || !strings.Contains(stderr, "material findings in snapshot") {
 		t.Errorf("planted data: exit %d\n%s%s", code, out, stderr)
@@ -51,7 +52,7 @@ func TestReconcileExitCodes(t *testing.T) {
 // A run whose material findings are all waived exits 0; the waivers are
 // made from the JSON lines of a first run.
 func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
-	srv := serveSandbox(t, sandbox.Options{Seed: 73, Customers: 40, Planted: 1}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 73, Customers: 40, Planted: 1}, "")
 	dir := t.TempDir()
 	if code, _, _ := cli(t, srv, "run", "--out", dir, "--progress", "none"); code != exitMaterial {
 		t.Fatalf("first run: exit %d", code)
@@ -95,7 +96,7 @@ func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
 }
 
 func TestRunOnAnIncompleteSnapshot(t *testing.T) {
-	srv := serveSandbox(t, sandbox.Options{Seed: 74, Customers: 30}, "totalcount=Contacts")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 74, Customers: 30}, "totalcount=Contacts")
 	code, out, _ := cli(t, srv, "run", "--out", t.TempDir(), "--progress", "none")
 	if code != exitMaterial || !strings.Contains(out, "# billsnap: UNTRUSTED (exit 3)") || !strings.Contains(out, "the other rules' findings are not trusted") ||
 		!strings.Contains(out, "snapshot_incomplete: 1 collections incomplete") || !strings.Contains(out, "| contacts | ") || !strings.Contains(out, "| **no**: ") {

@@ -20,6 +20,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -59,7 +60,7 @@ func stop(t *testing.T, cmd *exec.Cmd) int {
 }
 
 func TestScheduleRunsTwiceAndStopsOnSIGTERM(t *testing.T) {
-	srv := serveSandbox(t, sandbox.Options{Seed: 81, Customers: 40, Planted: 1}, "")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 81, Customers: 40, Planted: 1}, "")
 	dir := t.TempDir()
 	cmd, logs := startSchedule(t, srv, dir, "@every 2s", "run", "--listen", "127.0.0.1:0")
 	logs.waitFor(t, "run found something material", 2, 90*time.Second)
@@ -84,7 +85,7 @@ func TestScheduleRunsTwiceAndStopsOnSIGTERM(t *testing.T) {
 // SIGTERM in the middle of an export: the previous snapshot stays latest,
 // the lock is released, the run is recorded as interrupted, exit 0.
 func TestSIGTERMMidExport(t *testing.T) {
-	srv := serveSandbox(t, sandbox.Options{Seed: 82, Customers: 300}, "latency=40ms")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 82, Customers: 300}, "latency=40ms")
 	dir := t.TempDir()
 	cmd, logs := startSchedule(t, srv, dir, "@every 1s", "export")
 	logs.waitFor(t, "run ok", 1, 90*time.Second)

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // secretForms are the ways a key could leak: as itself, in the
@@ -70,7 +71,7 @@ func TestTheKeyAppearsInNoOutput(t *testing.T) {
 		{"", nil, []string{"query", "SELECT * FROM snapshots"}, exitOK},
 		{"", nil, []string{"check-config"}, exitOK},
 	} {
-		srv := serveSandbox(t, sandbox.Options{Seed: 71, Customers: 150, Planted: 1}, step.faults)
+		srv := sandboxtest.Start(t, sandbox.Options{Seed: 71, Customers: 150, Planted: 1}, step.faults)
 		args := []string{step.args[0], "--out", out}
 		if step.args[0] != "query" {
 			args = append(args, "--config", cfg)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 var soakSeeds = flag.Int("soak.seeds", 4, "fault soak: how many sandboxes of ~50,000 records to export (the long soak: 50)")
@@ -36,7 +37,7 @@ func TestFaultSoak(t *testing.T) {
 	for i := range *soakSeeds {
 		seed := uint64(1000 + i)
 		t.Run(fmt.Sprint("seed-", seed), func(t *testing.T) {
-			srv := serveSandbox(t, sandbox.Options{Seed: seed, Customers: 1300, Planted: 1}, soakFaults)
+			srv := sandboxtest.Start(t, sandbox.Options{Seed: seed, Customers: 1300, Planted: 1}, soakFaults)
 			key := srv.AnswerKey()
 			if n := key.Records(); n < 50_000 {
 				t.Fatalf("the sandbox holds %d records; the soak wants 50,000", n)
@@ -96,7 +97,7 @@ func TestDriftSoak(t *testing.T) {
 		opts := sandbox.Options{Seed: seed, Customers: 400, Planted: 1}
 		spec := driftSpec(rand.New(rand.NewPCG(seed, 7)), sandbox.New(sandbox.Config{Data: opts}).AnswerKey())
 		t.Run(fmt.Sprintf("seed-%d/%s", seed, spec), func(t *testing.T) {
-			srv := serveSandbox(t, opts, spec)
+			srv := sandboxtest.Start(t, opts, spec)
 			dir := t.TempDir()
 			code, stdout, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none")
 			outcomes[code]++

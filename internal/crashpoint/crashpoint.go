@@ -10,6 +10,9 @@
 //	                            an error wrapping syscall.ENOSPC: the disk is
 //	                            full from then on
 //	BILLSNAP_PANIC_AT=name[#n]  the n-th Hit(name) panics
+//	BILLSNAP_CRASH_TRACE=file   every Hit appends its name to file, a line,
+//	                            before anything else: how far a process got
+//	                            when it was killed from outside
 //
 // The names are the moments listed in Names.
 package crashpoint
@@ -28,6 +31,12 @@ var Names = []string{
 	"tree.built",       // the next Parquet tree is built, not yet shown
 	"tree.swapped",     // readers see the next tree; the old one is not removed
 	"publish.complete", // the snapshot is recorded complete; staging is left
+	"model.built",      // the next read model is built beside the master
+	"state.written",    // a section of the state committed (renamed over it)
+	"records.shown",    // the records show the section's changes
+	"model.master",     // the next read model is the master
+	"model.copied",     // the master's copy is beside the public file
+	"model.public",     // the copy is renamed over the public file
 	"publish.done",     // staging removed
 	"prune.tree",       // pruned snapshots are gone from Parquet, not yet from DuckDB
 	"close",            // everything done, DuckDB not yet closed

@@ -16,11 +16,15 @@ var (
 	hits   = map[string]int{}
 	misses = map[string]int{}
 	panics = map[string]int{}
+
+	traceFile *os.File
 )
 
 // Hit kills the process with SIGKILL at the moment BILLSNAP_CRASH_AT
-// names, or panics at the one BILLSNAP_PANIC_AT names.
+// names, or panics at the one BILLSNAP_PANIC_AT names; it first appends
+// name to the trace.
 func Hit(name string) {
+	trace(name)
 	if armed("BILLSNAP_PANIC_AT", name, panics, false) {
 		panic("crashpoint " + name + " (BILLSNAP_PANIC_AT)")
 	}
@@ -29,6 +33,26 @@ func Hit(name string) {
 	}
 	syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	select {} // the signal is on its way
+}
+
+// trace appends name, a line, to the file BILLSNAP_CRASH_TRACE names: a
+// write to the kernel before the moment goes on, so the file shows how far
+// a process got however it was killed.
+func trace(name string) {
+	path := os.Getenv("BILLSNAP_CRASH_TRACE")
+	if path == "" {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if traceFile == nil {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			panic("crashpoint: BILLSNAP_CRASH_TRACE: " + err.Error())
+		}
+		traceFile = f
+	}
+	traceFile.WriteString(name + "\n")
 }
 
 // Err returns ENOSPC from the moment BILLSNAP_FAIL_AT names on.
