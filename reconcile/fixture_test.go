@@ -36,6 +36,7 @@ type fixture struct {
 // DuckDB with the shipped rules and compares the findings of the rules
 // it names with those it wants, exactly: IDs, amounts and currencies.
 func TestRuleFixtures(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/rules/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures in testdata/rules: %v", err)

@@ -12,6 +12,7 @@ import (
 // Rule 15: between two snapshots a paid invoice changes and another one
 // goes; an unpaid one changing is no finding.
 func TestPaidInvoiceChanged(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sandbox.Options{Seed: 61, Customers: 150})
 	first := e.export()
 	var changed, gone, unpaid *sandbox.Invoice
@@ -56,6 +57,7 @@ func TestPaidInvoiceChanged(t *testing.T) {
 // made by marking an unpaid invoice paid, the rest recurring since the
 // first snapshot.
 func TestHistoryOverThreeSnapshots(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sandbox.Options{Seed: 62, Customers: 80, Planted: 1})
 	s1 := e.export()
 	r1 := e.reconcile(Options{})
@@ -132,6 +134,7 @@ func foundFor(r *Report, id string) bool {
 }
 
 func TestTrendCountsEveryReconciliation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sandbox.Options{Seed: 69, Customers: 40, Planted: 1})
 	var last *Report
 	for range 3 {

@@ -16,6 +16,7 @@ import (
 // list of numbers, which DuckDB cannot spill: 8 bytes a number, against a
 // limit of 64MB.
 func TestARuleOutOfMemoryIsRunAgainOnOneThread(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sandbox.Options{Seed: 66, Customers: 20})
 	e.export()
 	listRule := func(numbers string) Rule {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestWaiversActiveAndExpired(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sandbox.Options{Seed: 63, Customers: 60, Planted: 2})
 	e.export()
 	r0 := e.reconcile(Options{})
@@ -54,6 +55,7 @@ func TestWaiversActiveAndExpired(t *testing.T) {
 }
 
 func TestWaiversFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "w.yml")
 	os.WriteFile(good, []byte("waivers:\n  - rule: price_mismatch\n    entity_id: abc\n    reason: agreed discount\n    owner: ann\n    expires: 2026-12-31\n"), 0o644)
@@ -80,6 +82,7 @@ func TestWaiversFile(t *testing.T) {
 // --period limits the invoice rules to invoices dated in the month and
 // rule 1 to charges charged in it; the other rules are not limited.
 func TestPeriod(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sandbox.Options{Seed: 64, Customers: 60, Planted: 3})
 	e.export()
 	all := e.reconcile(Options{})
@@ -119,6 +122,7 @@ func TestPeriod(t *testing.T) {
 }
 
 func TestUserRulesAddAndReplace(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sandbox.Options{Seed: 65, Customers: 40, Planted: 1})
 	e.export()
 	dir := t.TempDir()
@@ -146,6 +150,7 @@ func TestUserRulesAddAndReplace(t *testing.T) {
 }
 
 func TestBadUserRulesAreRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sandbox.Options{Seed: 66, Customers: 10})
 	e.export()
 	for name, body := range map[string]string{
@@ -171,6 +176,7 @@ func TestBadUserRulesAreRefused(t *testing.T) {
 // invoices or payments listed a record twice holds it once, so no rule
 // finds it twice or counts a payment twice.
 func TestIncompleteSnapshotIsUntrustedAndMaterial(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ faults, table string }{
 		{"totalcount=Contacts", "contacts"},
 		{"move=Invoices@1/0", "invoices"},
@@ -195,8 +201,10 @@ func TestIncompleteSnapshotIsUntrustedAndMaterial(t *testing.T) {
 }
 
 func TestMaterialityThresholds(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sandbox.Options{Seed: 68, Customers: 30, Planted: 1})
 	e.export()
+	r := e.reconcile(Options{}) // each threshold judges this reconciliation
 	for _, tc := range []struct {
 		m    config.Materiality
 		want []string
@@ -209,16 +217,19 @@ func TestMaterialityThresholds(t *testing.T) {
 		{config.Materiality{Severities: map[string]config.Threshold{"medium": {Count: 1}}}, []string{"quantity_mismatch", "price_mismatch", "invoice_total_mismatch", "missing_product_charge", "payment_amount_mismatch"}},
 	} {
 		tc.m.Severities = cmpOr(tc.m.Severities, map[string]config.Threshold{})
-		r := e.reconcile(Options{Materiality: tc.m})
-		if len(r.Material) != len(tc.want) {
-			t.Errorf("%+v: material %v, want %v", tc.m, r.Material, tc.want)
+		material := judge(r, tc.m)
+		if len(material) != len(tc.want) {
+			t.Errorf("%+v: material %v, want %v", tc.m, material, tc.want)
 			continue
 		}
 		for i, w := range tc.want {
-			if !strings.HasPrefix(r.Material[i], w) {
-				t.Errorf("%+v: reason %q, want %q", tc.m, r.Material[i], w)
+			if !strings.HasPrefix(material[i], w) {
+				t.Errorf("%+v: reason %q, want %q", tc.m, material[i], w)
 			}
 		}
+	}
+	if got := e.reconcile(Options{}).Material; !slices.Equal(got, judge(r, config.Default().Reconcile.Materiality)) || len(got) == 0 {
+		t.Errorf("a reconciliation's material reasons %v are not its judgement under the configured thresholds", got)
 	}
 	if _, err := e.run(Options{Materiality: config.Materiality{Severities: map[string]config.Threshold{}, Rules: map[string]config.Threshold{"no_such_rule": {Count: 1}}}}); err == nil || !strings.Contains(err.Error(), "reconcile.materiality.rules.no_such_rule") {
 		t.Errorf("unknown rule in materiality: %v", err)

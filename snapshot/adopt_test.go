@@ -20,6 +20,7 @@ import (
 // model, its incomplete snapshot the incomplete tree, its runs the
 // journal, its manifest the state; the next export completes.
 func TestAnOldStoreIsMigratedWhenOpened(t *testing.T) {
+	t.Parallel()
 	clean := sandboxtest.Start(t, sandbox.Options{Seed: 46, Customers: 40}, "")
 	cfg := testConfig(clean, t.TempDir())
 	first, err := take(t, cfg)

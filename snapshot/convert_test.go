@@ -9,6 +9,7 @@ import (
 
 // A value in its column's own form is typed, in either class of column.
 func TestConvertTyped(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		kind Kind
 		raw  string
@@ -53,6 +54,7 @@ func TestConvertTyped(t *testing.T) {
 // A date-time in another ISO 8601 form is read without loss and counted
 // as coerced, in either class of column: its JSON type is the spec's.
 func TestConvertTimestampForms(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		raw  string
 		want int64
@@ -76,6 +78,7 @@ func TestConvertTimestampForms(t *testing.T) {
 // An assumed column takes a value of another JSON type when nothing is
 // lost, and leaves anything else NULL, untyped, without an error.
 func TestConvertAssumed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		kind Kind
 		raw  string
@@ -134,6 +137,7 @@ func TestConvertAssumed(t *testing.T) {
 // A contract column takes only its own JSON type; anything else is an
 // error that says what was wanted.
 func TestConvertContract(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		kind Kind
 		raw  string
@@ -161,6 +165,7 @@ func TestConvertContract(t *testing.T) {
 }
 
 func TestIsNumberText(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]bool{"0": true, "-0": true, "12.50": true, "1e3": true, "1E+3": true, "1.5e-2": true,
 		"": false, "-": false, "01": false, "1.": false, ".5": false, "+1": false, "1e": false, "1e+": false, "NaN": false,
 		"Infinity": false, " 1": false, "1 ": false, "0x10": false, "1_000": false} {
@@ -173,6 +178,7 @@ func TestIsNumberText(t *testing.T) {
 // A contract field's error names the record and the field; an assumed
 // field's bad value gives a row with NULL in its column and _raw as sent.
 func TestRowNamesRecordAndField(t *testing.T) {
+	t.Parallel()
 	id := "6f1c9a7e-2b3d-4c5e-8f90-a1b2c3d4e5f6"
 	charges, _ := TableNamed("subscription_charges")
 	rec := extract.Record{ID: id, Fields: []extract.Field{{Name: "Amount", Raw: `"abc"`}}}

@@ -19,6 +19,7 @@ import (
 // columns hold what a clean-typed service of the same seed gives, in
 // DuckDB and in Parquet; every coercion is counted, exactly.
 func TestVariantTypesLandAsTheCleanRun(t *testing.T) {
+	t.Parallel()
 	opts := sandbox.Options{Seed: 21, Customers: 120, Planted: 1, Now: time.Now().UTC().Truncate(time.Second)}
 	clean, cleanSum := takeOf(t, opts, "")
 	srv := sandboxtest.Start(t, opts, "variants=0.5")
@@ -52,6 +53,7 @@ func TestVariantTypesLandAsTheCleanRun(t *testing.T) {
 // else changes: the typed columns differ from the clean run's exactly in
 // the values counted untyped, and the counts are exact.
 func TestUntypedValuesAreNullAndCounted(t *testing.T) {
+	t.Parallel()
 	opts := sandbox.Options{Seed: 22, Customers: 120, Planted: 1, Now: time.Now().UTC().Truncate(time.Second)}
 	clean, _ := takeOf(t, opts, "")
 	srv := sandboxtest.Start(t, opts, "untyped=0.2")
@@ -229,6 +231,7 @@ func firstDiff(want, got string) string {
 // field is new and the column's own field absent. A field with no column
 // gets one when the configuration adds it.
 func TestMappedFieldsLandInTheirColumns(t *testing.T) {
+	t.Parallel()
 	opts := sandbox.Options{Seed: 23, Customers: 60, Planted: 1, Now: time.Now().UTC().Truncate(time.Second)}
 	clean, _ := takeOf(t, opts, "")
 	srv := sandboxtest.Start(t, opts, "rename=Invoices.InvoiceNumber:InvoiceNo")
@@ -284,6 +287,7 @@ func rowsOf(sum *Summary, table string) int64 {
 // only, counted as untyped; the spec's ProductPlanChargePricings not being
 // an array breaks the contract.
 func TestNestedListsThatAreNot(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 4, Customers: 30}, `set=Invoices.InvoiceLines@2:{"Lines":3}`)
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)

@@ -17,6 +17,7 @@ import (
 // the snapshot and its staging for the next run, which publishes it: here
 // an incomplete snapshot whose tree could not be switched.
 func TestAPublishCutShortAfterTheManifestIsFinished(t *testing.T) {
+	t.Parallel()
 	drifting := sandboxtest.Start(t, sandbox.Options{Seed: 49, Customers: 20}, "totalcount=Contacts")
 	cfg := testConfig(drifting, t.TempDir())
 	s := openStore(t, cfg)
@@ -54,6 +55,7 @@ func TestAPublishCutShortAfterTheManifestIsFinished(t *testing.T) {
 // was renamed, even when its store was opened before the crash: the
 // public file gets the master's snapshot.
 func TestASectionFinishesAPublishCutShort(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 50, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	if _, err := take(t, cfg); err != nil {

@@ -15,6 +15,7 @@ import (
 )
 
 func TestLockWaitsForTheHolder(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "billsnap.lock")
 		first, err := lockDir(path, 0)
@@ -38,6 +39,7 @@ func TestLockWaitsForTheHolder(t *testing.T) {
 }
 
 func TestLockGivesUpNamingTheHolder(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "billsnap.lock")
 		first, err := lockDir(path, 0)
@@ -58,6 +60,7 @@ func TestLockGivesUpNamingTheHolder(t *testing.T) {
 // A holder that died (SIGKILL, no cleanup) leaves its words in the file but
 // no lock: the next billsnap takes it at once.
 func TestLockOfAKilledHolderIsTakenAtOnce(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "billsnap.lock")
 	holder := exec.Command(os.Args[0], "-test.run=^TestLockHolderProcess$")
 	holder.Env = append(os.Environ(), "BILLSNAP_LOCK_HOLDER="+path)

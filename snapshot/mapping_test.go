@@ -9,6 +9,7 @@ import (
 )
 
 func TestApplyFieldsMapsAndAdds(t *testing.T) {
+	t.Parallel()
 	tables, err := ApplyFields(config.Fields{
 		"invoices":      {"invoice_number": {Field: "InvoiceNo"}, "po_number": {Field: "PurchaseOrder", Type: "string"}},
 		"invoice_lines": {"discount": {Field: "Discount", Type: "money"}, "amount": {Field: "LineAmount", Type: "money"}},
@@ -37,6 +38,7 @@ func TestApplyFieldsMapsAndAdds(t *testing.T) {
 
 // Each mistake is a config error naming its key and saying why.
 func TestApplyFieldsRefusesWhatItCannotDo(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		fields    config.Fields
 		key, want string

@@ -18,6 +18,7 @@ import (
 // point into the bodies the rows were views of. The file still carries the
 // right statistics.
 func TestFlushedRowsKeepNoBodyAlive(t *testing.T) {
+	t.Parallel()
 	tbl, _ := TableNamed("units_of_measure")
 	dir := t.TempDir()
 	p := newPartWriter(tbl, dir, config.Default().Parquet)
@@ -85,6 +86,7 @@ func TestFlushedRowsKeepNoBodyAlive(t *testing.T) {
 // NULL" in a row group it says has none. Rows of two writers make two
 // pages per flush, and small row groups make many of them.
 func TestNullCountsAreTrue(t *testing.T) {
+	t.Parallel()
 	tbl, _ := TableNamed("tax_rules")
 	for _, tc := range []struct {
 		rows, rowGroup int

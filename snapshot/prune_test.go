@@ -14,6 +14,7 @@ import (
 // Retention keeps the newest N complete snapshots and everything newer
 // than the oldest of them; rows and Parquet go together.
 func TestPruneKeepsN(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 45, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	var ids []string

@@ -17,6 +17,7 @@ import (
 // file is not written again, its views show the change, and one
 // generation of the records is left.
 func TestAChangePublishesRecordsNotTheModel(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 47, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
@@ -50,6 +51,7 @@ func TestAChangePublishesRecordsNotTheModel(t *testing.T) {
 // built anew from the Parquet at the next publish, and the public file
 // holds the latest snapshot whole again.
 func TestAMasterCutShortIsBuiltAnew(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 48, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	if _, err := take(t, cfg); err != nil {

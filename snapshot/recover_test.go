@@ -37,6 +37,7 @@ func walkInto(t *testing.T, cfg config.Config, run *Run) {
 }
 
 func TestOpenFailsARunInterruptedWhileWalking(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 41, Customers: 80}, "")
 	cfg := testConfig(srv, t.TempDir())
 	s := openStore(t, cfg)
@@ -66,6 +67,7 @@ func TestOpenFailsARunInterruptedWhileWalking(t *testing.T) {
 }
 
 func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 42, Customers: 80}, "")
 	cfg := testConfig(srv, t.TempDir())
 	s := openStore(t, cfg)
@@ -125,6 +127,7 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 }
 
 func TestOpenRemovesPartitionsOfNoCompleteSnapshot(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 43, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
@@ -144,6 +147,7 @@ func TestOpenRemovesPartitionsOfNoCompleteSnapshot(t *testing.T) {
 }
 
 func TestOneWriterAtATime(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 44, Customers: 5}, "")
 	cfg := testConfig(srv, t.TempDir())
 	s := openStore(t, cfg)
@@ -159,6 +163,7 @@ func TestOneWriterAtATime(t *testing.T) {
 // opened: the partitions are renamed to snapshot_id in one change of the
 // tree, and their files are the same files.
 func TestOpenRenamesTheOldPartitionKey(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 45, Customers: 10}, "")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)

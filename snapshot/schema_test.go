@@ -13,6 +13,7 @@ import (
 
 // The DuckDB schema analysts query is stable: tables, views, columns, types.
 func TestDuckDBSchemaGolden(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 5}, "")
 	cfg := testConfig(srv, t.TempDir())
 	if _, err := take(t, cfg); err != nil {
@@ -44,6 +45,7 @@ func TestDuckDBSchemaGolden(t *testing.T) {
 // Parquet files read back by DuckDB with the expected logical types: UTF8
 // strings (not BLOB), timestamps with time zone, decimals.
 func TestParquetTypesGolden(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 30}, "")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)

@@ -66,6 +66,7 @@ func statuses(t *testing.T, db *sql.DB) []string {
 }
 
 func TestFailedRunLeavesThePreviousSnapshot(t *testing.T) {
+	t.Parallel()
 	clean := sandboxtest.Start(t, sandbox.Options{Seed: 31, Customers: 300}, "")
 	cfg := testConfig(clean, t.TempDir())
 	if _, err := take(t, cfg); err != nil {
@@ -118,6 +119,7 @@ func mapsEqual(a, b map[string]string) bool {
 // snapshots; it is kept for inspection in its own tree, which the
 // incomplete_ views read.
 func TestIncompleteSnapshotIsKeptButNotPublished(t *testing.T) {
+	t.Parallel()
 	clean := sandboxtest.Start(t, sandbox.Options{Seed: 32, Customers: 150}, "")
 	cfg := testConfig(clean, t.TempDir())
 	first, err := take(t, cfg)
@@ -158,6 +160,7 @@ func TestIncompleteSnapshotIsKeptButNotPublished(t *testing.T) {
 // first listed (the last walk left the repeat out), and has no row of the
 // record that was never listed.
 func TestAnIDListedTwiceOnEveryWalkIsKeptOnce(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 33, Customers: 150}, "move=Customers@1/0")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)

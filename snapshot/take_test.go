@@ -18,6 +18,7 @@ import (
 // Parts of 1,000 rows are loaded into DuckDB while the walk goes on; a
 // re-walk after some were loaded drops them, rows and files.
 func TestTakeEqualsTheAnswerKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ faults, rewalked string }{
 		{"", ""},
 		{"insert=SubscriptionCharges@15", "subscription_charges"},
@@ -73,6 +74,7 @@ func count(t *testing.T, db *sql.DB, q string, args ...any) int {
 }
 
 func TestManifestReadsWhatPublishWrote(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 22, Customers: 40}, "")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
@@ -93,6 +95,7 @@ func TestManifestReadsWhatPublishWrote(t *testing.T) {
 // Loads run under duckdb.load_memory_limit: a load limit DuckDB cannot
 // take fails the snapshot naming the key, and publishes nothing.
 func TestLoadMemoryLimit(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 3, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	cfg.DuckDB.LoadMemoryLimit = "1KB"
@@ -109,6 +112,7 @@ func TestLoadMemoryLimit(t *testing.T) {
 // again with the limit doubled, up to duckdb.memory_limit; past that the
 // snapshot fails naming the key, and nothing is published.
 func TestALoadOutOfMemoryRaisesTheLimit(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 5, Customers: 150}, "")
 	for _, tc := range []struct{ ceiling, fails string }{{"256MB", ""}, {"8MB", "config key duckdb.memory_limit"}} {
 		cfg := testConfig(srv, t.TempDir())

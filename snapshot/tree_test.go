@@ -11,6 +11,7 @@ import (
 // A Parquet tree of an older billsnap (a plain directory) becomes the
 // first generation; its files stay where readers look.
 func TestTreeAdoptsAPlainDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "parquet", "customers", "snapshot=A", "part-00000.parquet")
 	os.MkdirAll(filepath.Dir(file), 0o755)
@@ -34,6 +35,7 @@ func TestTreeAdoptsAPlainDirectory(t *testing.T) {
 // A change either shows readers the whole next generation or leaves the
 // current one as it was; files are linked, not copied.
 func TestTreeChangeIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tr := newTree(filepath.Join(dir, "parquet"))
 	add := func(id string) func(string) error {

@@ -17,11 +17,20 @@ var (
 	binaryPaths = map[string]string{} // by build tags
 )
 
-// binary builds billsnap once per test run, for tests that drive the real
-// program as a child process.
-func binary(t *testing.T) string { return binaryWithTags(t, "") }
+// binary is billsnap for tests that drive the program as a child process:
+// the test binary itself, which runs billsnap's main as a child (TestMain).
+func binary(t *testing.T) string {
+	t.Helper()
+	path, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
-// binaryWithTags builds billsnap with the build tags tags, once per run.
+// binaryWithTags builds billsnap with the build tags tags, once per run:
+// for the crash points (internal/crashpoint), which the test binary does
+// not have.
 func binaryWithTags(t *testing.T, tags string) string {
 	t.Helper()
 	binaryMu.Lock()

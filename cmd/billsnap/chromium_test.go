@@ -1,3 +1,5 @@
+//go:build heavy
+
 package main
 
 import (
@@ -24,6 +26,7 @@ import (
 // console error, no exception and no request to the network, and a
 // screenshot is taken (kept when BILLSNAP_SCREENSHOT_DIR names a folder).
 func TestHTMLReportInChromium(t *testing.T) {
+	t.Parallel()
 	browser := testtools.Require(t, "chromium", "chromium", "chromium-browser", "google-chrome")
 	dir := t.TempDir()
 	var out, errb bytes.Buffer

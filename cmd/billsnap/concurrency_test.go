@@ -66,7 +66,7 @@ type reader struct {
 func holdReadModel(t *testing.T, dir string) *reader {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldsTheReadModel$")
-	cmd.Env = append(os.Environ(), holdEnv+"="+filepath.Join(dir, "billsnap.duckdb"))
+	cmd.Env = append(os.Environ(), holdEnv+"="+filepath.Join(dir, "billsnap.duckdb"), asMainEnv+"=")
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -93,6 +93,7 @@ func (r *reader) ask(t *testing.T) string {
 // is open; the session keeps the consistent view it opened, and a reader
 // that opens afterwards sees the new snapshot.
 func TestAReaderHoldingTheStoreStopsNoJob(t *testing.T) {
+	t.Parallel()
 	first := sandboxtest.Start(t, sandbox.Options{Seed: 81, Customers: 30}, "")
 	second := sandboxtest.Start(t, sandbox.Options{Seed: 82, Customers: 50, Planted: 1}, "")
 	dir := t.TempDir()
@@ -172,6 +173,7 @@ func readAnswer(t *testing.T, dir string) string {
 // billsnap query, each a process of its own, succeeds every time while an
 // export runs, and sees the last published state.
 func TestQueriesSucceedDuringAnExport(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 83, Customers: 200}, "latency=5ms")
 	dir := t.TempDir()
 	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != exitOK {
@@ -213,6 +215,7 @@ func TestQueriesSucceedDuringAnExport(t *testing.T) {
 // wrong key), refused (the export lock held past lock_wait) and killed
 // (SIGKILL mid-export, with the time it ran and a non-zero exit).
 func TestEveryRunIsCounted(t *testing.T) {
+	t.Parallel()
 	clean := sandboxtest.Start(t, sandbox.Options{Seed: 84, Customers: 30}, "")
 	planted := sandboxtest.Start(t, sandbox.Options{Seed: 85, Customers: 30, Planted: 1}, "")
 	slow := sandboxtest.Start(t, sandbox.Options{Seed: 86, Customers: 200}, "latency=250ms")

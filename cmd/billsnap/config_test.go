@@ -15,6 +15,7 @@ import (
 )
 
 func TestExportAuthFailureNamesTheSettingNotTheKey(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 10}, "")
 	vars := map[string]string{"BILLSNAP_API_KEY": "not-the-right-key-9c1e", "BILLSNAP_BASE_URL": srv.BaseURL(), "BILLSNAP_FRONT_URL": srv.FrontURL()}
 	var out, errb bytes.Buffer
@@ -31,6 +32,7 @@ func TestExportAuthFailureNamesTheSettingNotTheKey(t *testing.T) {
 }
 
 func TestConfigProblemsAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yml")
 	os.WriteFile(bad, []byte("base_url: https://b.example.com\nfront_url: https://f.example.com\nconcurency: 3\n"), 0o644)
@@ -69,6 +71,7 @@ func TestConfigProblemsAreUsageErrors(t *testing.T) {
 
 // Without a terminal, progress is a log line every few seconds.
 func TestProgressLogLines(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var errb bytes.Buffer
 		env := newEnv(&bytes.Buffer{}, &errb, noEnv)

@@ -1,17 +1,16 @@
+//go:build heavy
+
 package main
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -123,17 +122,6 @@ func newCrashBench(t *testing.T) *crashBench {
 	return b
 }
 
-// fileHash is the SHA-256 of a file's bytes, in hex.
-func fileHash(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
 // store is a copy of the template store.
 func (b *crashBench) store(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "out")
@@ -169,9 +157,11 @@ func (b *crashBench) recovers(t *testing.T, dir string) {
 // the new one) whole, with nothing half published in the Parquet tree; the
 // next export completes and cleans up.
 func TestCrashAtAnyMomentKeepsTheLastGoodSnapshot(t *testing.T) {
+	t.Parallel()
 	b := newCrashBench(t)
 	for _, m := range crashMoments {
 		t.Run(m.String(), func(t *testing.T) {
+			t.Parallel()
 			dir := b.store(t)
 			points := crash(t, b.bin, b.second, dir, m)
 			after := m.after
@@ -200,9 +190,11 @@ func TestCrashAtAnyMomentKeepsTheLastGoodSnapshot(t *testing.T) {
 // completes. Before the manifest the snapshot is dropped with its staging;
 // after it (the tree's links) it is kept for the next run to publish.
 func TestDiskFullKeepsTheLastGoodSnapshot(t *testing.T) {
+	t.Parallel()
 	b := newCrashBench(t)
 	for at, keptStaging := range map[string]bool{"parquet.write#30": false, "tree.link#5": true} {
 		t.Run(at, func(t *testing.T) {
+			t.Parallel()
 			dir := b.store(t)
 			out, err := childExport(b.bin, b.second, dir, "BILLSNAP_FAIL_AT="+at).CombinedOutput()
 			var exit *exec.ExitError
@@ -219,15 +211,6 @@ func TestDiskFullKeepsTheLastGoodSnapshot(t *testing.T) {
 			b.recovers(t, dir)
 		})
 	}
-}
-
-// childExport is the real binary exporting srv into dir.
-func childExport(bin string, srv *sandbox.Server, dir string, env ...string) *exec.Cmd {
-	cmd := exec.Command(bin, "export", "--out", dir, "--progress", "none")
-	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(),
-		"BILLSNAP_FRONT_URL="+srv.FrontURL(), "BILLSNAP_OUT=")
-	cmd.Env = append(cmd.Env, env...)
-	return cmd
 }
 
 // crash runs an export of srv into dir and kills it at moment m; it fails
@@ -302,146 +285,18 @@ func killOnChange(t *testing.T, started <-chan *os.Process, dir, file string, ev
 	return func() { f.Close() }
 }
 
-// withDB opens the store's DuckDB file read-only, as a reader would, and
-// closes it after fn.
-func withDB(t *testing.T, dir string, fn func(*sql.DB)) {
-	t.Helper()
-	db, err := sql.Open("duckdb", filepath.Join(dir, "billsnap.duckdb")+"?access_mode=READ_ONLY")
-	if err == nil {
-		err = db.Ping()
-	}
-	if err != nil {
-		t.Fatalf("the DuckDB file does not open: %v", err)
-	}
-	defer db.Close()
-	fn(db)
-}
-
-// checkReaders checks what readers of dir see: latest_ tables equal to
-// the answer key of the latest complete snapshot, and in the Parquet tree
-// only whole snapshots whose manifest billsnap's state has recorded, equal
-// to their answer keys, and nothing else. It returns the latest snapshot's
-// ID.
-func checkReaders(t *testing.T, dir string, key func(id string) sandbox.AnswerKey) (latest string) {
-	t.Helper()
-	parts := partitionsOf(t, filepath.Join(dir, "parquet"))
-	recorded := stateStatuses(t, dir)
-	withDB(t, dir, func(db *sql.DB) {
-		if err := db.QueryRow("SELECT id FROM latest_snapshot").Scan(&latest); err != nil {
-			t.Fatalf("no latest snapshot: %v", err)
-		}
-		checkTables(t, db, key(latest), func(table string) string { return "latest_" + table })
-		for id, tables := range parts {
-			if status := recorded[id]; status != "complete" && status != "publishing" {
-				t.Errorf("the Parquet tree shows snapshot %s, which billsnap's state records as %q", id, status)
-			}
-			if len(tables) != len(key(id).Tables) {
-				t.Errorf("the Parquet tree shows %d tables of snapshot %s", len(tables), id)
-			}
-			checkTables(t, db, key(id), func(table string) string {
-				return fmt.Sprintf("read_parquet('%s')", filepath.Join(dir, "parquet", table, "snapshot_id="+id, "*.parquet"))
-			})
-		}
+// The key test of the fast tier with bodies that are not JSON, a NextPage
+// loop and panics too (the real binary, built with crash points), at a
+// larger size: a panic's output holds no key.
+func TestTheKeyAppearsInNoPanic(t *testing.T) {
+	t.Parallel()
+	out := keyAppearsInNoOutput(t, binaryWithTags(t, "crashpoints"), 150, []keyStep{
+		{"html=0.3", nil, []string{"export"}, exitFailure},
+		{"loop=Invoices@2", nil, []string{"export"}, exitFailure},
+		{"", []string{"BILLSNAP_PANIC_AT=walk.page#3"}, []string{"export"}, 2},
+		{"", []string{"BILLSNAP_PANIC_AT=publish.verified"}, []string{"export"}, exitFailure},
 	})
-	return latest
-}
-
-// checkTables compares the ID sets of every table, read from from(table),
-// with the answer key.
-func checkTables(t *testing.T, db *sql.DB, key sandbox.AnswerKey, from func(table string) string) {
-	t.Helper()
-	for table, want := range key.Tables {
-		got, distinct, err := tableKeyOf(db, from(table))
-		if err != nil {
-			t.Errorf("%s: %v", from(table), err)
-			continue
-		}
-		if got != want || distinct != got.Count {
-			t.Errorf("%s: %d rows (%d distinct), hash %.12s; answer key %d, %.12s", from(table), got.Count, distinct, got.IDsSHA256, want.Count, want.IDsSHA256)
-		}
+	if !strings.Contains(out, "panic: crashpoint walk.page") || !strings.Contains(out, "the job panicked") {
+		t.Error("the panics did not happen")
 	}
-}
-
-// tableKeyOf is the answer-key figures (count, hash of the sorted IDs) of
-// the rows of from, and how many distinct IDs they hold.
-func tableKeyOf(db *sql.DB, from string) (k sandbox.TableKey, distinct int, err error) {
-	err = db.QueryRow("SELECT count(DISTINCT id), "+idsHash+" FROM "+from).Scan(&distinct, &k.Count, &k.IDsSHA256)
-	return k, distinct, err
-}
-
-var partFile = regexp.MustCompile(`^[a-z_]+/snapshot_id=[0-9TZ-]+/part-\d{5}\.parquet$`)
-
-// partitionsOf lists the snapshots in a Parquet tree with their tables,
-// and fails the test on any file that is not a part of a partition.
-func partitionsOf(t *testing.T, root string) map[string][]string {
-	t.Helper()
-	parts := map[string][]string{}
-	err := filepath.WalkDir(root+"/", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if !partFile.MatchString(rel) {
-			t.Errorf("a reader of the Parquet tree sees %s", rel)
-			return nil
-		}
-		table, part, _ := strings.Cut(rel, "/")
-		id := strings.TrimPrefix(filepath.Dir(part), "snapshot_id=")
-		if ts := parts[id]; len(ts) == 0 || ts[len(ts)-1] != table {
-			parts[id] = append(ts, table)
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal(err)
-	}
-	return parts
-}
-
-// checkCleanedUp checks that a completed export left no staging, one
-// generation of the Parquet tree and of the records, no publish unfinished
-// and no unfinished snapshot.
-func checkCleanedUp(t *testing.T, dir string) {
-	t.Helper()
-	for _, left := range []string{".staging", ".billsnap/publish.pending", "billsnap.duckdb.next"} {
-		if _, err := os.Stat(filepath.Join(dir, left)); !os.IsNotExist(err) {
-			t.Errorf("%s left: %v", left, err)
-		}
-	}
-	for _, tree := range []string{".parquet-gen", ".records-gen"} {
-		if gens, _ := filepath.Glob(filepath.Join(dir, tree, "*")); len(gens) != 1 {
-			t.Errorf("generations of %s: %v", tree, gens)
-		}
-	}
-	for id, status := range stateStatuses(t, dir) {
-		if status == "running" || status == "publishing" {
-			t.Errorf("snapshot %s is still %s", id, status)
-		}
-	}
-}
-
-// stateStatuses reads the snapshots' statuses from billsnap's state, as
-// the next billsnap finds it (the last one is dead).
-func stateStatuses(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	db, err := sql.Open("duckdb", filepath.Join(dir, ".billsnap", "state.duckdb")+"?access_mode=READ_ONLY")
-	if err == nil {
-		err = db.Ping()
-	}
-	if err != nil {
-		t.Fatalf("billsnap's state does not open: %v", err)
-	}
-	defer db.Close()
-	rows, err := db.Query("SELECT id, status FROM snapshots")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var id, st string
-		rows.Scan(&id, &st)
-		out[id] = st
-	}
-	return out
 }

@@ -13,6 +13,7 @@ import (
 // A field of the spec's with a wrong type is a contract break: exit 1,
 // naming the collection, page, URL, record and field, nothing published.
 func TestAContractFieldOfAWrongTypeStopsTheExport(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 2, Customers: 20}, `set=SubscriptionCharges.Amount@150:"abc"`)
 	dir := t.TempDir()
 	code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none")
@@ -30,6 +31,7 @@ func TestAContractFieldOfAWrongTypeStopsTheExport(t *testing.T) {
 // export's summary and log, in status, in the report's Snapshot section
 // (Markdown, HTML, XLSX) and in the metrics.
 func TestAnUntypedAssumedFieldIsShownEverywhere(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 2, Customers: 20}, `set=PaymentMethods.Active@1:"maybe"`)
 	id := srv.Dataset().PaymentMethods[0].ID
 	dir := t.TempDir()
@@ -82,6 +84,7 @@ func TestAnUntypedAssumedFieldIsShownEverywhere(t *testing.T) {
 // A field the service renames lands in its column when the configuration
 // maps it; check-config checks the mapping.
 func TestARenamedFieldMappedInTheConfigLands(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 2, Customers: 20}, "rename=Invoices.InvoiceNumber:InvoiceNo")
 	dir := t.TempDir()
 	cfg := filepath.Join(t.TempDir(), "billsnap.yml")

@@ -1,3 +1,5 @@
+//go:build heavy
+
 package main
 
 import (
@@ -40,6 +42,7 @@ func readmeExamples(t *testing.T) []readmeExample {
 // The README's curl examples answer as shown, against the sandbox started as
 // the README starts it.
 func TestReadmeSandboxExamples(t *testing.T) {
+	t.Parallel()
 	testtools.Require(t, "curl", "curl")
 	base, front := startSandboxCommand(t, "--api-key", "sandbox-key")
 	for _, ex := range readmeExamples(t) {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestReconcileExitCodes(t *testing.T) {
+	t.Parallel()
 	clean := sandboxtest.Start(t, sandbox.Options{Seed: 71, Customers: 60}, "")
 	dir := t.TempDir()
 	if code, _, stderr := cli(t, clean, "reconcile", "--out", dir); code != exitFailure || !strings.Contains(stderr, dir+": no billsnap store here yet: run billsnap export first") {
@@ -52,6 +53,7 @@ func TestReconcileExitCodes(t *testing.T) {
 // A run whose material findings are all waived exits 0; the waivers are
 // made from the JSON lines of a first run.
 func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 73, Customers: 40, Planted: 1}, "")
 	dir := t.TempDir()
 	if code, _, _ := cli(t, srv, "run", "--out", dir, "--progress", "none"); code != exitMaterial {
@@ -96,6 +98,7 @@ func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
 }
 
 func TestRunOnAnIncompleteSnapshot(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 74, Customers: 30}, "totalcount=Contacts")
 	code, out, _ := cli(t, srv, "run", "--out", t.TempDir(), "--progress", "none")
 	if code != exitMaterial || !strings.Contains(out, "# billsnap: UNTRUSTED (exit 3)") || !strings.Contains(out, "the other rules' findings are not trusted") ||

@@ -56,6 +56,7 @@ func startSandboxCommand(t *testing.T, args ...string) (base, front string) {
 func noEnv(string) string { return "" }
 
 func TestSandboxCommandWritesTheAnswerKey(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "k.json")
 	startSandboxCommand(t, "--api-key", "k", "--seed", "5", "--customers", "30", "--planted", "1", "--answer-key", file)
 	b, err := os.ReadFile(file)
@@ -77,6 +78,7 @@ func TestSandboxCommandWritesTheAnswerKey(t *testing.T) {
 }
 
 func TestSandboxCommandUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		msg  string
@@ -96,6 +98,7 @@ func TestSandboxCommandUsageErrors(t *testing.T) {
 }
 
 func TestHelpNamesExitCodes(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--help"}, {"sandbox", "--help"}, {"demo", "-h"}} {
 		var out bytes.Buffer
 		if code := runWith(context.Background(), args, &out, io.Discard, noEnv); code != exitOK || !strings.Contains(out.String(), "130  interrupted") {
@@ -105,6 +108,7 @@ func TestHelpNamesExitCodes(t *testing.T) {
 }
 
 func TestDemoRuns(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	dir := t.TempDir()
 	if code := runWith(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, noEnv); code != exitOK {
