@@ -5,11 +5,21 @@ package reconcile
 import "testing"
 
 // The heavy tier of the reconciliation's integration checks (.ci/run runs
-// it with -tags heavy): the seeds the fast tier leaves out.
+// it with -tags heavy): the seeds and cases the fast tier leaves out.
 
 func TestFindingsEqualTheAnswerKeyEverySeed(t *testing.T) {
 	t.Parallel()
 	findingsEqualTheAnswerKey(t, 2, 3, 4, 5, 6, 7, 8)
+}
+
+func TestEveryIncompleteSnapshotIsUntrusted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ faults, table string }{
+		{"totalcount=Contacts", "contacts"},
+		{"move=Invoices@1/0", "invoices"},
+	} {
+		t.Run(tc.faults, func(t *testing.T) { incompleteIsUntrusted(t, tc.faults, tc.table) })
+	}
 }
 
 func TestCleanDataGivesNoFindingEverySeed(t *testing.T) {

@@ -28,6 +28,17 @@ func binary(t *testing.T) string {
 	return path
 }
 
+// manyProcesses skips a test with -short: a test that runs many billsnap
+// processes against one store. .ci/run's race step passes -short: there
+// each child is the race-built test binary, several times slower, and the
+// code the children run is raced in-process by the tests that call run.
+func manyProcesses(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: many billsnap processes; the fast tier runs it")
+	}
+}
+
 // binaryWithTags builds billsnap with the build tags tags, once per run:
 // for the crash points (internal/crashpoint), which the test binary does
 // not have.
