@@ -130,23 +130,41 @@ func lines(s string) []string {
 // snapshot "cur" against "prev" (when the fixture has prev. sections).
 func (fx *fixture) run(t *testing.T, rules []Rule) *Report {
 	t.Helper()
-	ctx := context.Background()
+	r, err := Run(context.Background(), fx.open(t), fx.options(rules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// open loads the fixture into a new in-memory DuckDB.
+func (fx *fixture) open(t *testing.T) *sql.DB {
+	t.Helper()
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	db.SetMaxOpenConns(1) // one in-memory database, one connection
-	if err := fx.load(ctx, db); err != nil {
+	if err := fx.load(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(ctx, db, Options{SnapshotID: "cur", Period: fx.period, AsOf: fx.asOf, Grace: 48 * time.Hour,
+	return db
+}
+
+// options reconcile the fixture's snapshot "cur" with rules.
+func (fx *fixture) options(rules []Rule) Options {
+	return Options{SnapshotID: "cur", Period: fx.period, AsOf: fx.asOf, Grace: 48 * time.Hour,
 		Rules: rules, Materiality: config.Default().Reconcile.Materiality,
-		Now: func() time.Time { return fx.asOf }, Bind: bindFixture})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+		Now: func() time.Time { return fx.asOf }, Bind: bindFixture}
+}
+
+// loadFixture is the fixture testdata/rules/name.txtar, loaded: for the
+// tests of reconcile's options that need a snapshot, not the service.
+func loadFixture(t *testing.T, name string) (*fixture, *sql.DB) {
+	t.Helper()
+	fx := readFixture(t, filepath.Join("testdata", "rules", name+".txtar"))
+	return &fx, fx.open(t)
 }
 
 // bindFixture shows the fixture's tables as the views rules read.

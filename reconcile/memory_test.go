@@ -2,12 +2,9 @@ package reconcile
 
 import (
 	"context"
-	"database/sql"
 	"log/slog"
 	"strings"
 	"testing"
-
-	"github.com/billsnap/billsnap/sandbox"
 )
 
 // A rule DuckDB cannot run within its memory limit is run again on one
@@ -17,8 +14,7 @@ import (
 // limit of 64MB.
 func TestARuleOutOfMemoryIsRunAgainOnOneThread(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, sandbox.Options{Seed: 66, Customers: 20})
-	e.export()
+	fx, db := loadFixture(t, "00_clean")
 	listRule := func(numbers string) Rule {
 		return Rule{ID: "big_list", Severity: "low", Source: "big_list.sql",
 			SQL: "SELECT 'list' AS entity, 'x' AS entity_id, 0 AS amount, 'XTS' AS currency, len(list(range))::VARCHAR AS detail FROM range(" + numbers + ")"}
@@ -30,25 +26,24 @@ func TestARuleOutOfMemoryIsRunAgainOnOneThread(t *testing.T) {
 		{"20000000", "on one thread too; raise config key duckdb.memory_limit"},
 	} {
 		var log strings.Builder
-		e.query(func(db *sql.DB) {
-			for _, q := range []string{"SET memory_limit = '64MB'", "SET threads = 2"} {
-				if _, err := db.Exec(q); err != nil {
-					t.Fatal(err)
-				}
+		for _, q := range []string{"SET memory_limit = '64MB'", "SET threads = 2"} {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
 			}
-			o := e.options(Options{Rules: []Rule{listRule(tc.numbers)}, Log: slog.New(slog.NewTextHandler(&log, nil))})
-			r, err := Run(context.Background(), db, o)
-			switch {
-			case tc.want == "" && (err != nil || len(r.Findings) != 1 || r.Findings[0].Detail != "1000"):
-				t.Errorf("%s: %v, %+v", tc.numbers, err, r)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "rule big_list (big_list.sql)")):
-				t.Errorf("%s: err %v", tc.numbers, err)
-			}
-			var threads int
-			if err := db.QueryRow("SELECT current_setting('threads')").Scan(&threads); err != nil || threads != 2 {
-				t.Errorf("%s: threads %d after the rule (%v)", tc.numbers, threads, err)
-			}
-		})
+		}
+		o := fx.options([]Rule{listRule(tc.numbers)})
+		o.Log = slog.New(slog.NewTextHandler(&log, nil))
+		r, err := Run(context.Background(), db, o)
+		switch {
+		case tc.want == "" && (err != nil || len(r.Findings) != 1 || r.Findings[0].Detail != "1000"):
+			t.Errorf("%s: %v, %+v", tc.numbers, err, r)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "rule big_list (big_list.sql)")):
+			t.Errorf("%s: err %v", tc.numbers, err)
+		}
+		var threads int
+		if err := db.QueryRow("SELECT current_setting('threads')").Scan(&threads); err != nil || threads != 2 {
+			t.Errorf("%s: threads %d after the rule (%v)", tc.numbers, threads, err)
+		}
 		if !strings.Contains(log.String(), `running it again on one thread" rule=big_list threads=2`) {
 			t.Errorf("%s: log %q", tc.numbers, log.String())
 		}

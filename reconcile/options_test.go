@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,27 +124,29 @@ func TestPeriod(t *testing.T) {
 
 func TestUserRulesAddAndReplace(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, sandbox.Options{Seed: 65, Customers: 40, Planted: 1})
-	e.export()
+	fx, db := loadFixture(t, "04_price_mismatch") // the shipped price_mismatch finds four lines
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "large.sql"), []byte("-- id: large_invoice\n-- severity: low\n-- title: Large invoice\n"+
-		"SELECT 'invoice' AS entity, id AS entity_id, total_amount AS amount, currency_code AS currency, 'over 800' AS detail\n"+
-		"FROM cur.invoices WHERE total_amount > 800;\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "large.sql"), []byte("-- id: large_line\n-- severity: low\n-- title: Large line\n"+
+		"SELECT 'invoice_line' AS entity, id AS entity_id, amount, 'EUR' AS currency, 'over 50' AS detail\n"+
+		"FROM cur.invoice_lines WHERE amount > 50;\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "price.sql"), []byte("-- id: price_mismatch\n-- severity: low\n"+
 		"SELECT 'invoice_line' AS entity, id AS entity_id, 0 AS amount, 'XTS' AS currency, 'replaced' AS detail FROM cur.invoice_lines WHERE false\n"), 0o644)
 	rules, err := Rules(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rules[0].ID != IncompleteRule || rules[len(rules)-1].ID != "large_invoice" || len(rules) != 17 {
+	if rules[0].ID != IncompleteRule || rules[len(rules)-1].ID != "large_line" || len(rules) != 17 {
 		t.Fatalf("rules: %d, first %s, last %s", len(rules), rules[0].ID, rules[len(rules)-1].ID)
 	}
-	r := e.reconcile(Options{Rules: rules})
-	if len(only(r.Findings, "price_mismatch")) != 0 || len(only(r.Findings, "large_invoice")) == 0 {
-		t.Errorf("price_mismatch %d (want 0, replaced), large_invoice %d", len(only(r.Findings, "price_mismatch")), len(only(r.Findings, "large_invoice")))
+	r, err := Run(context.Background(), db, fx.options(rules))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range only(r.Findings, "large_invoice") {
-		if f.Severity != "low" || f.Amount <= 80000 {
+	if len(only(r.Findings, "price_mismatch")) != 0 || len(only(r.Findings, "large_line")) != 1 {
+		t.Errorf("price_mismatch %d (want 0, replaced), large_line %d (want 1)", len(only(r.Findings, "price_mismatch")), len(only(r.Findings, "large_line")))
+	}
+	for _, f := range only(r.Findings, "large_line") {
+		if f.Severity != "low" || f.EntityID != "l3" || f.Amount != 9900 {
 			t.Errorf("user finding %+v", f)
 		}
 	}
@@ -151,8 +154,7 @@ func TestUserRulesAddAndReplace(t *testing.T) {
 
 func TestBadUserRulesAreRefused(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, sandbox.Options{Seed: 66, Customers: 10})
-	e.export()
+	fx, db := loadFixture(t, "00_clean")
 	for name, body := range map[string]string{
 		"no header":      "SELECT 1",
 		"bad severity":   "-- id: x\n-- severity: urgent\nSELECT 1",
@@ -164,7 +166,7 @@ func TestBadUserRulesAreRefused(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "bad.sql"), []byte(body), 0o644)
 		rules, err := Rules(dir)
 		if err == nil {
-			_, err = e.run(Options{Rules: rules})
+			_, err = Run(context.Background(), db, fx.options(rules))
 		}
 		if err == nil || !strings.Contains(err.Error(), "bad.sql") && !strings.Contains(err.Error(), "rule x") {
 			t.Errorf("%s: %v", name, err)
