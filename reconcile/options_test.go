@@ -17,10 +17,13 @@ import (
 func TestWaiversActiveAndExpired(t *testing.T) {
 	t.Parallel()
 	fx, db := loadFixture(t, "11_paid_without_payment") // three invoices paid without a payment
+	rules, err := Rules("")
+	if err != nil {
+		t.Fatal(err)
+	}
 	reconcile := func(waivers []Waiver) *Report {
 		t.Helper()
-		o := fx.options(nil)
-		o.Rules, _ = Rules("")
+		o := fx.options(rules)
 		o.Waivers = waivers
 		r, err := Run(context.Background(), db, o)
 		if err != nil {
