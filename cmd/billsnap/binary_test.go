@@ -61,6 +61,18 @@ func binaryWithTags(t *testing.T, tags string) string {
 	return path
 }
 
+// removeBinaries deletes what binaryWithTags built: each is the size of
+// billsnap, and a heavy run that left them would fill the temporary
+// directory run by run.
+func removeBinaries() {
+	binaryMu.Lock()
+	defer binaryMu.Unlock()
+	for tags, path := range binaryPaths {
+		os.RemoveAll(filepath.Dir(path))
+		delete(binaryPaths, tags)
+	}
+}
+
 // lines collects a child's output line by line and lets a test wait for a
 // line that contains a text.
 type lines struct {

@@ -17,5 +17,7 @@ func TestMain(m *testing.M) {
 		main()
 	}
 	os.Setenv(asMainEnv, "1")
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBinaries()
+	os.Exit(code)
 }
