@@ -9,6 +9,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/internal/heaptrim"
 )
 
 // Scheduler runs jobs on their cron specs until its context ends.
@@ -19,7 +20,9 @@ type Scheduler struct {
 
 // New schedules every spec; run is called with a context that ends on
 // shutdown. A run of a schedule is skipped while its last run still runs,
-// and a panic that escapes run is recovered and logged.
+// and a panic that escapes run is recovered and logged. After each run the
+// C heap is given back to the kernel (heaptrim.Release), since the process
+// waits for the next.
 func New(ctx context.Context, specs []config.Schedule, run func(context.Context, config.Schedule), log *slog.Logger) (*Scheduler, error) {
 	logger := cronLog{log}
 	// Recover goes inside SkipIfStillRunning: outside, a panic would skip
@@ -28,7 +31,7 @@ func New(ctx context.Context, specs []config.Schedule, run func(context.Context,
 	c := cron.New(cron.WithParser(config.CronParser), cron.WithLogger(logger),
 		cron.WithChain(cron.SkipIfStillRunning(logger), cron.Recover(logger)))
 	for _, s := range specs {
-		if _, err := c.AddFunc(s.Spec, func() { run(ctx, s) }); err != nil {
+		if _, err := c.AddFunc(s.Spec, func() { defer heaptrim.Release(); run(ctx, s) }); err != nil {
 			return nil, fmt.Errorf("schedule %s: %w", s.Name, err)
 		}
 	}

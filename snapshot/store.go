@@ -17,6 +17,9 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	// DuckDB's trim of the C heap on every close is skipped in any program
+	// that opens a store (the package says why).
+	_ "github.com/billsnap/billsnap/internal/heaptrim"
 )
 
 // Snapshot statuses.

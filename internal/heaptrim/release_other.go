@@ -1,0 +1,9 @@
+//go:build !(linux && cgo)
+
+package heaptrim
+
+// Release does nothing where DuckDB does not trim the heap either.
+func Release() bool { return false }
+
+// Skipped is zero where no trim is skipped.
+func Skipped() int64 { return 0 }
