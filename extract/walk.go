@@ -159,34 +159,35 @@ func (st *walkState) result() Result {
 	return Result{Table: st.coll.Table, Pages: st.pages, Records: st.records, Distinct: st.distinct, TotalCount: st.total, Complete: st.drifted == nil}
 }
 
-// run walks from the first page to the last, prefetching when the links
-// follow a page-number pattern.
+// run walks from the first page to the last, one NextPage link after
+// another. Once two successive links differ in nothing but the page number,
+// it prefetches the pages after them with URLs of that pattern (once per
+// walk: where a link breaks the pattern, it goes on one by one).
 func (st *walkState) run(ctx context.Context) error {
-	first := st.coll.FirstPage(st.w.BaseURL, st.w.FrontURL)
-	page, err := st.fetch(ctx, first, 1)
-	if err != nil {
-		return err
-	}
-	if st.w.Progress != nil {
-		st.w.Progress.Walking(st.coll.Table, st.walk, page.Paging.TotalCount)
-	}
-	if err := st.take(page, 1); err != nil {
-		return err
-	}
-	next, n := page.Paging.NextPage, 2
-	if tmpl, ok := pageTemplate(next, n); ok && st.w.Prefetch > 0 {
-		if next, n, err = st.prefetched(ctx, tmpl, next, n, page.Paging.Pages); err != nil {
+	url, n, pages, prefetch := st.coll.FirstPage(st.w.BaseURL, st.w.FrontURL), 1, 0, st.w.Prefetch > 0
+	for url != "" {
+		page, err := st.fetch(ctx, url, n)
+		if err != nil {
 			return err
 		}
-	}
-	for ; next != ""; n++ {
-		if page, err = st.fetch(ctx, next, n); err != nil {
-			return err
+		if n == 1 {
+			pages = page.Paging.Pages
+			if st.w.Progress != nil {
+				st.w.Progress.Walking(st.coll.Table, st.walk, page.Paging.TotalCount)
+			}
 		}
 		if err := st.take(page, n); err != nil {
 			return err
 		}
-		next = page.Paging.NextPage
+		next := page.Paging.NextPage
+		if tmpl, ok := confirmedTemplate(url, next, n); ok && prefetch {
+			prefetch = false
+			if url, n, err = st.prefetched(ctx, tmpl, next, n+1, pages); err != nil {
+				return err
+			}
+			continue
+		}
+		url, n = next, n+1
 	}
 	return st.finish()
 }
@@ -331,4 +332,17 @@ func pageTemplate(next string, n int) (func(int) string, bool) {
 	}
 	head, tail := next[:loc[4]], next[loc[5]:]
 	return func(k int) string { return head + strconv.Itoa(k) + tail }, true
+}
+
+// confirmedTemplate is the URL pattern of page numbers that url, the link
+// to page n, and next, the link to page n+1, both follow with nothing else
+// different: a list paged by cursor or token, whose links differ in more,
+// has none.
+func confirmedTemplate(url, next string, n int) (func(int) string, bool) {
+	this, ok1 := pageTemplate(url, n)
+	tmpl, ok2 := pageTemplate(next, n+1)
+	if !ok1 || !ok2 || this(n+2) != tmpl(n+2) {
+		return nil, false
+	}
+	return tmpl, true
 }

@@ -209,3 +209,24 @@ func TestTimeoutsAreRetriedThenReported(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// On a list paged by cursor, prefetch guesses no URL: page n+1's link
+// carries a cursor of its own, so the links differ in more than the page
+// number and every page is asked for by its NextPage link. The sandbox
+// refuses a page asked for without its cursor.
+func TestPrefetchGuessesNoURLOnACursorList(t *testing.T) {
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 14, Customers: 300}, "cursor=Subscriptions")
+	w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, newFakeClock(), 8)
+	before := srv.Requests()
+	sink := &memSink{}
+	res, err := w.Walk(context.Background(), collection(t, "subscriptions"), sink)
+	if err != nil || !res.Complete || res.Pages < 5 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if sandbox.HashIDs(sink.ids) != srv.AnswerKey().Tables["subscriptions"].IDsSHA256 {
+		t.Errorf("%d IDs, not the answer key's", len(sink.ids))
+	}
+	if got := srv.Requests() - before; srv.Refused() != 0 || got != int64(res.Pages) {
+		t.Errorf("%d requests for %d pages, %d refused", got, res.Pages, srv.Refused())
+	}
+}

@@ -34,6 +34,11 @@ import (
 //	                                 gateway dumping the request might
 //	keylink=COLL@P                   page P's NextPage carries the API key in
 //	                                 its query (access_token=…)
+//	cursor=COLL                      COLL's links carry an opaque cursor for
+//	                                 their page (…&page=N&cursor=…), and a page
+//	                                 past the first asked for without its
+//	                                 cursor is refused with 400, as on a list
+//	                                 paged by cursor
 //	variants=0.3 untyped=0.02        fields sent in other JSON types, with and
 //	rename=COLL.FIELD:NAME           without a lossless reading, renamed, or
 //	set=COLL.FIELD@N:JSON            set on one record (see Variants)
@@ -51,6 +56,7 @@ type Faults struct {
 	Insert, Delete, Move, Oversize  []*Trigger
 	KeyLink                         []*Trigger
 	ForeignHost                     string
+	Cursor                          []string // lower-case list names paged by cursor
 	Variants                        Variants // fields sent otherwise than docs/fields.md assumes
 
 	mu sync.Mutex
@@ -111,6 +117,11 @@ func (f *Faults) set(name, val string) error {
 			return fmt.Errorf("want a duration such as 20ms")
 		}
 		*map[string]*time.Duration{"latency": &f.Latency, "jitter": &f.Jitter, "retry-after": &f.RetryAfter}[name] = d
+	case "cursor":
+		if val == "" {
+			return fmt.Errorf("want a list name")
+		}
+		f.Cursor = append(f.Cursor, strings.ToLower(val))
 	case "foreign-host":
 		f.ForeignHost = strings.TrimRight(val, "/")
 	default:

@@ -56,7 +56,7 @@ func (s *Sandbox) Handler() http.Handler {
 	mux.HandleFunc("/help/{code}/", s.help)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.requests.Add(1)
-		writeError(w, r, errorf(0, TypeNotFound, "No resource at %s.", r.URL.Path))
+		s.refuse(w, r, errorf(0, TypeNotFound, "No resource at %s.", r.URL.Path))
 	})
 	return mux
 }
@@ -65,7 +65,7 @@ func (s *Sandbox) frontList(w http.ResponseWriter, r *http.Request) {
 	l := s.lists[strings.ToLower(r.PathValue("list"))]
 	if l == nil {
 		s.requests.Add(1)
-		writeError(w, r, errorf(0, TypeNotFound, "No resource at %s.", r.URL.Path))
+		s.refuse(w, r, errorf(0, TypeNotFound, "No resource at %s.", r.URL.Path))
 		return
 	}
 	s.serve(w, r, endpoint{l.object, http.MethodGet, true, func(r *http.Request) reply { return s.listPage(r, l, nil) }})
@@ -79,7 +79,7 @@ func (s *Sandbox) serve(w http.ResponseWriter, r *http.Request, e endpoint) {
 		w.Header().Set("Allow", e.method)
 		err := errorf(e.object, TypeBadRequest, "The method %s is not allowed here; use %s.", r.Method, e.method)
 		err.status = http.StatusMethodNotAllowed
-		writeError(w, r, err)
+		s.refuse(w, r, err)
 		return
 	}
 	truncate := false
@@ -90,12 +90,12 @@ func (s *Sandbox) serve(w http.ResponseWriter, r *http.Request, e endpoint) {
 		}
 	}
 	if err := s.authorize(r, e); err != nil {
-		writeError(w, r, err)
+		s.refuse(w, r, err)
 		return
 	}
 	rep := e.handle(r)
 	if rep.failed() {
-		writeError(w, r, rep.err)
+		s.refuse(w, r, rep.err)
 		return
 	}
 	if truncate {

@@ -117,6 +117,30 @@ func TestPageParameter(t *testing.T) {
 	}
 }
 
+// A list paged by cursor (fault cursor=COLL) links each page with its own
+// cursor and refuses a page asked for without it, counting the refusal.
+func TestACursorListRefusesAGuessedPage(t *testing.T) {
+	srv := start(t, Options{Seed: 1, Customers: 300}, "cursor=Subscriptions")
+	p1 := srv.do(t, call{path: "/Subscriptions/?page=1"}).page(t)
+	if p1.Paging.NextPage == nil || !strings.Contains(*p1.Paging.NextPage, "page=2&cursor=") {
+		t.Fatalf("page 1 links to %v", p1.Paging.NextPage)
+	}
+	next, _ := url.Parse(*p1.Paging.NextPage)
+	p2 := srv.do(t, call{path: next.RequestURI()}).page(t)
+	if p2.Paging.CurrentPage != 2 || p2.Paging.NextPage == nil || srv.Refused() != 0 {
+		t.Fatalf("page 2 by its link: %+v, %d refused", p2.Paging, srv.Refused())
+	}
+	guess := strings.Replace(next.RequestURI(), "page=2", "page=3", 1)
+	srv.wantError(t, srv.do(t, call{path: guess}), http.StatusBadRequest, 63000, "cursor")
+	srv.wantError(t, srv.do(t, call{path: "/Subscriptions/?page=3"}), http.StatusBadRequest, 63000, "page 3")
+	if srv.Refused() != 2 {
+		t.Errorf("%d refused, want 2", srv.Refused())
+	}
+	if p := srv.do(t, call{path: "/Customers/?page=2"}).page(t); p.Paging.CurrentPage != 2 {
+		t.Errorf("a list not paged by cursor: %+v", p.Paging)
+	}
+}
+
 func TestUnknownPathAndWrongMethod(t *testing.T) {
 	srv := start(t, Options{Seed: 1, Customers: 20}, "")
 	srv.wantError(t, srv.do(t, call{path: "/Widgets/"}), http.StatusNotFound, 4000, "/Widgets/")

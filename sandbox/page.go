@@ -3,6 +3,8 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/url"
 	"slices"
@@ -28,10 +30,13 @@ type Paging struct {
 // the page is built, drift faults may change the list.
 func (s *Sandbox) listPage(r *http.Request, l *list, keep func(rec any) ([]byte, bool)) reply {
 	page, perr := pageParam(r, l.object)
+	coll := strings.ToLower(l.name)
+	if perr == nil {
+		perr = s.faults.checkCursor(r, l.object, coll, page)
+	}
 	if perr != nil {
 		return fail(perr)
 	}
-	coll := strings.ToLower(l.name)
 	s.mu.RLock()
 	items := l.enc
 	if keep != nil {
@@ -77,20 +82,21 @@ func (s *Sandbox) buildPage(r *http.Request, coll string, page int, items [][]by
 	if f.fire(f.TotalCount, coll, page) {
 		p.TotalCount++
 	}
+	link := func(n int) string { return f.withCursor(pageLink(r, n), coll, n) }
 	if page < pages {
-		p.NextPage = ptr(pageLink(r, page+1))
+		p.NextPage = ptr(link(page + 1))
 	}
 	if f.fire(f.Loop, coll, page) {
-		p.NextPage = ptr(pageLink(r, max(1, page-1)))
+		p.NextPage = ptr(link(max(1, page-1)))
 	}
 	if p.NextPage != nil && f.fire(f.KeyLink, coll, page) {
 		p.NextPage = ptr(*p.NextPage + "&access_token=" + url.QueryEscape(s.key))
 	}
 	if f.fire(f.Foreign, coll, page) {
-		p.NextPage = ptr(f.ForeignHost + strings.TrimPrefix(pageLink(r, page+1), origin(r)))
+		p.NextPage = ptr(f.ForeignHost + strings.TrimPrefix(link(page+1), origin(r)))
 	}
 	if page > 1 {
-		p.PreviousPage = ptr(pageLink(r, page-1))
+		p.PreviousPage = ptr(link(page - 1))
 	}
 	return envelope(served, p)
 }
@@ -131,14 +137,42 @@ func envelope(items [][]byte, p Paging) []byte {
 }
 
 // pageLink is the absolute URL of page n of the request's list: the same
-// path and query, with page set to n.
+// path and query, with page set to n (and no cursor).
 func pageLink(r *http.Request, n int) string {
 	var parts []string
 	for part := range strings.SplitSeq(r.URL.RawQuery, "&") {
-		if part != "" && part != "page" && !strings.HasPrefix(part, "page=") {
+		name, _, _ := strings.Cut(part, "=")
+		if part != "" && name != "page" && name != "cursor" {
 			parts = append(parts, part)
 		}
 	}
 	parts = append(parts, "page="+strconv.Itoa(n))
 	return origin(r) + r.URL.EscapedPath() + "?" + strings.Join(parts, "&")
+}
+
+// withCursor adds page n's cursor to link when coll is paged by cursor.
+func (f *Faults) withCursor(link, coll string, n int) string {
+	if n > 1 && slices.Contains(f.Cursor, coll) {
+		return link + "&cursor=" + cursorOf(coll, n)
+	}
+	return link
+}
+
+// checkCursor refuses page n of coll, paged by cursor, asked for without
+// its cursor.
+func (f *Faults) checkCursor(r *http.Request, object int, coll string, n int) *apiError {
+	if n == 1 || !slices.Contains(f.Cursor, coll) {
+		return nil
+	}
+	if got := r.URL.Query().Get("cursor"); got != cursorOf(coll, n) {
+		return errorf(object, TypeBadParameter, "The cursor %q is not the one for page %d; follow Paging.NextPage.", got, n)
+	}
+	return nil
+}
+
+// cursorOf is the opaque cursor of page n of coll.
+func cursorOf(coll string, n int) string {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s#%d", coll, n)
+	return strconv.FormatUint(h.Sum64(), 36)
 }

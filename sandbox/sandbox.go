@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,7 @@ type Sandbox struct {
 	rng   *rand.Rand // fault dice and IDs of records created after start
 
 	requests atomic.Int64
+	refused  atomic.Int64
 }
 
 // New generates the sandbox's data from cfg.Data.
@@ -67,6 +69,20 @@ func (s *Sandbox) Now() time.Time { return s.data.Now }
 
 // Requests counts the requests served so far, refused ones included.
 func (s *Sandbox) Requests() int64 { return s.requests.Load() }
+
+// Refused counts the answers in the 4xx range the sandbox gave of its own
+// accord: no such resource, a wrong method, a bad key or header, a bad
+// parameter (a wrong page or cursor). The 4xx answers of injected faults
+// (429, echo) are not counted.
+func (s *Sandbox) Refused() int64 { return s.refused.Load() }
+
+// refuse sends e and counts it when its status is in the 4xx range.
+func (s *Sandbox) refuse(w http.ResponseWriter, r *http.Request, e *apiError) {
+	if st := e.httpStatus(); st >= 400 && st < 500 {
+		s.refused.Add(1)
+	}
+	writeError(w, r, e)
+}
 
 // roll returns a uniform number in [0, 1).
 func (s *Sandbox) roll() float64 {
