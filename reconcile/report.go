@@ -109,8 +109,29 @@ func (r *Report) Totals() []RuleTotal {
 	return out
 }
 
+// CurrencyTotal is what the unwaived findings in one currency come to. Net
+// adds their signed amounts, so money not invoiced and money invoiced twice
+// offset each other; Gross adds their absolute amounts: all the money in
+// question.
+type CurrencyTotal struct{ Net, Gross money.Amount }
+
+// CurrencyTotals sums every rule's unwaived findings per currency, net and
+// gross.
+func (r *Report) CurrencyTotals() map[string]CurrencyTotal {
+	out := map[string]CurrencyTotal{}
+	for _, t := range r.Totals() {
+		for c, a := range t.Amounts {
+			ct := out[c]
+			ct.Net += a
+			ct.Gross += t.AtStake[c]
+			out[c] = ct
+		}
+	}
+	return out
+}
+
 // Currencies lists the currencies of a per-currency map, sorted.
-func Currencies(m map[string]money.Amount) []string {
+func Currencies[V any](m map[string]V) []string {
 	cs := make([]string, 0, len(m))
 	for c := range m {
 		cs = append(cs, c)

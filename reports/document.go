@@ -15,20 +15,28 @@ const DocumentSchema = "billsnap.findings/v1"
 
 // document is findings.json without its findings, which are streamed.
 type document struct {
-	Schema      string           `json:"schema"`
-	Snapshot    snapshotJSON     `json:"snapshot"`
-	Previous    *string          `json:"previous_snapshot"`
-	AsOf        time.Time        `json:"as_of"`
-	Period      *string          `json:"period"`
-	GeneratedAt time.Time        `json:"generated_at"`
-	ExitCode    int              `json:"exit_code"`
-	Untrusted   bool             `json:"untrusted"`
-	Material    []string         `json:"material"`
-	Collections []collectionJSON `json:"collections"`
-	Fields      fieldsJSON       `json:"fields"`
-	Rules       []ruleJSON       `json:"rules"`
-	NotJudged   []notJudgedJSON  `json:"not_judged"`
-	Unguarded   []string         `json:"unguarded_rules"`
+	Schema      string               `json:"schema"`
+	Snapshot    snapshotJSON         `json:"snapshot"`
+	Previous    *string              `json:"previous_snapshot"`
+	AsOf        time.Time            `json:"as_of"`
+	Period      *string              `json:"period"`
+	GeneratedAt time.Time            `json:"generated_at"`
+	ExitCode    int                  `json:"exit_code"`
+	Untrusted   bool                 `json:"untrusted"`
+	Material    []string             `json:"material"`
+	Collections []collectionJSON     `json:"collections"`
+	Fields      fieldsJSON           `json:"fields"`
+	Rules       []ruleJSON           `json:"rules"`
+	Totals      map[string]totalJSON `json:"totals"`
+	NotJudged   []notJudgedJSON      `json:"not_judged"`
+	Unguarded   []string             `json:"unguarded_rules"`
+}
+
+// totalJSON is one currency's total of the unwaived findings: net (signed
+// amounts added) and gross (absolute amounts added).
+type totalJSON struct {
+	Net   string `json:"net"`
+	Gross string `json:"gross"`
 }
 
 // fieldsJSON are the snapshot's field notes.
@@ -122,6 +130,10 @@ func JSONDocument(w io.Writer, in *Input) error {
 			rj.Amounts[c] = a.String()
 		}
 		doc.Rules = append(doc.Rules, rj)
+	}
+	doc.Totals = map[string]totalJSON{}
+	for c, t := range r.CurrencyTotals() {
+		doc.Totals[c] = totalJSON{Net: t.Net.String(), Gross: t.Gross.String()}
 	}
 	doc.Fields, doc.NotJudged, doc.Unguarded = fieldsDocument(in.fieldNotes()), []notJudgedJSON{}, nonNil(r.Unguarded)
 	for _, u := range r.Unjudged {

@@ -54,7 +54,7 @@ type htmlData struct {
 	R                       *reconcile.Report
 	Rules                   []htmlRule
 	Currencies              []string
-	Totals                  map[string]money.Amount
+	Net, Gross              map[string]money.Amount // per currency, of the unwaived findings
 	Count, New, Recurring   int
 	Waived, Resolved        int
 	Duration                time.Duration
@@ -70,16 +70,13 @@ type htmlData struct {
 // the snapshot's facts.
 func HTML(w io.Writer, in *Input) error {
 	r := in.Report
-	d := htmlData{In: in, R: r, Totals: map[string]money.Amount{}, Duration: in.duration(), Period: periodText(r),
+	d := htmlData{In: in, R: r, Net: map[string]money.Amount{}, Gross: map[string]money.Amount{}, Duration: in.duration(), Period: periodText(r),
 		Previous: previousText(r), CountChart: countChart(in.Trend), AmountChart: amountChart(in.Trend),
 		NotJudged: r.NotJudgedNotes(), Fields: in.fieldNotes()}
 	spans := ruleSpans(r)
 	for _, t := range r.Totals() {
 		d.Count, d.Waived, d.Resolved = d.Count+t.Count, d.Waived+t.Waived, d.Resolved+t.Resolved
 		d.New, d.Recurring = d.New+t.New, d.Recurring+t.Recurring
-		for c, a := range t.Amounts {
-			d.Totals[c] += a
-		}
 		hr := htmlRule{Total: t}
 		for _, span := range spans[t.Rule.ID] {
 			hr.Listed += len(span)
@@ -95,7 +92,10 @@ func HTML(w io.Writer, in *Input) error {
 		hr.Hidden = hr.Listed - len(hr.Shown)
 		d.Rules = append(d.Rules, hr)
 	}
-	d.Currencies = reconcile.Currencies(d.Totals)
+	for c, t := range r.CurrencyTotals() {
+		d.Net[c], d.Gross[c] = t.Net, t.Gross
+	}
+	d.Currencies = reconcile.Currencies(d.Net)
 	return page.Execute(w, d)
 }
 

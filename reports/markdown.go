@@ -41,6 +41,13 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 	if quiet > 0 {
 		fmt.Fprintf(ew, "\n%d rules found nothing.\n", quiet)
 	}
+	totals := r.CurrencyTotals()
+	for i, c := range reconcile.Currencies(totals) {
+		if i == 0 {
+			fmt.Fprintf(ew, "\nTotal of the unwaived findings, per currency:\n\n")
+		}
+		fmt.Fprintf(ew, "- %s: %s\n", currencyLabel(c), netGross(totals[c]))
+	}
 	if notes := r.NotJudgedNotes(); len(notes) > 0 {
 		fmt.Fprintf(ew, "\n### Not judged\n\nValues that arrived untyped (NULL in their column) keep these rules from judging some records; no finding is raised for them.\n\n")
 		for _, n := range notes {

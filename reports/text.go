@@ -50,16 +50,13 @@ func header(w io.Writer, r *reconcile.Report) {
 
 func footer(w io.Writer, r *reconcile.Report) {
 	var count, waived, resolved int
-	total := map[string]money.Amount{}
 	for _, t := range r.Totals() {
 		count, waived, resolved = count+t.Count, waived+t.Waived, resolved+t.Resolved
-		for c, a := range t.Amounts {
-			total[c] += a
-		}
 	}
 	fmt.Fprintf(w, "\nTotal: %d findings (%d waived), %d resolved since the previous snapshot\n", count, waived, resolved)
-	for _, c := range reconcile.Currencies(total) {
-		fmt.Fprintf(w, "  %s %s\n", currencyLabel(c), total[c])
+	totals := r.CurrencyTotals()
+	for _, c := range reconcile.Currencies(totals) {
+		fmt.Fprintf(w, "  %s %s\n", currencyLabel(c), netGross(totals[c]))
 	}
 	for _, wv := range r.ExpiredWaivers {
 		fmt.Fprintf(w, "Expired waiver, no longer applied: %s %s (%s, expired %s)\n", wv.Rule, wv.EntityID, wv.Owner, wv.Expires.Format("2006-01-02"))
@@ -114,4 +111,10 @@ func blankZero(n int) string {
 		return ""
 	}
 	return strconv.Itoa(n)
+}
+
+// netGross labels a currency's total both ways: net (signed amounts added,
+// so opposite errors cancel) and gross (absolute amounts added).
+func netGross(t reconcile.CurrencyTotal) string {
+	return fmt.Sprintf("net %s, gross %s (unwaived; gross adds absolute amounts)", t.Net, t.Gross)
 }

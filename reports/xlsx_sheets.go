@@ -60,6 +60,9 @@ func (b *xlsxBook) summary(in *Input) error {
 				return err
 			}
 		}
+		if err := b.totalRows(add, r.CurrencyTotals(), currencies); err != nil {
+			return err
+		}
 		if err := add(); err != nil {
 			return err
 		}
@@ -214,4 +217,27 @@ func (b *xlsxBook) signOff(in *Input) error {
 		}
 		return nil
 	})
+}
+
+// totalRows adds the net and the gross total per currency under the rules.
+func (b *xlsxBook) totalRows(add func(...any) error, totals map[string]reconcile.CurrencyTotal, currencies []string) error {
+	for _, kind := range []string{"net", "gross"} {
+		row := []any{"Total, " + kind, nil, map[string]string{"net": "signed amounts added", "gross": "absolute amounts added"}[kind]}
+		row = append(row, make([]any, 6)...)
+		for _, c := range currencies {
+			a := totals[c].Net
+			if kind == "gross" {
+				a = totals[c].Gross
+			}
+			cell, err := b.amountCell(a, c)
+			if err != nil {
+				return err
+			}
+			row = append(row, cell)
+		}
+		if err := add(row...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
