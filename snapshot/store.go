@@ -118,6 +118,17 @@ func OpenShared(ctx context.Context, cfg config.Config, log *slog.Logger, now fu
 	return s, nil
 }
 
+// Exists reports whether cfg.Out holds a store: billsnap's state, or the
+// read model of an earlier billsnap. It creates nothing.
+func Exists(cfg config.Config) bool {
+	for _, p := range []string{filepath.Join(cfg.Out, privateDir, stateFile), filepath.Join(cfg.Out, cfg.DuckDB.File)} {
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 func newStore(cfg config.Config, log *slog.Logger, now func() time.Time) (*Store, error) {
 	tables, err := ApplyFields(cfg.Fields)
 	if err != nil {
@@ -130,10 +141,14 @@ func newStore(cfg config.Config, log *slog.Logger, now func() time.Time) (*Store
 		pq: cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
 }
 
-// privateDir holds billsnap's own state, under the output directory.
-const privateDir = ".billsnap"
+// privateDir holds billsnap's own state, under the output directory, in
+// stateFile.
+const (
+	privateDir = ".billsnap"
+	stateFile  = "state.duckdb"
+)
 
-func (s *Store) statePath() string  { return filepath.Join(s.privDir, "state.duckdb") }
+func (s *Store) statePath() string  { return filepath.Join(s.privDir, stateFile) }
 func (s *Store) masterPath() string { return filepath.Join(s.privDir, "model.duckdb") }
 
 // table is the store's table called name.

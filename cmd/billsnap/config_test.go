@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,4 +85,38 @@ func TestProgressLogLines(t *testing.T) {
 			t.Errorf("stderr %q", errb.String())
 		}
 	})
+}
+
+// A command that only reads a store creates none: a mistyped --out (or
+// BILLSNAP_OUT) is a usage error naming it, and leaves nothing behind, not
+// even a record of the run.
+func TestReadCommandsCreateNoStore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	typo := filepath.Join(dir, "typo")
+	for _, tc := range []struct {
+		args []string
+		vars map[string]string
+		want string
+	}{
+		{[]string{"status", "--out", typo}, nil, "--out " + typo + " holds no billsnap store"},
+		{[]string{"reconcile", "--out", typo}, nil, "--out " + typo + " holds no billsnap store"},
+		{[]string{"report", "--out", typo}, nil, "--out " + typo + " holds no billsnap store"},
+		{[]string{"reconcile", "--out", empty}, nil, "--out " + empty + " holds no billsnap store"},
+		{[]string{"report"}, map[string]string{"BILLSNAP_OUT": empty}, "env BILLSNAP_OUT) " + empty + " holds no billsnap store"},
+	} {
+		var out, errb bytes.Buffer
+		code := runWith(context.Background(), tc.args, &out, &errb, func(k string) string { return tc.vars[k] })
+		if code != exitUsage || out.Len() != 0 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%v: exit %d (want %d)\nstdout %q\nstderr %q\nwant %q", tc.args, code, exitUsage, out.String(), errb.String(), tc.want)
+		}
+	}
+	if _, err := os.Stat(typo); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s was created: %v", typo, err)
+	}
+	if left, _ := os.ReadDir(empty); len(left) != 0 {
+		t.Errorf("%s holds %v", empty, left)
+	}
 }

@@ -100,3 +100,18 @@ func (f *configFlags) describeKey(env *cliEnv) string {
 	}
 	return "from " + config.EnvAPIKey
 }
+
+// requireStore is a usage error when cfg.Out holds no store, naming where
+// the directory came from: a read command never creates one.
+func (f *configFlags) requireStore(cfg config.Config) error {
+	if snapshot.Exists(cfg) {
+		return nil
+	}
+	from := "the configuration's out (or env " + config.EnvOut + ")"
+	f.fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "out" {
+			from = "--out"
+		}
+	})
+	return usagef("%s %s holds no billsnap store (run billsnap export into it first, or check the path)", from, cfg.Out)
+}

@@ -120,6 +120,9 @@ func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := cf.requireStore(cfg); err != nil {
+		return err
+	}
 	return material(env.job(ctx, cfg, schedule.Job{Name: "reconcile", Period: opts.Period.String()}, nil,
 		func(ctx context.Context, store *snapshot.Store) (schedule.Outcome, error) {
 			return reconcileAndPrint(ctx, env, store, opts, rf.format)

@@ -19,7 +19,7 @@ func TestReconcileExitCodes(t *testing.T) {
 	t.Parallel()
 	clean := sandboxtest.Start(t, sandbox.Options{Seed: 71, Customers: 60}, "")
 	dir := t.TempDir()
-	if code, _, stderr := cli(t, clean, "reconcile", "--out", dir); code != exitFailure || !strings.Contains(stderr, dir+": no billsnap store here yet: run billsnap export first") {
+	if code, _, stderr := cli(t, clean, "reconcile", "--out", dir); code != exitUsage || !strings.Contains(stderr, "--out "+dir+" holds no billsnap store") {
 		t.Errorf("reconcile before any export: exit %d, %s", code, stderr)
 	}
 	if code, _, stderr := cli(t, clean, "export", "--out", dir, "--progress", "none"); code != exitOK {

@@ -28,6 +28,9 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := cf.requireStore(cfg); err != nil {
+		return err
+	}
 	return material(env.job(ctx, cfg, schedule.Job{Name: "report", Period: opts.Period.String()}, nil, reportJob(env, cfg, opts, formats)))
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,9 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 	cfg, err := cf.load(env, false)
 	if err != nil {
 		return err
+	}
+	if _, err := os.Stat(cfg.Out); errors.Is(err, os.ErrNotExist) {
+		return cf.requireStore(cfg) // a directory that is not there is a typo, or no run yet
 	}
 	if err := printRuns(ctx, env.stdout, cfg, *n); err != nil {
 		return err
