@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
@@ -15,7 +16,7 @@ import (
 
 // Options say what to reconcile and how.
 type Options struct {
-	SnapshotID  string        // "" for the latest complete snapshot
+	SnapshotID  string        // an ID, Latest ("" too) or Previous
 	Period      *Period       // nil: no period
 	AsOf        time.Time     // zero: the snapshot's start
 	Grace       time.Duration // rule 7
@@ -28,6 +29,48 @@ type Options struct {
 	// rows of snapshots cur and prev ("" : empty views); the store knows
 	// where they are (snapshot.Store.Bind).
 	Bind func(ctx context.Context, conn *sql.Conn, cur, prev string) error
+}
+
+// Latest and Previous name snapshots by place: the latest complete one, and
+// the complete one before it.
+const (
+	Latest   = "latest"
+	Previous = "previous"
+)
+
+// UnknownSnapshotError is a snapshot ID that names none; Newest are the
+// newest few snapshots, newest first, each with its status.
+type UnknownSnapshotError struct {
+	ID     string
+	Newest []string
+}
+
+func (e *UnknownSnapshotError) Error() string {
+	if len(e.Newest) == 0 {
+		return fmt.Sprintf("no snapshot %q: the store holds none yet", e.ID)
+	}
+	return fmt.Sprintf("no snapshot %q; the newest are %s (or say latest or previous)", e.ID, strings.Join(e.Newest, ", "))
+}
+
+// unknownSnapshot is the error for id, listing the newest five snapshots.
+func unknownSnapshot(ctx context.Context, conn *sql.Conn, id string) error {
+	rows, err := conn.QueryContext(ctx, "SELECT id || ' (' || status || ')' FROM snapshots ORDER BY started DESC, id DESC LIMIT 5")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	e := &UnknownSnapshotError{ID: id}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		e.Newest = append(e.Newest, s)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return e
 }
 
 // ErrNoSnapshot is returned when there is no snapshot to reconcile.
@@ -115,18 +158,27 @@ func (r *Report) judgeUntyped(ctx context.Context, conn *sql.Conn) error {
 
 // resolve finds the snapshot to reconcile and the previous complete one.
 func resolve(ctx context.Context, conn *sql.Conn, id string, r *Report) error {
+	if id == Previous {
+		if err := resolve(ctx, conn, Latest, r); err != nil {
+			return err
+		}
+		if r.Previous == "" {
+			return unknownSnapshot(ctx, conn, Previous)
+		}
+		id, r.Previous = r.Previous, ""
+	}
 	q := "SELECT id, status, started, coalesce(finished, started) FROM snapshots WHERE id = ?"
 	args := []any{id}
-	if id == "" {
+	if id == "" || id == Latest {
 		q, args = "SELECT id, status, started, finished FROM latest_snapshot", nil
 	}
 	s := &r.Snapshot
 	err := conn.QueryRowContext(ctx, q, args...).Scan(&s.ID, &s.Status, &s.Started, &s.Finished)
 	switch {
-	case errors.Is(err, sql.ErrNoRows) && id == "":
+	case errors.Is(err, sql.ErrNoRows) && args == nil:
 		return ErrNoSnapshot
 	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("no snapshot %q", id)
+		return unknownSnapshot(ctx, conn, id)
 	case err != nil:
 		return err
 	case s.Status != snapshot.StatusComplete && s.Status != snapshot.StatusIncomplete:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/reconcile"
 )
 
 // Exit codes, chosen here and nowhere else (README, "Exit codes").
@@ -21,8 +22,9 @@ const (
 const exitCodesHelp = `Exit codes:
   0    ok: the job ran and found nothing material
   1    failure: the service, the network, the disk, or bad input from the service
-  2    usage: bad flags, arguments or configuration, or no store where a
-       command that only reads one (status, reconcile, report) looks
+  2    usage: bad flags, arguments or configuration, an unknown --snapshot,
+       or no store where a command that only reads one (status, reconcile,
+       report) looks
   3    material: discrepancies at or above materiality, or an incomplete snapshot
   130  interrupted by SIGINT or SIGTERM`
 
@@ -38,10 +40,11 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 func exitCode(ctx context.Context, err error) int {
 	var u usageError
 	var m materialError
+	var unknown *reconcile.UnknownSnapshotError
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &u):
+	case errors.As(err, &u), errors.As(err, &unknown):
 		return exitUsage
 	case errors.As(err, &m):
 		return exitMaterial

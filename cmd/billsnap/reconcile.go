@@ -25,7 +25,7 @@ type reconcileFlags struct {
 func addReconcileFlags(fs *flag.FlagSet, withSnapshot, reportFiles bool) *reconcileFlags {
 	f := &reconcileFlags{reportFiles: reportFiles}
 	if withSnapshot {
-		fs.StringVar(&f.snapshot, "snapshot", "", "snapshot ID to reconcile (default: the latest complete one)")
+		fs.StringVar(&f.snapshot, "snapshot", "", "snapshot to reconcile: an ID, latest (the latest complete one, the default) or previous (the complete one before it)")
 	}
 	fs.StringVar(&f.period, "period", "", "limit the invoice rules to a month, YYYY-MM (UTC)")
 	fs.StringVar(&f.asOf, "as-of", "", "the moment rules judge from, RFC 3339 or YYYY-MM-DD (default: the snapshot's start)")

@@ -41,12 +41,29 @@ func TestReconcileExitCodes(t *testing.T) {
 		{[]string{"--as-of", "yesterday"}, "--as-of: want RFC 3339"},
 		{[]string{"--format", "xml"}, "--format must be text, json or csv"},
 		{[]string{"--waivers", filepath.Join(dir, "none.yml")}, "waivers: open"},
-		{[]string{"--snapshot", "1999-01-01T000000Z"}, `no snapshot "1999-01-01T000000Z"`},
 	} {
 		code, _, stderr := cli(t, planted, append([]string{"reconcile", "--out", dir}, tc.args...)...)
 		if code == exitOK || code == exitMaterial || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %s", tc.args, code, stderr)
 		}
+	}
+	checkSnapshotNames(t, planted, dir)
+}
+
+// checkSnapshotNames reconciles dir's snapshots by name: the latest (the
+// planted run), the previous (the clean export), and an unknown ID, which
+// is a usage error listing the newest.
+func checkSnapshotNames(t *testing.T, srv *sandbox.Server, dir string) {
+	t.Helper()
+	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir, "--snapshot", "latest"); code != exitMaterial {
+		t.Errorf("--snapshot latest: exit %d, %s", code, stderr)
+	}
+	if code, out, stderr := cli(t, srv, "reconcile", "--out", dir, "--snapshot", "previous"); code != exitOK || !strings.Contains(out, "Nothing material.") {
+		t.Errorf("--snapshot previous: exit %d\n%s%s", code, out, stderr)
+	}
+	code, _, stderr := cli(t, srv, "reconcile", "--out", dir, "--snapshot", "1999-01-01T000000Z")
+	if code != exitUsage || !strings.Contains(stderr, `no snapshot "1999-01-01T000000Z"; the newest are `) || strings.Count(stderr, " (complete)") != 2 {
+		t.Errorf("an unknown snapshot: exit %d, %s", code, stderr)
 	}
 }
 
