@@ -43,20 +43,12 @@ func (b *xlsxBook) summary(in *Input) error {
 			return err
 		}
 		for _, t := range totals {
-			row := []any{t.Rule.ID, t.Rule.Severity, t.Rule.Title, t.Count, t.New, t.Recurring, t.Resolved, t.Waived, t.NotJudged}
-			for _, c := range currencies {
-				a, ok := t.Amounts[c]
-				if !ok {
-					row = append(row, nil)
-					continue
-				}
-				cell, err := b.amountCell(a, c)
-				if err != nil {
-					return err
-				}
-				row = append(row, cell)
+			cells, err := b.amountCells(t.Amounts, currencies)
+			if err != nil {
+				return err
 			}
-			if err := add(row...); err != nil {
+			row := []any{t.Rule.ID, t.Rule.Severity, t.Rule.Title, t.Count, t.New, t.Recurring, t.Resolved, t.Waived, t.NotJudged}
+			if err := add(append(row, cells...)...); err != nil {
 				return err
 			}
 		}
@@ -221,23 +213,40 @@ func (b *xlsxBook) signOff(in *Input) error {
 
 // totalRows adds the net and the gross total per currency under the rules.
 func (b *xlsxBook) totalRows(add func(...any) error, totals map[string]reconcile.CurrencyTotal, currencies []string) error {
-	for _, kind := range []string{"net", "gross"} {
-		row := []any{"Total, " + kind, nil, map[string]string{"net": "signed amounts added", "gross": "absolute amounts added"}[kind]}
-		row = append(row, make([]any, 6)...)
-		for _, c := range currencies {
-			a := totals[c].Net
-			if kind == "gross" {
-				a = totals[c].Gross
-			}
-			cell, err := b.amountCell(a, c)
-			if err != nil {
-				return err
-			}
-			row = append(row, cell)
+	net, gross := map[string]money.Amount{}, map[string]money.Amount{}
+	for c, t := range totals {
+		net[c], gross[c] = t.Net, t.Gross
+	}
+	for _, line := range []struct {
+		label, note string
+		amounts     map[string]money.Amount
+	}{{"Total, net", "signed amounts added", net}, {"Total, gross", "absolute amounts added", gross}} {
+		cells, err := b.amountCells(line.amounts, currencies)
+		if err != nil {
+			return err
 		}
-		if err := add(row...); err != nil {
+		row := append([]any{line.label, nil, line.note}, make([]any, 6)...)
+		if err := add(append(row, cells...)...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// amountCells are the cells of amounts in the order of currencies, empty
+// where a currency has none.
+func (b *xlsxBook) amountCells(amounts map[string]money.Amount, currencies []string) ([]any, error) {
+	cells := make([]any, len(currencies))
+	for i, c := range currencies {
+		a, ok := amounts[c]
+		if !ok {
+			continue
+		}
+		cell, err := b.amountCell(a, c)
+		if err != nil {
+			return nil, err
+		}
+		cells[i] = cell
+	}
+	return cells, nil
 }
