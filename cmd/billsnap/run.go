@@ -28,6 +28,7 @@ type cliEnv struct {
 	getenv         func(string) string
 	secret         atomic.Pointer[extract.Secret]
 	clock          extract.Clock // what retries and re-walks wait on
+	help           func()        // prints the flags of the command being run
 }
 
 func commands() []command {
@@ -70,17 +71,19 @@ func newEnv(stdout, stderr io.Writer, getenv func(string) string) *cliEnv {
 // run runs the subcommand args name and returns the exit code.
 func (env *cliEnv) run(ctx context.Context, args []string) int {
 	stdout, stderr := env.stdout, env.stderr
-	if len(args) == 0 || isHelp(args[0]) {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage())
+		return exitUsage
+	}
+	if isHelp(args[0]) {
 		fmt.Fprint(stdout, usage())
-		if len(args) == 0 {
-			return exitUsage
-		}
 		return exitOK
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
 			err := c.run(ctx, env, args[1:])
-			if errors.Is(err, flag.ErrHelp) {
+			if errors.Is(err, flag.ErrHelp) && env.help != nil {
+				env.help()
 				return exitOK
 			}
 			if err != nil {
@@ -105,16 +108,19 @@ func usage() string {
 	return b.String()
 }
 
-// newFlags makes a subcommand's flag set; its usage goes to stdout on
-// --help and names the exit codes.
+// newFlags makes a subcommand's flag set. The flag package itself prints
+// nothing: a bad flag is one line on stderr (run prints the error), and
+// the usage, which names the exit codes, is printed to stdout only when
+// asked for with --help (env.help).
 func newFlags(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	fs.Usage = func() {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	env.help = func() {
 		fmt.Fprintf(env.stdout, "Usage: billsnap %s %s\n\nFlags:\n", name, synopsis)
 		fs.SetOutput(env.stdout)
 		fs.PrintDefaults()
-		fs.SetOutput(env.stderr)
+		fs.SetOutput(io.Discard)
 		fmt.Fprintf(env.stdout, "\n%s\n", exitCodesHelp)
 	}
 	return fs
@@ -126,7 +132,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usageError{err}
+		return usagef("%v ('billsnap %s --help' lists its flags)", err, fs.Name())
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))

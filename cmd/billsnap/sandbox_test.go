@@ -121,3 +121,22 @@ func TestDemoRuns(t *testing.T) {
 		}
 	}
 }
+
+// A bad flag, on any command, is exit 2 with one line on stderr naming it
+// and nothing on stdout, which is for results; no arguments at all print
+// the usage to stderr.
+func TestABadFlagIsOneLineOnStderr(t *testing.T) {
+	t.Parallel()
+	for _, c := range commands() {
+		var out, errb bytes.Buffer
+		code := runWith(context.Background(), []string{c.name, "--no-such-flag"}, &out, &errb, noEnv)
+		want := "billsnap " + c.name + ": flag provided but not defined: -no-such-flag ('billsnap " + c.name + " --help' lists its flags)\n"
+		if code != exitUsage || out.Len() != 0 || errb.String() != want {
+			t.Errorf("%s --no-such-flag: exit %d\nstdout %q\nstderr %q\nwant %q", c.name, code, out.String(), errb.String(), want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := runWith(context.Background(), nil, &out, &errb, noEnv); code != exitUsage || out.Len() != 0 || !strings.Contains(errb.String(), "Usage: billsnap <command>") {
+		t.Errorf("no arguments: exit %d\nstdout %q\nstderr %q", code, out.String(), errb.String())
+	}
+}
