@@ -101,17 +101,58 @@ func (f *configFlags) describeKey(env *cliEnv) string {
 	return "from " + config.EnvAPIKey
 }
 
+// requireStore is a usage error when cfg.Out holds no store.
+func (f *configFlags) requireStore(cfg config.Config) error { return requireStore(f.fs, cfg) }
+
+// storeFlags are the flags of a command that only reads a store: where its
+// configuration and its directory are.
+type storeFlags struct {
+	fs        *flag.FlagSet
+	file, out string
+}
+
+func addStoreFlags(fs *flag.FlagSet) *storeFlags {
+	f := &storeFlags{fs: fs}
+	fs.StringVar(&f.file, "config", "", "YAML configuration file (strict: an unknown key is an error)")
+	fs.StringVar(&f.out, "out", "", "output directory (env "+config.EnvOut+"; default billsnap-data)")
+	return f
+}
+
+// load returns the configuration: defaults, file, environment, --out if
+// given, validated. Any problem is a usage error (exit 2).
+func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
+	c, err := config.Load(f.file, env.getenv)
+	if err != nil {
+		return c, usageError{err}
+	}
+	if given(f.fs, "out") {
+		c.Out = f.out
+	}
+	if err := c.Validate(); err != nil {
+		return c, usageError{err}
+	}
+	return c, nil
+}
+
+// requireStore is a usage error when cfg.Out holds no store.
+func (f *storeFlags) requireStore(cfg config.Config) error { return requireStore(f.fs, cfg) }
+
 // requireStore is a usage error when cfg.Out holds no store, naming where
 // the directory came from: a read command never creates one.
-func (f *configFlags) requireStore(cfg config.Config) error {
+func requireStore(fs *flag.FlagSet, cfg config.Config) error {
 	if snapshot.Exists(cfg) {
 		return nil
 	}
 	from := "the configuration's out (or env " + config.EnvOut + ")"
-	f.fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "out" {
-			from = "--out"
-		}
-	})
+	if given(fs, "out") {
+		from = "--out"
+	}
 	return usagef("%s %s holds no billsnap store (run billsnap export into it first, or check the path)", from, cfg.Out)
+}
+
+// given tells whether the flag name was on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(fl *flag.Flag) { found = found || fl.Name == name })
+	return found
 }

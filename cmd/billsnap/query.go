@@ -4,51 +4,68 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/big"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
 
-	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 // runQuery runs one SQL statement on the snapshot database, read-only, and
-// prints the result as a table: the DuckDB CLI is not needed to look.
+// prints the result as a table: the DuckDB CLI is not needed to look. It
+// takes the store flags only (--config, --out), before or after the
+// statement.
 func runQuery(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "query", "[--out DIR] SQL")
-	out := fs.String("out", "", "output directory (env "+config.EnvOut+"; default billsnap-data)")
+	fs := newFlags(env, "query", "[--config FILE] [--out DIR] [--max-rows N] SQL")
+	sf := addStoreFlags(fs)
 	maxRows := fs.Int("max-rows", 100, "print at most this many rows")
-	if err := fs.Parse(args); err != nil {
-		return parseFlags(fs, args)
+	statement, err := parseWithOneArg(fs, args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() != 1 {
-		return usagef("want one SQL statement, quoted")
+	cfg, err := sf.load(env)
+	if err != nil {
+		return err
 	}
-	dir := *out
-	if dir == "" {
-		dir = config.Default().Out
-		if v := env.getenv(config.EnvOut); v != "" {
-			dir = v
-		}
+	if err := sf.requireStore(cfg); err != nil {
+		return err
 	}
-	dsn := filepath.Join(dir, config.Default().DuckDB.File) + "?" + url.Values{"access_mode": {"READ_ONLY"}}.Encode()
-	db, err := sql.Open("duckdb", dsn)
+	db, err := snapshot.OpenRead(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, fs.Arg(0))
+	rows, err := db.QueryContext(ctx, statement)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	return printRows(env.stdout, rows, *maxRows)
+}
+
+// parseWithOneArg parses args, flags before or after one argument, and
+// returns the argument.
+func parseWithOneArg(fs *flag.FlagSet, args []string) (string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", flagError(fs, err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(rest) != 1 {
+		return "", usagef("want one SQL statement, quoted, not %d arguments", len(rest))
+	}
+	return rest[0], nil
 }
 
 func printRows(w io.Writer, rows *sql.Rows, maxRows int) error {

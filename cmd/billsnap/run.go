@@ -126,13 +126,19 @@ func newFlags(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
+// flagError is what a parse of fs returned: --help stays flag.ErrHelp, and
+// a bad flag is a usage error that says how to list the flags.
+func flagError(fs *flag.FlagSet, err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usagef("%v ('billsnap %s --help' lists its flags)", err, fs.Name())
+}
+
 // parseFlags parses args; a bad flag is a usage error, --help is flag.ErrHelp.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("%v ('billsnap %s --help' lists its flags)", err, fs.Name())
+		return flagError(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))

@@ -120,6 +120,22 @@ func TestDemoRuns(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}
 	}
+	checkQueryFlags(t, dir)
+}
+
+// checkQueryFlags queries the store in dir through --config and through
+// --out after the statement.
+func checkQueryFlags(t *testing.T, dir string) {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "billsnap.yml")
+	os.WriteFile(cfg, []byte("out: "+dir+"\n"), 0o644)
+	const q = "SELECT count(*) AS n FROM latest_customers"
+	for _, args := range [][]string{{"query", "--config", cfg, q}, {"query", q, "--out", dir}} {
+		var out, errb bytes.Buffer
+		if code := runWith(context.Background(), args, &out, &errb, noEnv); code != exitOK || out.String() != "n\n278\n" {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %q", args, code, out.String(), errb.String())
+		}
+	}
 }
 
 // A bad flag, on any command, is exit 2 with one line on stderr naming it
