@@ -70,7 +70,7 @@ type htmlData struct {
 // the snapshot's facts.
 func HTML(w io.Writer, in *Input) error {
 	r := in.Report
-	d := htmlData{In: in, R: r, Net: map[string]money.Amount{}, Gross: map[string]money.Amount{}, Duration: in.duration(), Period: periodText(r),
+	d := htmlData{In: in, R: r, Duration: in.duration(), Period: periodText(r),
 		Previous: previousText(r), CountChart: countChart(in.Trend), AmountChart: amountChart(in.Trend),
 		NotJudged: r.NotJudgedNotes(), Fields: in.fieldNotes()}
 	spans := ruleSpans(r)
@@ -92,9 +92,7 @@ func HTML(w io.Writer, in *Input) error {
 		hr.Hidden = hr.Listed - len(hr.Shown)
 		d.Rules = append(d.Rules, hr)
 	}
-	for c, t := range r.CurrencyTotals() {
-		d.Net[c], d.Gross[c] = t.Net, t.Gross
-	}
+	d.Net, d.Gross = netAndGross(r)
 	d.Currencies = reconcile.Currencies(d.Net)
 	return page.Execute(w, d)
 }

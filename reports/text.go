@@ -118,3 +118,12 @@ func blankZero(n int) string {
 func netGross(t reconcile.CurrencyTotal) string {
 	return fmt.Sprintf("net %s, gross %s (unwaived; gross adds absolute amounts)", t.Net, t.Gross)
 }
+
+// netAndGross are r's totals per currency, net and gross, as two maps.
+func netAndGross(r *reconcile.Report) (net, gross map[string]money.Amount) {
+	net, gross = map[string]money.Amount{}, map[string]money.Amount{}
+	for c, t := range r.CurrencyTotals() {
+		net[c], gross[c] = t.Net, t.Gross
+	}
+	return net, gross
+}

@@ -52,7 +52,7 @@ func (b *xlsxBook) summary(in *Input) error {
 				return err
 			}
 		}
-		if err := b.totalRows(add, r.CurrencyTotals(), currencies); err != nil {
+		if err := b.totalRows(add, r, currencies); err != nil {
 			return err
 		}
 		if err := add(); err != nil {
@@ -212,11 +212,8 @@ func (b *xlsxBook) signOff(in *Input) error {
 }
 
 // totalRows adds the net and the gross total per currency under the rules.
-func (b *xlsxBook) totalRows(add func(...any) error, totals map[string]reconcile.CurrencyTotal, currencies []string) error {
-	net, gross := map[string]money.Amount{}, map[string]money.Amount{}
-	for c, t := range totals {
-		net[c], gross[c] = t.Net, t.Gross
-	}
+func (b *xlsxBook) totalRows(add func(...any) error, r *reconcile.Report, currencies []string) error {
+	net, gross := netAndGross(r)
 	for _, line := range []struct {
 		label, note string
 		amounts     map[string]money.Amount

@@ -13,19 +13,17 @@ import (
 // configFlags are the flags of the commands that read the configuration.
 // A flag given on the command line beats the environment and the file.
 type configFlags struct {
-	fs                                *flag.FlagSet
-	file, baseURL, frontURL, out      string
+	*storeFlags                       // --config, --out
+	baseURL, frontURL                 string
 	keyFile, progress                 string
 	concurrency, prefetch, maxRewalks int
 	insecure                          bool
 }
 
 func addConfigFlags(fs *flag.FlagSet) *configFlags {
-	f := &configFlags{fs: fs}
-	fs.StringVar(&f.file, "config", "", "YAML configuration file (strict: an unknown key is an error)")
+	f := &configFlags{storeFlags: addStoreFlags(fs)}
 	fs.StringVar(&f.baseURL, "base-url", "", "{base_url} of the service (env "+config.EnvBaseURL+")")
 	fs.StringVar(&f.frontURL, "front-url", "", "{front_url} of the paged lists (env "+config.EnvFrontURL+")")
-	fs.StringVar(&f.out, "out", "", "output directory (env "+config.EnvOut+"; default billsnap-data)")
 	fs.StringVar(&f.keyFile, "api-key-file", "", "file holding the API key (else env "+config.EnvAPIKey+")")
 	fs.StringVar(&f.progress, "progress", "", "progress on stderr: auto, bar, log or none")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "requests in flight, all collections together (default 8)")
@@ -101,9 +99,6 @@ func (f *configFlags) describeKey(env *cliEnv) string {
 	return "from " + config.EnvAPIKey
 }
 
-// requireStore is a usage error when cfg.Out holds no store.
-func (f *configFlags) requireStore(cfg config.Config) error { return requireStore(f.fs, cfg) }
-
 // storeFlags are the flags of a command that only reads a store: where its
 // configuration and its directory are.
 type storeFlags struct {
@@ -134,17 +129,14 @@ func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
 	return c, nil
 }
 
-// requireStore is a usage error when cfg.Out holds no store.
-func (f *storeFlags) requireStore(cfg config.Config) error { return requireStore(f.fs, cfg) }
-
 // requireStore is a usage error when cfg.Out holds no store, naming where
 // the directory came from: a read command never creates one.
-func requireStore(fs *flag.FlagSet, cfg config.Config) error {
+func (f *storeFlags) requireStore(cfg config.Config) error {
 	if snapshot.Exists(cfg) {
 		return nil
 	}
 	from := "the configuration's out (or env " + config.EnvOut + ")"
-	if given(fs, "out") {
+	if given(f.fs, "out") {
 		from = "--out"
 	}
 	return usagef("%s %s holds no billsnap store (run billsnap export into it first, or check the path)", from, cfg.Out)
