@@ -65,8 +65,14 @@ func testRetry() config.Retry {
 // newWalker walks base/front with key through a client on clock.
 func newWalker(t *testing.T, base, front, key string, clock Clock, prefetch int) *Walker {
 	t.Helper()
+	return newRetryingWalker(t, base, front, key, clock, prefetch, testRetry())
+}
+
+// newRetryingWalker is newWalker with retry instead of testRetry().
+func newRetryingWalker(t *testing.T, base, front, key string, clock Clock, prefetch int, retry config.Retry) *Walker {
+	t.Helper()
 	c, err := NewClient(Options{BaseURL: base, FrontURL: front, Secret: NewSecret(key), Concurrency: 4,
-		Timeout: 10 * time.Second, Retry: testRetry(), Clock: clock})
+		Timeout: 10 * time.Second, Retry: retry, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

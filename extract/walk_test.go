@@ -50,7 +50,13 @@ func TestPrefetchUsesOneRequestPerPage(t *testing.T) {
 func TestRetriesThroughFaults(t *testing.T) {
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 13, Customers: 300}, "500=0.08,502=0.04,503=0.04,429=0.05,retry-after=2s,truncate=0.05,reset=0.05")
 	clock := newFakeClock()
-	w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, clock, 6)
+	// Faults answer about 31% of requests. With six attempts a page is
+	// given up about once in a thousand, so one of the several hundred
+	// pages here was, in about 1 run in 400; twelve attempts make that
+	// about once in a million pages.
+	retry := testRetry()
+	retry.MaxAttempts = 12
+	w := newRetryingWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, clock, 6, retry)
 	for _, coll := range catalogue {
 		sink := &memSink{}
 		res, err := w.Walk(context.Background(), coll, sink)
