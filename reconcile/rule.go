@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -96,7 +97,8 @@ func (r *Rule) set(key, value string) {
 
 // Rules returns the shipped rules, snapshot_incomplete first, then the
 // others in the order of the rules document; a user directory's .sql files
-// replace shipped rules with the same ID (in place) or are added after.
+// replace shipped rules with the same ID (in place) or are added after. A
+// user directory that is missing, or is not a directory, is an error.
 func Rules(userDir string) ([]Rule, error) {
 	rules, err := readRules(shipped, "rules")
 	if err != nil {
@@ -107,6 +109,9 @@ func Rules(userDir string) ([]Rule, error) {
 	})
 	if userDir == "" {
 		return rules, nil
+	}
+	if st, err := os.Stat(userDir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("rules directory %s: %w", userDir, notADir(err))
 	}
 	user, err := readRules(os.DirFS(userDir), ".")
 	if err != nil {
@@ -132,6 +137,14 @@ func boolInt(b bool) int {
 
 // readRules parses every .sql file of dir in fsys, in name order; two
 // files with one ID are an error.
+// notADir is err, or a plain error when the path is a file.
+func notADir(err error) error {
+	if err != nil {
+		return err
+	}
+	return errors.New("not a directory")
+}
+
 func readRules(fsys fs.FS, dir string) ([]Rule, error) {
 	names, err := fs.Glob(fsys, filepath.Join(dir, "*.sql"))
 	if err != nil {

@@ -31,6 +31,11 @@ type Options struct {
 	Bind func(ctx context.Context, conn *sql.Conn, cur, prev string) error
 }
 
+// Check reports what makes the options unusable before any snapshot is
+// read: a materiality threshold for a rule that does not exist. Run checks
+// too; a caller checks first to refuse a configuration early.
+func (o Options) Check() error { return checkMateriality(o.Materiality, o.Rules) }
+
 // Latest and Previous name snapshots by place: the latest complete one, and
 // the complete one before it.
 const (
@@ -79,7 +84,7 @@ var ErrNoSnapshot = errors.New("no complete snapshot to reconcile: run billsnap 
 // Run reconciles one snapshot in db, stores its findings (replacing those
 // of an earlier run on the same snapshot and period) and returns the report.
 func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
-	if err := checkMateriality(o.Materiality, o.Rules); err != nil {
+	if err := o.Check(); err != nil {
 		return nil, err
 	}
 	conn, err := db.Conn(ctx)

@@ -3,11 +3,13 @@ package snapshot
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/billsnap/billsnap/config"
 )
@@ -34,4 +36,45 @@ func OpenRead(ctx context.Context, cfg config.Config) (*sql.DB, error) {
 		return nil, fmt.Errorf("opening %s to read: %w", path, err)
 	}
 	return db, nil
+}
+
+// ErrNotOneStatement is SQL that holds more than one statement.
+var ErrNotOneStatement = errors.New("want one SQL statement, not several")
+
+// StatementError is a statement that cannot be prepared: empty, several
+// (ErrNotOneStatement), not SQL, or naming a table or column that is not
+// there. It is the caller's mistake, found before anything ran.
+type StatementError struct{ Err error }
+
+func (e *StatementError) Error() string { return e.Err.Error() }
+func (e *StatementError) Unwrap() error { return e.Err }
+
+// Query runs statement on db, a database from OpenRead, and returns its
+// rows. statement must be one SQL statement that prepares: anything else
+// is a *StatementError before anything runs (of several statements, only
+// the last one's rows could be shown).
+func Query(ctx context.Context, db *sql.DB, statement string) (*sql.Rows, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = conn.Raw(func(dc any) error {
+		// The driver's Prepare without a context prepares one statement
+		// and refuses several; it runs none.
+		st, err := dc.(driver.Conn).Prepare(statement)
+		if err != nil {
+			if strings.Contains(err.Error(), "multi-statement") {
+				err = ErrNotOneStatement
+			}
+			return &StatementError{err}
+		}
+		return st.Close()
+	})
+	if cerr := conn.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return db.QueryContext(ctx, statement)
 }

@@ -10,9 +10,11 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 )
 
-// configFlags are the flags of the commands that read the configuration.
-// A flag given on the command line beats the environment and the file.
-type configFlags struct {
+// serviceFlags are the flags of the commands that talk to the service
+// (export, run, schedule, check-config): the store flags and those of the
+// service and the walk. A flag given on the command line beats the
+// environment and the file.
+type serviceFlags struct {
 	*storeFlags                       // --config, --out
 	baseURL, frontURL                 string
 	keyFile, progress                 string
@@ -20,23 +22,25 @@ type configFlags struct {
 	insecure                          bool
 }
 
-func addConfigFlags(fs *flag.FlagSet) *configFlags {
-	f := &configFlags{storeFlags: addStoreFlags(fs)}
-	fs.StringVar(&f.baseURL, "base-url", "", "{base_url} of the service (env "+config.EnvBaseURL+")")
-	fs.StringVar(&f.frontURL, "front-url", "", "{front_url} of the paged lists (env "+config.EnvFrontURL+")")
-	fs.StringVar(&f.keyFile, "api-key-file", "", "file holding the API key (else env "+config.EnvAPIKey+")")
-	fs.StringVar(&f.progress, "progress", "", "progress on stderr: auto, bar, log or none")
-	fs.IntVar(&f.concurrency, "concurrency", 0, "requests in flight, all collections together (default 8)")
-	fs.IntVar(&f.prefetch, "prefetch", 0, "pages fetched ahead per collection (default 8)")
-	fs.IntVar(&f.maxRewalks, "max-rewalks", 0, "re-walks of a collection that drifted (default 2)")
-	fs.BoolVar(&f.insecure, "allow-insecure-http", false, "allow plain http to a host that is not loopback")
+func addServiceFlags(fs *cliFlags) *serviceFlags {
+	f := &serviceFlags{storeFlags: addStoreFlags(fs)}
+	fs.group("Service flags", func() {
+		fs.StringVar(&f.baseURL, "base-url", "", "{base_url} of the service (env "+config.EnvBaseURL+")")
+		fs.StringVar(&f.frontURL, "front-url", "", "{front_url} of the paged lists (env "+config.EnvFrontURL+")")
+		fs.StringVar(&f.keyFile, "api-key-file", "", "file holding the API key (else env "+config.EnvAPIKey+")")
+		fs.StringVar(&f.progress, "progress", "", "progress on stderr: auto, bar, log or none")
+		fs.IntVar(&f.concurrency, "concurrency", 0, "requests in flight, all collections together (default 8)")
+		fs.IntVar(&f.prefetch, "prefetch", 0, "pages fetched ahead per collection (default 8)")
+		fs.IntVar(&f.maxRewalks, "max-rewalks", 0, "re-walks of a collection that drifted (default 2)")
+		fs.BoolVar(&f.insecure, "allow-insecure-http", false, "allow plain http to a host that is not loopback")
+	})
 	return f
 }
 
 // load returns the configuration: defaults, file, environment, the flags
-// that were given, validated; service says the command talks to the
-// service, so its URLs are required. Any problem is a usage error (exit 2).
-func (f *configFlags) load(env *cliEnv, service bool) (config.Config, error) {
+// that were given, prepared as for a command that talks to the service
+// (its URLs are required). Any problem is a usage error (exit 2).
+func (f *serviceFlags) load(env *cliEnv) (config.Config, error) {
 	c, err := config.Load(f.file, env.getenv)
 	if err != nil {
 		return c, usageError{err}
@@ -61,24 +65,31 @@ func (f *configFlags) load(env *cliEnv, service bool) (config.Config, error) {
 			c.AllowInsecureHTTP = f.insecure
 		}
 	})
-	err = c.Validate()
+	return c, prepare(c, true)
+}
+
+// prepare validates c as every command does: the keys, the collection
+// paths and the field mapping; service says the command talks to the
+// service, so its URLs are required. Any problem is a usage error.
+func prepare(c config.Config, service bool) error {
+	err := c.Validate()
 	if service {
 		err = errors.Join(c.RequireService(), err)
 	}
 	if err != nil {
-		return c, usageError{err}
+		return usageError{err}
 	}
 	if _, err := extract.Catalog(c); err != nil {
-		return c, usageError{err}
+		return usageError{err}
 	}
 	if _, err := snapshot.ApplyFields(c.Fields); err != nil {
-		return c, usageError{err}
+		return usageError{err}
 	}
-	return c, nil
+	return nil
 }
 
 // secret reads the API key and makes every later output redact it.
-func (f *configFlags) secret(env *cliEnv) (*extract.Secret, error) {
+func (f *serviceFlags) secret(env *cliEnv) (*extract.Secret, error) {
 	key, err := config.APIKey(env.getenv, f.keyFile, func(msg string) { env.log.Warn(msg) })
 	if err != nil {
 		return nil, usageError{err}
@@ -89,7 +100,7 @@ func (f *configFlags) secret(env *cliEnv) (*extract.Secret, error) {
 }
 
 // describeKey says where the key came from, never what it is.
-func (f *configFlags) describeKey(env *cliEnv) string {
+func (f *serviceFlags) describeKey(env *cliEnv) string {
 	switch {
 	case f.keyFile != "":
 		return fmt.Sprintf("from --api-key-file %s", f.keyFile)
@@ -99,22 +110,25 @@ func (f *configFlags) describeKey(env *cliEnv) string {
 	return "from " + config.EnvAPIKey
 }
 
-// storeFlags are the flags of a command that only reads a store: where its
-// configuration and its directory are.
+// storeFlags are the flags every command that reads the configuration
+// has: where the configuration and the store are.
 type storeFlags struct {
-	fs        *flag.FlagSet
+	fs        *cliFlags
 	file, out string
 }
 
-func addStoreFlags(fs *flag.FlagSet) *storeFlags {
+func addStoreFlags(fs *cliFlags) *storeFlags {
 	f := &storeFlags{fs: fs}
-	fs.StringVar(&f.file, "config", "", "YAML configuration file (strict: an unknown key is an error)")
-	fs.StringVar(&f.out, "out", "", "output directory (env "+config.EnvOut+"; default billsnap-data)")
+	fs.group("Store flags", func() {
+		fs.StringVar(&f.file, "config", "", "YAML configuration file (strict: an unknown key is an error)")
+		fs.StringVar(&f.out, "out", "", "the store's directory (env "+config.EnvOut+"; default billsnap-data)")
+	})
 	return f
 }
 
 // load returns the configuration: defaults, file, environment, --out if
-// given, validated. Any problem is a usage error (exit 2).
+// given, prepared as for a command that does not talk to the service. Any
+// problem is a usage error (exit 2).
 func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
 	c, err := config.Load(f.file, env.getenv)
 	if err != nil {
@@ -123,10 +137,7 @@ func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
 	if given(f.fs, "out") {
 		c.Out = f.out
 	}
-	if err := c.Validate(); err != nil {
-		return c, usageError{err}
-	}
-	return c, nil
+	return c, prepare(c, false)
 }
 
 // requireStore is a usage error when cfg.Out holds no store, naming where
@@ -140,11 +151,4 @@ func (f *storeFlags) requireStore(cfg config.Config) error {
 		from = "--out"
 	}
 	return usagef("%s %s holds no billsnap store (run billsnap export into it first, or check the path)", from, cfg.Out)
-}
-
-// given tells whether the flag name was on the command line.
-func given(fs *flag.FlagSet, name string) bool {
-	found := false
-	fs.Visit(func(fl *flag.Flag) { found = found || fl.Name == name })
-	return found
 }

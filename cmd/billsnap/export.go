@@ -6,22 +6,24 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
 func runExport(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "export", "[--config FILE] [--base-url URL] [--front-url URL] [--out DIR] [--api-key-file FILE]")
-	cf := addConfigFlags(fs)
+	fs := newFlags(env, "export", "[store flags] [service flags]")
+	cf := addServiceFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := cf.load(env, true)
+	cfg, err := cf.load(env)
 	if err != nil {
 		return err
 	}
@@ -119,22 +121,53 @@ func logFields(log *slog.Logger, n snapshot.FieldNotes) {
 	}
 }
 
+// runCheckConfig prepares everything the commands would, without running
+// any: the configuration and the key, the collections and the field
+// mapping, the rules with the rules directory, the waivers, the
+// materiality thresholds and the schedules. It prints what it found.
 func runCheckConfig(_ context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "check-config", "[--config FILE] [flags as export]")
-	cf := addConfigFlags(fs)
+	fs := newFlags(env, "check-config", "[store flags] [service flags]")
+	cf := addServiceFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := cf.load(env, true)
+	cfg, err := cf.load(env)
 	if err != nil {
 		return err
 	}
 	if _, err := cf.secret(env); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "configuration OK\n  base_url:  %s\n  front_url: %s\n  out:       %s\n  api key:   set, %s\n",
-		cfg.BaseURL, cfg.FrontURL, cfg.Out, cf.describeKey(env))
-	fmt.Fprintf(env.stdout, "  concurrency %d, prefetch %d, max_rewalks %d, timeout %s, retry %d attempts\n",
-		cfg.Concurrency, cfg.Prefetch, cfg.MaxRewalks, cfg.Timeout, cfg.Retry.MaxAttempts)
+	opts, err := (&reconcileFlags{reportFiles: true}).options(cfg)
+	if err != nil {
+		return err
+	}
+	next, err := schedule.NextFires(cfg.Schedules, time.Now())
+	if err != nil {
+		return usagef("schedules: %v", err)
+	}
+	printConfig(env.stdout, cfg, cf.describeKey(env), opts, next)
 	return nil
+}
+
+// printConfig says what check-config prepared.
+func printConfig(w io.Writer, cfg config.Config, key string, opts reconcile.Options, next []schedule.Next) {
+	fmt.Fprintf(w, "configuration OK\n  base_url:  %s\n  front_url: %s\n  out:       %s\n  api key:   set, %s\n",
+		cfg.BaseURL, cfg.FrontURL, cfg.Out, key)
+	fmt.Fprintf(w, "  concurrency %d, prefetch %d, max_rewalks %d, timeout %s, retry %d attempts\n",
+		cfg.Concurrency, cfg.Prefetch, cfg.MaxRewalks, cfg.Timeout, cfg.Retry.MaxAttempts)
+	fmt.Fprintf(w, "  rules:     %d%s\n", len(opts.Rules), from(cfg.Reconcile.RulesDir, "with the directory "))
+	fmt.Fprintf(w, "  waivers:   %d%s\n", len(opts.Waivers), from(cfg.Reconcile.Waivers, "from "))
+	fmt.Fprintf(w, "  reports:   %s\n", strings.Join(cfg.Reports.Formats, ", "))
+	for _, n := range next {
+		fmt.Fprintf(w, "  schedule %s: %s %q, next %s\n", n.Name, n.Job, n.Spec, n.At.UTC().Format(time.RFC3339))
+	}
+}
+
+// from is " (prefix path)" when path is set.
+func from(path, prefix string) string {
+	if path == "" {
+		return ""
+	}
+	return " (" + prefix + path + ")"
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -22,7 +22,7 @@ import (
 // takes the store flags only (--config, --out), before or after the
 // statement.
 func runQuery(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "query", "[--config FILE] [--out DIR] [--max-rows N] SQL")
+	fs := newFlags(env, "query", "[--max-rows N] [store flags] SQL")
 	sf := addStoreFlags(fs)
 	maxRows := fs.Int("max-rows", 100, "print at most this many rows")
 	statement, err := parseWithOneArg(fs, args)
@@ -41,7 +41,10 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, statement)
+	rows, err := snapshot.Query(ctx, db, statement)
+	if se := (*snapshot.StatementError)(nil); errors.As(err, &se) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -51,7 +54,7 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 
 // parseWithOneArg parses args, flags before or after one argument, and
 // returns the argument.
-func parseWithOneArg(fs *flag.FlagSet, args []string) (string, error) {
+func parseWithOneArg(fs *cliFlags, args []string) (string, error) {
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -22,20 +21,22 @@ type reconcileFlags struct {
 	reportFiles                                    bool // --format names report files, not the stdout format
 }
 
-func addReconcileFlags(fs *flag.FlagSet, withSnapshot, reportFiles bool) *reconcileFlags {
+func addReconcileFlags(fs *cliFlags, withSnapshot, reportFiles bool) *reconcileFlags {
 	f := &reconcileFlags{reportFiles: reportFiles}
-	if withSnapshot {
-		fs.StringVar(&f.snapshot, "snapshot", "", "snapshot to reconcile: an ID, latest (the latest complete one, the default) or previous (the complete one before it)")
-	}
-	fs.StringVar(&f.period, "period", "", "limit the invoice rules to a month, YYYY-MM (UTC)")
-	fs.StringVar(&f.asOf, "as-of", "", "the moment rules judge from, RFC 3339 or YYYY-MM-DD (default: the snapshot's start)")
-	fs.StringVar(&f.waivers, "waivers", "", "YAML file of waivers (default: config reconcile.waivers)")
-	fs.StringVar(&f.rules, "rules", "", "directory of .sql rules to add or replace (default: config reconcile.rules_dir)")
-	if reportFiles {
-		fs.StringVar(&f.format, "format", "", "report files to write, a comma-separated subset of md,html,xlsx,csv,json (default: config reports.formats)")
-	} else {
-		fs.StringVar(&f.format, "format", "text", "output: text, json (one object per finding per line) or csv")
-	}
+	fs.group("Reconcile flags", func() {
+		if withSnapshot {
+			fs.StringVar(&f.snapshot, "snapshot", "", "snapshot to reconcile: an ID, latest (the latest complete one, the default) or previous (the complete one before it)")
+		}
+		fs.StringVar(&f.period, "period", "", "limit the invoice rules to a month, YYYY-MM (UTC)")
+		fs.StringVar(&f.asOf, "as-of", "", "the moment rules judge from, RFC 3339 or YYYY-MM-DD (default: the snapshot's start)")
+		fs.StringVar(&f.waivers, "waivers", "", "YAML file of waivers (default: config reconcile.waivers)")
+		fs.StringVar(&f.rules, "rules", "", "directory of .sql rules to add or replace (default: config reconcile.rules_dir)")
+		if reportFiles {
+			fs.StringVar(&f.format, "format", "", "report files to write, a comma-separated subset of md,html,xlsx,csv,json (default: config reports.formats)")
+		} else {
+			fs.StringVar(&f.format, "format", "text", "output: text, json (one object per finding per line) or csv")
+		}
+	})
 	return f
 }
 
@@ -63,6 +64,9 @@ func (f *reconcileFlags) options(cfg config.Config) (reconcile.Options, error) {
 		if o.Waivers, err = reconcile.LoadWaivers(w); err != nil {
 			return o, usageError{err}
 		}
+	}
+	if err := o.Check(); err != nil {
+		return o, usageError{err}
 	}
 	return o, nil
 }
@@ -106,13 +110,13 @@ func parseTime(s string) (time.Time, error) {
 }
 
 func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "reconcile", "[--out DIR] [--snapshot ID] [--period YYYY-MM] [--as-of TIME] [--waivers FILE] [--rules DIR] [--format text|json|csv]")
-	cf := addConfigFlags(fs)
+	fs := newFlags(env, "reconcile", "[store flags] [reconcile flags]")
+	sf := addStoreFlags(fs)
 	rf := addReconcileFlags(fs, true, false)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := cf.load(env, false)
+	cfg, err := sf.load(env)
 	if err != nil {
 		return err
 	}
@@ -120,7 +124,7 @@ func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := cf.requireStore(cfg); err != nil {
+	if err := sf.requireStore(cfg); err != nil {
 		return err
 	}
 	return material(env.job(ctx, cfg, schedule.Job{Name: "reconcile", Period: opts.Period.String()}, nil,
@@ -149,13 +153,13 @@ func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, 
 // runRun is export, then reconcile of the snapshot just taken, then its
 // reports; the Markdown summary goes to stdout.
 func runRun(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "run", "[export flags] [--period YYYY-MM] [--as-of TIME] [--waivers FILE] [--rules DIR] [--format md,html,xlsx,csv,json]")
-	cf := addConfigFlags(fs)
+	fs := newFlags(env, "run", "[store flags] [service flags] [reconcile flags]")
+	cf := addServiceFlags(fs)
 	rf := addReconcileFlags(fs, false, true)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := cf.load(env, true)
+	cfg, err := cf.load(env)
 	if err != nil {
 		return err
 	}

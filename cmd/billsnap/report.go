@@ -14,13 +14,13 @@ import (
 )
 
 func runReport(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "report", "[--out DIR] [--snapshot ID] [--period YYYY-MM] [--as-of TIME] [--waivers FILE] [--rules DIR] [--format md,html,xlsx,csv,json]")
-	cf := addConfigFlags(fs)
+	fs := newFlags(env, "report", "[store flags] [reconcile flags]")
+	sf := addStoreFlags(fs)
 	rf := addReconcileFlags(fs, true, true)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := cf.load(env, false)
+	cfg, err := sf.load(env)
 	if err != nil {
 		return err
 	}
@@ -28,7 +28,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := cf.requireStore(cfg); err != nil {
+	if err := sf.requireStore(cfg); err != nil {
 		return err
 	}
 	return material(env.job(ctx, cfg, schedule.Job{Name: "report", Period: opts.Period.String()}, nil, reportJob(env, cfg, opts, formats)))

@@ -40,7 +40,7 @@ func commands() []command {
 		{"run", "export, reconcile the snapshot just taken, write its reports", runRun},
 		{"schedule", "run the config's schedules until SIGTERM (cron); exit 0 when stopped", runSchedule},
 		{"status", "show the last runs and when each schedule fires next", runStatus},
-		{"check-config", "validate the configuration without running", runCheckConfig},
+		{"check-config", "prepare what the commands would (configuration, key, rules, waivers, schedules) without running", runCheckConfig},
 		{"query", "run one SQL statement on the snapshot database (read-only)", runQuery},
 		{"sandbox", "serve a faithful fake of the billing service", runSandbox},
 	}
@@ -102,46 +102,8 @@ func usage() string {
 	var b strings.Builder
 	b.WriteString("Usage: billsnap <command> [flags]\n\nCommands:\n")
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.summary)
 	}
 	b.WriteString("\n'billsnap <command> --help' shows a command's flags.\n\n" + exitCodesHelp + "\n")
 	return b.String()
-}
-
-// newFlags makes a subcommand's flag set. The flag package itself prints
-// nothing: a bad flag is one line on stderr (run prints the error), and
-// the usage, which names the exit codes, is printed to stdout only when
-// asked for with --help (env.help).
-func newFlags(env *cliEnv, name, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	env.help = func() {
-		fmt.Fprintf(env.stdout, "Usage: billsnap %s %s\n\nFlags:\n", name, synopsis)
-		fs.SetOutput(env.stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-		fmt.Fprintf(env.stdout, "\n%s\n", exitCodesHelp)
-	}
-	return fs
-}
-
-// flagError is what a parse of fs returned: --help stays flag.ErrHelp, and
-// a bad flag is a usage error that says how to list the flags.
-func flagError(fs *flag.FlagSet, err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		return err
-	}
-	return usagef("%v ('billsnap %s --help' lists its flags)", err, fs.Name())
-}
-
-// parseFlags parses args; a bad flag is a usage error, --help is flag.ErrHelp.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return flagError(fs, err)
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
 }

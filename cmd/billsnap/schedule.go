@@ -20,13 +20,13 @@ import (
 // SIGTERM; then no run starts, the run under way is cancelled (nothing
 // half-published), and it exits 0.
 func runSchedule(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "schedule", "--config FILE [--listen ADDR]")
-	cf := addConfigFlags(fs)
+	fs := newFlags(env, "schedule", "--config FILE [--listen ADDR] [store flags] [service flags]")
+	cf := addServiceFlags(fs)
 	listen := fs.String("listen", "", "serve /healthz and /metrics (Prometheus) on this address, such as 127.0.0.1:9187")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := cf.load(env, true)
+	cfg, err := cf.load(env)
 	if err != nil {
 		return err
 	}

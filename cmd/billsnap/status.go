@@ -23,18 +23,18 @@ import (
 // what the latest snapshot received of its fields, and when each schedule
 // fires next. It only reads.
 func runStatus(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "status", "[--out DIR] [--config FILE] [--runs N]")
-	cf := addConfigFlags(fs)
+	fs := newFlags(env, "status", "[--runs N] [store flags]")
+	sf := addStoreFlags(fs)
 	n := fs.Int("runs", 10, "how many of the last runs to show")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := cf.load(env, false)
+	cfg, err := sf.load(env)
 	if err != nil {
 		return err
 	}
 	if _, err := os.Stat(cfg.Out); errors.Is(err, os.ErrNotExist) {
-		return cf.requireStore(cfg) // a directory that is not there is a typo, or no run yet
+		return sf.requireStore(cfg) // a directory that is not there is a typo, or no run yet
 	}
 	if err := printRuns(ctx, env.stdout, cfg, *n); err != nil {
 		return err
