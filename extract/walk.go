@@ -209,7 +209,7 @@ func (st *walkState) fetch(ctx context.Context, url string, n int) (*Page, error
 // as its first page announced, so that the largest collections are walked
 // first and loaded into DuckDB while the small ones are walked (ranking by
 // pages left instead made every walk end together and every load wait for
-// the end: 200k records at 20 ms, 7.1 s against 5.8 s). First pages go
+// the end, which was slower; docs/benchmarks.md). First pages go
 // before all, so that every collection's size is known early.
 func (st *walkState) priority(n int) int {
 	if n == 1 {

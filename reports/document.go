@@ -10,7 +10,7 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 )
 
-// DocumentSchema names the shape of the JSON document (README, "findings.json").
+// DocumentSchema names the shape of the JSON document (docs/reports.md, "findings.json").
 const DocumentSchema = "billsnap.findings/v1"
 
 // document is findings.json without its findings, which are streamed.

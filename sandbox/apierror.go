@@ -21,7 +21,7 @@ const (
 
 // TypeStatus is the HTTP status the sandbox sends for each type code. The
 // spec fixes 2000 → 400 and 5000 → 422; the others are the sandbox's choice
-// (README, "Sandbox error statuses").
+// (docs/sandbox.md, "Sandbox error statuses").
 var TypeStatus = map[int]int{
 	TypeBadRequest:    http.StatusBadRequest,
 	TypeBadModelState: http.StatusBadRequest,

@@ -110,7 +110,7 @@ func (s *Sandbox) markPaid(r *http.Request) reply {
 }
 
 // pause serves PUT /v3/subscriptions/{id}/pause (a path the spec does not
-// give; README names it).
+// give; docs/sandbox.md names it).
 func (s *Sandbox) pause(r *http.Request) reply {
 	id := r.PathValue("id")
 	s.mu.Lock()

@@ -263,9 +263,9 @@ func (l *loader) dropFiles(table string, files []string) error {
 // finds an id that two rows share, and hashes the ids the way the answer
 // key does: SHA-256 of the sorted ids, each followed by "\n". DuckDB sorts
 // (spilling to disk past its memory limit) and the ids stream through the
-// hash, so memory stays flat however large the table: aggregating them
-// into one string in DuckDB cost 60 MB at 443k rows, and a set of them in
-// the walker cost 20 bytes an id. IDs are compared as sent.
+// hash, so memory stays flat however large the table (aggregating them
+// into one string in DuckDB, or a set of them in the walker, grows with
+// the table; docs/benchmarks.md). IDs are compared as sent.
 func (l *loader) digestIDs(table string) (idTally, error) {
 	q := fmt.Sprintf("SELECT id FROM latest_%s WHERE snapshot_id = ? ORDER BY id", table)
 	rs, err := l.r.db.QueryContext(l.ctx, q, l.r.ID)

@@ -169,8 +169,8 @@ const attachedAs = "billsnap"
 // it, because only ATTACH takes a row group size. Row order means nothing
 // in these tables; not keeping it lets DuckDB load with less memory. The
 // allocator settings make DuckDB's allocator (jemalloc) hand freed memory
-// back within 8 MB instead of 128 MB: over a 1M-record export, peak RSS
-// 240-247 MB against 248-268 MB, no slower (README, Benchmark).
+// back within 8 MB instead of 128 MB, which lowers the export's peak RSS
+// (docs/benchmarks.md has the measurement).
 func openDuckDB(path string, cfg config.DuckDB) (*sql.DB, error) {
 	dsn := "?" + url.Values{"threads": {fmt.Sprint(cfg.Threads)}, "memory_limit": {cfg.MemoryLimit},
 		"preserve_insertion_order": {"false"}, "temp_directory": {path + ".tmp"},

@@ -2,7 +2,7 @@
 // by side with the floor (GET every page, bodies thrown away) and a serial
 // walker (one page at a time). Each client runs in a child process of its
 // own, so that its CPU time and peak RSS are its own; the sandbox runs in
-// another. See README, "Benchmark".
+// another. See docs/benchmarks.md.
 package main
 
 import (

@@ -10,7 +10,7 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 )
 
-// Exit codes, chosen here and nowhere else (README, "Exit codes").
+// Exit codes, chosen here and nowhere else (README.md, "Exit codes").
 const (
 	exitOK          = 0   // the job ran; nothing material found
 	exitFailure     = 1   // the job failed: the service, the network, the disk, bad input

@@ -18,7 +18,7 @@ func runSandbox(ctx context.Context, env *cliEnv, args []string) error {
 	customers := fs.Int("customers", 100, "clean customers to generate")
 	planted := fs.Int("planted", 2, "planted discrepancy cases per reconciliation rule 1–14 (0: clean data)")
 	months := fs.Int("months", 6, "months of billing history")
-	faults := fs.String("faults", "", "faults to inject, e.g. 500=0.05,429=0.02,latency=20ms (README)")
+	faults := fs.String("faults", "", "faults to inject, e.g. 500=0.05,429=0.02,latency=20ms (docs/sandbox.md)")
 	answerKey := fs.String("answer-key", "", "write the answer key (JSON) to this file")
 	now := fs.String("now", "", "the service clock, RFC 3339 (default: now)")
 	if err := parseFlags(fs, args); err != nil {

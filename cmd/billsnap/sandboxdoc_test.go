@@ -11,41 +11,41 @@ import (
 	"github.com/billsnap/billsnap/internal/testtools"
 )
 
-// readmeExample is one "$ command" of README.md's sandbox examples with the
-// output the README shows for it.
-type readmeExample struct{ cmd, want string }
+// sandboxExample is one "$ command" of docs/sandbox.md's examples with the
+// output the document shows for it.
+type sandboxExample struct{ cmd, want string }
 
-func readmeExamples(t *testing.T) []readmeExample {
+func sandboxExamples(t *testing.T) []sandboxExample {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/sandbox.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, block, _ := strings.Cut(string(b), "<!-- sandbox-examples -->")
 	block, _, _ = strings.Cut(block, "<!-- /sandbox-examples -->")
-	var ex []readmeExample
+	var ex []sandboxExample
 	for _, line := range strings.Split(block, "\n") {
 		switch {
 		case strings.HasPrefix(line, "$ "):
-			ex = append(ex, readmeExample{cmd: line[2:]})
+			ex = append(ex, sandboxExample{cmd: line[2:]})
 		case strings.HasPrefix(line, "```") || len(ex) == 0:
 		default:
 			ex[len(ex)-1].want += line + "\n"
 		}
 	}
 	if len(ex) < 5 {
-		t.Fatalf("README has %d sandbox examples", len(ex))
+		t.Fatalf("docs/sandbox.md has %d examples", len(ex))
 	}
 	return ex
 }
 
-// The README's curl examples answer as shown, against the sandbox started as
-// the README starts it.
-func TestReadmeSandboxExamples(t *testing.T) {
+// docs/sandbox.md's curl examples answer as shown, against the sandbox
+// started as the document starts it.
+func TestSandboxDocExamples(t *testing.T) {
 	t.Parallel()
 	testtools.Require(t, "curl", "curl")
 	base, front := startSandboxCommand(t, "--api-key", "sandbox-key")
-	for _, ex := range readmeExamples(t) {
+	for _, ex := range sandboxExamples(t) {
 		cmd := exec.Command("bash", "-c", ex.cmd)
 		cmd.Env = append(os.Environ(), "BILLSNAP_BASE_URL="+base, "BILLSNAP_FRONT_URL="+front)
 		out, err := cmd.CombinedOutput()
