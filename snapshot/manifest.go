@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -79,3 +80,31 @@ func Fields(ctx context.Context, db *sql.DB, id string) ([]FieldStats, error) {
 	sortFields(out, Tables)
 	return out, rows.Err()
 }
+
+// LatestNotes reads, from db (a read model), what the latest complete
+// snapshot received of its fields otherwise than assumed. id is "" when
+// there is no snapshot yet, or the store was written by a billsnap that
+// did not count fields.
+func LatestNotes(ctx context.Context, db *sql.DB) (id string, n FieldNotes, err error) {
+	err = db.QueryRowContext(ctx, `SELECT id FROM latest_snapshot
+		WHERE EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name = 'snapshot_fields')`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", n, nil
+	}
+	if err != nil {
+		return "", n, err
+	}
+	fields, err := Fields(ctx, db, id)
+	if err != nil {
+		return "", n, err
+	}
+	tables, err := Manifest(ctx, db, id)
+	if err != nil {
+		return "", n, err
+	}
+	return id, Notes(fields, tables), nil
+}
+
+// ExampleQuery is a query over a read model to show a newcomer: invoices
+// and what they billed, per currency, in the latest snapshot.
+const ExampleQuery = "SELECT currency_code, count(*) AS invoices, sum(total_amount) AS billed FROM latest_invoices GROUP BY ALL ORDER BY 1"

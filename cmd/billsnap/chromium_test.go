@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/billsnap/billsnap/internal/testtools"
+	"github.com/billsnap/billsnap/job"
 )
 
 // The demo's HTML report, opened in a real headless Chromium, loads with no
@@ -30,7 +31,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	browser := testtools.Require(t, "chromium", "chromium", "chromium-browser", "google-chrome")
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	if code := runWith(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, noEnv); code != exitOK {
+	if code := runWith(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, noEnv); code != job.ExitOK {
 		t.Fatalf("demo: exit %d %s", code, errb.String())
 	}
 	pages, _ := filepath.Glob(filepath.Join(dir, "reports", "*", "report.html"))

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -98,7 +99,7 @@ func TestAReaderHoldingTheStoreStopsNoJob(t *testing.T) {
 	first := sandboxtest.Start(t, sandbox.Options{Seed: 81, Customers: 30}, "")
 	second := sandboxtest.Start(t, sandbox.Options{Seed: 82, Customers: 50, Planted: 1}, "")
 	dir := t.TempDir()
-	if code, _, stderr := cli(t, first, "export", "--out", dir, "--progress", "none"); code != exitOK {
+	if code, _, stderr := cli(t, first, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
 		t.Fatalf("first export: %d %s", code, stderr)
 	}
 	r := holdReadModel(t, dir)
@@ -107,16 +108,16 @@ func TestAReaderHoldingTheStoreStopsNoJob(t *testing.T) {
 		t.Fatalf("the reader: %s", before)
 	}
 	held := fileHash(t, filepath.Join(dir, "billsnap.duckdb"))
-	for _, job := range [][]string{
+	for _, args := range [][]string{
 		{"export", "--out", dir, "--progress", "none"},
 		{"reconcile", "--out", dir},
 		{"report", "--out", dir},
 	} {
-		if code, _, stderr := cli(t, second, job...); code != exitOK && code != exitMaterial {
-			t.Errorf("%s while a reader holds the store: exit %d\n%s", job[0], code, stderr)
+		if code, _, stderr := cli(t, second, args...); code != job.ExitOK && code != job.ExitMaterial {
+			t.Errorf("%s while a reader holds the store: exit %d\n%s", args[0], code, stderr)
 		}
 		if got := r.ask(t); got != before {
-			t.Errorf("after %s the held session sees %q, not %q", job[0], got, before)
+			t.Errorf("after %s the held session sees %q, not %q", args[0], got, before)
 		}
 	}
 	conf := filepath.Join(t.TempDir(), "billsnap.yml")
@@ -178,7 +179,7 @@ func TestQueriesSucceedDuringAnExport(t *testing.T) {
 	manyProcesses(t)
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 83, Customers: 200}, "latency=5ms")
 	dir := t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != exitOK {
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
 		t.Fatalf("first export: %d %s", code, stderr)
 	}
 	bin := binary(t)

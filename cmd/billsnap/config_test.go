@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -21,7 +22,7 @@ func TestExportAuthFailureNamesTheSettingNotTheKey(t *testing.T) {
 	vars := map[string]string{"BILLSNAP_API_KEY": "not-the-right-key-9c1e", "BILLSNAP_BASE_URL": srv.BaseURL(), "BILLSNAP_FRONT_URL": srv.FrontURL()}
 	var out, errb bytes.Buffer
 	code := runWith(context.Background(), []string{"export", "--out", t.TempDir(), "--progress", "none"}, &out, &errb, func(k string) string { return vars[k] })
-	if code != exitFailure || !strings.Contains(errb.String(), "Authentication Failure") || !strings.Contains(errb.String(), "check BILLSNAP_API_KEY or --api-key-file") {
+	if code != job.ExitFailure || !strings.Contains(errb.String(), "Authentication Failure") || !strings.Contains(errb.String(), "check BILLSNAP_API_KEY or --api-key-file") {
 		t.Fatalf("exit %d, stderr %s", code, errb.String())
 	}
 	if strings.Contains(out.String()+errb.String(), "not-the-right-key-9c1e") || strings.Contains(out.String()+errb.String(), "bm90LXRoZS1yaWdodC1rZXktOWMxZQ") {
@@ -49,15 +50,15 @@ func TestConfigProblemsAreUsageErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"export"}, nil, exitUsage, "config key base_url: is required"},
-		{[]string{"export", "--config", bad}, nil, exitUsage, `line 3: unknown key "concurency"`},
-		{[]string{"check-config", "--config", sched}, nil, exitUsage, `config key schedules[nightly].spec: "0 25 * * *" is not a cron spec`},
-		{[]string{"export", "--config", good}, nil, exitUsage, "no API key: set BILLSNAP_API_KEY or use --api-key-file"},
-		{[]string{"check-config", "--config", good, "--base-url", "http://10.1.2.3"}, map[string]string{"BILLSNAP_API_KEY": "k"}, exitUsage, "config key base_url: is plain http to 10.1.2.3"},
-		{[]string{"check-config", "--config", good, "--concurrency", "0"}, map[string]string{"BILLSNAP_API_KEY": "k"}, exitUsage, "config key concurrency: must be from 1 to 256, not 0"},
-		{[]string{"check-config", "--config", good, "--api-key-file", keyFile}, nil, exitOK, "configuration OK"},
-		{[]string{"check-config", "--config", good}, map[string]string{"BILLSNAP_API_KEY": "k-123456", "BILLSNAP_FRONT_URL": "https://env.example.com"}, exitOK, "front_url: https://env.example.com"},
-		{[]string{"check-config", "--config", good, "--front-url", "https://flag.example.com"}, map[string]string{"BILLSNAP_API_KEY": "k-123456", "BILLSNAP_FRONT_URL": "https://env.example.com"}, exitOK, "front_url: https://flag.example.com"},
+		{[]string{"export"}, nil, job.ExitUsage, "config key base_url: is required"},
+		{[]string{"export", "--config", bad}, nil, job.ExitUsage, `line 3: unknown key "concurency"`},
+		{[]string{"check-config", "--config", sched}, nil, job.ExitUsage, `config key schedules[nightly].spec: "0 25 * * *" is not a cron spec`},
+		{[]string{"export", "--config", good}, nil, job.ExitUsage, "no API key: set BILLSNAP_API_KEY or use --api-key-file"},
+		{[]string{"check-config", "--config", good, "--base-url", "http://10.1.2.3"}, map[string]string{"BILLSNAP_API_KEY": "k"}, job.ExitUsage, "config key base_url: is plain http to 10.1.2.3"},
+		{[]string{"check-config", "--config", good, "--concurrency", "0"}, map[string]string{"BILLSNAP_API_KEY": "k"}, job.ExitUsage, "config key concurrency: must be from 1 to 256, not 0"},
+		{[]string{"check-config", "--config", good, "--api-key-file", keyFile}, nil, job.ExitOK, "configuration OK"},
+		{[]string{"check-config", "--config", good}, map[string]string{"BILLSNAP_API_KEY": "k-123456", "BILLSNAP_FRONT_URL": "https://env.example.com"}, job.ExitOK, "front_url: https://env.example.com"},
+		{[]string{"check-config", "--config", good, "--front-url", "https://flag.example.com"}, map[string]string{"BILLSNAP_API_KEY": "k-123456", "BILLSNAP_FRONT_URL": "https://env.example.com"}, job.ExitOK, "front_url: https://flag.example.com"},
 	} {
 		var out, errb bytes.Buffer
 		code := runWith(context.Background(), tc.args, &out, &errb, func(k string) string { return tc.vars[k] })
@@ -109,8 +110,8 @@ func TestReadCommandsCreateNoStore(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		code := runWith(context.Background(), tc.args, &out, &errb, func(k string) string { return tc.vars[k] })
-		if code != exitUsage || out.Len() != 0 || !strings.Contains(errb.String(), tc.want) {
-			t.Errorf("%v: exit %d (want %d)\nstdout %q\nstderr %q\nwant %q", tc.args, code, exitUsage, out.String(), errb.String(), tc.want)
+		if code != job.ExitUsage || out.Len() != 0 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%v: exit %d (want %d)\nstdout %q\nstderr %q\nwant %q", tc.args, code, job.ExitUsage, out.String(), errb.String(), tc.want)
 		}
 	}
 	if _, err := os.Stat(typo); !errors.Is(err, os.ErrNotExist) {

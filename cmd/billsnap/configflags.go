@@ -7,6 +7,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -43,7 +44,7 @@ func addServiceFlags(fs *cliFlags) *serviceFlags {
 func (f *serviceFlags) load(env *cliEnv) (config.Config, error) {
 	c, err := config.Load(f.file, env.getenv)
 	if err != nil {
-		return c, usageError{err}
+		return c, job.Usage(err)
 	}
 	f.fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
@@ -77,13 +78,13 @@ func prepare(c config.Config, service bool) error {
 		err = errors.Join(c.RequireService(), err)
 	}
 	if err != nil {
-		return usageError{err}
+		return job.Usage(err)
 	}
 	if _, err := extract.Catalog(c); err != nil {
-		return usageError{err}
+		return job.Usage(err)
 	}
 	if _, err := snapshot.ApplyFields(c.Fields); err != nil {
-		return usageError{err}
+		return job.Usage(err)
 	}
 	return nil
 }
@@ -92,7 +93,7 @@ func prepare(c config.Config, service bool) error {
 func (f *serviceFlags) secret(env *cliEnv) (*extract.Secret, error) {
 	key, err := config.APIKey(env.getenv, f.keyFile, func(msg string) { env.log.Warn(msg) })
 	if err != nil {
-		return nil, usageError{err}
+		return nil, job.Usage(err)
 	}
 	s := extract.NewSecret(key)
 	env.setSecret(s)
@@ -132,7 +133,7 @@ func addStoreFlags(fs *cliFlags) *storeFlags {
 func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
 	c, err := config.Load(f.file, env.getenv)
 	if err != nil {
-		return c, usageError{err}
+		return c, job.Usage(err)
 	}
 	if given(f.fs, "out") {
 		c.Out = f.out
@@ -150,5 +151,5 @@ func (f *storeFlags) requireStore(cfg config.Config) error {
 	if given(f.fs, "out") {
 		from = "--out"
 	}
-	return usagef("%s %s holds no billsnap store (run billsnap export into it first, or check the path)", from, cfg.Out)
+	return job.Usagef("%s %s holds no billsnap store (run billsnap export into it first, or check the path)", from, cfg.Out)
 }

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -198,7 +199,7 @@ func TestDiskFullKeepsTheLastGoodSnapshot(t *testing.T) {
 			dir := b.store(t)
 			out, err := childExport(b.bin, b.second, dir, "BILLSNAP_FAIL_AT="+at).CombinedOutput()
 			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() != exitFailure || !strings.Contains(string(out), "no space left on device") {
+			if !errors.As(err, &exit) || exit.ExitCode() != job.ExitFailure || !strings.Contains(string(out), "no space left on device") {
 				t.Fatalf("a full disk: %v; output:\n%s", err, out)
 			}
 			t.Logf("%s", out)
@@ -291,10 +292,10 @@ func killOnChange(t *testing.T, started <-chan *os.Process, dir, file string, ev
 func TestTheKeyAppearsInNoPanic(t *testing.T) {
 	t.Parallel()
 	out := keyAppearsInNoOutput(t, binaryWithTags(t, "crashpoints"), 150, []keyStep{
-		{"html=0.3", nil, []string{"export"}, exitFailure},
-		{"loop=Invoices@2", nil, []string{"export"}, exitFailure},
+		{"html=0.3", nil, []string{"export"}, job.ExitFailure},
+		{"loop=Invoices@2", nil, []string{"export"}, job.ExitFailure},
 		{"", []string{"BILLSNAP_PANIC_AT=walk.page#3"}, []string{"export"}, 2},
-		{"", []string{"BILLSNAP_PANIC_AT=publish.verified"}, []string{"export"}, exitFailure},
+		{"", []string{"BILLSNAP_PANIC_AT=publish.verified"}, []string{"export"}, job.ExitFailure},
 	})
 	if !strings.Contains(out, "panic: crashpoint walk.page") || !strings.Contains(out, "the job panicked") {
 		t.Error("the panics did not happen")

@@ -9,9 +9,9 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/sandbox"
-	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -38,37 +38,37 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	cfg := config.Default()
 	cfg.BaseURL, cfg.FrontURL, cfg.Out, cfg.Progress = srv.BaseURL(), srv.FrontURL(), *out, *progressMode
 	if err := cfg.Validate(); err != nil {
-		return usageError{err}
+		return job.Usage(err)
 	}
 	secret := extract.NewSecret(key)
 	env.setSecret(secret)
 	var paths []string
-	_, err = env.job(ctx, cfg, schedule.Job{Name: "demo"}, nil, func(ctx context.Context, store *snapshot.Store) (schedule.Outcome, error) {
-		sum, err := exportInto(ctx, env, cfg, secret, store)
+	_, err = env.job(ctx, cfg, job.Spec{Name: "demo"}, nil, func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
+		sum, err := env.export(ctx, cfg, secret, store)
 		if err != nil {
-			return schedule.Outcome{}, err
+			return job.Outcome{}, err
 		}
 		printSummary(env.stdout, cfg, sum)
 		fmt.Fprintf(env.stdout, "\n")
 		rules, err := reconcile.Rules("")
 		if err != nil {
-			return schedule.Outcome{}, err
+			return job.Outcome{}, err
 		}
 		opts := reconcile.Options{SnapshotID: sum.ID, Rules: rules, Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
-		rep, written, err := reportInto(ctx, env, cfg, store, opts, cfg.Reports.Formats)
+		rep, written, err := env.report(ctx, cfg, store, opts, cfg.Reports.Formats)
 		if err != nil {
-			return schedule.Outcome{}, err
+			return job.Outcome{}, err
 		}
 		paths = written
 		if len(rep.Material) > 0 {
 			fmt.Fprintf(env.stdout, "\n(These are the sandbox's planted cases: billsnap run would exit 3 here; the demo exits 0.)\n")
 		}
-		return reportOutcome(rep), nil
+		return job.ReconcileOutcome(rep), nil
 	})
 	if err != nil {
 		return err
 	}
-	q := "SELECT currency_code, count(*) AS invoices, sum(total_amount) AS billed FROM latest_invoices GROUP BY ALL ORDER BY 1"
+	q := snapshot.ExampleQuery
 	fmt.Fprintf(env.stdout, "\nQuery the snapshot (no DuckDB CLI needed):\n  go run ./cmd/billsnap query --out %s \"%s\"\n", cfg.Out, q)
 	fmt.Fprintf(env.stdout, "or with the DuckDB CLI on %s, or any Parquet reader on %s.\n",
 		filepath.Join(cfg.Out, cfg.DuckDB.File), filepath.Join(cfg.Out, cfg.Parquet.Dir, "<table>", "*", "*.parquet"))

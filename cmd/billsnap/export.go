@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
-	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
@@ -31,29 +30,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	return material(env.job(ctx, cfg, schedule.Job{Name: "export"}, nil, exportJob(env, cfg, secret)))
-}
-
-// exportInto walks the service into a new snapshot of store.
-func exportInto(ctx context.Context, env *cliEnv, cfg config.Config, secret *extract.Secret, store *snapshot.Store) (*snapshot.Summary, error) {
-	colls, err := extract.Catalog(cfg)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	client, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: secret,
-		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Log: env.log, Clock: env.clock})
-	if err != nil {
-		return nil, usageError{err}
-	}
-	prog := newProgress(cfg.Progress, env, 5*time.Second)
-	defer prog.Done()
-	w := &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
-		MaxRewalks: cfg.MaxRewalks, Log: env.log, Progress: prog, Clock: env.clock}
-	sum, err := store.Take(ctx, w, colls)
-	if err == nil {
-		logFields(env.log, snapshot.Notes(sum.Fields, sum.Tables))
-	}
-	return sum, err
+	return job.Material(env.job(ctx, cfg, job.Spec{Name: "export"}, nil, exportJob(env, cfg, secret)))
 }
 
 // printSummary writes the per-table figures and where the snapshot is.
@@ -106,21 +83,6 @@ func printFieldNotes(out io.Writer, n snapshot.FieldNotes) {
 	}
 }
 
-// logFields tells stderr what a snapshot received otherwise than its
-// columns' types, and what never arrived.
-func logFields(log *slog.Logger, n snapshot.FieldNotes) {
-	for _, f := range n.Drifted {
-		log.Warn("field arrived in another JSON type", "table", f.Table, "field", f.Field, "column", f.Column, "types", f.TypesText(),
-			"coerced", f.Coerced, "untyped", f.Untyped, "example", f.Example)
-	}
-	for _, f := range n.Absent {
-		log.Warn("field never arrived", "table", f.Table, "field", f.Field, "column", f.Column)
-	}
-	for _, f := range n.New {
-		log.Info("field without a typed column, kept in _raw", "table", f.Table, "field", f.Field, "records", f.Received())
-	}
-}
-
 // runCheckConfig prepares everything the commands would, without running
 // any: the configuration and the key, the collections and the field
 // mapping, the rules with the rules directory, the waivers, the
@@ -144,7 +106,7 @@ func runCheckConfig(_ context.Context, env *cliEnv, args []string) error {
 	}
 	next, err := schedule.NextFires(cfg.Schedules, time.Now())
 	if err != nil {
-		return usagef("schedules: %v", err)
+		return job.Usagef("schedules: %v", err)
 	}
 	printConfig(env.stdout, cfg, cf.describeKey(env), opts, next)
 	return nil

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/internal/fakeclock"
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -96,7 +97,7 @@ func TestExportAppliesRetention(t *testing.T) {
 	cfgFile := filepath.Join(dir, "c.yml")
 	os.WriteFile(cfgFile, []byte("retention: {keep: 2}\n"), 0o644)
 	for i := range 3 {
-		if code, _, stderr := cli(t, srv, "export", "--config", cfgFile, "--out", dir, "--progress", "none"); code != exitOK {
+		if code, _, stderr := cli(t, srv, "export", "--config", cfgFile, "--out", dir, "--progress", "none"); code != job.ExitOK {
 			t.Fatalf("export %d: %d %s", i, code, stderr)
 		}
 	}
@@ -118,11 +119,11 @@ func TestExportUnderEachFault(t *testing.T) {
 	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { foreign.Add(1) }))
 	defer other.Close()
 	exportUnderFaults(t, []faultCase{
-		{"html=1", exitFailure, "not JSON"},
-		{"loop=Invoices@2", exitFailure, "collection invoices, page 2, GET http://127.0.0.1"},
-		{"foreign=Customers@1,foreign-host=" + other.URL, exitFailure, "NextPage points to another host"},
-		{"oversize=Customers@2", exitFailure, "collection customers, page 2"},
-		{"totalcount=Contacts", exitMaterial, "incomplete"},
+		{"html=1", job.ExitFailure, "not JSON"},
+		{"loop=Invoices@2", job.ExitFailure, "collection invoices, page 2, GET http://127.0.0.1"},
+		{"foreign=Customers@1,foreign-host=" + other.URL, job.ExitFailure, "NextPage points to another host"},
+		{"oversize=Customers@2", job.ExitFailure, "collection customers, page 2"},
+		{"totalcount=Contacts", job.ExitMaterial, "incomplete"},
 	})
 	if foreign.Load() != 0 {
 		t.Errorf("the foreign host got %d requests", foreign.Load())
@@ -150,9 +151,9 @@ func exportUnderFaults(t *testing.T, cases []faultCase) {
 				t.Error("the key appears in the output")
 			}
 			switch tc.code {
-			case exitOK:
+			case job.ExitOK:
 				checkAgainstKey(t, dir, srv.AnswerKey())
-			case exitFailure:
+			case job.ExitFailure:
 				checkNothingPublished(t, dir)
 			}
 		})

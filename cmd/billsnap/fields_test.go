@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -20,7 +21,7 @@ func TestAContractFieldOfAWrongTypeStopsTheExport(t *testing.T) {
 	id := srv.Dataset().Charges[149].ID
 	want := "collection subscription_charges, page 2, GET " + srv.URL + "/SubscriptionCharges/?page=2: record " + id +
 		`, field Amount: want a decimal number, got "abc"`
-	if code != exitFailure || !strings.Contains(stderr, want) {
+	if code != job.ExitFailure || !strings.Contains(stderr, want) {
 		t.Fatalf("exit %d, stderr %s\nwant %s", code, stderr, want)
 	}
 	checkNothingPublished(t, dir)
@@ -36,7 +37,7 @@ func TestAnUntypedAssumedFieldIsShownEverywhere(t *testing.T) {
 	id := srv.Dataset().PaymentMethods[0].ID
 	dir := t.TempDir()
 	code, _, stderr := cli(t, srv, "run", "--out", dir, "--progress", "none")
-	if code != exitOK {
+	if code != job.ExitOK {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	var active any = "unset"
@@ -75,7 +76,7 @@ func TestAnUntypedAssumedFieldIsShownEverywhere(t *testing.T) {
 			}
 		}
 	}
-	if code, out, _ := cli(t, srv, "export", "--out", t.TempDir(), "--progress", "none"); code != exitOK ||
+	if code, out, _ := cli(t, srv, "export", "--out", t.TempDir(), "--progress", "none"); code != job.ExitOK ||
 		!strings.Contains(out, "fields:  0 values coerced, 1 untyped") || !strings.Contains(out, line) {
 		t.Errorf("export: exit %d; the summary does not show the field:\n%s", code, out)
 	}
@@ -89,10 +90,10 @@ func TestARenamedFieldMappedInTheConfigLands(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(t.TempDir(), "billsnap.yml")
 	os.WriteFile(cfg, []byte("fields:\n  invoices:\n    invoice_number: InvoiceNo\n"), 0o644)
-	if code, out, stderr := cli(t, srv, "check-config", "--config", cfg); code != exitOK {
+	if code, out, stderr := cli(t, srv, "check-config", "--config", cfg); code != job.ExitOK {
 		t.Fatalf("check-config: exit %d\n%s%s", code, out, stderr)
 	}
-	if code, _, stderr := cli(t, srv, "export", "--config", cfg, "--out", dir, "--progress", "none"); code != exitOK {
+	if code, _, stderr := cli(t, srv, "export", "--config", cfg, "--out", dir, "--progress", "none"); code != job.ExitOK {
 		t.Fatalf("export: exit %d\n%s", code, stderr)
 	}
 	var n, numbered int
@@ -102,7 +103,7 @@ func TestARenamedFieldMappedInTheConfigLands(t *testing.T) {
 	}
 	os.WriteFile(cfg, []byte("fields:\n  subscription_charges:\n    amount: Quantity\n"), 0o644)
 	code, _, stderr := cli(t, srv, "check-config", "--config", cfg)
-	if code != exitUsage || !strings.Contains(stderr, "config key fields.subscription_charges.amount: Amount is a field the spec defines") {
+	if code != job.ExitUsage || !strings.Contains(stderr, "config key fields.subscription_charges.amount: Amount is a field the spec defines") {
 		t.Errorf("check-config of a contract field mapped: exit %d\n%s", code, stderr)
 	}
 }
@@ -111,7 +112,7 @@ func TestARenamedFieldMappedInTheConfigLands(t *testing.T) {
 func runOut(t *testing.T, srv *sandbox.Server, args ...string) string {
 	t.Helper()
 	code, out, stderr := cli(t, srv, args...)
-	if code != exitOK {
+	if code != job.ExitOK {
 		t.Fatalf("%v: exit %d\n%s", args, code, stderr)
 	}
 	return out

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/billsnap/billsnap/job"
 )
 
 // cliFlags is a subcommand's flag set. Its flags come in groups (the
@@ -97,7 +99,7 @@ func flagError(fs *cliFlags, err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	return usagef("%v ('billsnap %s --help' lists its flags)", err, fs.Name())
+	return job.Usagef("%v ('billsnap %s --help' lists its flags)", err, fs.Name())
 }
 
 // parseFlags parses args; a bad flag is a usage error, --help is flag.ErrHelp.
@@ -106,7 +108,7 @@ func parseFlags(fs *cliFlags, args []string) error {
 		return flagError(fs, err)
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+		return job.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -43,7 +44,7 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 	defer db.Close()
 	rows, err := snapshot.Query(ctx, db, statement)
 	if se := (*snapshot.StatementError)(nil); errors.As(err, &se) {
-		return usageError{err}
+		return job.Usage(err)
 	}
 	if err != nil {
 		return err
@@ -66,7 +67,7 @@ func parseWithOneArg(fs *cliFlags, args []string) (string, error) {
 		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
 	}
 	if len(rest) != 1 {
-		return "", usagef("want one SQL statement, quoted, not %d arguments", len(rest))
+		return "", job.Usagef("want one SQL statement, quoted, not %d arguments", len(rest))
 	}
 	return rest[0], nil
 }

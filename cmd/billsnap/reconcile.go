@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
-	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -44,53 +42,31 @@ func addReconcileFlags(fs *cliFlags, withSnapshot, reportFiles bool) *reconcileF
 func (f *reconcileFlags) options(cfg config.Config) (reconcile.Options, error) {
 	o := reconcile.Options{SnapshotID: f.snapshot, Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
 	if !f.reportFiles && !strings.Contains(" text json csv ", " "+f.format+" ") {
-		return o, usagef("--format must be text, json or csv, not %q", f.format)
+		return o, job.Usagef("--format must be text, json or csv, not %q", f.format)
 	}
 	var err error
 	if f.period != "" {
 		if o.Period, err = reconcile.ParsePeriod(f.period); err != nil {
-			return o, usageError{err}
+			return o, job.Usage(err)
 		}
 	}
 	if f.asOf != "" {
 		if o.AsOf, err = parseTime(f.asOf); err != nil {
-			return o, usagef("--as-of: %v", err)
+			return o, job.Usagef("--as-of: %v", err)
 		}
 	}
 	if o.Rules, err = reconcile.Rules(or(f.rules, cfg.Reconcile.RulesDir)); err != nil {
-		return o, usageError{err}
+		return o, job.Usage(err)
 	}
 	if w := or(f.waivers, cfg.Reconcile.Waivers); w != "" {
 		if o.Waivers, err = reconcile.LoadWaivers(w); err != nil {
-			return o, usageError{err}
+			return o, job.Usage(err)
 		}
 	}
 	if err := o.Check(); err != nil {
-		return o, usageError{err}
+		return o, job.Usage(err)
 	}
 	return o, nil
-}
-
-// reconcileIn reconciles in a section of the store's state, and calls
-// then, when not nil, in the same section (to read what the reports show
-// beside the findings); the read model is published again with the
-// findings. A configuration problem is a usage error.
-func reconcileIn(ctx context.Context, env *cliEnv, store *snapshot.Store, opts reconcile.Options,
-	then func(db *sql.DB, rep *reconcile.Report) error) (*reconcile.Report, error) {
-	opts.Log, opts.Bind = env.log, store.Bind
-	var rep *reconcile.Report
-	err := store.Change(ctx, func(db *sql.DB) error {
-		var err error
-		if rep, err = reconcile.Run(ctx, db, opts); err != nil || then == nil {
-			return err
-		}
-		return then(db, rep)
-	})
-	var cfgErr *config.Error
-	if errors.As(err, &cfgErr) {
-		return nil, usageError{err}
-	}
-	return rep, err
 }
 
 func or(a, b string) string {
@@ -127,17 +103,17 @@ func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
 	if err := sf.requireStore(cfg); err != nil {
 		return err
 	}
-	return material(env.job(ctx, cfg, schedule.Job{Name: "reconcile", Period: opts.Period.String()}, nil,
-		func(ctx context.Context, store *snapshot.Store) (schedule.Outcome, error) {
+	return job.Material(env.job(ctx, cfg, job.Spec{Name: "reconcile", Period: opts.Period.String()}, nil,
+		func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
 			return reconcileAndPrint(ctx, env, store, opts, rf.format)
 		}))
 }
 
 // reconcileAndPrint reconciles and writes the report in format to stdout.
-func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, opts reconcile.Options, format string) (schedule.Outcome, error) {
-	rep, err := reconcileIn(ctx, env, store, opts, nil)
+func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, opts reconcile.Options, format string) (job.Outcome, error) {
+	rep, err := job.Reconcile(ctx, store, opts, env.log, nil)
 	if err != nil {
-		return schedule.Outcome{}, err
+		return job.Outcome{}, err
 	}
 	switch format {
 	case "json":
@@ -147,7 +123,7 @@ func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, 
 	default:
 		err = reports.Text(env.stdout, rep)
 	}
-	return reportOutcome(rep), err
+	return job.ReconcileOutcome(rep), err
 }
 
 // runRun is export, then reconcile of the snapshot just taken, then its
@@ -171,5 +147,5 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	return material(env.job(ctx, cfg, schedule.Job{Name: "run", Period: opts.Period.String()}, nil, runJob(env, cfg, secret, opts, formats)))
+	return job.Material(env.job(ctx, cfg, job.Spec{Name: "run", Period: opts.Period.String()}, nil, runJob(env, cfg, secret, opts, formats)))
 }

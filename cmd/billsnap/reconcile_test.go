@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -19,18 +20,18 @@ func TestReconcileExitCodes(t *testing.T) {
 	t.Parallel()
 	clean := sandboxtest.Start(t, sandbox.Options{Seed: 71, Customers: 60}, "")
 	dir := t.TempDir()
-	if code, _, stderr := cli(t, clean, "reconcile", "--out", dir); code != exitUsage || !strings.Contains(stderr, "--out "+dir+" holds no billsnap store") {
+	if code, _, stderr := cli(t, clean, "reconcile", "--out", dir); code != job.ExitUsage || !strings.Contains(stderr, "--out "+dir+" holds no billsnap store") {
 		t.Errorf("reconcile before any export: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := cli(t, clean, "export", "--out", dir, "--progress", "none"); code != exitOK {
+	if code, _, stderr := cli(t, clean, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
 		t.Fatalf("export: %d %s", code, stderr)
 	}
-	if code, out, stderr := cli(t, clean, "reconcile", "--out", dir); code != exitOK || !strings.Contains(out, "Nothing material.") {
+	if code, out, stderr := cli(t, clean, "reconcile", "--out", dir); code != job.ExitOK || !strings.Contains(out, "Nothing material.") {
 		t.Errorf("clean data: exit %d\n%s%s", code, out, stderr)
 	}
 	planted := sandboxtest.Start(t, sandbox.Options{Seed: 72, Customers: 60, Planted: 1}, "")
 	code, out, stderr := cli(t, planted, "run", "--out", dir, "--progress", "none")
-	if code != exitMaterial || !strings.Contains(out, "# billsnap: MATERIAL (exit 3)") || !strings.Contains(stderr, "material findings in snapshot") {
+	if code != job.ExitMaterial || !strings.Contains(out, "# billsnap: MATERIAL (exit 3)") || !strings.Contains(stderr, "material findings in snapshot") {
 		t.Errorf("planted data: exit %d\n%s%s", code, out, stderr)
 	}
 	for _, tc := range []struct {
@@ -43,7 +44,7 @@ func TestReconcileExitCodes(t *testing.T) {
 		{[]string{"--waivers", filepath.Join(dir, "none.yml")}, "waivers: open"},
 	} {
 		code, _, stderr := cli(t, planted, append([]string{"reconcile", "--out", dir}, tc.args...)...)
-		if code == exitOK || code == exitMaterial || !strings.Contains(stderr, tc.want) {
+		if code == job.ExitOK || code == job.ExitMaterial || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %s", tc.args, code, stderr)
 		}
 	}
@@ -55,14 +56,14 @@ func TestReconcileExitCodes(t *testing.T) {
 // is a usage error listing the newest.
 func checkSnapshotNames(t *testing.T, srv *sandbox.Server, dir string) {
 	t.Helper()
-	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir, "--snapshot", "latest"); code != exitMaterial {
+	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir, "--snapshot", "latest"); code != job.ExitMaterial {
 		t.Errorf("--snapshot latest: exit %d, %s", code, stderr)
 	}
-	if code, out, stderr := cli(t, srv, "reconcile", "--out", dir, "--snapshot", "previous"); code != exitOK || !strings.Contains(out, "Nothing material.") {
+	if code, out, stderr := cli(t, srv, "reconcile", "--out", dir, "--snapshot", "previous"); code != job.ExitOK || !strings.Contains(out, "Nothing material.") {
 		t.Errorf("--snapshot previous: exit %d\n%s%s", code, out, stderr)
 	}
 	code, _, stderr := cli(t, srv, "reconcile", "--out", dir, "--snapshot", "1999-01-01T000000Z")
-	if code != exitUsage || !strings.Contains(stderr, `no snapshot "1999-01-01T000000Z"; the newest are `) || strings.Count(stderr, " (complete)") != 2 {
+	if code != job.ExitUsage || !strings.Contains(stderr, `no snapshot "1999-01-01T000000Z"; the newest are `) || strings.Count(stderr, " (complete)") != 2 {
 		t.Errorf("an unknown snapshot: exit %d, %s", code, stderr)
 	}
 }
@@ -73,11 +74,11 @@ func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 73, Customers: 40, Planted: 1}, "")
 	dir := t.TempDir()
-	if code, _, _ := cli(t, srv, "run", "--out", dir, "--progress", "none"); code != exitMaterial {
+	if code, _, _ := cli(t, srv, "run", "--out", dir, "--progress", "none"); code != job.ExitMaterial {
 		t.Fatalf("first run: exit %d", code)
 	}
 	code, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
-	if code != exitMaterial {
+	if code != job.ExitMaterial {
 		t.Fatalf("reconcile --format json: exit %d", code)
 	}
 	var waivers strings.Builder
@@ -100,7 +101,7 @@ func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
 	wf := filepath.Join(dir, "waivers.yml")
 	os.WriteFile(wf, []byte(waivers.String()), 0o644)
 	code, out, stderr := cli(t, srv, "reconcile", "--out", dir, "--waivers", wf, "--format", "csv")
-	if code != exitOK {
+	if code != job.ExitOK {
 		t.Fatalf("with waivers: exit %d %s", code, stderr)
 	}
 	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
@@ -118,7 +119,7 @@ func TestRunOnAnIncompleteSnapshot(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 74, Customers: 30}, "totalcount=Contacts")
 	code, out, _ := cli(t, srv, "run", "--out", t.TempDir(), "--progress", "none")
-	if code != exitMaterial || !strings.Contains(out, "# billsnap: UNTRUSTED (exit 3)") || !strings.Contains(out, "the other rules' findings are not trusted") ||
+	if code != job.ExitMaterial || !strings.Contains(out, "# billsnap: UNTRUSTED (exit 3)") || !strings.Contains(out, "the other rules' findings are not trusted") ||
 		!strings.Contains(out, "snapshot_incomplete: 1 collections incomplete") || !strings.Contains(out, "| contacts | ") || !strings.Contains(out, "| **no**: ") {
 		t.Errorf("exit %d\n%s", code, out)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/job"
 )
 
 // command is one subcommand.
@@ -73,27 +74,27 @@ func (env *cliEnv) run(ctx context.Context, args []string) int {
 	stdout, stderr := env.stdout, env.stderr
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage())
-		return exitUsage
+		return job.ExitUsage
 	}
 	if isHelp(args[0]) {
 		fmt.Fprint(stdout, usage())
-		return exitOK
+		return job.ExitOK
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
 			err := c.run(ctx, env, args[1:])
 			if errors.Is(err, flag.ErrHelp) && env.help != nil {
 				env.help()
-				return exitOK
+				return job.ExitOK
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "billsnap %s: %v%s\n", c.name, err, hint(err))
 			}
-			return exitCode(ctx, err)
+			return job.ExitCode(ctx, err)
 		}
 	}
 	fmt.Fprintf(stderr, "billsnap: unknown command %q\n\n%s", args[0], usage())
-	return exitUsage
+	return job.ExitUsage
 }
 
 func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "help" }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 )
 
@@ -34,7 +35,7 @@ func startSandboxCommand(t *testing.T, args ...string) (base, front string) {
 	go io.Copy(io.Discard, pr)
 	t.Cleanup(func() {
 		cancel()
-		if code := <-done; code != exitOK {
+		if code := <-done; code != job.ExitOK {
 			t.Errorf("sandbox exit code %d after SIGTERM-like cancel, want 0", code)
 		}
 	})
@@ -91,8 +92,8 @@ func TestSandboxCommandUsageErrors(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 	} {
 		var out, errb bytes.Buffer
-		if code := runWith(context.Background(), tc.args, &out, &errb, noEnv); code != exitUsage || !strings.Contains(errb.String(), tc.msg) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), exitUsage, tc.msg)
+		if code := runWith(context.Background(), tc.args, &out, &errb, noEnv); code != job.ExitUsage || !strings.Contains(errb.String(), tc.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), job.ExitUsage, tc.msg)
 		}
 	}
 }
@@ -101,7 +102,7 @@ func TestHelpNamesExitCodes(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"--help"}, {"sandbox", "--help"}, {"demo", "-h"}} {
 		var out bytes.Buffer
-		if code := runWith(context.Background(), args, &out, io.Discard, noEnv); code != exitOK || !strings.Contains(out.String(), "130  interrupted") {
+		if code := runWith(context.Background(), args, &out, io.Discard, noEnv); code != job.ExitOK || !strings.Contains(out.String(), "130  interrupted") {
 			t.Errorf("%v: exit %d, output %q", args, code, out.String())
 		}
 	}
@@ -111,7 +112,7 @@ func TestDemoRuns(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
 	dir := t.TempDir()
-	if code := runWith(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, noEnv); code != exitOK {
+	if code := runWith(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, noEnv); code != job.ExitOK {
 		t.Fatalf("demo exit %d: %s", code, errb.String())
 	}
 	for _, want := range []string{"customers                                            1      3      278         278",
@@ -132,7 +133,7 @@ func checkQueryFlags(t *testing.T, dir string) {
 	const q = "SELECT count(*) AS n FROM latest_customers"
 	for _, args := range [][]string{{"query", "--config", cfg, q}, {"query", q, "--out", dir}} {
 		var out, errb bytes.Buffer
-		if code := runWith(context.Background(), args, &out, &errb, noEnv); code != exitOK || out.String() != "n\n278\n" {
+		if code := runWith(context.Background(), args, &out, &errb, noEnv); code != job.ExitOK || out.String() != "n\n278\n" {
 			t.Errorf("%v: exit %d\nstdout %q\nstderr %q", args, code, out.String(), errb.String())
 		}
 	}
@@ -147,12 +148,12 @@ func TestABadFlagIsOneLineOnStderr(t *testing.T) {
 		var out, errb bytes.Buffer
 		code := runWith(context.Background(), []string{c.name, "--no-such-flag"}, &out, &errb, noEnv)
 		want := "billsnap " + c.name + ": flag provided but not defined: -no-such-flag ('billsnap " + c.name + " --help' lists its flags)\n"
-		if code != exitUsage || out.Len() != 0 || errb.String() != want {
+		if code != job.ExitUsage || out.Len() != 0 || errb.String() != want {
 			t.Errorf("%s --no-such-flag: exit %d\nstdout %q\nstderr %q\nwant %q", c.name, code, out.String(), errb.String(), want)
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := runWith(context.Background(), nil, &out, &errb, noEnv); code != exitUsage || out.Len() != 0 || !strings.Contains(errb.String(), "Usage: billsnap <command>") {
+	if code := runWith(context.Background(), nil, &out, &errb, noEnv); code != job.ExitUsage || out.Len() != 0 || !strings.Contains(errb.String(), "Usage: billsnap <command>") {
 		t.Errorf("no arguments: exit %d\nstdout %q\nstderr %q", code, out.String(), errb.String())
 	}
 }

@@ -10,10 +10,9 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
-	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
-	"github.com/billsnap/billsnap/snapshot"
 )
 
 // runSchedule runs the jobs of the config's schedules until SIGINT or
@@ -31,14 +30,14 @@ func runSchedule(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if len(cfg.Schedules) == 0 {
-		return usagef("the configuration has no schedules (config key schedules)")
+		return job.Usagef("the configuration has no schedules (config key schedules)")
 	}
 	secret, err := cf.secret(env)
 	if err != nil {
 		return err
 	}
 	metrics := schedule.NewMetrics()
-	primeMetrics(ctx, env, cfg, metrics)
+	job.PrimeMetrics(ctx, cfg, metrics, env.log)
 	if *listen != "" {
 		stop, err := serveMetrics(env, *listen, metrics)
 		if err != nil {
@@ -50,7 +49,7 @@ func runSchedule(ctx context.Context, env *cliEnv, args []string) error {
 		env.scheduled(ctx, cfg, secret, sc, metrics)
 	}, env.log)
 	if err != nil {
-		return usageError{err}
+		return job.Usage(err)
 	}
 	next, _ := schedule.NextFires(cfg.Schedules, time.Now())
 	for _, n := range next {
@@ -70,7 +69,7 @@ func (env *cliEnv) scheduled(ctx context.Context, cfg config.Config, secret *ext
 		return
 	}
 	opts.Period = periodOf(sc.Period, start)
-	j := schedule.Job{Name: sc.Job, Schedule: sc.Name, Period: opts.Period.String()}
+	j := job.Spec{Name: sc.Job, Schedule: sc.Name, Period: opts.Period.String()}
 	fn := exportJob(env, cfg, secret)
 	switch sc.Job {
 	case "reconcile":
@@ -99,21 +98,6 @@ func periodOf(p string, now time.Time) *reconcile.Period {
 		return reconcile.MonthOf(now, 0)
 	}
 	return nil
-}
-
-// primeMetrics computes the metrics of the runs so far, so that /metrics
-// has them before the first scheduled run.
-func primeMetrics(ctx context.Context, env *cliEnv, cfg config.Config, m *schedule.Metrics) {
-	db, err := snapshot.OpenRead(ctx, cfg)
-	if err != nil {
-		env.log.Debug("metrics at start: the runs only", "error", err)
-		db = nil
-	} else if db != nil {
-		defer db.Close()
-	}
-	if err := m.Refresh(ctx, journal.Dir(cfg.Out), db, time.Now()); err != nil {
-		env.log.Debug("metrics at start", "error", err)
-	}
 }
 
 // serveMetrics serves /healthz and /metrics until stop is called.

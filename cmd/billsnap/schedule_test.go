@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -77,7 +78,7 @@ func TestScheduleRunsTwiceAndStopsOnSIGTERM(t *testing.T) {
 	}
 	var out bytes.Buffer
 	code := runWith(context.Background(), []string{"status", "--config", filepath.Join(dir, "billsnap.yml")}, &out, &out, noEnv)
-	if code != exitOK || strings.Count(out.String(), " quick ") < 3 || strings.Count(out.String(), " material ") < 2 {
+	if code != job.ExitOK || strings.Count(out.String(), " quick ") < 3 || strings.Count(out.String(), " material ") < 2 {
 		t.Errorf("status: exit %d\n%s", code, out.String())
 	}
 	// On a busy machine a third run may start before SIGTERM and be

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -69,19 +70,19 @@ func keyAppearsInNoOutput(t *testing.T, bin string, customers int, more []keySte
 	os.WriteFile(cfg, []byte("retry: {max_attempts: 10}\nmetrics_file: billsnap.prom\n"), 0o644)
 	wrongKey := "wrong-key-0b1e-" + strings.Repeat("q", 8)
 	steps := []keyStep{
-		{soakFaults, nil, []string{"run", "--format", "md,html,xlsx,csv,json"}, exitMaterial},
-		{"keylink=Customers@1,keylink=Invoices@2", nil, []string{"export"}, exitOK},
-		{"echo=0.05", nil, []string{"export"}, exitFailure},
-		{"foreign=Customers@1,foreign-host=" + other.URL, nil, []string{"export"}, exitFailure},
-		{"", []string{"BILLSNAP_API_KEY=" + wrongKey}, []string{"export"}, exitFailure},
+		{soakFaults, nil, []string{"run", "--format", "md,html,xlsx,csv,json"}, job.ExitMaterial},
+		{"keylink=Customers@1,keylink=Invoices@2", nil, []string{"export"}, job.ExitOK},
+		{"echo=0.05", nil, []string{"export"}, job.ExitFailure},
+		{"foreign=Customers@1,foreign-host=" + other.URL, nil, []string{"export"}, job.ExitFailure},
+		{"", []string{"BILLSNAP_API_KEY=" + wrongKey}, []string{"export"}, job.ExitFailure},
 	}
 	steps = append(steps, more...)
 	steps = append(steps, []keyStep{
-		{"", nil, []string{"reconcile", "--format", "json"}, exitMaterial},
-		{"", nil, []string{"report", "--format", "md,html,xlsx,csv,json"}, exitMaterial},
-		{"", nil, []string{"status"}, exitOK},
-		{"", nil, []string{"query", "SELECT * FROM snapshots"}, exitOK},
-		{"", nil, []string{"check-config"}, exitOK},
+		{"", nil, []string{"reconcile", "--format", "json"}, job.ExitMaterial},
+		{"", nil, []string{"report", "--format", "md,html,xlsx,csv,json"}, job.ExitMaterial},
+		{"", nil, []string{"status"}, job.ExitOK},
+		{"", nil, []string{"query", "SELECT * FROM snapshots"}, job.ExitOK},
+		{"", nil, []string{"check-config"}, job.ExitOK},
 	}...)
 	var outputs bytes.Buffer
 	for _, step := range steps {

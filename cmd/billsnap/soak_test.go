@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -42,7 +43,7 @@ func TestFaultSoak(t *testing.T) {
 			}
 			dir := t.TempDir()
 			code, stdout, stderr := cli(t, srv, "export", "--config", cfg, "--out", dir, "--progress", "none")
-			if code != exitOK {
+			if code != job.ExitOK {
 				t.Fatalf("exit %d under faults:\n%s\n%s", code, stderr, stdout)
 			}
 			checkReaders(t, dir, func(string) sandbox.AnswerKey { return key })
@@ -106,9 +107,9 @@ func TestDriftSoak(t *testing.T) {
 				rewalks += walks
 			})
 			switch code {
-			case exitOK:
+			case job.ExitOK:
 				checkConsistent(t, dir, srv.States())
-			case exitMaterial:
+			case job.ExitMaterial:
 				checkIncomplete(t, dir, stdout)
 			default:
 				t.Fatalf("exit %d:\n%s\n%s", code, stderr, stdout)
@@ -116,7 +117,7 @@ func TestDriftSoak(t *testing.T) {
 		})
 	}
 	t.Logf("exit codes %v, %d re-walks", outcomes, rewalks)
-	if *driftSeeds >= 8 && (outcomes[exitOK] == 0 || outcomes[exitMaterial] == 0 || rewalks == 0) {
+	if *driftSeeds >= 8 && (outcomes[job.ExitOK] == 0 || outcomes[job.ExitMaterial] == 0 || rewalks == 0) {
 		t.Errorf("the soak did not cover both outcomes and re-walks: exit codes %v, %d re-walks", outcomes, rewalks)
 	}
 }
@@ -164,16 +165,16 @@ func checkIncomplete(t *testing.T, dir, stdout string) {
 func TestExportThroughEachRecoverableFault(t *testing.T) {
 	t.Parallel()
 	exportUnderFaults(t, []faultCase{
-		{"", exitOK, ""},
-		{"totalcount=Contacts@1", exitOK, ""},
-		{"insert=Transactions@1", exitOK, ""},
-		{"delete=Subscriptions@1", exitOK, ""},
-		{"insert=Transactions@1/0", exitMaterial, "incomplete"},
-		{"latency=2ms,jitter=3ms", exitOK, ""},
-		{"500=0.1", exitOK, ""},
-		{"502=0.08,503=0.08", exitOK, ""},
-		{"429=0.1,retry-after=1s", exitOK, ""},
-		{"truncate=0.1", exitOK, ""},
-		{"reset=0.1", exitOK, ""},
+		{"", job.ExitOK, ""},
+		{"totalcount=Contacts@1", job.ExitOK, ""},
+		{"insert=Transactions@1", job.ExitOK, ""},
+		{"delete=Subscriptions@1", job.ExitOK, ""},
+		{"insert=Transactions@1/0", job.ExitMaterial, "incomplete"},
+		{"latency=2ms,jitter=3ms", job.ExitOK, ""},
+		{"500=0.1", job.ExitOK, ""},
+		{"502=0.08,503=0.08", job.ExitOK, ""},
+		{"429=0.1,retry-after=1s", job.ExitOK, ""},
+		{"truncate=0.1", job.ExitOK, ""},
+		{"reset=0.1", job.ExitOK, ""},
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
@@ -87,24 +88,10 @@ const statusFieldLines = 10
 // printLatestFields says what the latest complete snapshot received
 // otherwise than its columns' types, and what never arrived.
 func printLatestFields(ctx context.Context, w io.Writer, db *sql.DB) error {
-	var id string
-	err := db.QueryRowContext(ctx, `SELECT id FROM latest_snapshot
-		WHERE EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name = 'snapshot_fields')`).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil // no snapshot yet, or a store no billsnap that counts fields has written
-	}
-	if err != nil {
+	id, n, err := snapshot.LatestNotes(ctx, db)
+	if err != nil || id == "" {
 		return err
 	}
-	fields, err := snapshot.Fields(ctx, db, id)
-	if err != nil {
-		return err
-	}
-	tables, err := snapshot.Manifest(ctx, db, id)
-	if err != nil {
-		return err
-	}
-	n := snapshot.Notes(fields, tables)
 	fmt.Fprintf(w, "\nLatest snapshot %s: fields: %d values coerced, %d untyped (NULL in their column, kept in _raw); %d new, %d absent\n",
 		id, n.Coerced(), n.Untyped(), len(n.New), len(n.Absent))
 	lines := append(append(slices.Clone(n.Drifted), n.Absent...), n.New...)
@@ -125,7 +112,7 @@ func printNextFires(w io.Writer, specs []config.Schedule, now time.Time) error {
 	}
 	next, err := schedule.NextFires(specs, now)
 	if err != nil {
-		return usageError{err}
+		return job.Usage(err)
 	}
 	fmt.Fprintln(w, "\nSchedules:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

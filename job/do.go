@@ -1,4 +1,4 @@
-package schedule
+package job
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/schedule"
 )
 
 // Store is the open output directory a job works in.
@@ -17,15 +18,8 @@ type Store interface {
 	Close() error
 }
 
-// Outcome is what a job reports besides its error.
-type Outcome struct {
-	Snapshot string // the snapshot it took or reconciled
-	Material bool   // it found something material (exit 3)
-	Note     string // why it is material, for people
-}
-
-// Job describes a run for the record.
-type Job struct {
+// Spec describes a run for the record.
+type Spec struct {
 	Name     string // export, reconcile, run, report
 	Schedule string // "" for a one-shot command
 	Period   string
@@ -37,7 +31,7 @@ type Env struct {
 	ReadModel   func(ctx context.Context) (*sql.DB, error) // the store's read model, for the metrics; nil: the runs' metrics only
 	Journal     string                                     // the journal's directory (journal.Dir of the output directory)
 	MetricsFile string                                     // "" writes none
-	Metrics     *Metrics                                   // refreshed after the run when not nil (for /metrics)
+	Metrics     *schedule.Metrics                          // refreshed after the run when not nil (for /metrics)
 	Log         *slog.Logger
 	Now         func() time.Time
 	Redact      func(string) string // takes secrets out of recorded errors
@@ -53,7 +47,7 @@ var ErrPanic = errors.New("the job panicked")
 // becomes a failed run. It refreshes the metrics file after the run, and
 // returns fn's error (or the panic as an error wrapping ErrPanic) with the
 // outcome.
-func Do(ctx context.Context, env Env, j Job, fn func(context.Context, Store) (Outcome, error)) (Outcome, error) {
+func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (Outcome, error)) (Outcome, error) {
 	entry, err := journal.New(env.Journal, env.Now).Start(journal.Run{Job: j.Name, Schedule: j.Schedule, Period: j.Period})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("recording the run: %w", err)
@@ -86,7 +80,7 @@ func Do(ctx context.Context, env Env, j Job, fn func(context.Context, Store) (Ou
 func (env Env) refreshMetrics(ctx context.Context) {
 	m := env.Metrics
 	if m == nil {
-		m = NewMetrics()
+		m = schedule.NewMetrics()
 	}
 	var db *sql.DB
 	if env.ReadModel != nil {
@@ -123,18 +117,20 @@ func guarded(ctx context.Context, fn func(context.Context) (Outcome, error)) (ou
 // refusal is an error that means another billsnap held the directory.
 type refusal interface{ Refused() bool }
 
-// classify maps a job's result to its status and exit code.
+// classify maps a job's result to its status in the journal and its exit
+// code (ExitCode).
 func classify(ctx context.Context, out Outcome, err error) (string, int) {
+	code := ExitCode(ctx, Material(out, err))
 	var r refusal
 	switch {
-	case err == nil && out.Material:
-		return journal.Material, 3
-	case err == nil:
-		return journal.OK, 0
-	case ctx.Err() != nil || errors.Is(err, context.Canceled):
-		return journal.Interrupted, 130
+	case code == ExitMaterial:
+		return journal.Material, code
+	case code == ExitOK:
+		return journal.OK, code
+	case code == ExitInterrupted:
+		return journal.Interrupted, code
 	case errors.As(err, &r) && r.Refused():
-		return journal.Refused, 1
+		return journal.Refused, code
 	}
-	return journal.Failed, 1
+	return journal.Failed, code
 }

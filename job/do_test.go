@@ -1,4 +1,4 @@
-package schedule
+package job
 
 import (
 	"context"
@@ -41,22 +41,22 @@ func TestDoRecordsEveryOutcome(t *testing.T) {
 	env, _, clock := testEnv(t)
 	ctx := context.Background()
 	step := func(d time.Duration) { clock.Sleep(ctx, d) }
-	Do(ctx, env, Job{Name: "run", Schedule: "nightly"}, func(context.Context, Store) (Outcome, error) {
+	Do(ctx, env, Spec{Name: "run", Schedule: "nightly"}, func(context.Context, Store) (Outcome, error) {
 		step(5 * time.Second)
 		return Outcome{Snapshot: "s1"}, nil
 	})
-	Do(ctx, env, Job{Name: "run", Schedule: "nightly"}, func(context.Context, Store) (Outcome, error) {
+	Do(ctx, env, Spec{Name: "run", Schedule: "nightly"}, func(context.Context, Store) (Outcome, error) {
 		step(7 * time.Second)
 		return Outcome{Snapshot: "s2", Material: true}, nil
 	})
-	_, err := Do(ctx, env, Job{Name: "export"}, func(context.Context, Store) (Outcome, error) {
+	_, err := Do(ctx, env, Spec{Name: "export"}, func(context.Context, Store) (Outcome, error) {
 		step(time.Second)
 		return Outcome{}, errors.New("the service said no to key s3cret")
 	})
 	if err == nil {
 		t.Fatal("the job's error is lost")
 	}
-	_, err = Do(ctx, env, Job{Name: "reconcile"}, func(context.Context, Store) (Outcome, error) {
+	_, err = Do(ctx, env, Spec{Name: "reconcile"}, func(context.Context, Store) (Outcome, error) {
 		step(time.Second)
 		panic("boom")
 	})
@@ -64,7 +64,7 @@ func TestDoRecordsEveryOutcome(t *testing.T) {
 		t.Fatalf("panic: %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	Do(cctx, env, Job{Name: "export"}, func(ctx context.Context, _ Store) (Outcome, error) {
+	Do(cctx, env, Spec{Name: "export"}, func(ctx context.Context, _ Store) (Outcome, error) {
 		step(time.Second)
 		cancel() // SIGTERM while it runs
 		return Outcome{}, ctx.Err()
@@ -94,7 +94,7 @@ func TestARefusedRunIsOnRecord(t *testing.T) {
 	env, _, clock := testEnv(t)
 	ctx := context.Background()
 	env.Open = func(context.Context) (Store, error) { return nil, busy{} }
-	_, err := Do(ctx, env, Job{Name: "export"}, func(context.Context, Store) (Outcome, error) {
+	_, err := Do(ctx, env, Spec{Name: "export"}, func(context.Context, Store) (Outcome, error) {
 		t.Fatal("the job ran without its store")
 		return Outcome{}, nil
 	})
@@ -120,11 +120,11 @@ func TestMetricsTextfile(t *testing.T) {
 	db.ExecContext(ctx, "CREATE TABLE snapshot_tables AS SELECT 's1' AS snapshot_id, 'customers' AS table_name, 'customers' AS collection, 278 AS parquet_rows")
 	db.ExecContext(ctx, `CREATE TABLE findings AS SELECT * FROM (VALUES ('s1', '2026-10', 'critical', 'new'), ('s1', '2026-10', 'high', 'recurring'),
 		('s1', '2026-10', 'high', 'resolved'), ('s1', '', 'low', 'new')) AS f(snapshot_id, period, severity, status)`)
-	Do(ctx, env, Job{Name: "run", Period: "2026-10"}, func(context.Context, Store) (Outcome, error) {
+	Do(ctx, env, Spec{Name: "run", Period: "2026-10"}, func(context.Context, Store) (Outcome, error) {
 		clock.Sleep(ctx, 4*time.Second)
 		return Outcome{Snapshot: "s1", Material: true}, nil
 	})
-	Do(ctx, env, Job{Name: "export"}, func(context.Context, Store) (Outcome, error) { return Outcome{}, errors.New("no") })
+	Do(ctx, env, Spec{Name: "export"}, func(context.Context, Store) (Outcome, error) { return Outcome{}, errors.New("no") })
 	b, err := os.ReadFile(env.MetricsFile)
 	if err != nil {
 		t.Fatal(err)

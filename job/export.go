@@ -1,0 +1,73 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// Service is what an export needs besides the configuration.
+type Service struct {
+	Secret   *extract.Secret
+	Log      *slog.Logger
+	Clock    extract.Clock    // what retries and re-walks wait on
+	Progress extract.Progress // nil: none
+}
+
+// Export walks the service into a new snapshot of store, logs what its
+// fields received otherwise than assumed, and applies retention. The
+// summary is nil when no snapshot was taken; an error of retention comes
+// with the summary.
+func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot.Store) (*snapshot.Summary, error) {
+	colls, err := extract.Catalog(cfg)
+	if err != nil {
+		return nil, err
+	}
+	client, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: svc.Secret,
+		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Log: svc.Log, Clock: svc.Clock})
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	w := &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
+		MaxRewalks: cfg.MaxRewalks, Log: svc.Log, Progress: svc.Progress, Clock: svc.Clock}
+	sum, err := store.Take(ctx, w, colls)
+	if err != nil {
+		return nil, err
+	}
+	logFields(svc.Log, snapshot.Notes(sum.Fields, sum.Tables))
+	pruned, err := store.Prune(ctx, cfg.Retention.Keep)
+	if len(pruned) > 0 {
+		svc.Log.Info("retention: deleted old snapshots", "keep", cfg.Retention.Keep, "deleted", strings.Join(pruned, ", "))
+	}
+	return sum, err
+}
+
+// ExportOutcome is the outcome of an export: an incomplete snapshot is
+// material.
+func ExportOutcome(sum *snapshot.Summary) Outcome {
+	out := Outcome{Snapshot: sum.ID}
+	if sum.Status != snapshot.StatusComplete {
+		out.Material, out.Note = true, fmt.Sprintf("snapshot %s is incomplete: it is kept in DuckDB for inspection but not published", sum.ID)
+	}
+	return out
+}
+
+// logFields tells the log what a snapshot received otherwise than its
+// columns' types, and what never arrived.
+func logFields(log *slog.Logger, n snapshot.FieldNotes) {
+	for _, f := range n.Drifted {
+		log.Warn("field arrived in another JSON type", "table", f.Table, "field", f.Field, "column", f.Column, "types", f.TypesText(),
+			"coerced", f.Coerced, "untyped", f.Untyped, "example", f.Example)
+	}
+	for _, f := range n.Absent {
+		log.Warn("field never arrived", "table", f.Table, "field", f.Field, "column", f.Column)
+	}
+	for _, f := range n.New {
+		log.Info("field without a typed column, kept in _raw", "table", f.Table, "field", f.Field, "records", f.Received())
+	}
+}

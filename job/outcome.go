@@ -1,0 +1,79 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// Exit codes of billsnap, chosen here and nowhere else (README.md, "Exit
+// codes"): the command line exits with them and the journal records them.
+const (
+	ExitOK          = 0   // the job ran; nothing material found
+	ExitFailure     = 1   // the job failed: the service, the network, the disk, bad input
+	ExitUsage       = 2   // bad flags, arguments or configuration
+	ExitMaterial    = 3   // the job ran and found material discrepancies, or a snapshot is incomplete
+	ExitInterrupted = 130 // stopped by SIGINT or SIGTERM before it finished
+)
+
+// Outcome is what a job reports besides its error.
+type Outcome struct {
+	Snapshot string // the snapshot it took or reconciled
+	Material bool   // it found something material (exit 3)
+	Note     string // why it is material, for people
+}
+
+// UsageError is the caller's mistake: a flag, an argument or the
+// configuration (exit 2).
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// Usage marks err as the caller's mistake (exit 2).
+func Usage(err error) error { return UsageError{err} }
+
+// Usagef is a UsageError with a formatted message.
+func Usagef(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }
+
+// MaterialError is a job that ran and found something material (exit 3).
+type MaterialError struct{ Note string }
+
+func (e MaterialError) Error() string { return e.Note }
+
+// Material is err, or a MaterialError when the job ran and out is material.
+func Material(out Outcome, err error) error {
+	if err == nil && out.Material {
+		return MaterialError{out.Note}
+	}
+	return err
+}
+
+// ExitCode maps what a job returned (after Material) to its exit code.
+// Usage errors are UsageError and the errors of the domain packages that
+// name the caller's mistake: a configuration key, an unknown snapshot, a
+// statement that does not prepare.
+func ExitCode(ctx context.Context, err error) int {
+	var (
+		u       UsageError
+		m       MaterialError
+		cfg     *config.Error
+		unknown *reconcile.UnknownSnapshotError
+		stmt    *snapshot.StatementError
+	)
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &u), errors.As(err, &cfg), errors.As(err, &unknown), errors.As(err, &stmt):
+		return ExitUsage
+	case errors.As(err, &m):
+		return ExitMaterial
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	}
+	return ExitFailure
+}

@@ -1,0 +1,81 @@
+package job
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// Reconcile reconciles in a section of the store's state, and calls then,
+// when not nil, in the same section (to read what the reports show beside
+// the findings); the read model is published again with the findings.
+func Reconcile(ctx context.Context, store *snapshot.Store, opts reconcile.Options, log *slog.Logger,
+	then func(db *sql.DB, rep *reconcile.Report) error) (*reconcile.Report, error) {
+	opts.Log, opts.Bind = log, store.Bind
+	var rep *reconcile.Report
+	err := store.Change(ctx, func(db *sql.DB) error {
+		var err error
+		if rep, err = reconcile.Run(ctx, db, opts); err != nil || then == nil {
+			return err
+		}
+		return then(db, rep)
+	})
+	return rep, err
+}
+
+// ReconcileOutcome is the outcome of a reconciliation.
+func ReconcileOutcome(rep *reconcile.Report) Outcome {
+	out := Outcome{Snapshot: rep.Snapshot.ID, Material: len(rep.Material) > 0}
+	if out.Material {
+		out.Note = fmt.Sprintf("material findings in snapshot %s: %s", rep.Snapshot.ID, strings.Join(rep.Material, "; "))
+	}
+	return out
+}
+
+// Report reconciles and writes the report files in formats under the
+// store's reports directory. It returns what the reports show and the
+// paths written.
+func Report(ctx context.Context, cfg config.Config, store *snapshot.Store, opts reconcile.Options, formats []string, log *slog.Logger) (*reports.Input, []string, error) {
+	var in *reports.Input
+	_, err := Reconcile(ctx, store, opts, log, func(db *sql.DB, rep *reconcile.Report) error {
+		var err error
+		in, err = reportInput(ctx, cfg, db, rep)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	paths, err := reports.Write(reports.Dir(filepath.Join(cfg.Out, cfg.Reports.Dir), in), in, formats)
+	return in, paths, err
+}
+
+// reportInput gathers what the reports show besides the findings, from
+// db, the state.
+func reportInput(ctx context.Context, cfg config.Config, db *sql.DB, rep *reconcile.Report) (*reports.Input, error) {
+	tables, err := snapshot.Manifest(ctx, db, rep.Snapshot.ID)
+	if err != nil {
+		return nil, err
+	}
+	trend, err := reconcile.Trend(ctx, db, rep.Period, rep.Snapshot, cfg.Reports.Trend)
+	if err != nil {
+		return nil, err
+	}
+	fields, err := snapshot.Fields(ctx, db, rep.Snapshot.ID)
+	if err != nil {
+		return nil, err
+	}
+	in := &reports.Input{Report: rep, Tables: tables, Fields: fields, Trend: trend, Generated: time.Now(), MaxRows: cfg.Reports.MaxRows}
+	if len(rep.Material) > 0 {
+		in.ExitCode = ExitMaterial
+	}
+	return in, nil
+}

@@ -1,0 +1,67 @@
+package job
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/schedule"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// Func is a job's work in its open store.
+type Func func(context.Context, *snapshot.Store) (Outcome, error)
+
+// InStore runs fn as job j in cfg's store (Do): a job that walks the
+// service opens the store with its export lock, waiting up to lock_wait;
+// reconcile and report work beside an export, in sections of the state.
+// metrics, when not nil, is refreshed after the run (for /metrics).
+func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, redact func(string) string, metrics *schedule.Metrics, fn Func) (Outcome, error) {
+	open := snapshot.Open
+	if !takesSnapshots(j.Name) {
+		open = snapshot.OpenShared
+	}
+	env := Env{
+		Open: func(ctx context.Context) (Store, error) {
+			s, err := open(ctx, cfg, log, time.Now)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+		ReadModel: func(ctx context.Context) (*sql.DB, error) { return snapshot.OpenRead(ctx, cfg) },
+		Journal:   journal.Dir(cfg.Out), MetricsFile: metricsPath(cfg), Metrics: metrics, Log: log, Now: time.Now, Redact: redact,
+	}
+	return Do(ctx, env, j, func(ctx context.Context, s Store) (Outcome, error) {
+		return fn(ctx, s.(*snapshot.Store))
+	})
+}
+
+// takesSnapshots tells whether a job walks the service.
+func takesSnapshots(job string) bool { return job != "reconcile" && job != "report" }
+
+func metricsPath(cfg config.Config) string {
+	if cfg.MetricsFile == "" {
+		return ""
+	}
+	return filepath.Join(cfg.Out, cfg.MetricsFile)
+}
+
+// PrimeMetrics computes the metrics of the runs so far in cfg's store, so
+// that /metrics has them before the first scheduled run.
+func PrimeMetrics(ctx context.Context, cfg config.Config, m *schedule.Metrics, log *slog.Logger) {
+	db, err := snapshot.OpenRead(ctx, cfg)
+	if err != nil {
+		log.Debug("metrics at start: the runs only", "error", err)
+		db = nil
+	} else {
+		defer db.Close()
+	}
+	if err := m.Refresh(ctx, journal.Dir(cfg.Out), db, time.Now()); err != nil {
+		log.Debug("metrics at start", "error", err)
+	}
+}
