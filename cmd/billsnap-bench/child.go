@@ -5,11 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"os"
 	"strconv"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/snapshot"
@@ -84,19 +86,17 @@ func walker(cfg config.Config) (*extract.Walker, error) {
 	return &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch, MaxRewalks: cfg.MaxRewalks}, nil
 }
 
-// export is billsnap export with its defaults.
+// export is billsnap export with its defaults, as the command runs it
+// (job.Export). Its log lines at WARN and above go to stderr: a routine
+// export logs none.
 func export(ctx context.Context, cfg config.Config) (int64, error) {
-	w, err := walker(cfg)
-	if err != nil {
-		return 0, err
-	}
-	store, err := snapshot.Open(ctx, cfg, slog.New(slog.DiscardHandler), time.Now)
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	store, err := snapshot.Open(ctx, cfg, log, time.Now)
 	if err != nil {
 		return 0, err
 	}
 	defer store.Close()
-	colls, _ := extract.Catalog(cfg)
-	sum, err := store.Take(ctx, w, colls)
+	sum, err := job.Export(ctx, cfg, job.Service{Secret: extract.NewSecret(benchKey), Log: log, Clock: extract.RealClock{}}, store)
 	if err != nil {
 		return 0, err
 	}
