@@ -149,11 +149,24 @@ func (c *Client) GetPage(ctx context.Context, coll Collection, rawURL string) (*
 			wait = r.wait
 		}
 		c.retries.Add(1)
-		c.log.Debug("retrying", "collection", coll.Table, "url", RedactURL(rawURL), "attempt", attempt, "wait", wait, "error", r.err)
+		c.logRetry(coll, rawURL, attempt, wait, r)
 		if err := c.clock.Sleep(ctx, wait); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// logRetry says, at info, that a page is tried again: after which attempt
+// of how many, how long it waits and why; a 429 also says how many
+// requests may now be in flight.
+func (c *Client) logRetry(coll Collection, rawURL string, attempt int, wait time.Duration, r *retryable) {
+	args := []any{"collection", coll.Table, "url", RedactURL(rawURL), "attempt", fmt.Sprintf("%d of %d", attempt, c.retry.MaxAttempts),
+		"wait", wait.Round(time.Millisecond), "error", r.err}
+	if r.wait > 0 {
+		c.log.Info("the service throttles: waiting for its Retry-After", append(args, "in_flight", c.gate.Limit())...)
+		return
+	}
+	c.log.Info("retrying", args...)
 }
 
 // try is one attempt: one request through the gate, its body read and decoded.

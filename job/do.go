@@ -66,7 +66,8 @@ func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (O
 	if err != nil {
 		text = env.Redact(err.Error())
 	}
-	if ferr := entry.Finish(status, code, out.Snapshot, text); ferr != nil {
+	end := journal.End{Status: status, ExitCode: code, Snapshot: out.Snapshot, Error: text, Requests: out.Requests}
+	if ferr := entry.Finish(end); ferr != nil {
 		env.Log.Error("recording the end of a run", "job", j.Name, "error", ferr)
 	}
 	if store != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -20,37 +21,44 @@ type Service struct {
 }
 
 // Export walks the service into a new snapshot of store, logs what its
-// fields received otherwise than assumed, and applies retention. The
-// summary is nil when no snapshot was taken; an error of retention comes
-// with the summary.
-func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot.Store) (*snapshot.Summary, error) {
+// fields received otherwise than assumed, and applies retention. It
+// returns the snapshot's summary — nil when no snapshot was taken; an
+// error of retention comes with the summary — and, whatever happened, what
+// the requests to the service met.
+func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot.Store) (*snapshot.Summary, journal.Requests, error) {
 	colls, err := extract.Catalog(cfg)
 	if err != nil {
-		return nil, err
+		return nil, journal.Requests{}, err
 	}
 	client, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: svc.Secret,
 		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Log: svc.Log, Clock: svc.Clock})
 	if err != nil {
-		return nil, UsageError{err}
+		return nil, journal.Requests{}, UsageError{err}
 	}
 	w := &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
 		MaxRewalks: cfg.MaxRewalks, Log: svc.Log, Progress: svc.Progress, Clock: svc.Clock}
 	sum, err := store.Take(ctx, w, colls)
+	st := client.Stats()
+	req := journal.Requests{Retries: st.Retries, Throttles: st.Throttles}
 	if err != nil {
-		return nil, err
+		return nil, req, err
 	}
 	logFields(svc.Log, snapshot.Notes(sum.Fields, sum.Tables))
 	pruned, err := store.Prune(ctx, cfg.Retention.Keep)
 	if len(pruned) > 0 {
 		svc.Log.Info("retention: deleted old snapshots", "keep", cfg.Retention.Keep, "deleted", strings.Join(pruned, ", "))
 	}
-	return sum, err
+	return sum, req, err
 }
 
-// ExportOutcome is the outcome of an export: an incomplete snapshot is
-// material.
-func ExportOutcome(sum *snapshot.Summary) Outcome {
-	out := Outcome{Snapshot: sum.ID}
+// ExportOutcome is the outcome of an export (sum nil: none was taken) and
+// its requests: an incomplete snapshot is material.
+func ExportOutcome(sum *snapshot.Summary, req journal.Requests) Outcome {
+	out := Outcome{Requests: req}
+	if sum == nil {
+		return out
+	}
+	out.Snapshot = sum.ID
 	if sum.Status != snapshot.StatusComplete {
 		out.Material, out.Note = true, fmt.Sprintf("snapshot %s is incomplete: it is kept in DuckDB for inspection but not published", sum.ID)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -22,9 +23,10 @@ const (
 
 // Outcome is what a job reports besides its error.
 type Outcome struct {
-	Snapshot string // the snapshot it took or reconciled
-	Material bool   // it found something material (exit 3)
-	Note     string // why it is material, for people
+	Snapshot         string // the snapshot it took or reconciled
+	Material         bool   // it found something material (exit 3)
+	Note             string // why it is material, for people
+	journal.Requests        // what its requests to the service met
 }
 
 // UsageError is the caller's mistake: a flag, an argument or the

@@ -63,6 +63,15 @@ type Run struct {
 	ExitCode int       `json:"exit_code"`         // 0 while running
 	Snapshot string    `json:"snapshot_id,omitempty"`
 	Error    string    `json:"error,omitempty"`
+	Requests
+}
+
+// Requests are what a run's requests to the service met: attempts the
+// client retried, and answers 429 that made it wait (a throttle is also a
+// retry).
+type Requests struct {
+	Retries   int64 `json:"retries,omitempty"`
+	Throttles int64 `json:"throttles,omitempty"`
 }
 
 // Seconds is how long the run took, or has run until it was last seen.
@@ -126,13 +135,22 @@ func (e *Entry) Beat() error {
 	return e.writeLocked()
 }
 
+// End is how a run ended.
+type End struct {
+	Status   string
+	ExitCode int
+	Snapshot string
+	Error    string
+	Requests
+}
+
 // Finish records the end of the run.
-func (e *Entry) Finish(status string, exitCode int, snapshot, errText string) error {
+func (e *Entry) Finish(end End) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.j.now().UTC()
-	e.run.Finished, e.run.Alive, e.run.Status, e.run.ExitCode = now, now, status, exitCode
-	e.run.Snapshot, e.run.Error = snapshot, errText
+	e.run.Finished, e.run.Alive, e.run.Status, e.run.ExitCode = now, now, end.Status, end.ExitCode
+	e.run.Snapshot, e.run.Error, e.run.Requests = end.Snapshot, end.Error, end.Requests
 	return e.writeLocked()
 }
 

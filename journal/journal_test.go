@@ -24,11 +24,11 @@ func TestARunIsOnRecordFromItsStart(t *testing.T) {
 	now = now.Add(90 * time.Second)
 	e.Beat()
 	now = now.Add(5 * time.Second)
-	if err := e.Finish(Material, 3, "2026-11-24T030000Z", ""); err != nil {
+	if err := e.Finish(End{Status: Material, ExitCode: 3, Snapshot: "2026-11-24T030000Z", Requests: Requests{Retries: 4, Throttles: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	runs, _ = List(dir, now.Add(time.Hour))
-	if r := runs[0]; r.Status != Material || r.ExitCode != 3 || r.Seconds() != 95 || r.Snapshot != "2026-11-24T030000Z" {
+	if r := runs[0]; r.Status != Material || r.ExitCode != 3 || r.Seconds() != 95 || r.Snapshot != "2026-11-24T030000Z" || r.Retries != 4 || r.Throttles != 1 {
 		t.Errorf("after: %+v", r)
 	}
 	if tmp, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmp) != 0 {
@@ -95,7 +95,7 @@ func TestPruneKeepsTheNewestFinished(t *testing.T) {
 		e, _ := j.Start(Run{Job: "export"})
 		now = now.Add(time.Second)
 		if i < 4 {
-			e.Finish(OK, 0, "", "")
+			e.Finish(End{Status: OK})
 		}
 	}
 	if err := Prune(dir, 2, now); err != nil {
@@ -117,7 +117,7 @@ func TestAnUnreadableRunIsKilledAndCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Finish(OK, 0, "", "")
+	e.Finish(End{Status: OK})
 	if err := os.WriteFile(filepath.Join(dir, e.Run().ID+".json"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -29,6 +30,8 @@ var (
 	descExitCode    = prometheus.NewDesc("billsnap_last_run_exit_code", "Exit code of the job's last run: 0 ok, 1 failed, 3 material, 130 interrupted.", []string{"job"}, nil)
 	descLastSuccess = prometheus.NewDesc("billsnap_last_success_timestamp_seconds", "When the job last ended without error (exit 0 or 3).", []string{"job"}, nil)
 	descRuns        = prometheus.NewDesc("billsnap_runs_total", "Runs of the job by status.", []string{"job", "status"}, nil)
+	descRetries     = prometheus.NewDesc("billsnap_retries_total", "Requests to the service the job's runs on record tried again (5xx, 429, timeouts, resets, bodies cut short).", []string{"job"}, nil)
+	descThrottles   = prometheus.NewDesc("billsnap_throttles_total", "Answers 429 (Too Many Requests) the job's runs on record waited out.", []string{"job"}, nil)
 	descRecords     = prometheus.NewDesc("billsnap_last_run_records", "Records in the snapshot of the job's last run.", []string{"job"}, nil)
 	descFindings    = prometheus.NewDesc("billsnap_last_run_findings", "Open findings of the job's last run, by severity.", []string{"job", "severity"}, nil)
 	descGenerated   = prometheus.NewDesc("billsnap_metrics_generated_timestamp_seconds", "When these metrics were computed.", nil, nil)
@@ -100,6 +103,7 @@ func compute(ctx context.Context, runs []journal.Run, db *sql.DB) ([]sample, err
 	for _, k := range runCounts(runs) {
 		out = append(out, sample{descRuns, prometheus.CounterValue, float64(k.n), []string{k.job, k.status}})
 	}
+	out = append(out, requestSamples(runs)...)
 	for _, r := range lastRuns(runs) {
 		more, err := runSamples(ctx, db, r)
 		if err != nil {
@@ -126,6 +130,24 @@ func runCounts(runs []journal.Run) []runCount {
 		out = append(out, runCount{k[0], k[1], n})
 	}
 	slices.SortFunc(out, func(a, b runCount) int { return cmp.Or(cmp.Compare(a.job, b.job), cmp.Compare(a.status, b.status)) })
+	return out
+}
+
+// requestSamples count the retries and throttles of every job's runs.
+func requestSamples(runs []journal.Run) []sample {
+	sums := map[string]journal.Requests{}
+	for _, r := range runs {
+		s := sums[r.Job]
+		s.Retries += r.Retries
+		s.Throttles += r.Throttles
+		sums[r.Job] = s
+	}
+	var out []sample
+	for _, job := range slices.Sorted(maps.Keys(sums)) {
+		s := sums[job]
+		out = append(out, sample{descRetries, prometheus.CounterValue, float64(s.Retries), []string{job}},
+			sample{descThrottles, prometheus.CounterValue, float64(s.Throttles), []string{job}})
+	}
 	return out
 }
 

@@ -96,7 +96,7 @@ func export(ctx context.Context, cfg config.Config) (int64, error) {
 		return 0, err
 	}
 	defer store.Close()
-	sum, err := job.Export(ctx, cfg, job.Service{Secret: extract.NewSecret(benchKey), Log: log, Clock: extract.RealClock{}}, store)
+	sum, _, err := job.Export(ctx, cfg, job.Service{Secret: extract.NewSecret(benchKey), Log: log, Clock: extract.RealClock{}}, store)
 	if err != nil {
 		return 0, err
 	}

@@ -44,7 +44,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	env.setSecret(secret)
 	var paths []string
 	_, err = env.job(ctx, cfg, job.Spec{Name: "demo"}, nil, func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
-		sum, err := env.export(ctx, cfg, secret, store)
+		sum, _, err := env.export(ctx, cfg, secret, store)
 		if err != nil {
 			return job.Outcome{}, err
 		}

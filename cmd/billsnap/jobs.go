@@ -7,6 +7,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
@@ -18,8 +19,8 @@ func (env *cliEnv) job(ctx context.Context, cfg config.Config, j job.Spec, metri
 }
 
 // export takes a snapshot with the progress cfg asks for.
-func (env *cliEnv) export(ctx context.Context, cfg config.Config, secret *extract.Secret, store *snapshot.Store) (*snapshot.Summary, error) {
-	prog := newProgress(cfg.Progress, env, 5*time.Second)
+func (env *cliEnv) export(ctx context.Context, cfg config.Config, secret *extract.Secret, store *snapshot.Store) (*snapshot.Summary, journal.Requests, error) {
+	prog := newProgress(cfg.Progress, env, 5*time.Second, len(extract.CollectionNames()))
 	defer prog.Done()
 	return job.Export(ctx, cfg, job.Service{Secret: secret, Log: env.log, Clock: env.clock, Progress: prog}, store)
 }
@@ -27,12 +28,11 @@ func (env *cliEnv) export(ctx context.Context, cfg config.Config, secret *extrac
 // exportJob takes a snapshot, applies retention and prints the figures.
 func exportJob(env *cliEnv, cfg config.Config, secret *extract.Secret) job.Func {
 	return func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
-		sum, err := env.export(ctx, cfg, secret, store)
-		if sum == nil {
-			return job.Outcome{}, err
+		sum, req, err := env.export(ctx, cfg, secret, store)
+		if sum != nil {
+			printSummary(env.stdout, cfg, sum)
 		}
-		printSummary(env.stdout, cfg, sum)
-		return job.ExportOutcome(sum), err
+		return job.ExportOutcome(sum, req), err
 	}
 }
 
@@ -50,18 +50,17 @@ func reportJob(env *cliEnv, cfg config.Config, opts reconcile.Options, formats [
 // runJob exports, then reports on the snapshot just taken.
 func runJob(env *cliEnv, cfg config.Config, secret *extract.Secret, opts reconcile.Options, formats []string) job.Func {
 	return func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
-		sum, err := env.export(ctx, cfg, secret, store)
+		sum, req, err := env.export(ctx, cfg, secret, store)
 		if err != nil {
-			if sum != nil {
-				return job.Outcome{Snapshot: sum.ID}, err
-			}
-			return job.Outcome{}, err
+			return job.Outcome{Snapshot: job.ExportOutcome(sum, req).Snapshot, Requests: req}, err
 		}
 		opts.SnapshotID = sum.ID
 		rep, _, err := env.report(ctx, cfg, store, opts, formats)
 		if err != nil {
-			return job.Outcome{Snapshot: sum.ID}, err
+			return job.Outcome{Snapshot: sum.ID, Requests: req}, err
 		}
-		return job.ReconcileOutcome(rep), nil
+		out := job.ReconcileOutcome(rep)
+		out.Requests = req
+		return out, nil
 	}
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,21 +14,32 @@ import (
 	"golang.org/x/term"
 )
 
-// progress reports the walk on stderr: a live bar on a terminal, a log line
-// every few seconds otherwise, or nothing.
+// stallAfter is how long an export may go without a page before progress
+// says what it is waiting on.
+const stallAfter = 30 * time.Second
+
+// progress reports an export on stderr: on a terminal one bar for the
+// whole export (records out of the TotalCounts announced, then loading and
+// publishing, in records/s), ended only when the export ends; otherwise a
+// log line every few seconds; or nothing. In every mode but none, when no
+// page has come for stallAfter it says, at WARN, what it is waiting on.
 type progress struct {
 	mu      sync.Mutex
+	colls   int            // collections the export walks
 	total   map[string]int // TotalCount per collection, as announced
 	done    map[string]int // records taken per collection in its current walk
+	last    time.Time      // when the last page came, or the export began
+	stalled bool           // the stall was said since the last page
 	bar     *progressbar.ProgressBar
 	log     *slog.Logger
 	stop    chan struct{}
 	stopped sync.WaitGroup
 }
 
-// newProgress starts the progress report mode: auto, bar, log or none.
-func newProgress(mode string, env *cliEnv, every time.Duration) *progress {
-	p := &progress{total: map[string]int{}, done: map[string]int{}, log: env.log, stop: make(chan struct{})}
+// newProgress starts the progress report of an export of colls
+// collections, in mode auto, bar, log or none; log mode logs every every.
+func newProgress(mode string, env *cliEnv, every time.Duration, colls int) *progress {
+	p := &progress{colls: colls, total: map[string]int{}, done: map[string]int{}, last: time.Now(), log: env.log, stop: make(chan struct{})}
 	if mode == "auto" {
 		mode = "log"
 		if isTerminal(env.rawStderr) {
@@ -34,12 +48,12 @@ func newProgress(mode string, env *cliEnv, every time.Duration) *progress {
 	}
 	switch mode {
 	case "bar":
-		p.bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(env.stderr), progressbar.OptionSetDescription("records"),
-			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(), progressbar.OptionSetWidth(30))
+		p.bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(env.stderr), progressbar.OptionSetDescription("walking"),
+			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("records"),
+			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish(), progressbar.OptionSetWidth(30))
+		p.watch(time.Second, false)
 	case "log":
-		p.stopped.Add(1)
-		go p.logEvery(every)
+		p.watch(every, true)
 	}
 	return p
 }
@@ -54,7 +68,7 @@ func (p *progress) Walking(table string, _, totalCount int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total[table], p.done[table] = totalCount, 0
-	p.render()
+	p.paged()
 }
 
 // PageDone is told a page's records were taken.
@@ -62,7 +76,22 @@ func (p *progress) PageDone(table string, records int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done[table] += records
-	p.render()
+	p.paged()
+}
+
+// paged notes that a page came, and redraws the bar.
+func (p *progress) paged() {
+	p.last, p.stalled = time.Now(), false
+	if p.bar == nil {
+		return
+	}
+	done, total := p.sums()
+	if p.walked() {
+		p.bar.Describe("loading and publishing")
+	}
+	// One more than the records: the bar reaches its end only in Done.
+	p.bar.ChangeMax64(int64(max(total, done) + 1))
+	p.bar.Set64(int64(done))
 }
 
 func (p *progress) sums() (done, total int) {
@@ -73,31 +102,75 @@ func (p *progress) sums() (done, total int) {
 	return done, total
 }
 
-func (p *progress) render() {
-	if p.bar == nil {
-		return
-	}
-	done, total := p.sums()
-	p.bar.ChangeMax64(int64(max(total, done)))
-	p.bar.Set64(int64(done))
+// walked tells whether every collection has announced itself and taken
+// all it announced: what is left is loading and publishing.
+func (p *progress) walked() bool {
+	return len(p.total) == p.colls && len(p.waiting()) == 0
 }
 
-func (p *progress) logEvery(every time.Duration) {
-	defer p.stopped.Done()
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			p.mu.Lock()
-			done, total := p.sums()
-			walking := len(p.total)
-			p.mu.Unlock()
-			p.log.Info("progress", "records", done, "of", total, "collections", walking)
-		case <-p.stop:
-			return
+// waiting lists the collections announced whose walk has not taken all
+// it announced.
+func (p *progress) waiting() []string {
+	var out []string
+	for t, n := range p.total {
+		if p.done[t] < n {
+			out = append(out, t)
 		}
 	}
+	slices.Sort(out)
+	return out
+}
+
+// watch checks every period for a stall, and with logLines logs the
+// progress too, until Done.
+func (p *progress) watch(every time.Duration, logLines bool) {
+	p.stopped.Add(1)
+	go func() {
+		defer p.stopped.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				p.tick(logLines)
+			case <-p.stop:
+				return
+			}
+		}
+	}()
+}
+
+// tick logs the progress (with logLines) and a stall once per stall.
+func (p *progress) tick(logLines bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	done, total := p.sums()
+	if logLines {
+		phase := "walking"
+		if p.walked() {
+			phase = "loading and publishing"
+		}
+		p.log.Info("progress", "records", done, "of", total, "collections", len(p.total), "phase", phase)
+	}
+	if quiet := time.Since(p.last); quiet >= stallAfter && !p.stalled && !p.walked() {
+		p.stalled = true
+		p.log.Warn(fmt.Sprintf("no page for %s: waiting on %s", quiet.Round(time.Second), p.waitingOn()))
+	}
+}
+
+// waitingOn says which collections an export that has stalled waits on.
+func (p *progress) waitingOn() string {
+	var parts []string
+	if w := p.waiting(); len(w) > 0 {
+		parts = append(parts, "the next page of "+strings.Join(w, ", "))
+	}
+	if n := p.colls - len(p.total); n > 0 {
+		parts = append(parts, fmt.Sprintf("the first page of %d of %d collections", n, p.colls))
+	}
+	if len(parts) == 0 {
+		return "the service"
+	}
+	return strings.Join(parts, ", and ")
 }
 
 // Done ends the report.
