@@ -50,8 +50,8 @@ type Reports struct {
 	Trend   int      `yaml:"trend"`    // reconciliations in the trend chart
 }
 
-// ReportFormats are the report file formats.
-var ReportFormats = []string{"md", "html", "xlsx", "csv", "json"}
+// reportFormats are the report file formats.
+var reportFormats = []string{"md", "html", "xlsx", "csv", "json"}
 
 // Reconcile configures the rules run over a snapshot.
 type Reconcile struct {
@@ -76,8 +76,11 @@ type Threshold struct {
 	Amount string `yaml:"amount"`
 }
 
-// Severities are the severities of the rules, gravest first.
-var Severities = []string{"critical", "high", "medium", "low"}
+// severities are the severities of the rules, gravest first.
+var severities = []string{"critical", "high", "medium", "low"}
+
+// Severities returns the severities of the rules, gravest first.
+func Severities() []string { return slices.Clone(severities) }
 
 // Retry bounds the retries of one request.
 type Retry struct {
@@ -132,7 +135,7 @@ func Default() Config {
 		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", LoadMemoryLimit: "32MB", LoadThreads: 1, Threads: 2, RowGroupSize: 16384},
 		LockWait:    30 * time.Second,
 		MetricsFile: "billsnap.prom",
-		Reports:     Reports{Dir: "reports", Formats: slices.Clone(ReportFormats), MaxRows: 500, Trend: 12},
+		Reports:     Reports{Dir: "reports", Formats: slices.Clone(reportFormats), MaxRows: 500, Trend: 12},
 		Reconcile: Reconcile{Grace: 48 * time.Hour, Materiality: Materiality{
 			Severities: map[string]Threshold{"critical": {Count: 1}, "high": {Count: 1}},
 			Rules:      map[string]Threshold{},

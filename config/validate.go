@@ -105,8 +105,8 @@ func (c *Config) Validate() error {
 	c.validateReconcile(bad)
 	c.validateSchedules(bad)
 	for _, f := range c.Reports.Formats {
-		if !contains(ReportFormats, f) {
-			bad("reports.formats", "unknown format %q; known: %s", f, strings.Join(ReportFormats, ", "))
+		if !contains(reportFormats, f) {
+			bad("reports.formats", "unknown format %q; known: %s", f, strings.Join(reportFormats, ", "))
 		}
 	}
 	checkRange("reports.max_rows", c.Reports.MaxRows, 1, 1_000_000)
@@ -119,8 +119,8 @@ func (c *Config) validateReconcile(bad func(key, format string, args ...any)) {
 		bad("reconcile.grace", "must not be negative")
 	}
 	for sev, th := range c.Reconcile.Materiality.Severities {
-		if !contains(Severities, sev) {
-			bad("reconcile.materiality.severities."+sev, "unknown severity; known: %s", strings.Join(Severities, ", "))
+		if !contains(severities, sev) {
+			bad("reconcile.materiality.severities."+sev, "unknown severity; known: %s", strings.Join(severities, ", "))
 		}
 		checkThreshold("reconcile.materiality.severities."+sev, th, bad)
 	}

@@ -32,8 +32,8 @@ const (
 	Killed      = "killed"      // ended without recording its end: SIGKILL, the OOM killer, a power cut
 )
 
-// Statuses are every status a run ends in, and running.
-var Statuses = []string{Running, OK, Material, Failed, Refused, Interrupted, Killed}
+// statuses are every status a run ends in, and running.
+var statuses = []string{Running, OK, Material, Failed, Refused, Interrupted, Killed}
 
 // KilledExitCode is the exit code recorded for a killed run: 128 + SIGKILL,
 // as a shell reports it.
@@ -59,7 +59,7 @@ type Run struct {
 	Started  time.Time `json:"started"`
 	Alive    time.Time `json:"alive"`             // last heartbeat
 	Finished time.Time `json:"finished,omitzero"` // zero while running
-	Status   string    `json:"status"`            // one of Statuses
+	Status   string    `json:"status"`            // one of statuses
 	ExitCode int       `json:"exit_code"`         // 0 while running
 	Snapshot string    `json:"snapshot_id,omitempty"`
 	Error    string    `json:"error,omitempty"`

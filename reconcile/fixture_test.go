@@ -170,7 +170,7 @@ func loadFixture(t *testing.T, name string) (*fixture, *sql.DB) {
 // bindFixture shows the fixture's tables as the views rules read.
 func bindFixture(ctx context.Context, conn *sql.Conn, _, _ string) error {
 	for _, schema := range []string{"cur", "prev"} {
-		for _, tb := range snapshot.Tables {
+		for _, tb := range snapshot.Tables() {
 			q := fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM fx_%[1]s.%[2]s", schema, tb.Name)
 			if _, err := conn.ExecContext(ctx, q); err != nil {
 				return err
@@ -201,7 +201,7 @@ func (fx *fixture) load(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
-	for _, tb := range snapshot.Tables {
+	for _, tb := range snapshot.Tables() {
 		for _, schema := range []string{"fx_cur", "fx_prev"} {
 			if err := createFixtureTable(ctx, db, tb, schema); err != nil {
 				return err

@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// Formats are the report files, by format name.
-var Formats = []struct{ Name, File string }{
+// reportFiles are the report files, by format name.
+var reportFiles = []struct{ Name, File string }{
 	{"md", "summary.md"}, {"html", "report.html"}, {"xlsx", "findings.xlsx"}, {"csv", "findings.csv"}, {"json", "findings.json"},
 }
 
@@ -20,7 +20,7 @@ func ParseFormats(s string) ([]string, error) {
 	var out []string
 	for name := range strings.SplitSeq(s, ",") {
 		name = strings.TrimSpace(name)
-		if !slices.ContainsFunc(Formats, func(f struct{ Name, File string }) bool { return f.Name == name }) {
+		if !slices.ContainsFunc(reportFiles, func(f struct{ Name, File string }) bool { return f.Name == name }) {
 			return nil, fmt.Errorf("report format %q: want md, html, xlsx, csv or json", name)
 		}
 		if !slices.Contains(out, name) {
@@ -48,7 +48,7 @@ func Write(dir string, in *Input, formats []string) ([]string, error) {
 		return nil, err
 	}
 	var paths []string
-	for _, f := range Formats {
+	for _, f := range reportFiles {
 		if !slices.Contains(formats, f.Name) {
 			continue
 		}

@@ -72,7 +72,7 @@ func (s *Sandbox) AnswerKey() AnswerKey {
 		Rules: map[string][]KeyFinding{}}
 	k.Tables = s.tableKeys()
 	for n := 1; n <= 14; n++ {
-		k.Rules[RuleIDs[n]] = []KeyFinding{}
+		k.Rules[ruleIDs[n]] = []KeyFinding{}
 	}
 	for _, f := range s.data.Expected {
 		k.Rules[f.Rule] = append(k.Rules[f.Rule], KeyFinding{Entity: f.Entity, EntityID: f.EntityID, Amount: f.Amount.String(), Currency: f.Currency})
@@ -117,11 +117,6 @@ func (s *Sandbox) tableIDs() map[string][]string {
 	}
 	return t
 }
-
-// Tables are the export's table names, in a stable order.
-var Tables = []string{"customers", "contacts", "payment_methods", "discounts", "subscriptions",
-	"subscription_charges", "invoices", "invoice_lines", "product_plans", "product_plan_charges",
-	"product_plan_charge_pricings", "transactions", "units_of_measure", "business_units", "tax_rules"}
 
 // keyOf is the ID a record is listed by.
 func keyOf(r any) string {

@@ -19,10 +19,10 @@ const (
 	TypeOData         = 8000
 )
 
-// TypeStatus is the HTTP status the sandbox sends for each type code. The
+// typeStatus is the HTTP status the sandbox sends for each type code. The
 // spec fixes 2000 → 400 and 5000 → 422; the others are the sandbox's choice
 // (docs/sandbox.md, "Sandbox error statuses").
-var TypeStatus = map[int]int{
+var typeStatus = map[int]int{
 	TypeBadRequest:    http.StatusBadRequest,
 	TypeBadModelState: http.StatusBadRequest,
 	TypeBadParameter:  http.StatusBadRequest,
@@ -43,7 +43,7 @@ type ErrorBody struct {
 }
 
 // apiError is an error response about to be sent. status 0 means the type
-// code's status from TypeStatus.
+// code's status from typeStatus.
 type apiError struct {
 	object, typ int
 	status      int
@@ -62,7 +62,7 @@ func (e *apiError) httpStatus() int {
 	if e.status != 0 {
 		return e.status
 	}
-	return TypeStatus[e.typ]
+	return typeStatus[e.typ]
 }
 
 // writeError sends e as the error body of spec §7.

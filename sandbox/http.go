@@ -202,7 +202,7 @@ func (s *Sandbox) help(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	fmt.Fprintf(w, "Errorcode %d: %s, %s (type %d, HTTP %d).\n", code, objectNames[obj], typeNames[typ], typ, TypeStatus[typ])
+	fmt.Fprintf(w, "Errorcode %d: %s, %s (type %d, HTTP %d).\n", code, objectNames[obj], typeNames[typ], typ, typeStatus[typ])
 }
 
 // objectNames and typeNames are the tables of spec §7.

@@ -7,7 +7,7 @@ import (
 )
 
 // Rule IDs of docs/rules.md, by number.
-var RuleIDs = map[int]string{
+var ruleIDs = map[int]string{
 	1: "charge_not_invoiced", 2: "zero_quantity_invoiced", 3: "quantity_mismatch", 4: "price_mismatch",
 	5: "duplicate_invoicing", 6: "invoice_total_mismatch", 7: "missed_billing_run", 8: "multiple_active_charges",
 	9: "missing_product_charge", 10: "orphan_reference", 11: "paid_without_payment", 12: "payment_without_invoice",
@@ -37,7 +37,7 @@ var planters = map[int]func(g *gen, b *subBundle, n int){
 func plant(g *gen, b *subBundle, rule int) {
 	n := 0
 	for _, f := range g.d.Expected {
-		if f.Rule == RuleIDs[rule] {
+		if f.Rule == ruleIDs[rule] {
 			n++
 		}
 	}
@@ -45,7 +45,7 @@ func plant(g *gen, b *subBundle, rule int) {
 }
 
 func (g *gen) expect(rule int, entity, id string, amount Money, cur string) {
-	g.d.Expected = append(g.d.Expected, Finding{Rule: RuleIDs[rule], Entity: entity, EntityID: id, Amount: amount, Currency: cur})
+	g.d.Expected = append(g.d.Expected, Finding{Rule: ruleIDs[rule], Entity: entity, EntityID: id, Amount: amount, Currency: cur})
 }
 
 // lineOf returns the line of inv that names charge.

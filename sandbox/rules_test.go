@@ -60,7 +60,7 @@ func index(d *Dataset) *ruleIndex {
 }
 
 func (x *ruleIndex) add(rule int, entity, id string, amount Money, cur string) {
-	x.found[RuleIDs[rule]] = append(x.found[RuleIDs[rule]], KeyFinding{Entity: entity, EntityID: id, Amount: amount.String(), Currency: cur})
+	x.found[ruleIDs[rule]] = append(x.found[ruleIDs[rule]], KeyFinding{Entity: entity, EntityID: id, Amount: amount.String(), Currency: cur})
 }
 
 func (x *ruleIndex) subCur(subID string) string {
@@ -230,7 +230,7 @@ func TestAnswerKeyEqualsRulesComputedInGo(t *testing.T) {
 		sb := New(Config{Data: Options{Seed: seed, Customers: 40 + int(seed)*7, Planted: planted}})
 		key, got := sb.AnswerKey(), computeRules(sb.Dataset())
 		for n := 1; n <= 14; n++ {
-			rule := RuleIDs[n]
+			rule := ruleIDs[n]
 			want := sortedFindings(key.Rules[rule])
 			if len(want) < planted {
 				t.Errorf("seed %d: rule %s: key has %d findings, want at least %d planted", seed, rule, len(want), planted)

@@ -93,7 +93,7 @@ func makeOld(t *testing.T, cfg config.Config) {
 	exec("UPDATE billsnap_meta SET value = '1' WHERE key = 'schema_version'")
 	var firstID string
 	db.QueryRow("SELECT id FROM snapshots WHERE status = 'complete'").Scan(&firstID)
-	for _, tb := range Tables {
+	for _, tb := range tables {
 		exec(tb.CreateSQL(tb.Name))
 		for _, tree := range []string{"parquet", "incomplete"} {
 			glob := filepath.Join(cfg.Out, tree, tb.Name, "*", "*.parquet")

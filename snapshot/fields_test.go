@@ -169,7 +169,7 @@ func dumpStoreOf(t *testing.T, cfg config.Config, id string) map[string]string {
 	t.Helper()
 	db := readDB(t, cfg)
 	out := map[string]string{}
-	for _, tb := range Tables {
+	for _, tb := range tables {
 		cols := tb.ColumnNames()
 		cols = cols[:len(cols)-1] // without _raw
 		pq := fmt.Sprintf("read_parquet('%s')", filepath.Join(cfg.Out, "parquet", tb.Name, "snapshot_id="+id, "*.parquet"))

@@ -72,7 +72,7 @@ type idTally struct {
 }
 
 func newLoader(ctx context.Context, r *Run) *loader {
-	l := &loader{r: r, ctx: ctx, queue: make(chan loadJob, 4*len(Tables)), done: make(chan struct{}),
+	l := &loader{r: r, ctx: ctx, queue: make(chan loadJob, 4*len(tables)), done: make(chan struct{}),
 		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]loadedTable{}}
 	l.limit, _ = config.MemoryBytes(r.s.duck.LoadMemoryLimit)
 	l.ceil, _ = config.MemoryBytes(r.s.duck.MemoryLimit)
@@ -163,7 +163,7 @@ func (l *loader) table(name string) (lt loadedTable, ok bool) {
 // their IDs counted and hashed.
 func (l *loader) loadCollection(parent string) error {
 	tables := []string{parent}
-	for _, ch := range Children[parent] {
+	for _, ch := range children[parent] {
 		tables = append(tables, ch.Table)
 	}
 	for _, name := range tables {

@@ -28,7 +28,7 @@ func Manifest(ctx context.Context, db *sql.DB, id string) ([]TableStats, error) 
 		byName[st.Table] = st
 	}
 	var out []TableStats
-	for _, t := range Tables {
+	for _, t := range tables {
 		if st, ok := byName[t.Name]; ok {
 			out = append(out, st)
 		}
@@ -77,7 +77,7 @@ func Fields(ctx context.Context, db *sql.DB, id string) ([]FieldStats, error) {
 		}
 		out = append(out, f)
 	}
-	sortFields(out, Tables)
+	sortFields(out, tables)
 	return out, rows.Err()
 }
 

@@ -22,7 +22,7 @@ import (
 //     (id, snapshot_id, _raw, the parent's ID), a type missing or unknown;
 //   - for a column billsnap has: a type other than its own.
 func ApplyFields(fields config.Fields) ([]Table, error) {
-	out := slices.Clone(Tables)
+	out := slices.Clone(tables)
 	var errs []error
 	for _, table := range slices.Sorted(maps.Keys(fields)) {
 		i := slices.IndexFunc(out, func(t Table) bool { return t.Name == table })
@@ -107,7 +107,7 @@ func badField(t Table, field string) string {
 	case field == "ID":
 		return "ID is the record's identifier, in the id column"
 	}
-	for _, ch := range Children[t.Name] {
+	for _, ch := range children[t.Name] {
 		if ch.Field == field {
 			return fmt.Sprintf("%s is a nested list: its items are the table %s", field, ch.Table)
 		}
@@ -130,8 +130,8 @@ func oneColumnPerField(t Table) error {
 }
 
 func tableNames() []string {
-	names := make([]string, len(Tables))
-	for i, t := range Tables {
+	names := make([]string, len(tables))
+	for i, t := range tables {
 		names[i] = t.Name
 	}
 	return names

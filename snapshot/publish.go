@@ -161,7 +161,7 @@ func orNotWalked(problem string) string {
 // tableStats starts a table's figures from its collection's walk.
 func (r *Run) tableStats(t Table, written int64) TableStats {
 	coll := t.Name
-	for parent, children := range Children {
+	for parent, children := range children {
 		for _, ch := range children {
 			if ch.Table == t.Name {
 				coll = parent

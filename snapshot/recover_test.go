@@ -80,7 +80,7 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stats []TableStats
-	for _, tb := range Tables {
+	for _, tb := range tables {
 		st, err := run.verified(tb)
 		if err != nil {
 			t.Fatal(err)
@@ -115,7 +115,7 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 		t.Errorf("generations of the Parquet tree after recovery: %v", gens)
 	}
 	key := srv.AnswerKey()
-	for _, tb := range Tables {
+	for _, tb := range tables {
 		q := "SELECT count(*) FROM read_parquet('" + filepath.Join(s.partitionDir(tb.Name, run.ID), "*.parquet") + "')"
 		if n := count(t, db, q); n != key.Tables[tb.Name].Count {
 			t.Errorf("%s: %d Parquet rows after roll-forward, want %d", tb.Name, n, key.Tables[tb.Name].Count)

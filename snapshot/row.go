@@ -31,7 +31,7 @@ type rowBuilder struct {
 	outs  []outcome
 
 	tallies []fieldTally // per column
-	lists   []fieldTally // per nested list (Children[t.Name])
+	lists   []fieldTally // per nested list (children[t.Name])
 	fresh   []freshField // fields without a column, in the order they first came
 }
 
@@ -55,12 +55,12 @@ func newRowBuilder(t Table, ch *Child) *rowBuilder {
 	for i, c := range b.columns {
 		b.byName[c.Field] = i
 	}
-	for _, nested := range Children[t.Name] {
+	for _, nested := range children[t.Name] {
 		b.byName[nested.Field] = notColumn
 	}
 	n := len(b.columns)
 	b.vals, b.types, b.outs, b.tallies = make([]string, n), make([]jsonType, n), make([]outcome, n), make([]fieldTally, n)
-	b.lists = make([]fieldTally, len(Children[t.Name]))
+	b.lists = make([]fieldTally, len(children[t.Name]))
 	return b
 }
 
@@ -214,7 +214,7 @@ func (b *rowBuilder) stats() []FieldStats {
 	for i := range b.columns {
 		out = append(out, b.tallies[i].stats(b.t.Name, &b.columns[i], b.columns[i].Field))
 	}
-	for k, ch := range Children[b.t.Name] {
+	for k, ch := range children[b.t.Name] {
 		st := b.lists[k].stats(b.t.Name, nil, ch.Field)
 		st.Column, st.Kind, st.Contract = ch.Table, "list", ch.Contract
 		out = append(out, st)

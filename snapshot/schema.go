@@ -1,6 +1,9 @@
 package snapshot
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Kind is a column's type, the same in Parquet and in DuckDB.
 type Kind int
@@ -66,10 +69,10 @@ func spec(name, field string, k Kind) Column {
 	return Column{Name: name, Field: field, Kind: k, Contract: true}
 }
 
-// Tables are every table of the snapshot, named for analysts and stable.
+// tables are every table of the snapshot, named for analysts and stable.
 // Typed columns are the fields of docs/fields.md; every other
 // field is kept in _raw.
-var Tables = []Table{
+var tables = []Table{
 	{Name: "customers", Columns: []Column{col("full_name", "FullName", String), col("company_name", "CompanyName", String),
 		col("currency_code", "CurrencyCode", String), col("email", "Email", String), col("created", "Created", Timestamp)}},
 	{Name: "contacts", Columns: []Column{col("customer_id", "CustomerID", String), col("full_name", "FullName", String),
@@ -121,8 +124,8 @@ type Child struct {
 	Contract, ItemContract bool
 }
 
-// Children are the nested lists, by parent table.
-var Children = map[string][]Child{
+// children are the nested lists, by parent table.
+var children = map[string][]Child{
 	"invoices": {{Field: "InvoiceLines", Table: "invoice_lines"}},
 	"product_plans": {
 		{Field: "ProductPlanCharges", Table: "product_plan_charges", Contract: true, ItemContract: true},
@@ -132,7 +135,7 @@ var Children = map[string][]Child{
 
 // TableNamed returns the table called name.
 func TableNamed(name string) (Table, error) {
-	for _, t := range Tables {
+	for _, t := range tables {
 		if t.Name == name {
 			return t, nil
 		}
@@ -194,4 +197,14 @@ func (t Table) CreateSQL(name string) string {
 		s += ",\n  " + c.Name + " " + duckTypes[c.Kind]
 	}
 	return s + ",\n  _raw JSON NOT NULL\n)"
+}
+
+// Tables returns every table of the snapshot (a copy: the catalogue itself
+// cannot be changed), in the store's order.
+func Tables() []Table {
+	out := slices.Clone(tables)
+	for i := range out {
+		out[i].Columns = slices.Clone(out[i].Columns)
+	}
+	return out
 }

@@ -54,7 +54,7 @@ func TestParquetTypesGolden(t *testing.T) {
 	}
 	db := readDB(t, cfg)
 	var b strings.Builder
-	for _, tb := range Tables {
+	for _, tb := range tables {
 		glob := filepath.Join(cfg.Out, "parquet", tb.Name, "*", "*.parquet")
 		rows, err := db.Query(fmt.Sprintf("DESCRIBE SELECT * FROM read_parquet('%s', hive_partitioning = true)", glob))
 		if err != nil {

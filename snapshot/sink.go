@@ -15,7 +15,7 @@ func (r *Run) Sink(table string) extract.Sink {
 	if !ok {
 		panic("snapshot: no table " + table)
 	}
-	c := &collectionSink{r: r, table: t, children: Children[table]}
+	c := &collectionSink{r: r, table: t, children: children[table]}
 	c.newBuilders()
 	return c
 }

@@ -37,7 +37,7 @@ func fingerprint(t *testing.T, cfg config.Config) map[string]string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, tb := range Tables {
+	for _, tb := range tables {
 		var n int
 		var h string
 		q := "SELECT count(*), coalesce(sha256(string_agg(id, chr(10) ORDER BY id) || chr(10)), sha256('')) FROM latest_" + tb.Name

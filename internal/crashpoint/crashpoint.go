@@ -14,11 +14,11 @@
 //	                            before anything else: how far a process got
 //	                            when it was killed from outside
 //
-// The names are the moments listed in Names.
+// The names are the moments listed in names.
 package crashpoint
 
-// Names are the moments the code marks, in the order an export meets them.
-var Names = []string{
+// names are the moments the code marks, in the order an export meets them.
+var names = []string{
 	"walk.page",        // a page is about to go to its sink
 	"parquet.write",    // (Err) bytes go to a staged Parquet file
 	"parquet.flush",    // rows were encoded into a staged Parquet file
