@@ -1,6 +1,6 @@
 // Package extract is billsnap's side of the service: the HTTP client (auth,
 // headers, retries with backoff, a concurrency gate that slows down on 429,
-// typed API errors), the collection catalogue, and the page walker that
+// typed API errors), and the page walker that
 // follows Paging.NextPage and checks every page.
 //
 // The walker's contract: a collection's pages reach its Sink in NextPage

@@ -20,7 +20,7 @@ func TestWalkEveryCollectionEqualsTheAnswerKey(t *testing.T) {
 	key := srv.AnswerKey()
 	for _, prefetch := range []int{0, 8} {
 		w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, newFakeClock(), prefetch)
-		for _, coll := range catalogue {
+		for _, coll := range testCollections {
 			sink := &memSink{}
 			res, err := w.Walk(context.Background(), coll, sink)
 			want := key.Tables[coll.Table]
@@ -57,7 +57,7 @@ func TestRetriesThroughFaults(t *testing.T) {
 	retry := testRetry()
 	retry.MaxAttempts = 12
 	w := newRetryingWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, clock, 6, retry)
-	for _, coll := range catalogue {
+	for _, coll := range testCollections {
 		sink := &memSink{}
 		res, err := w.Walk(context.Background(), coll, sink)
 		if err != nil || !res.Complete || sandbox.HashIDs(sink.ids) != srv.AnswerKey().Tables[coll.Table].IDsSHA256 {

@@ -52,7 +52,7 @@ func (e *env) export() *snapshot.Summary {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	colls, _ := extract.Catalog(e.cfg)
+	colls, _ := snapshot.Collections(e.cfg)
 	w := &extract.Walker{Client: c, BaseURL: e.cfg.BaseURL, FrontURL: e.cfg.FrontURL, Prefetch: 8, MaxRewalks: 2, Clock: clock}
 	sum, err := e.store.Take(context.Background(), w, colls)
 	if err != nil {

@@ -53,7 +53,7 @@ func walker(t *testing.T, cfg config.Config) *extract.Walker {
 
 func catalog(t *testing.T, cfg config.Config) []extract.Collection {
 	t.Helper()
-	colls, err := extract.Catalog(cfg)
+	colls, err := Collections(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

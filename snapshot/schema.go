@@ -2,7 +2,12 @@ package snapshot
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
 )
 
 // Kind is a column's type, the same in Parquet and in DuckDB.
@@ -55,12 +60,26 @@ type Column struct {
 // Table is a table of the snapshot. Every table has, in this order:
 // snapshot_id (DuckDB only: in Parquet it is the partition directory), id,
 // the parent's ID for a child table, its typed columns, and _raw (the
-// record as sent).
+// record as sent). A table is filled either from a list of the service
+// (List), or, as a child table, from a nested list of its parent's records
+// (children).
 type Table struct {
 	Name         string
 	ParentColumn string // for a child table: the column holding its parent's ID
+	List         *List  // the service's list it is filled from; nil for a child table
 	Columns      []Column
 }
+
+// List is a paged list of the service (a collection).
+type List struct {
+	Path   string // path (and query) of its first page, relative to its origin
+	Front  bool   // on front_url (x-version: nxt); otherwise on base_url
+	Object int    // object code of its errors (spec §7)
+}
+
+// front and v3 are the lists on front_url and on base_url's /v3.
+func front(path string, object int) *List { return &List{Path: path, Front: true, Object: object} }
+func v3(path string, object int) *List    { return &List{Path: path, Object: object} }
 
 func col(name, field string, k Kind) Column { return Column{Name: name, Field: field, Kind: k} }
 
@@ -69,44 +88,47 @@ func spec(name, field string, k Kind) Column {
 	return Column{Name: name, Field: field, Kind: k, Contract: true}
 }
 
-// tables are every table of the snapshot, named for analysts and stable.
-// Typed columns are the fields of docs/fields.md; every other
-// field is kept in _raw.
+// tables are every table of the snapshot, named for analysts and stable:
+// the one catalogue of what billsnap takes from the service — each list's
+// path and object code, each table's typed columns (the fields of
+// docs/fields.md; every other field is kept in _raw), and the child tables
+// (children). Product plans come from the /v3 query with both nested lists
+// expanded.
 var tables = []Table{
-	{Name: "customers", Columns: []Column{col("full_name", "FullName", String), col("company_name", "CompanyName", String),
+	{Name: "customers", List: front("/Customers/", 2), Columns: []Column{col("full_name", "FullName", String), col("company_name", "CompanyName", String),
 		col("currency_code", "CurrencyCode", String), col("email", "Email", String), col("created", "Created", Timestamp)}},
-	{Name: "contacts", Columns: []Column{col("customer_id", "CustomerID", String), col("full_name", "FullName", String),
+	{Name: "contacts", List: front("/Contacts/", 4), Columns: []Column{col("customer_id", "CustomerID", String), col("full_name", "FullName", String),
 		col("email", "Email", String)}},
-	{Name: "payment_methods", Columns: []Column{col("customer_id", "CustomerID", String), col("type", "Type", String),
+	{Name: "payment_methods", List: front("/PaymentMethods/", 3), Columns: []Column{col("customer_id", "CustomerID", String), col("type", "Type", String),
 		col("active", "Active", Bool), col("expiry_date", "ExpiryDate", Timestamp)}},
-	{Name: "discounts", Columns: []Column{col("subscription_id", "SubscriptionID", String), col("percentage", "Percentage", Float),
+	{Name: "discounts", List: front("/Discounts/", 5), Columns: []Column{col("subscription_id", "SubscriptionID", String), col("percentage", "Percentage", Float),
 		col("start_date", "StartDate", Timestamp), col("end_date", "EndDate", Timestamp)}},
-	{Name: "subscriptions", Columns: []Column{col("customer_id", "CustomerID", String), col("product_plan_id", "ProductPlanID", String),
+	{Name: "subscriptions", List: front("/Subscriptions/", 6), Columns: []Column{col("customer_id", "CustomerID", String), col("product_plan_id", "ProductPlanID", String),
 		col("currency_code", "CurrencyCode", String), col("state", "State", String), col("start_date", "StartDate", Timestamp)}},
-	{Name: "subscription_charges", Columns: []Column{spec("subscription_id", "SubscriptionID", String),
+	{Name: "subscription_charges", List: front("/SubscriptionCharges/", 7), Columns: []Column{spec("subscription_id", "SubscriptionID", String),
 		spec("product_plan_charge_id", "ProductPlanChargeID", String), spec("reference_id", "ReferenceID", String),
 		spec("amount", "Amount", Quantity), spec("next_charge_date", "NextChargeDate", Timestamp),
 		spec("state_code", "StateCode", Int32), spec("status", "Status", Int32)}},
-	{Name: "invoices", Columns: []Column{col("invoice_number", "InvoiceNumber", String), col("customer_id", "CustomerID", String),
+	{Name: "invoices", List: front("/Invoices/", 8), Columns: []Column{col("invoice_number", "InvoiceNumber", String), col("customer_id", "CustomerID", String),
 		col("subscription_id", "SubscriptionID", String), col("invoice_date", "InvoiceDate", Timestamp),
 		col("due_date", "DueDate", Timestamp), col("currency_code", "CurrencyCode", String),
 		col("total_amount", "TotalAmount", Money), col("payment_date", "PaymentDate", Timestamp)}},
 	{Name: "invoice_lines", ParentColumn: "invoice_id", Columns: []Column{col("subscription_charge_id", "SubscriptionChargeID", String),
 		col("product_plan_charge_id", "ProductPlanChargeID", String), col("quantity", "Quantity", Quantity),
 		col("unit_price", "UnitPrice", Money), col("amount", "Amount", Money), col("text", "Text", String)}},
-	{Name: "product_plans", Columns: []Column{spec("full_name", "FullName", String), spec("currency_code", "CurrencyCode", String),
+	{Name: "product_plans", List: v3("/v3/productplans/query?$expand=ProductPlanCharges,ProductPlanChargePricings", 9), Columns: []Column{spec("full_name", "FullName", String), spec("currency_code", "CurrencyCode", String),
 		spec("active_currencies", "ActiveCurrencies", String)}},
 	{Name: "product_plan_charges", ParentColumn: "product_plan_id", Columns: []Column{spec("full_name", "FullName", String),
 		spec("invoice_text", "InvoiceText", String), spec("default_amount", "DefaultAmount", Int64), spec("sku", "SKU", String)}},
 	{Name: "product_plan_charge_pricings", ParentColumn: "product_plan_id", Columns: []Column{
 		col("product_plan_charge_id", "ProductPlanChargeID", String), col("currency_code", "CurrencyCode", String),
 		col("unit_price", "UnitPrice", Money)}},
-	{Name: "transactions", Columns: []Column{col("customer_id", "CustomerID", String), col("invoice_id", "InvoiceID", String),
+	{Name: "transactions", List: front("/Transactions/", 1), Columns: []Column{col("customer_id", "CustomerID", String), col("invoice_id", "InvoiceID", String),
 		col("type", "Type", String), col("status", "Status", String), col("amount", "Amount", Money),
 		col("currency_code", "CurrencyCode", String), col("transaction_date", "TransactionDate", Timestamp)}},
-	{Name: "units_of_measure", Columns: []Column{col("name", "Name", String)}},
-	{Name: "business_units", Columns: []Column{col("name", "Name", String), col("currency_code", "CurrencyCode", String)}},
-	{Name: "tax_rules", Columns: []Column{col("name", "Name", String), col("rate", "Rate", Float)}},
+	{Name: "units_of_measure", List: front("/UnitsOfMeasure/", 11), Columns: []Column{col("name", "Name", String)}},
+	{Name: "business_units", List: front("/BusinessUnits/", 12), Columns: []Column{col("name", "Name", String), col("currency_code", "CurrencyCode", String)}},
+	{Name: "tax_rules", List: front("/TaxRules/", 13), Columns: []Column{col("name", "Name", String), col("rate", "Rate", Float)}},
 }
 
 // Child is a nested list of a collection's records that becomes a table.
@@ -205,6 +227,41 @@ func Tables() []Table {
 	out := slices.Clone(tables)
 	for i := range out {
 		out[i].Columns = slices.Clone(out[i].Columns)
+		if l := out[i].List; l != nil {
+			c := *l
+			out[i].List = &c
+		}
 	}
 	return out
+}
+
+// Collections returns the lists the snapshot is taken from, in the
+// catalogue's order, with the paths of cfg's collections key applied. An
+// unknown name is a *config.Error naming it.
+func Collections(cfg config.Config) ([]extract.Collection, error) {
+	var out []extract.Collection
+	for _, t := range tables {
+		if t.List != nil {
+			out = append(out, extract.Collection{Table: t.Name, Path: t.List.Path, Front: t.List.Front, Object: t.List.Object})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Collections)) {
+		i := slices.IndexFunc(out, func(c extract.Collection) bool { return c.Table == name })
+		if i < 0 {
+			return nil, &config.Error{Key: "collections." + name, Msg: fmt.Sprintf("unknown collection; known: %s", strings.Join(CollectionNames(), ", "))}
+		}
+		out[i].Path = cfg.Collections[name]
+	}
+	return out, nil
+}
+
+// CollectionNames lists the tables filled from a list of the service.
+func CollectionNames() []string {
+	var names []string
+	for _, t := range tables {
+		if t.List != nil {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }

@@ -120,7 +120,7 @@ func serial(ctx context.Context, cfg config.Config) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	colls, _ := extract.Catalog(cfg)
+	colls, _ := snapshot.Collections(cfg)
 	for _, c := range colls {
 		res, err := w.Walk(ctx, c, run.Sink(c.Table))
 		run.Walked(res)

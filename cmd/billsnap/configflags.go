@@ -80,7 +80,7 @@ func prepare(c config.Config, service bool) error {
 	if err != nil {
 		return job.Usage(err)
 	}
-	if _, err := extract.Catalog(c); err != nil {
+	if _, err := snapshot.Collections(c); err != nil {
 		return job.Usage(err)
 	}
 	if _, err := snapshot.ApplyFields(c.Fields); err != nil {
