@@ -1,43 +1,24 @@
 package job
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/fakeclock"
+	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
 )
-
-// lockedBuffer is a log's output, written by many goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // Every retry of an export is a log line at info with its attempt and its
 // wait, is on record in the journal with the run, and is counted in the
@@ -47,7 +28,7 @@ func TestRetriesAreLoggedRecordedAndCounted(t *testing.T) {
 	cfg := config.Default()
 	cfg.BaseURL, cfg.FrontURL, cfg.Out, cfg.Progress = srv.BaseURL(), srv.FrontURL(), t.TempDir(), "none"
 	cfg.Retry.MaxAttempts = 12 // so that no page gives up (TestRetriesThroughFaults says why)
-	var logged lockedBuffer
+	var logged syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logged, nil))
 	svc := Service{Secret: extract.NewSecret(sandboxtest.Key), Log: log, Clock: fakeclock.New(time.Now())}
 	out, err := InStore(context.Background(), cfg, Spec{Name: "export"}, log, func(s string) string { return s }, nil,

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -98,11 +99,11 @@ func TestProgressLogLines(t *testing.T) {
 }
 
 // When no page has come for 30 s, progress says once, at WARN, what the
-// export waits on; a page ends the stall.
+// export waits on; a page ends the stall, and the next one is said again.
 func TestProgressSaysWhatAStallWaitsOn(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		var errb bytes.Buffer
+		var errb syncbuf.Buffer // the ticker's goroutine writes it while the test reads
 		env := newEnv(&bytes.Buffer{}, &errb, noEnv)
 		p := newProgress("log", env, 5*time.Second, 3)
 		p.Walking("customers", 1, 300)
@@ -112,10 +113,15 @@ func TestProgressSaysWhatAStallWaitsOn(t *testing.T) {
 			t.Fatalf("a stall said after 29 s: %s", errb.String())
 		}
 		time.Sleep(40 * time.Second)
-		p.Done()
 		want := `level=WARN msg="no page for 30s: waiting on the next page of customers, and the first page of 2 of 3 collections"` + "\n"
 		if got := errb.String(); strings.Count(got, "no page") != 1 || !strings.Contains(got, want) {
 			t.Errorf("stderr %q, want once %q", got, want)
+		}
+		p.PageDone("customers", 100)
+		time.Sleep(35 * time.Second)
+		p.Done()
+		if got := errb.String(); strings.Count(got, "no page") != 2 {
+			t.Errorf("after a page and another stall, %d stall lines:\n%s", strings.Count(got, "no page"), got)
 		}
 	})
 }
