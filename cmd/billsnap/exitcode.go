@@ -12,8 +12,8 @@ const exitCodesHelp = `Exit codes:
   0    ok: the job ran and found nothing material
   1    failure: the service, the network, the disk, or bad input from the service
   2    usage: bad flags, arguments or configuration, an unknown --snapshot,
-       or no store where a command that only reads one (status, reconcile,
-       report) looks
+       a statement query cannot prepare, or no store where a command that
+       only reads one (status, reconcile, report, query) looks
   3    material: discrepancies at or above materiality, or an incomplete snapshot
   130  interrupted by SIGINT or SIGTERM`
 
