@@ -1,6 +1,7 @@
 package job
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -14,6 +15,28 @@ import (
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot"
 )
+
+// ReconcileOptions prepares what every reconciliation of cfg needs: the
+// shipped rules with those of rulesDir (default: reconcile.rules_dir),
+// the waivers of the file waivers (default: reconcile.waivers), the grace
+// and the materiality thresholds, checked against the rules. Any problem
+// is a usage error.
+func ReconcileOptions(cfg config.Config, rulesDir, waivers string) (reconcile.Options, error) {
+	o := reconcile.Options{Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
+	var err error
+	if o.Rules, err = reconcile.Rules(cmp.Or(rulesDir, cfg.Reconcile.RulesDir)); err != nil {
+		return o, Usage(err)
+	}
+	if w := cmp.Or(waivers, cfg.Reconcile.Waivers); w != "" {
+		if o.Waivers, err = reconcile.LoadWaivers(w); err != nil {
+			return o, Usage(err)
+		}
+	}
+	if err := o.Check(); err != nil {
+		return o, Usage(err)
+	}
+	return o, nil
+}
 
 // Reconcile reconciles in a section of the store's state, and calls then,
 // when not nil, in the same section (to read what the reports show beside

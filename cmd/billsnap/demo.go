@@ -5,12 +5,10 @@ import (
 	"crypto/rand"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -50,11 +48,11 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		printSummary(env.stdout, cfg, sum)
 		fmt.Fprintf(env.stdout, "\n")
-		rules, err := reconcile.Rules("")
+		opts, err := job.ReconcileOptions(cfg, "", "")
 		if err != nil {
 			return job.Outcome{}, err
 		}
-		opts := reconcile.Options{SnapshotID: sum.ID, Rules: rules, Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
+		opts.SnapshotID = sum.ID
 		rep, written, err := env.report(ctx, cfg, store, opts, cfg.Reports.Formats)
 		if err != nil {
 			return job.Outcome{}, err

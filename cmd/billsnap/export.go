@@ -100,7 +100,7 @@ func runCheckConfig(_ context.Context, env *cliEnv, args []string) error {
 	if _, err := cf.secret(env); err != nil {
 		return err
 	}
-	opts, err := (&reconcileFlags{reportFiles: true}).options(cfg)
+	opts, err := job.ReconcileOptions(cfg, "", "")
 	if err != nil {
 		return err
 	}

@@ -38,13 +38,17 @@ func addReconcileFlags(fs *cliFlags, withSnapshot, reportFiles bool) *reconcileF
 	return f
 }
 
-// options turns the flags and the configuration into reconcile options.
+// options turns the flags and the configuration into reconcile options
+// (job.ReconcileOptions, with the snapshot, period and as-of of the flags).
 func (f *reconcileFlags) options(cfg config.Config) (reconcile.Options, error) {
-	o := reconcile.Options{SnapshotID: f.snapshot, Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
 	if !f.reportFiles && !strings.Contains(" text json csv ", " "+f.format+" ") {
-		return o, job.Usagef("--format must be text, json or csv, not %q", f.format)
+		return reconcile.Options{}, job.Usagef("--format must be text, json or csv, not %q", f.format)
 	}
-	var err error
+	o, err := job.ReconcileOptions(cfg, f.rules, f.waivers)
+	if err != nil {
+		return o, err
+	}
+	o.SnapshotID = f.snapshot
 	if f.period != "" {
 		if o.Period, err = reconcile.ParsePeriod(f.period); err != nil {
 			return o, job.Usage(err)
@@ -55,25 +59,7 @@ func (f *reconcileFlags) options(cfg config.Config) (reconcile.Options, error) {
 			return o, job.Usagef("--as-of: %v", err)
 		}
 	}
-	if o.Rules, err = reconcile.Rules(or(f.rules, cfg.Reconcile.RulesDir)); err != nil {
-		return o, job.Usage(err)
-	}
-	if w := or(f.waivers, cfg.Reconcile.Waivers); w != "" {
-		if o.Waivers, err = reconcile.LoadWaivers(w); err != nil {
-			return o, job.Usage(err)
-		}
-	}
-	if err := o.Check(); err != nil {
-		return o, job.Usage(err)
-	}
 	return o, nil
-}
-
-func or(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func parseTime(s string) (time.Time, error) {

@@ -63,7 +63,7 @@ func runSchedule(ctx context.Context, env *cliEnv, args []string) error {
 // scheduled runs one fire of a schedule and logs how it ended.
 func (env *cliEnv) scheduled(ctx context.Context, cfg config.Config, secret *extract.Secret, sc config.Schedule, metrics *schedule.Metrics) {
 	start := time.Now()
-	opts, err := (&reconcileFlags{reportFiles: true}).options(cfg)
+	opts, err := job.ReconcileOptions(cfg, "", "")
 	if err != nil {
 		env.log.Error("schedule", "schedule", sc.Name, "error", err)
 		return
