@@ -3,6 +3,8 @@ package config
 import (
 	"slices"
 	"time"
+
+	"github.com/billsnap/billsnap/extract"
 )
 
 // Config is everything a run needs, the API key aside.
@@ -16,7 +18,7 @@ type Config struct {
 	MaxRewalks        int               `yaml:"max_rewalks"`         // re-walks of a collection that drifted
 	AllowInsecureHTTP bool              `yaml:"allow_insecure_http"` // allow http:// to a host that is not loopback
 	Progress          string            `yaml:"progress"`            // auto, bar, log or none
-	Retry             Retry             `yaml:"retry"`
+	Retry             extract.Retry     `yaml:"retry"`
 	Collections       map[string]string `yaml:"collections"` // table name -> list path, overriding the default
 	Fields            Fields            `yaml:"fields"`      // typed columns mapped or added (docs/fields.md)
 	Parquet           Parquet           `yaml:"parquet"`
@@ -82,14 +84,6 @@ var severities = []string{"critical", "high", "medium", "low"}
 // Severities returns the severities of the rules, gravest first.
 func Severities() []string { return slices.Clone(severities) }
 
-// Retry bounds the retries of one request.
-type Retry struct {
-	MaxAttempts   int           `yaml:"max_attempts"`    // attempts in all, the first included
-	InitialDelay  time.Duration `yaml:"initial_delay"`   // first backoff, before jitter
-	MaxDelay      time.Duration `yaml:"max_delay"`       // largest backoff
-	MaxRetryAfter time.Duration `yaml:"max_retry_after"` // a longer Retry-After fails the request
-}
-
 // Parquet tunes the Parquet writer.
 type Parquet struct {
 	Dir          string `yaml:"dir"`            // the Parquet tree, relative to Out
@@ -129,7 +123,7 @@ func Default() Config {
 		Timeout:     60 * time.Second,
 		MaxRewalks:  2,
 		Progress:    "auto",
-		Retry:       Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute},
+		Retry:       extract.Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute},
 		Collections: map[string]string{},
 		Parquet:     Parquet{Dir: "parquet", Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 4 << 20, Writers: 2, RowsPerFile: 1_000_000},
 		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", LoadMemoryLimit: "32MB", LoadThreads: 1, Threads: 2, RowGroupSize: 16384},

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/billsnap/billsnap/configkey"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -69,7 +71,7 @@ func TestValidateNamesEveryBadKey(t *testing.T) {
 	}
 	for _, key := range []string{"base_url", "front_url", "concurrency", "progress", "parquet.compression", "collections.customers",
 		"duckdb.load_memory_limit", "duckdb.row_group_size", "duckdb.load_threads"} {
-		var ce *Error
+		var ce *configkey.Error
 		if !strings.Contains(err.Error(), "config key "+key+":") || !errors.As(err, &ce) {
 			t.Errorf("Validate does not name %s: %v", key, err)
 		}

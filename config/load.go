@@ -13,14 +13,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Error is a problem with one configuration key.
-type Error struct {
-	Key string // dotted YAML key, such as retry.max_attempts
-	Msg string
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("config key %s: %s", e.Key, e.Msg) }
-
 // Environment variables read by Load.
 const (
 	EnvBaseURL    = "BILLSNAP_BASE_URL"

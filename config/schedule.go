@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/robfig/cron/v3"
 	_ "time/tzdata" // CRON_TZ works without the system's zone files
+
+	"github.com/robfig/cron/v3"
 )
 
 // CronParser reads schedule specs: five fields (minute, hour, day of month,

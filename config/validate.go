@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/money"
 )
 
@@ -39,7 +40,7 @@ func MemoryBytes(s string) (n int64, ok bool) {
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
-		errs = append(errs, &Error{Key: key, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &configkey.Error{Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
 	for key, u := range map[string]string{"base_url": c.BaseURL, "front_url": c.FrontURL} {
 		if msg := checkServiceURL(u, c.AllowInsecureHTTP); msg != "" && u != "" {
@@ -57,7 +58,6 @@ func (c *Config) Validate() error {
 	checkRange("concurrency", c.Concurrency, 1, 256)
 	checkRange("prefetch", c.Prefetch, 0, 1024)
 	checkRange("max_rewalks", c.MaxRewalks, 0, 10)
-	checkRange("retry.max_attempts", c.Retry.MaxAttempts, 1, 100)
 	checkRange("parquet.writers", c.Parquet.Writers, 1, 16)
 	checkRange("parquet.rows_per_file", c.Parquet.RowsPerFile, 1000, 1<<30)
 	checkRange("duckdb.threads", c.DuckDB.Threads, 1, 256)
@@ -69,12 +69,7 @@ func (c *Config) Validate() error {
 	if c.Timeout <= 0 {
 		bad("timeout", "must be a positive duration such as 60s")
 	}
-	if c.Retry.InitialDelay <= 0 || c.Retry.MaxDelay < c.Retry.InitialDelay {
-		bad("retry", "initial_delay must be positive and max_delay at least initial_delay")
-	}
-	if c.Retry.MaxRetryAfter <= 0 {
-		bad("retry.max_retry_after", "must be a positive duration")
-	}
+	errs = append(errs, configkey.Under("retry", c.Retry.Validate()))
 	if !contains([]string{"auto", "bar", "log", "none"}, c.Progress) {
 		bad("progress", "must be auto, bar, log or none, not %q", c.Progress)
 	}
@@ -146,7 +141,7 @@ func (c *Config) RequireService() error {
 	var errs []error
 	for _, k := range []struct{ key, url string }{{"base_url", c.BaseURL}, {"front_url", c.FrontURL}} {
 		if k.url == "" {
-			errs = append(errs, &Error{Key: k.key, Msg: "is required"})
+			errs = append(errs, &configkey.Error{Key: k.key, Msg: "is required"})
 		}
 	}
 	return errors.Join(errs...)

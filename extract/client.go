@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
-
-	"github.com/billsnap/billsnap/config"
 )
 
 // MaxBodyBytes bounds one response body; a larger one is bad input.
@@ -27,7 +25,7 @@ type Options struct {
 	Secret            *Secret
 	Concurrency       int           // requests in flight
 	Timeout           time.Duration // one request, body included
-	Retry             config.Retry
+	Retry             Retry
 	Clock             Clock        // nil: RealClock
 	Log               *slog.Logger // nil: discard
 	Transport         http.RoundTripper
@@ -43,7 +41,7 @@ type Client struct {
 	origins map[string]bool
 	gate    *Gate
 	clock   Clock
-	retry   config.Retry
+	retry   Retry
 	timeout time.Duration
 	log     *slog.Logger
 

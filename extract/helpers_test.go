@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -58,8 +57,8 @@ func (s *memSink) End() (Tally, error) {
 	return t, nil
 }
 
-func testRetry() config.Retry {
-	return config.Retry{MaxAttempts: 6, InitialDelay: 100 * time.Millisecond, MaxDelay: 2 * time.Second, MaxRetryAfter: time.Minute}
+func testRetry() Retry {
+	return Retry{MaxAttempts: 6, InitialDelay: 100 * time.Millisecond, MaxDelay: 2 * time.Second, MaxRetryAfter: time.Minute}
 }
 
 // newWalker walks base/front with key through a client on clock.
@@ -69,7 +68,7 @@ func newWalker(t *testing.T, base, front, key string, clock Clock, prefetch int)
 }
 
 // newRetryingWalker is newWalker with retry instead of testRetry().
-func newRetryingWalker(t *testing.T, base, front, key string, clock Clock, prefetch int, retry config.Retry) *Walker {
+func newRetryingWalker(t *testing.T, base, front, key string, clock Clock, prefetch int, retry Retry) *Walker {
 	t.Helper()
 	c, err := NewClient(Options{BaseURL: base, FrontURL: front, Secret: NewSecret(key), Concurrency: 4,
 		Timeout: 10 * time.Second, Retry: retry, Clock: clock})

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
@@ -63,7 +63,7 @@ func ExitCode(ctx context.Context, err error) int {
 	var (
 		u       UsageError
 		m       MaterialError
-		cfg     *config.Error
+		cfg     *configkey.Error
 		unknown *reconcile.UnknownSnapshotError
 		stmt    *snapshot.StatementError
 	)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -27,7 +27,7 @@ func TestExitCodes(t *testing.T) {
 		{"material", context.Background(), Outcome{Material: true, Note: "x"}, nil, ExitMaterial},
 		{"failure", context.Background(), Outcome{Material: true}, errors.New("disk full"), ExitFailure},
 		{"usage", context.Background(), Outcome{}, Usagef("--out: bad"), ExitUsage},
-		{"config key", context.Background(), Outcome{}, fmt.Errorf("loading: %w", &config.Error{Key: "k", Msg: "m"}), ExitUsage},
+		{"config key", context.Background(), Outcome{}, fmt.Errorf("loading: %w", &configkey.Error{Key: "k", Msg: "m"}), ExitUsage},
 		{"unknown snapshot", context.Background(), Outcome{}, &reconcile.UnknownSnapshotError{ID: "x"}, ExitUsage},
 		{"statement", context.Background(), Outcome{}, &snapshot.StatementError{Err: errors.New("parser")}, ExitUsage},
 		{"interrupted", cancelled, Outcome{}, context.Canceled, ExitInterrupted},

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/money"
 )
 
@@ -12,7 +13,7 @@ import (
 func checkMateriality(m config.Materiality, rules []Rule) error {
 	for id := range m.Rules {
 		if !slices.ContainsFunc(rules, func(r Rule) bool { return r.ID == id }) {
-			return &config.Error{Key: "reconcile.materiality.rules." + id, Msg: "no rule has this ID"}
+			return &configkey.Error{Key: "reconcile.materiality.rules." + id, Msg: "no rule has this ID"}
 		}
 	}
 	return nil

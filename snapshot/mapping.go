@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/configkey"
 )
 
 // ApplyFields returns Tables with the configuration's fields key applied.
 // Under a table, an entry named for one of its assumed columns reads that
 // column from another JSON field; an entry with another name adds a
 // typed column (an assumed one) after the table's own. Every problem is a
-// *config.Error naming its key, all of them joined:
+// *configkey.Error naming its key, all of them joined:
 //   - an unknown table, or a column of the spec's (a contract column);
 //   - a field missing, "ID", or a nested list's; one field for two columns;
 //   - for an added column: a name that is not snake_case or is taken
@@ -27,7 +28,7 @@ func ApplyFields(fields config.Fields) ([]Table, error) {
 	for _, table := range slices.Sorted(maps.Keys(fields)) {
 		i := slices.IndexFunc(out, func(t Table) bool { return t.Name == table })
 		if i < 0 {
-			errs = append(errs, &config.Error{Key: "fields." + table, Msg: "unknown table; known: " + strings.Join(tableNames(), ", ")})
+			errs = append(errs, &configkey.Error{Key: "fields." + table, Msg: "unknown table; known: " + strings.Join(tableNames(), ", ")})
 			continue
 		}
 		t, err := applyTable(out[i], fields[table])
@@ -45,7 +46,7 @@ func applyTable(t Table, entries map[string]config.FieldMap) (Table, error) {
 	t.Columns = slices.Clone(t.Columns)
 	var errs []error
 	bad := func(column, format string, args ...any) {
-		errs = append(errs, &config.Error{Key: "fields." + t.Name + "." + column, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &configkey.Error{Key: "fields." + t.Name + "." + column, Msg: fmt.Sprintf(format, args...)})
 	}
 	for _, name := range slices.Sorted(maps.Keys(entries)) {
 		e := entries[name]
@@ -121,7 +122,7 @@ func oneColumnPerField(t Table) error {
 	var errs []error
 	for _, c := range t.Columns {
 		if other, ok := seen[c.Field]; ok {
-			errs = append(errs, &config.Error{Key: "fields." + t.Name + "." + c.Name,
+			errs = append(errs, &configkey.Error{Key: "fields." + t.Name + "." + c.Name,
 				Msg: fmt.Sprintf("field %s is read by column %s already; map that column to another field too", c.Field, other)})
 		}
 		seen[c.Field] = c.Name

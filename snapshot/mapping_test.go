@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/configkey"
 )
 
 func TestApplyFieldsMapsAndAdds(t *testing.T) {
@@ -56,7 +57,7 @@ func TestApplyFieldsRefusesWhatItCannotDo(t *testing.T) {
 		{config.Fields{"invoices": {"number": {Field: "InvoiceNumber", Type: "string"}}}, "fields.invoices.number", "field InvoiceNumber is read by column invoice_number already"},
 	} {
 		_, err := ApplyFields(tc.fields)
-		var ce *config.Error
+		var ce *configkey.Error
 		if err == nil || !errors.As(err, &ce) || !strings.Contains(err.Error(), "config key "+tc.key+": "+tc.want) {
 			t.Errorf("%v: error %v; want key %s: %q", tc.fields, err, tc.key, tc.want)
 		}

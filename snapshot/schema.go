@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/extract"
 )
 
@@ -237,7 +238,7 @@ func Tables() []Table {
 
 // Collections returns the lists the snapshot is taken from, in the
 // catalogue's order, with the paths of cfg's collections key applied. An
-// unknown name is a *config.Error naming it.
+// unknown name is a *configkey.Error naming it.
 func Collections(cfg config.Config) ([]extract.Collection, error) {
 	var out []extract.Collection
 	for _, t := range tables {
@@ -248,7 +249,7 @@ func Collections(cfg config.Config) ([]extract.Collection, error) {
 	for _, name := range slices.Sorted(maps.Keys(cfg.Collections)) {
 		i := slices.IndexFunc(out, func(c extract.Collection) bool { return c.Table == name })
 		if i < 0 {
-			return nil, &config.Error{Key: "collections." + name, Msg: fmt.Sprintf("unknown collection; known: %s", strings.Join(CollectionNames(), ", "))}
+			return nil, &configkey.Error{Key: "collections." + name, Msg: fmt.Sprintf("unknown collection; known: %s", strings.Join(CollectionNames(), ", "))}
 		}
 		out[i].Path = cfg.Collections[name]
 	}
