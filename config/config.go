@@ -5,30 +5,29 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
-// Config is everything a run needs, the API key aside.
+// Config is everything a run needs, the API key aside. It composes the
+// options the domain packages own: the store's (out, collections, fields,
+// parquet, duckdb, lock_wait, inline at the top of the file) and the
+// retries of a request.
 type Config struct {
-	BaseURL           string            `yaml:"base_url"`            // {base_url}: the /v3 endpoints
-	FrontURL          string            `yaml:"front_url"`           // {front_url}: the paged lists
-	Out               string            `yaml:"out"`                 // output directory
-	Concurrency       int               `yaml:"concurrency"`         // requests in flight, all collections together
-	Prefetch          int               `yaml:"prefetch"`            // pages fetched ahead of the NextPage chain, per collection
-	Timeout           time.Duration     `yaml:"timeout"`             // one request, body included
-	MaxRewalks        int               `yaml:"max_rewalks"`         // re-walks of a collection that drifted
-	AllowInsecureHTTP bool              `yaml:"allow_insecure_http"` // allow http:// to a host that is not loopback
-	Progress          string            `yaml:"progress"`            // auto, bar, log or none
-	Retry             extract.Retry     `yaml:"retry"`
-	Collections       map[string]string `yaml:"collections"` // table name -> list path, overriding the default
-	Fields            Fields            `yaml:"fields"`      // typed columns mapped or added (docs/fields.md)
-	Parquet           Parquet           `yaml:"parquet"`
-	DuckDB            DuckDB            `yaml:"duckdb"`
-	Reconcile         Reconcile         `yaml:"reconcile"`
-	Reports           Reports           `yaml:"reports"`
-	Schedules         []Schedule        `yaml:"schedules"`
-	Retention         Retention         `yaml:"retention"`
-	LockWait          time.Duration     `yaml:"lock_wait"`    // how long to wait for another billsnap to leave the output directory
-	MetricsFile       string            `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
+	snapshot.Options  `yaml:",inline"`
+	BaseURL           string        `yaml:"base_url"`            // {base_url}: the /v3 endpoints
+	FrontURL          string        `yaml:"front_url"`           // {front_url}: the paged lists
+	Concurrency       int           `yaml:"concurrency"`         // requests in flight, all collections together
+	Prefetch          int           `yaml:"prefetch"`            // pages fetched ahead of the NextPage chain, per collection
+	Timeout           time.Duration `yaml:"timeout"`             // one request, body included
+	MaxRewalks        int           `yaml:"max_rewalks"`         // re-walks of a collection that drifted
+	AllowInsecureHTTP bool          `yaml:"allow_insecure_http"` // allow http:// to a host that is not loopback
+	Progress          string        `yaml:"progress"`            // auto, bar, log or none
+	Retry             extract.Retry `yaml:"retry"`
+	Reconcile         Reconcile     `yaml:"reconcile"`
+	Reports           Reports       `yaml:"reports"`
+	Schedules         []Schedule    `yaml:"schedules"`
+	Retention         Retention     `yaml:"retention"`
+	MetricsFile       string        `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
 }
 
 // Schedule is a job billsnap schedule runs on a cron spec.
@@ -84,50 +83,16 @@ var severities = []string{"critical", "high", "medium", "low"}
 // Severities returns the severities of the rules, gravest first.
 func Severities() []string { return slices.Clone(severities) }
 
-// Parquet tunes the Parquet writer.
-type Parquet struct {
-	Dir          string `yaml:"dir"`            // the Parquet tree, relative to Out
-	Compression  string `yaml:"compression"`    // snappy, zstd, gzip or none
-	PageSize     Size   `yaml:"page_size"`      // bytes per page
-	RowGroupSize Size   `yaml:"row_group_size"` // bytes per row group
-	Writers      int    `yaml:"writers"`        // encoding goroutines per file
-	RowsPerFile  int    `yaml:"rows_per_file"`  // a table's part files roll over at this many rows
-}
-
-// DuckDB tunes the database.
-type DuckDB struct {
-	File string `yaml:"file"` // database file, relative to Out
-	// MemoryLimit is DuckDB's memory_limit for queries (reconcile,
-	// reports, query). DuckDB fills its buffer pool up to the limit, so
-	// the limit shows up in the peak RSS.
-	MemoryLimit string `yaml:"memory_limit"`
-	// LoadMemoryLimit is DuckDB's memory_limit while a snapshot is loaded,
-	// and LoadThreads its threads. A load that runs out of memory (rows
-	// wider than usual) is tried again with the limit doubled, up to
-	// MemoryLimit.
-	LoadMemoryLimit string `yaml:"load_memory_limit"`
-	LoadThreads     int    `yaml:"load_threads"`
-	Threads         int    `yaml:"threads"` // DuckDB's threads setting for queries
-	// RowGroupSize is the rows per row group of the database file: DuckDB
-	// holds a table's unfinished row group in memory while loading it, so
-	// its default (122,880) costs hundreds of MB on wide tables.
-	RowGroupSize int `yaml:"row_group_size"`
-}
-
 // Default is the configuration before file, environment and flags.
 func Default() Config {
 	return Config{
-		Out:         "billsnap-data",
+		Options:     snapshot.DefaultOptions(),
 		Concurrency: 8,
 		Prefetch:    8,
 		Timeout:     60 * time.Second,
 		MaxRewalks:  2,
 		Progress:    "auto",
 		Retry:       extract.Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute},
-		Collections: map[string]string{},
-		Parquet:     Parquet{Dir: "parquet", Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 4 << 20, Writers: 2, RowsPerFile: 1_000_000},
-		DuckDB:      DuckDB{File: "billsnap.duckdb", MemoryLimit: "256MB", LoadMemoryLimit: "32MB", LoadThreads: 1, Threads: 2, RowGroupSize: 16384},
-		LockWait:    30 * time.Second,
 		MetricsFile: "billsnap.prom",
 		Reports:     Reports{Dir: "reports", Formats: slices.Clone(reportFormats), MaxRows: 500, Trend: 12},
 		Reconcile: Reconcile{Grace: 48 * time.Hour, Materiality: Materiality{

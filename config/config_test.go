@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/configkey"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -31,7 +32,7 @@ func TestLoadLayersDefaultsFileEnv(t *testing.T) {
 		t.Errorf("collections: %v", c.Collections)
 	}
 	inv := c.Fields["invoices"]
-	if inv["invoice_number"] != (FieldMap{Field: "InvoiceNo"}) || inv["po_number"] != (FieldMap{Field: "PurchaseOrder", Type: "string"}) {
+	if inv["invoice_number"] != (snapshot.FieldMap{Field: "InvoiceNo"}) || inv["po_number"] != (snapshot.FieldMap{Field: "PurchaseOrder", Type: "string"}) {
 		t.Errorf("fields, short and long form: %+v", c.Fields)
 	}
 	if err := c.Validate(); err != nil {
@@ -118,17 +119,6 @@ func TestAPIKey(t *testing.T) {
 	}
 }
 
-func TestSize(t *testing.T) {
-	for s, want := range map[string]Size{"1048576": 1 << 20, "1MiB": 1 << 20, "512KiB": 512 << 10, "16MB": 16e6, "2 GiB": 2 << 30} {
-		if got, err := ParseSize(s); got != want || err != nil {
-			t.Errorf("ParseSize(%q) = %d, %v", s, got, err)
-		}
-	}
-	if Size(16<<20).String() != "16MiB" || Size(1000).String() != "1000" {
-		t.Error("Size.String")
-	}
-}
-
 func TestSchedulesAreValidated(t *testing.T) {
 	c := Default()
 	c.Schedules = []Schedule{
@@ -157,21 +147,6 @@ func TestSchedulesAreValidated(t *testing.T) {
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate does not say %q:\n%v", want, err)
-		}
-	}
-}
-
-// MemoryBytes reads sizes the way DuckDB does: KB, MB powers of 1000,
-// KiB, MiB powers of 1024.
-func TestMemoryBytes(t *testing.T) {
-	for in, want := range map[string]int64{"64MB": 64e6, "1.5GiB": 3 << 29, "512 kib": 512 << 10, "7B": 7, "2TB": 2e12} {
-		if got, ok := MemoryBytes(in); !ok || got != want {
-			t.Errorf("MemoryBytes(%q) = %d, %v; want %d", in, got, ok, want)
-		}
-	}
-	for _, in := range []string{"", "lots", "-1MB", "1 PB", "MB"} {
-		if got, ok := MemoryBytes(in); ok {
-			t.Errorf("MemoryBytes(%q) = %d, want not ok", in, got)
 		}
 	}
 }

@@ -5,36 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/snapshot"
 )
-
-// memorySize is a size DuckDB's memory_limit takes: 64MB, 1.5GiB.
-var memorySize = regexp.MustCompile(`(?i)^([0-9]+(?:\.[0-9]+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$`)
-
-// memoryUnits are the units of memorySize as DuckDB reads them: KB, MB, GB
-// and TB are powers of 1000, KiB, MiB, GiB and TiB powers of 1024.
-var memoryUnits = map[string]float64{"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
-	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
-
-// MemoryBytes is the number of bytes of a DuckDB memory size such as
-// 64MB; ok is false when s is not one.
-func MemoryBytes(s string) (n int64, ok bool) {
-	m := memorySize.FindStringSubmatch(s)
-	if m == nil {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
-		return 0, false
-	}
-	return int64(f * memoryUnits[strings.ToLower(m[2])]), true
-}
 
 // Validate checks every key and returns all problems, each an *Error.
 func (c *Config) Validate() error {
@@ -47,9 +23,6 @@ func (c *Config) Validate() error {
 			bad(key, "%s", msg)
 		}
 	}
-	if strings.TrimSpace(c.Out) == "" {
-		bad("out", "must name a directory")
-	}
 	checkRange := func(key string, v, lo, hi int) {
 		if v < lo || v > hi {
 			bad(key, "must be from %d to %d, not %d", lo, hi, v)
@@ -58,43 +31,16 @@ func (c *Config) Validate() error {
 	checkRange("concurrency", c.Concurrency, 1, 256)
 	checkRange("prefetch", c.Prefetch, 0, 1024)
 	checkRange("max_rewalks", c.MaxRewalks, 0, 10)
-	checkRange("parquet.writers", c.Parquet.Writers, 1, 16)
-	checkRange("parquet.rows_per_file", c.Parquet.RowsPerFile, 1000, 1<<30)
-	checkRange("duckdb.threads", c.DuckDB.Threads, 1, 256)
-	checkRange("duckdb.load_threads", c.DuckDB.LoadThreads, 1, 256)
-	checkRange("duckdb.row_group_size", c.DuckDB.RowGroupSize, 2048, 1<<20)
-	if c.DuckDB.RowGroupSize%2048 != 0 {
-		bad("duckdb.row_group_size", "must be a multiple of 2048, not %d", c.DuckDB.RowGroupSize)
-	}
 	if c.Timeout <= 0 {
 		bad("timeout", "must be a positive duration such as 60s")
 	}
-	errs = append(errs, configkey.Under("retry", c.Retry.Validate()))
+	errs = append(errs, configkey.Under("retry", c.Retry.Validate()), c.Options.Validate())
 	if !contains([]string{"auto", "bar", "log", "none"}, c.Progress) {
 		bad("progress", "must be auto, bar, log or none, not %q", c.Progress)
 	}
-	for name, path := range c.Collections {
-		if !strings.HasPrefix(path, "/") {
-			bad("collections."+name, "must be a path on front_url starting with /, not %q", path)
-		}
-	}
-	if !contains([]string{"snappy", "zstd", "gzip", "none"}, c.Parquet.Compression) {
-		bad("parquet.compression", "must be snappy, zstd, gzip or none, not %q", c.Parquet.Compression)
-	}
-	if c.Parquet.PageSize < 8<<10 || c.Parquet.RowGroupSize < c.Parquet.PageSize {
-		bad("parquet", "page_size must be at least 8KiB and row_group_size at least page_size")
-	}
-	for key, name := range map[string]string{"duckdb.file": c.DuckDB.File, "parquet.dir": c.Parquet.Dir, "reports.dir": c.Reports.Dir, "metrics_file": c.MetricsFile} {
-		if key == "metrics_file" && name == "" {
-			continue
-		}
-		if name == "" || filepath.IsAbs(name) || strings.Contains(name, "..") || strings.HasPrefix(name, ".") {
+	for key, name := range map[string]string{"reports.dir": c.Reports.Dir, "metrics_file": c.MetricsFile} {
+		if !snapshot.NameInside(name) && (key != "metrics_file" || name != "") {
 			bad(key, "must be a name inside out, not %q", name)
-		}
-	}
-	for key, v := range map[string]string{"duckdb.memory_limit": c.DuckDB.MemoryLimit, "duckdb.load_memory_limit": c.DuckDB.LoadMemoryLimit} {
-		if !memorySize.MatchString(v) {
-			bad(key, "must be a size such as 128MB, not %q", v)
 		}
 	}
 	c.validateReconcile(bad)

@@ -26,7 +26,7 @@ type Service struct {
 // error of retention comes with the summary — and, whatever happened, what
 // the requests to the service met.
 func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot.Store) (*snapshot.Summary, journal.Requests, error) {
-	colls, err := snapshot.Collections(cfg)
+	colls, err := snapshot.Collections(cfg.Options)
 	if err != nil {
 		return nil, journal.Requests{}, err
 	}

@@ -27,13 +27,13 @@ func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, r
 	}
 	env := Env{
 		Open: func(ctx context.Context) (Store, error) {
-			s, err := open(ctx, cfg, log, time.Now)
+			s, err := open(ctx, cfg.Options, log, time.Now)
 			if err != nil {
 				return nil, err
 			}
 			return s, nil
 		},
-		ReadModel: func(ctx context.Context) (*sql.DB, error) { return snapshot.OpenRead(ctx, cfg) },
+		ReadModel: func(ctx context.Context) (*sql.DB, error) { return snapshot.OpenRead(ctx, cfg.Options) },
 		Journal:   journal.Dir(cfg.Out), MetricsFile: metricsPath(cfg), Metrics: metrics, Log: log, Now: time.Now, Redact: redact,
 	}
 	return Do(ctx, env, j, func(ctx context.Context, s Store) (Outcome, error) {
@@ -54,7 +54,7 @@ func metricsPath(cfg config.Config) string {
 // PrimeMetrics computes the metrics of the runs so far in cfg's store, so
 // that /metrics has them before the first scheduled run.
 func PrimeMetrics(ctx context.Context, cfg config.Config, m *schedule.Metrics, log *slog.Logger) {
-	db, err := snapshot.OpenRead(ctx, cfg)
+	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	if err != nil {
 		log.Debug("metrics at start: the runs only", "error", err)
 		db = nil

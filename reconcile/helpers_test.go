@@ -35,7 +35,7 @@ func newEnvFaults(t *testing.T, o sandbox.Options, faults string) *env {
 	srv := sandboxtest.Start(t, o, faults)
 	cfg := config.Default()
 	cfg.BaseURL, cfg.FrontURL, cfg.Out = srv.BaseURL(), srv.FrontURL(), t.TempDir()
-	st, err := snapshot.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	st, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func (e *env) export() *snapshot.Summary {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	colls, _ := snapshot.Collections(e.cfg)
+	colls, _ := snapshot.Collections(e.cfg.Options)
 	w := &extract.Walker{Client: c, BaseURL: e.cfg.BaseURL, FrontURL: e.cfg.FrontURL, Prefetch: 8, MaxRewalks: 2, Clock: clock}
 	sum, err := e.store.Take(context.Background(), w, colls)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -71,7 +70,7 @@ func TestAnOldStoreIsMigratedWhenOpened(t *testing.T) {
 // snapshot's rows (complete ones from the Parquet tree, incomplete ones
 // from theirs), the state's tables, a runs table, schema version 1; the
 // Parquet tree a plain directory with the partition key "snapshot".
-func makeOld(t *testing.T, cfg config.Config) {
+func makeOld(t *testing.T, cfg testCfg) {
 	t.Helper()
 	pub := filepath.Join(cfg.Out, "billsnap.duckdb")
 	path := pub + ".old"

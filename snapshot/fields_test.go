@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -160,12 +159,12 @@ func fieldNamed(fs []FieldStats, tableColumn string) FieldStats {
 
 // dumpStore is every table's id, parent and typed columns, a line per row
 // in id order, from latest_<table> and from the snapshot's Parquet.
-func dumpStore(t *testing.T, cfg config.Config, id string) map[string]string {
+func dumpStore(t *testing.T, cfg testCfg, id string) map[string]string {
 	t.Helper()
 	return dumpStoreOf(t, cfg, id)
 }
 
-func dumpStoreOf(t *testing.T, cfg config.Config, id string) map[string]string {
+func dumpStoreOf(t *testing.T, cfg testCfg, id string) map[string]string {
 	t.Helper()
 	db := readDB(t, cfg)
 	out := map[string]string{}
@@ -246,7 +245,7 @@ func TestMappedFieldsLandInTheirColumns(t *testing.T) {
 	}
 
 	cfg = testConfig(srv, t.TempDir())
-	cfg.Fields = config.Fields{"invoices": {"invoice_number": {Field: "InvoiceNo"}},
+	cfg.Fields = Mapping{"invoices": {"invoice_number": {Field: "InvoiceNo"}},
 		"customers": {"culture": {Field: "Culture", Type: "string"}}}
 	sum, err = take(t, cfg)
 	if err != nil {

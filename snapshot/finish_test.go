@@ -70,7 +70,7 @@ func TestASectionFinishesAPublishCutShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared, err := OpenShared(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	shared, err := OpenShared(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
@@ -16,16 +15,24 @@ import (
 
 const testKey = sandboxtest.Key
 
-func testConfig(srv *sandbox.Server, out string) config.Config {
-	c := config.Default()
-	c.BaseURL, c.FrontURL, c.Out = srv.BaseURL(), srv.FrontURL(), out
-	c.Parquet.RowsPerFile = 1000
-	return c
+// testCfg is a store's options and the sandbox its snapshots are taken
+// from.
+type testCfg struct {
+	Options
+	BaseURL, FrontURL string
+	MaxRewalks        int
 }
 
-func openStore(t *testing.T, cfg config.Config) *Store {
+func testConfig(srv *sandbox.Server, out string) testCfg {
+	o := DefaultOptions()
+	o.Out = out
+	o.Parquet.RowsPerFile = 1000
+	return testCfg{Options: o, BaseURL: srv.BaseURL(), FrontURL: srv.FrontURL(), MaxRewalks: 2}
+}
+
+func openStore(t *testing.T, cfg testCfg) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	s, err := Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,27 +40,28 @@ func openStore(t *testing.T, cfg config.Config) *Store {
 }
 
 // take exports the sandbox into cfg.Out.
-func take(t *testing.T, cfg config.Config) (*Summary, error) {
+func take(t *testing.T, cfg testCfg) (*Summary, error) {
 	t.Helper()
 	s := openStore(t, cfg)
 	defer s.Close()
 	return s.Take(context.Background(), walker(t, cfg), catalog(t, cfg))
 }
 
-func walker(t *testing.T, cfg config.Config) *extract.Walker {
+func walker(t *testing.T, cfg testCfg) *extract.Walker {
 	t.Helper()
 	clock := fakeclock.New(time.Now())
+	retry := extract.Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute}
 	c, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: extract.NewSecret(testKey),
-		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Clock: clock})
+		Concurrency: 8, Timeout: time.Minute, Retry: retry, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &extract.Walker{Client: c, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch, MaxRewalks: cfg.MaxRewalks, Clock: clock}
+	return &extract.Walker{Client: c, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: 8, MaxRewalks: cfg.MaxRewalks, Clock: clock}
 }
 
-func catalog(t *testing.T, cfg config.Config) []extract.Collection {
+func catalog(t *testing.T, cfg testCfg) []extract.Collection {
 	t.Helper()
-	colls, err := Collections(cfg)
+	colls, err := Collections(cfg.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +71,9 @@ func catalog(t *testing.T, cfg config.Config) []extract.Collection {
 // readDB opens the read model of cfg's store, read-only, as a reader
 // does, until the test ends. DuckDB gives a process that opens a path it
 // has open the file it has: open it after the last publish the test reads.
-func readDB(t *testing.T, cfg config.Config) *sql.DB {
+func readDB(t *testing.T, cfg testCfg) *sql.DB {
 	t.Helper()
-	db, err := OpenRead(context.Background(), cfg)
+	db, err := OpenRead(context.Background(), cfg.Options)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/billsnap/billsnap/config"
-	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
 // loader loads the staged Parquet into the run's DuckDB file (its latest_
@@ -74,8 +74,8 @@ type idTally struct {
 func newLoader(ctx context.Context, r *Run) *loader {
 	l := &loader{r: r, ctx: ctx, queue: make(chan loadJob, 4*len(tables)), done: make(chan struct{}),
 		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]loadedTable{}}
-	l.limit, _ = config.MemoryBytes(r.s.duck.LoadMemoryLimit)
-	l.ceil, _ = config.MemoryBytes(r.s.duck.MemoryLimit)
+	l.limit, _ = MemoryBytes(r.s.duck.LoadMemoryLimit)
+	l.ceil, _ = MemoryBytes(r.s.duck.MemoryLimit)
 	go l.run()
 	return l
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/configkey"
 )
 
@@ -22,7 +21,7 @@ import (
 //   - for an added column: a name that is not snake_case or is taken
 //     (id, snapshot_id, _raw, the parent's ID), a type missing or unknown;
 //   - for a column billsnap has: a type other than its own.
-func ApplyFields(fields config.Fields) ([]Table, error) {
+func ApplyFields(fields Mapping) ([]Table, error) {
 	out := slices.Clone(tables)
 	var errs []error
 	for _, table := range slices.Sorted(maps.Keys(fields)) {
@@ -42,7 +41,7 @@ func ApplyFields(fields config.Fields) ([]Table, error) {
 }
 
 // applyTable applies the entries of one table.
-func applyTable(t Table, entries map[string]config.FieldMap) (Table, error) {
+func applyTable(t Table, entries map[string]FieldMap) (Table, error) {
 	t.Columns = slices.Clone(t.Columns)
 	var errs []error
 	bad := func(column, format string, args ...any) {
@@ -71,7 +70,7 @@ func applyTable(t Table, entries map[string]config.FieldMap) (Table, error) {
 }
 
 // remap reads c from e's field; the message says why it cannot.
-func remap(c *Column, e config.FieldMap) string {
+func remap(c *Column, e FieldMap) string {
 	switch {
 	case c.Contract:
 		return fmt.Sprintf("%s is a field the spec defines (a contract): its name and type are the spec's", c.Field)
@@ -85,7 +84,7 @@ func remap(c *Column, e config.FieldMap) string {
 var columnName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
 
 // added is the column e adds to t as name; the message says why it cannot.
-func added(t Table, name string, e config.FieldMap) (Column, string) {
+func added(t Table, name string, e FieldMap) (Column, string) {
 	k, ok := KindNamed(e.Type)
 	switch {
 	case !columnName.MatchString(name):

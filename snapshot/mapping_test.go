@@ -5,13 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/configkey"
 )
 
 func TestApplyFieldsMapsAndAdds(t *testing.T) {
 	t.Parallel()
-	tables, err := ApplyFields(config.Fields{
+	tables, err := ApplyFields(Mapping{
 		"invoices":      {"invoice_number": {Field: "InvoiceNo"}, "po_number": {Field: "PurchaseOrder", Type: "string"}},
 		"invoice_lines": {"discount": {Field: "Discount", Type: "money"}, "amount": {Field: "LineAmount", Type: "money"}},
 	})
@@ -41,20 +40,20 @@ func TestApplyFieldsMapsAndAdds(t *testing.T) {
 func TestApplyFieldsRefusesWhatItCannotDo(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		fields    config.Fields
+		fields    Mapping
 		key, want string
 	}{
-		{config.Fields{"invoice": {"x": {Field: "X", Type: "string"}}}, "fields.invoice", "unknown table; known: customers,"},
-		{config.Fields{"subscription_charges": {"amount": {Field: "Quantity"}}}, "fields.subscription_charges.amount", "Amount is a field the spec defines"},
-		{config.Fields{"invoices": {"total_amount": {Field: "Total", Type: "string"}}}, "fields.invoices.total_amount", `the column is a money column; type "string"`},
-		{config.Fields{"invoices": {"po_number": {Field: "PurchaseOrder"}}}, "fields.invoices.po_number", "a new column needs a type"},
-		{config.Fields{"invoices": {"po_number": {Field: "PurchaseOrder", Type: "text"}}}, "fields.invoices.po_number", `unknown type "text"`},
-		{config.Fields{"invoices": {"PO": {Field: "PurchaseOrder", Type: "string"}}}, "fields.invoices.PO", "a new column's name must be snake_case"},
-		{config.Fields{"invoice_lines": {"invoice_id": {Field: "Inv", Type: "string"}}}, "fields.invoice_lines.invoice_id", "invoice_id is a column of every row"},
-		{config.Fields{"invoices": {"lines": {Field: "InvoiceLines", Type: "string"}}}, "fields.invoices.lines", "InvoiceLines is a nested list"},
-		{config.Fields{"invoices": {"other_id": {Field: "ID", Type: "string"}}}, "fields.invoices.other_id", "ID is the record's identifier"},
-		{config.Fields{"invoices": {"invoice_number": {Field: " "}}}, "fields.invoices.invoice_number", "needs a field"},
-		{config.Fields{"invoices": {"number": {Field: "InvoiceNumber", Type: "string"}}}, "fields.invoices.number", "field InvoiceNumber is read by column invoice_number already"},
+		{Mapping{"invoice": {"x": {Field: "X", Type: "string"}}}, "fields.invoice", "unknown table; known: customers,"},
+		{Mapping{"subscription_charges": {"amount": {Field: "Quantity"}}}, "fields.subscription_charges.amount", "Amount is a field the spec defines"},
+		{Mapping{"invoices": {"total_amount": {Field: "Total", Type: "string"}}}, "fields.invoices.total_amount", `the column is a money column; type "string"`},
+		{Mapping{"invoices": {"po_number": {Field: "PurchaseOrder"}}}, "fields.invoices.po_number", "a new column needs a type"},
+		{Mapping{"invoices": {"po_number": {Field: "PurchaseOrder", Type: "text"}}}, "fields.invoices.po_number", `unknown type "text"`},
+		{Mapping{"invoices": {"PO": {Field: "PurchaseOrder", Type: "string"}}}, "fields.invoices.PO", "a new column's name must be snake_case"},
+		{Mapping{"invoice_lines": {"invoice_id": {Field: "Inv", Type: "string"}}}, "fields.invoice_lines.invoice_id", "invoice_id is a column of every row"},
+		{Mapping{"invoices": {"lines": {Field: "InvoiceLines", Type: "string"}}}, "fields.invoices.lines", "InvoiceLines is a nested list"},
+		{Mapping{"invoices": {"other_id": {Field: "ID", Type: "string"}}}, "fields.invoices.other_id", "ID is the record's identifier"},
+		{Mapping{"invoices": {"invoice_number": {Field: " "}}}, "fields.invoices.invoice_number", "needs a field"},
+		{Mapping{"invoices": {"number": {Field: "InvoiceNumber", Type: "string"}}}, "fields.invoices.number", "field InvoiceNumber is read by column invoice_number already"},
 	} {
 		_, err := ApplyFields(tc.fields)
 		var ce *configkey.Error

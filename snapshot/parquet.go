@@ -11,7 +11,6 @@ import (
 	"github.com/xitongsys/parquet-go/source"
 	"github.com/xitongsys/parquet-go/writer"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
@@ -25,7 +24,7 @@ var codecs = map[string]parquet.CompressionCodec{"snappy": parquet.CompressionCo
 type partWriter struct {
 	table  Table
 	dir    string
-	cfg    config.Parquet
+	cfg    Parquet
 	filled func(path string)    // a file finished before the last
 	drop   func(files []string) // files a reset discards
 
@@ -47,7 +46,7 @@ type partWriter struct {
 	counted int
 }
 
-func newPartWriter(t Table, dir string, cfg config.Parquet) *partWriter {
+func newPartWriter(t Table, dir string, cfg Parquet) *partWriter {
 	return &partWriter{table: t, dir: dir, cfg: cfg, filled: func(string) {}, drop: func([]string) {}}
 }
 

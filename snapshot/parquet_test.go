@@ -8,8 +8,6 @@ import (
 	"testing"
 	"unsafe"
 	"weak"
-
-	"github.com/billsnap/billsnap/config"
 )
 
 // Rows encoded into a row group that is not full yet keep no response body
@@ -21,7 +19,7 @@ func TestFlushedRowsKeepNoBodyAlive(t *testing.T) {
 	t.Parallel()
 	tbl, _ := TableNamed("units_of_measure")
 	dir := t.TempDir()
-	p := newPartWriter(tbl, dir, config.Default().Parquet)
+	p := newPartWriter(tbl, dir, DefaultOptions().Parquet)
 	if err := p.reset(); err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +89,8 @@ func TestNullCountsAreTrue(t *testing.T) {
 		rows, rowGroup int
 	}{{4, 4 << 20}, {flushRows * 3, 64 << 10}} {
 		dir := t.TempDir()
-		cfg := config.Default().Parquet
-		cfg.RowGroupSize = config.Size(tc.rowGroup)
+		cfg := DefaultOptions().Parquet
+		cfg.RowGroupSize = Size(tc.rowGroup)
 		p := newPartWriter(tbl, dir, cfg)
 		if err := p.reset(); err != nil {
 			t.Fatal(err)

@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/billsnap/billsnap/config"
 )
 
 // ErrNoStore is a directory where no billsnap has published anything.
@@ -20,7 +18,7 @@ var ErrNoStore = errors.New("no billsnap store here yet: run billsnap export fir
 // OpenRead opens the database readers see, read-only: what the last
 // publish left. It is ErrNoStore (wrapped, naming the path) when there is
 // none.
-func OpenRead(ctx context.Context, cfg config.Config) (*sql.DB, error) {
+func OpenRead(ctx context.Context, cfg Options) (*sql.DB, error) {
 	path := filepath.Join(cfg.Out, cfg.DuckDB.File)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoStore)

@@ -13,14 +13,13 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // walkInto walks every collection of the sandbox into run, as Take does,
 // without publishing.
-func walkInto(t *testing.T, cfg config.Config, run *Run) {
+func walkInto(t *testing.T, cfg testCfg, run *Run) {
 	t.Helper()
 	w := walker(t, cfg)
 	var g errgroup.Group
@@ -153,7 +152,7 @@ func TestOneWriterAtATime(t *testing.T) {
 	s := openStore(t, cfg)
 	defer s.Close()
 	cfg.LockWait = 0
-	_, err := Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	_, err := Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
 	if err == nil || !strings.Contains(err.Error(), "held by another billsnap (pid ") {
 		t.Errorf("second Open: %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/extract"
 )
@@ -239,7 +238,7 @@ func Tables() []Table {
 // Collections returns the lists the snapshot is taken from, in the
 // catalogue's order, with the paths of cfg's collections key applied. An
 // unknown name is a *configkey.Error naming it.
-func Collections(cfg config.Config) ([]extract.Collection, error) {
+func Collections(cfg Options) ([]extract.Collection, error) {
 	var out []extract.Collection
 	for _, t := range tables {
 		if t.List != nil {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	// DuckDB's trim of the C heap on every close is skipped in any program
 	// that opens a store (the package says why).
@@ -61,8 +60,8 @@ type Store struct {
 	stagingDir  string
 	privDir     string // DIR/.billsnap
 	publicPath  string // DIR/billsnap.duckdb
-	pq          config.Parquet
-	duck        config.DuckDB
+	pq          Parquet
+	duck        DuckDB
 	lock        *os.File      // the export lock; nil for a store opened to reconcile
 	lockWait    time.Duration // lock_wait
 	records     tree          // the records: billsnap's tables as readers see them
@@ -76,7 +75,7 @@ type Store struct {
 // Open takes the directory's export lock (waiting up to lock_wait),
 // adopts a store of an earlier billsnap, and finishes or cleans up what an
 // interrupted run left. A store opened so can take a snapshot.
-func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time) (*Store, error) {
+func Open(ctx context.Context, cfg Options, log *slog.Logger, now func() time.Time) (*Store, error) {
 	s, err := newStore(cfg, log, now)
 	if err != nil {
 		return nil, err
@@ -102,7 +101,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, now func() t
 // export lock: an export may be under way, and neither waits for the
 // other but for the state's brief sections. The directory must hold a
 // store.
-func OpenShared(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time) (*Store, error) {
+func OpenShared(ctx context.Context, cfg Options, log *slog.Logger, now func() time.Time) (*Store, error) {
 	s, err := newStore(cfg, log, now)
 	if err != nil {
 		return nil, err
@@ -120,7 +119,7 @@ func OpenShared(ctx context.Context, cfg config.Config, log *slog.Logger, now fu
 
 // Exists reports whether cfg.Out holds a store: billsnap's state, or the
 // read model of an earlier billsnap. It creates nothing.
-func Exists(cfg config.Config) bool {
+func Exists(cfg Options) bool {
 	for _, p := range []string{filepath.Join(cfg.Out, privateDir, stateFile), filepath.Join(cfg.Out, cfg.DuckDB.File)} {
 		if _, err := os.Stat(p); err == nil {
 			return true
@@ -129,7 +128,7 @@ func Exists(cfg config.Config) bool {
 	return false
 }
 
-func newStore(cfg config.Config, log *slog.Logger, now func() time.Time) (*Store, error) {
+func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, error) {
 	tables, err := ApplyFields(cfg.Fields)
 	if err != nil {
 		return nil, err
@@ -171,7 +170,7 @@ const attachedAs = "billsnap"
 // allocator settings make DuckDB's allocator (jemalloc) hand freed memory
 // back within 8 MB instead of 128 MB, which lowers the export's peak RSS
 // (docs/benchmarks.md has the measurement).
-func openDuckDB(path string, cfg config.DuckDB) (*sql.DB, error) {
+func openDuckDB(path string, cfg DuckDB) (*sql.DB, error) {
 	dsn := "?" + url.Values{"threads": {fmt.Sprint(cfg.Threads)}, "memory_limit": {cfg.MemoryLimit},
 		"preserve_insertion_order": {"false"}, "temp_directory": {path + ".tmp"},
 		"allocator_flush_threshold": {"8MB"}, "allocator_bulk_deallocation_flush_threshold": {"8MB"},

@@ -11,14 +11,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // fingerprint is what a reader sees of the output: every published Parquet
 // file with the hash of its bytes, and the IDs hash of every latest_ view.
-func fingerprint(t *testing.T, cfg config.Config) map[string]string {
+func fingerprint(t *testing.T, cfg testCfg) map[string]string {
 	t.Helper()
 	fp := map[string]string{}
 	filepath.WalkDir(filepath.Join(cfg.Out, "parquet")+"/", func(path string, d os.DirEntry, err error) error {
@@ -32,7 +31,7 @@ func fingerprint(t *testing.T, cfg config.Config) map[string]string {
 	})
 	// Its own handle, closed here: DuckDB gives a process that opens a
 	// path it has open the file it has, not the one renamed over it.
-	db, err := OpenRead(context.Background(), cfg)
+	db, err := OpenRead(context.Background(), cfg.Options)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -119,7 +118,7 @@ func TestALoadOutOfMemoryRaisesTheLimit(t *testing.T) {
 		cfg.Parquet.RowsPerFile = 1_000_000
 		cfg.DuckDB.LoadMemoryLimit, cfg.DuckDB.MemoryLimit = "4MB", tc.ceiling
 		var log strings.Builder
-		s, err := Open(context.Background(), cfg, slog.New(slog.NewTextHandler(&log, nil)), time.Now)
+		s, err := Open(context.Background(), cfg.Options, slog.New(slog.NewTextHandler(&log, nil)), time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +147,7 @@ func TestALoadOutOfMemoryRaisesTheLimit(t *testing.T) {
 
 // checkNothingPublished fails t if cfg.Out holds a Parquet file or a
 // latest_ view shows a row.
-func checkNothingPublished(t *testing.T, cfg config.Config) {
+func checkNothingPublished(t *testing.T, cfg testCfg) {
 	t.Helper()
 	for k, v := range fingerprint(t, cfg) {
 		if strings.HasSuffix(k, ".parquet") || v != emptySHA256 {

@@ -91,7 +91,7 @@ func walker(cfg config.Config) (*extract.Walker, error) {
 // export logs none.
 func export(ctx context.Context, cfg config.Config) (int64, error) {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store, err := snapshot.Open(ctx, cfg, log, time.Now)
+	store, err := snapshot.Open(ctx, cfg.Options, log, time.Now)
 	if err != nil {
 		return 0, err
 	}
@@ -111,7 +111,7 @@ func serial(ctx context.Context, cfg config.Config) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	store, err := snapshot.Open(ctx, cfg, slog.New(slog.DiscardHandler), time.Now)
+	store, err := snapshot.Open(ctx, cfg.Options, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		return 0, err
 	}
@@ -120,7 +120,7 @@ func serial(ctx context.Context, cfg config.Config) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	colls, _ := snapshot.Collections(cfg)
+	colls, _ := snapshot.Collections(cfg.Options)
 	for _, c := range colls {
 		res, err := w.Walk(ctx, c, run.Sink(c.Table))
 		run.Walked(res)
@@ -146,7 +146,7 @@ func rows(sum *snapshot.Summary) int64 {
 
 // reconcileSnapshot runs the shipped rules over the exported snapshot.
 func reconcileSnapshot(ctx context.Context, cfg config.Config) (int64, error) {
-	store, err := snapshot.OpenShared(ctx, cfg, slog.New(slog.DiscardHandler), time.Now)
+	store, err := snapshot.OpenShared(ctx, cfg.Options, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		return 0, err
 	}

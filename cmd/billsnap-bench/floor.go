@@ -21,7 +21,7 @@ import (
 // says how many pages there are; the others are fetched by page number.
 func floor(ctx context.Context, url string, concurrency int) (int64, error) {
 	cfg := benchConfig(url, "", concurrency, 0)
-	colls, _ := snapshot.Collections(cfg)
+	colls, _ := snapshot.Collections(cfg.Options)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * concurrency, MaxIdleConns: 4 * concurrency}}
 	auth := extract.NewSecret(benchKey).Authorization()
 	get := func(ctx context.Context, u string, front bool) ([]byte, error) {

@@ -250,7 +250,7 @@ func TestEveryRunIsCounted(t *testing.T) {
 
 	cfg := config.Default()
 	cfg.Out, cfg.LockWait = dir, 0
-	holder, err := snapshot.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	holder, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func prepare(c config.Config, service bool) error {
 	if err != nil {
 		return job.Usage(err)
 	}
-	if _, err := snapshot.Collections(c); err != nil {
+	if _, err := snapshot.Collections(c.Options); err != nil {
 		return job.Usage(err)
 	}
 	if _, err := snapshot.ApplyFields(c.Fields); err != nil {
@@ -144,7 +144,7 @@ func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
 // requireStore is a usage error when cfg.Out holds no store, naming where
 // the directory came from: a read command never creates one.
 func (f *storeFlags) requireStore(cfg config.Config) error {
-	if snapshot.Exists(cfg) {
+	if snapshot.Exists(cfg.Options) {
 		return nil
 	}
 	from := "the configuration's out (or env " + config.EnvOut + ")"

@@ -37,7 +37,7 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 	if err := sf.requireStore(cfg); err != nil {
 		return err
 	}
-	db, err := snapshot.OpenRead(ctx, cfg)
+	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	if err != nil {
 		return err
 	}

@@ -107,7 +107,7 @@ func TestSIGTERMMidExport(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.Out, cfg.LockWait = filepath.Join(dir, "out"), 0
-	store, err := snapshot.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), time.Now)
+	store, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		t.Fatalf("the lock is not released: %v", err)
 	}

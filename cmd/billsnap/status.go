@@ -53,7 +53,7 @@ func printRuns(ctx context.Context, w io.Writer, cfg config.Config, n int) error
 	} else {
 		printRunTable(w, cfg.Out, runs[:min(n, len(runs))])
 	}
-	db, err := snapshot.OpenRead(ctx, cfg)
+	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	switch {
 	case errors.Is(err, snapshot.ErrNoStore):
 		return nil

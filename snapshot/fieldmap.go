@@ -1,4 +1,4 @@
-package config
+package snapshot
 
 import (
 	"fmt"
@@ -6,10 +6,10 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Fields maps, per table and column, where a typed column's value comes
+// Mapping maps, per table and column, where a typed column's value comes
 // from: a column billsnap has, read from a JSON field of another name, or
 // a column added for a field the service sends.
-type Fields map[string]map[string]FieldMap
+type Mapping map[string]map[string]FieldMap
 
 // FieldMap is one entry of the fields key, under a table and a column
 // name: the JSON field the column is read from, and for a column that
