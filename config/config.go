@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -56,32 +57,11 @@ var reportFormats = []string{"md", "html", "xlsx", "csv", "json"}
 
 // Reconcile configures the rules run over a snapshot.
 type Reconcile struct {
-	Grace       time.Duration `yaml:"grace"`     // how late a billing run may be before rule 7 fires
-	Waivers     string        `yaml:"waivers"`   // YAML file of known exceptions
-	RulesDir    string        `yaml:"rules_dir"` // directory of .sql rules added to (or replacing) the shipped ones
-	Materiality Materiality   `yaml:"materiality"`
+	Grace       time.Duration         `yaml:"grace"`     // how late a billing run may be before rule 7 fires
+	Waivers     string                `yaml:"waivers"`   // YAML file of known exceptions
+	RulesDir    string                `yaml:"rules_dir"` // directory of .sql rules added to (or replacing) the shipped ones
+	Materiality reconcile.Materiality `yaml:"materiality"`
 }
-
-// Materiality says when unwaived findings make a run exit 3: per rule,
-// else per severity. A rule or severity without a threshold never does.
-type Materiality struct {
-	Severities map[string]Threshold `yaml:"severities"`
-	Rules      map[string]Threshold `yaml:"rules"`
-}
-
-// Threshold is material at Count findings or more (0: not by count), or
-// when one currency's total of absolute amounts reaches Amount ("": not by
-// amount).
-type Threshold struct {
-	Count  int    `yaml:"count"`
-	Amount string `yaml:"amount"`
-}
-
-// severities are the severities of the rules, gravest first.
-var severities = []string{"critical", "high", "medium", "low"}
-
-// Severities returns the severities of the rules, gravest first.
-func Severities() []string { return slices.Clone(severities) }
 
 // Default is the configuration before file, environment and flags.
 func Default() Config {
@@ -95,9 +75,6 @@ func Default() Config {
 		Retry:       extract.Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute},
 		MetricsFile: "billsnap.prom",
 		Reports:     Reports{Dir: "reports", Formats: slices.Clone(reportFormats), MaxRows: 500, Trend: 12},
-		Reconcile: Reconcile{Grace: 48 * time.Hour, Materiality: Materiality{
-			Severities: map[string]Threshold{"critical": {Count: 1}, "high": {Count: 1}},
-			Rules:      map[string]Threshold{},
-		}},
+		Reconcile:   Reconcile{Grace: 48 * time.Hour, Materiality: reconcile.DefaultMateriality()},
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/configkey"
-	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -43,7 +42,10 @@ func (c *Config) Validate() error {
 			bad(key, "must be a name inside out, not %q", name)
 		}
 	}
-	c.validateReconcile(bad)
+	if c.Reconcile.Grace < 0 {
+		bad("reconcile.grace", "must not be negative")
+	}
+	errs = append(errs, configkey.Under("reconcile.materiality", c.Reconcile.Materiality.Validate()))
 	c.validateSchedules(bad)
 	for _, f := range c.Reports.Formats {
 		if !contains(reportFormats, f) {
@@ -53,32 +55,6 @@ func (c *Config) Validate() error {
 	checkRange("reports.max_rows", c.Reports.MaxRows, 1, 1_000_000)
 	checkRange("reports.trend", c.Reports.Trend, 1, 1000)
 	return errors.Join(errs...)
-}
-
-func (c *Config) validateReconcile(bad func(key, format string, args ...any)) {
-	if c.Reconcile.Grace < 0 {
-		bad("reconcile.grace", "must not be negative")
-	}
-	for sev, th := range c.Reconcile.Materiality.Severities {
-		if !contains(severities, sev) {
-			bad("reconcile.materiality.severities."+sev, "unknown severity; known: %s", strings.Join(severities, ", "))
-		}
-		checkThreshold("reconcile.materiality.severities."+sev, th, bad)
-	}
-	for rule, th := range c.Reconcile.Materiality.Rules {
-		checkThreshold("reconcile.materiality.rules."+rule, th, bad)
-	}
-}
-
-func checkThreshold(key string, th Threshold, bad func(key, format string, args ...any)) {
-	if th.Count < 0 {
-		bad(key+".count", "must not be negative")
-	}
-	if th.Amount != "" {
-		if a, err := money.Parse(th.Amount); err != nil || a < 0 {
-			bad(key+".amount", "must be an amount such as 100.00, not %q", th.Amount)
-		}
-	}
 }
 
 // RequireService checks that both service URLs are set, for the commands

@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -155,7 +154,7 @@ func (fx *fixture) open(t *testing.T) *sql.DB {
 // options reconcile the fixture's snapshot "cur" with rules.
 func (fx *fixture) options(rules []Rule) Options {
 	return Options{SnapshotID: "cur", Period: fx.period, AsOf: fx.asOf, Grace: 48 * time.Hour,
-		Rules: rules, Materiality: config.Default().Reconcile.Materiality,
+		Rules: rules, Materiality: DefaultMateriality(),
 		Now: func() time.Time { return fx.asOf }, Bind: bindFixture}
 }
 

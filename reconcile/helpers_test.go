@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
@@ -23,7 +22,6 @@ const testKey = sandboxtest.Key
 type env struct {
 	t     *testing.T
 	srv   *sandbox.Server
-	cfg   config.Config
 	store *snapshot.Store
 }
 
@@ -33,27 +31,28 @@ func newEnv(t *testing.T, o sandbox.Options) *env { return newEnvFaults(t, o, ""
 func newEnvFaults(t *testing.T, o sandbox.Options, faults string) *env {
 	t.Helper()
 	srv := sandboxtest.Start(t, o, faults)
-	cfg := config.Default()
-	cfg.BaseURL, cfg.FrontURL, cfg.Out = srv.BaseURL(), srv.FrontURL(), t.TempDir()
-	st, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
+	opts := snapshot.DefaultOptions()
+	opts.Out = t.TempDir()
+	st, err := snapshot.Open(context.Background(), opts, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return &env{t: t, srv: srv, cfg: cfg, store: st}
+	return &env{t: t, srv: srv, store: st}
 }
 
 // export takes a snapshot of the sandbox as it is now.
 func (e *env) export() *snapshot.Summary {
 	e.t.Helper()
 	clock := fakeclock.New(time.Now())
-	c, err := extract.NewClient(extract.Options{BaseURL: e.cfg.BaseURL, FrontURL: e.cfg.FrontURL, Secret: extract.NewSecret(testKey),
-		Concurrency: 8, Timeout: time.Minute, Retry: e.cfg.Retry, Clock: clock})
+	retry := extract.Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute}
+	c, err := extract.NewClient(extract.Options{BaseURL: e.srv.BaseURL(), FrontURL: e.srv.FrontURL(), Secret: extract.NewSecret(testKey),
+		Concurrency: 8, Timeout: time.Minute, Retry: retry, Clock: clock})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	colls, _ := snapshot.Collections(e.cfg.Options)
-	w := &extract.Walker{Client: c, BaseURL: e.cfg.BaseURL, FrontURL: e.cfg.FrontURL, Prefetch: 8, MaxRewalks: 2, Clock: clock}
+	colls, _ := snapshot.Collections(snapshot.DefaultOptions())
+	w := &extract.Walker{Client: c, BaseURL: e.srv.BaseURL(), FrontURL: e.srv.FrontURL(), Prefetch: 8, MaxRewalks: 2, Clock: clock}
 	sum, err := e.store.Take(context.Background(), w, colls)
 	if err != nil {
 		e.t.Fatal(err)
@@ -125,7 +124,7 @@ func (e *env) options(o Options) Options {
 		o.Now = time.Now
 	}
 	if o.Materiality.Severities == nil {
-		o.Materiality = config.Default().Reconcile.Materiality
+		o.Materiality = DefaultMateriality()
 	}
 	o.Bind = e.store.Bind
 	return o

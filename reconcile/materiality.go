@@ -1,16 +1,77 @@
 package reconcile
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/money"
 )
 
+// Materiality says when unwaived findings make a run exit 3: per rule,
+// else per severity. A rule or severity without a threshold never does.
+// It is the reconcile.materiality key of the configuration.
+type Materiality struct {
+	Severities map[string]Threshold `yaml:"severities"`
+	Rules      map[string]Threshold `yaml:"rules"`
+}
+
+// Threshold is material at Count findings or more (0: not by count), or
+// when one currency's total of absolute amounts reaches Amount ("": not by
+// amount).
+type Threshold struct {
+	Count  int    `yaml:"count"`
+	Amount string `yaml:"amount"`
+}
+
+// severities are the severities of the rules, gravest first.
+var severities = []string{"critical", "high", "medium", "low"}
+
+// Severities returns the severities of the rules, gravest first.
+func Severities() []string { return slices.Clone(severities) }
+
+// DefaultMateriality makes any critical or high finding material.
+func DefaultMateriality() Materiality {
+	return Materiality{Severities: map[string]Threshold{"critical": {Count: 1}, "high": {Count: 1}}, Rules: map[string]Threshold{}}
+}
+
+// Validate returns every problem of m that needs no rule to see, each a
+// *configkey.Error whose key is relative to m's (an unknown severity, a
+// negative count, an amount that is not one); Options.Check refuses
+// thresholds of rules that do not exist.
+func (m Materiality) Validate() error {
+	var errs []error
+	for _, sev := range slices.Sorted(maps.Keys(m.Severities)) {
+		if !slices.Contains(severities, sev) {
+			errs = append(errs, configkey.Errorf("severities."+sev, "unknown severity; known: %s", strings.Join(severities, ", ")))
+		}
+		errs = append(errs, m.Severities[sev].validate("severities."+sev))
+	}
+	for _, rule := range slices.Sorted(maps.Keys(m.Rules)) {
+		errs = append(errs, m.Rules[rule].validate("rules."+rule))
+	}
+	return errors.Join(errs...)
+}
+
+// validate checks a threshold under key.
+func (th Threshold) validate(key string) error {
+	var errs []error
+	if th.Count < 0 {
+		errs = append(errs, configkey.Errorf(key+".count", "must not be negative"))
+	}
+	if th.Amount != "" {
+		if a, err := money.Parse(th.Amount); err != nil || a < 0 {
+			errs = append(errs, configkey.Errorf(key+".amount", "must be an amount such as 100.00, not %q", th.Amount))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // checkMateriality refuses thresholds for rules that do not exist.
-func checkMateriality(m config.Materiality, rules []Rule) error {
+func checkMateriality(m Materiality, rules []Rule) error {
 	for id := range m.Rules {
 		if !slices.ContainsFunc(rules, func(r Rule) bool { return r.ID == id }) {
 			return &configkey.Error{Key: "reconcile.materiality.rules." + id, Msg: "no rule has this ID"}
@@ -21,7 +82,7 @@ func checkMateriality(m config.Materiality, rules []Rule) error {
 
 // judge says why the unwaived findings are material: per rule, its own
 // threshold, else its severity's. snapshot_incomplete is always material.
-func judge(r *Report, m config.Materiality) []string {
+func judge(r *Report, m Materiality) []string {
 	var reasons []string
 	for _, t := range r.Totals() {
 		open := t.Count - t.Waived

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/sandbox"
 )
@@ -223,17 +222,17 @@ func TestMaterialityThresholds(t *testing.T) {
 	e.export()
 	r := e.reconcile(Options{}) // each threshold judges this reconciliation
 	for _, tc := range []struct {
-		m    config.Materiality
+		m    Materiality
 		want []string
 	}{
-		{config.Materiality{}, nil},
-		{config.Materiality{Rules: map[string]config.Threshold{"price_mismatch": {Amount: "1.00"}}}, []string{"price_mismatch (medium): "}},
-		{config.Materiality{Rules: map[string]config.Threshold{"price_mismatch": {Amount: "100000.00"}}}, nil},
-		{config.Materiality{Rules: map[string]config.Threshold{"price_mismatch": {Count: 2}}}, nil},
-		{config.Materiality{Rules: map[string]config.Threshold{"price_mismatch": {Count: 1}}}, []string{"price_mismatch (medium): 1 unwaived findings, threshold 1"}},
-		{config.Materiality{Severities: map[string]config.Threshold{"medium": {Count: 1}}}, []string{"quantity_mismatch", "price_mismatch", "invoice_total_mismatch", "missing_product_charge", "payment_amount_mismatch"}},
+		{Materiality{}, nil},
+		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Amount: "1.00"}}}, []string{"price_mismatch (medium): "}},
+		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Amount: "100000.00"}}}, nil},
+		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Count: 2}}}, nil},
+		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Count: 1}}}, []string{"price_mismatch (medium): 1 unwaived findings, threshold 1"}},
+		{Materiality{Severities: map[string]Threshold{"medium": {Count: 1}}}, []string{"quantity_mismatch", "price_mismatch", "invoice_total_mismatch", "missing_product_charge", "payment_amount_mismatch"}},
 	} {
-		tc.m.Severities = cmpOr(tc.m.Severities, map[string]config.Threshold{})
+		tc.m.Severities = cmpOr(tc.m.Severities, map[string]Threshold{})
 		material := judge(r, tc.m)
 		if len(material) != len(tc.want) {
 			t.Errorf("%+v: material %v, want %v", tc.m, material, tc.want)
@@ -245,15 +244,15 @@ func TestMaterialityThresholds(t *testing.T) {
 			}
 		}
 	}
-	if got := e.reconcile(Options{}).Material; !slices.Equal(got, judge(r, config.Default().Reconcile.Materiality)) || len(got) == 0 {
+	if got := e.reconcile(Options{}).Material; !slices.Equal(got, judge(r, DefaultMateriality())) || len(got) == 0 {
 		t.Errorf("a reconciliation's material reasons %v are not its judgement under the configured thresholds", got)
 	}
-	if _, err := e.run(Options{Materiality: config.Materiality{Severities: map[string]config.Threshold{}, Rules: map[string]config.Threshold{"no_such_rule": {Count: 1}}}}); err == nil || !strings.Contains(err.Error(), "reconcile.materiality.rules.no_such_rule") {
+	if _, err := e.run(Options{Materiality: Materiality{Severities: map[string]Threshold{}, Rules: map[string]Threshold{"no_such_rule": {Count: 1}}}}); err == nil || !strings.Contains(err.Error(), "reconcile.materiality.rules.no_such_rule") {
 		t.Errorf("unknown rule in materiality: %v", err)
 	}
 }
 
-func cmpOr[M ~map[string]config.Threshold](m, d M) M {
+func cmpOr[M ~map[string]Threshold](m, d M) M {
 	if m == nil {
 		return d
 	}

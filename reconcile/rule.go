@@ -10,8 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/billsnap/billsnap/config"
 )
 
 //go:embed rules/*.sql
@@ -74,8 +72,8 @@ func ParseRule(source, text string) (Rule, error) {
 	switch {
 	case r.ID == "" || strings.ContainsAny(r.ID, " '\"/"):
 		return r, fmt.Errorf("rule %s: the header needs '-- id: <name>' (letters, digits, _)", source)
-	case !slices.Contains(config.Severities(), r.Severity):
-		return r, fmt.Errorf("rule %s: severity %q is not one of %s", source, r.Severity, strings.Join(config.Severities(), ", "))
+	case !slices.Contains(severities, r.Severity):
+		return r, fmt.Errorf("rule %s: severity %q is not one of %s", source, r.Severity, strings.Join(severities, ", "))
 	case r.SQL == "":
 		return r, fmt.Errorf("rule %s: no query after the header", source)
 	}

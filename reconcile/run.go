@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -22,7 +21,7 @@ type Options struct {
 	Grace       time.Duration // rule 7
 	Rules       []Rule        // from Rules
 	Waivers     []Waiver
-	Materiality config.Materiality
+	Materiality Materiality
 	Now         func() time.Time
 	Log         *slog.Logger // nil: no log
 	// Bind makes the views cur.<table> and prev.<table> on conn show the

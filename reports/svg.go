@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/reconcile"
 )
 
@@ -78,7 +77,7 @@ func countChart(points []reconcile.TrendPoint) template.HTML {
 	labels := trendLabels(points)
 	for i, p := range points {
 		x, y := padL+float64(i)*bw+bw*0.2, padT+plotH
-		for _, sev := range config.Severities() {
+		for _, sev := range reconcile.Severities() {
 			n := p.BySeverity[sev]
 			if n == 0 {
 				continue
@@ -90,7 +89,7 @@ func countChart(points []reconcile.TrendPoint) template.HTML {
 		}
 		xLabel(&b, x+bw*0.3, labels[i], len(points))
 	}
-	sevs := config.Severities()
+	sevs := reconcile.Severities()
 	legend(&b, sevs, func(i int) string { return severityColours[sevs[i]] })
 	b.WriteString("</svg>")
 	return template.HTML(b.String())
