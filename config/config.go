@@ -6,37 +6,31 @@ import (
 
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
 // Config is everything a run needs, the API key aside. It composes the
-// options the domain packages own: the store's (out, collections, fields,
-// parquet, duckdb, lock_wait, inline at the top of the file) and the
-// retries of a request.
+// options the domain packages own, each with its validation: the store's
+// (out, collections, fields, parquet, duckdb, lock_wait: inline at the top
+// of the file), the retries of a request, reconcile's materiality and the
+// schedules.
 type Config struct {
 	snapshot.Options  `yaml:",inline"`
-	BaseURL           string        `yaml:"base_url"`            // {base_url}: the /v3 endpoints
-	FrontURL          string        `yaml:"front_url"`           // {front_url}: the paged lists
-	Concurrency       int           `yaml:"concurrency"`         // requests in flight, all collections together
-	Prefetch          int           `yaml:"prefetch"`            // pages fetched ahead of the NextPage chain, per collection
-	Timeout           time.Duration `yaml:"timeout"`             // one request, body included
-	MaxRewalks        int           `yaml:"max_rewalks"`         // re-walks of a collection that drifted
-	AllowInsecureHTTP bool          `yaml:"allow_insecure_http"` // allow http:// to a host that is not loopback
-	Progress          string        `yaml:"progress"`            // auto, bar, log or none
-	Retry             extract.Retry `yaml:"retry"`
-	Reconcile         Reconcile     `yaml:"reconcile"`
-	Reports           Reports       `yaml:"reports"`
-	Schedules         []Schedule    `yaml:"schedules"`
-	Retention         Retention     `yaml:"retention"`
-	MetricsFile       string        `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
-}
-
-// Schedule is a job billsnap schedule runs on a cron spec.
-type Schedule struct {
-	Name   string `yaml:"name"`
-	Spec   string `yaml:"spec"`   // 5 fields, CRON_TZ=… allowed, or a descriptor (@daily, @every 1h)
-	Job    string `yaml:"job"`    // export, reconcile or run
-	Period string `yaml:"period"` // for reconcile and run: previous-month, current-month or none
+	BaseURL           string              `yaml:"base_url"`            // {base_url}: the /v3 endpoints
+	FrontURL          string              `yaml:"front_url"`           // {front_url}: the paged lists
+	Concurrency       int                 `yaml:"concurrency"`         // requests in flight, all collections together
+	Prefetch          int                 `yaml:"prefetch"`            // pages fetched ahead of the NextPage chain, per collection
+	Timeout           time.Duration       `yaml:"timeout"`             // one request, body included
+	MaxRewalks        int                 `yaml:"max_rewalks"`         // re-walks of a collection that drifted
+	AllowInsecureHTTP bool                `yaml:"allow_insecure_http"` // allow http:// to a host that is not loopback
+	Progress          string              `yaml:"progress"`            // auto, bar, log or none
+	Retry             extract.Retry       `yaml:"retry"`
+	Reconcile         Reconcile           `yaml:"reconcile"`
+	Reports           Reports             `yaml:"reports"`
+	Schedules         []schedule.Schedule `yaml:"schedules"`
+	Retention         Retention           `yaml:"retention"`
+	MetricsFile       string              `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
 }
 
 // Retention keeps the newest complete snapshots.

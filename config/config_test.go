@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/configkey"
+	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -121,7 +122,7 @@ func TestAPIKey(t *testing.T) {
 
 func TestSchedulesAreValidated(t *testing.T) {
 	c := Default()
-	c.Schedules = []Schedule{
+	c.Schedules = []schedule.Schedule{
 		{Name: "nightly", Spec: "CRON_TZ=Europe/Copenhagen 30 2 * * *", Job: "run", Period: "previous-month"},
 		{Name: "hourly", Spec: "@hourly", Job: "export"},
 		{Name: "often", Spec: "@every 5m", Job: "reconcile", Period: "current-month"},
@@ -129,7 +130,7 @@ func TestSchedulesAreValidated(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("good schedules: %v", err)
 	}
-	c.Schedules = []Schedule{
+	c.Schedules = []schedule.Schedule{
 		{Name: "broken", Spec: "61 * * * *", Job: "run"},
 		{Name: "broken", Spec: "0 * * *", Job: "backup"},
 		{Spec: "@daily", Job: "export", Period: "previous-month"},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/configkey"
+	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -46,7 +47,10 @@ func (c *Config) Validate() error {
 		bad("reconcile.grace", "must not be negative")
 	}
 	errs = append(errs, configkey.Under("reconcile.materiality", c.Reconcile.Materiality.Validate()))
-	c.validateSchedules(bad)
+	errs = append(errs, configkey.Under("schedules", schedule.Validate(c.Schedules)))
+	if c.Retention.Keep < 0 {
+		bad("retention.keep", "must be 0 (keep all) or more")
+	}
 	for _, f := range c.Reports.Formats {
 		if !contains(reportFormats, f) {
 			bad("reports.formats", "unknown format %q; known: %s", f, strings.Join(reportFormats, ", "))

@@ -24,8 +24,9 @@ func Errorf(key, format string, args ...any) *Error {
 }
 
 // Under puts the keys of the *Errors in err (joined or alone) under
-// prefix: max_attempts under retry is retry.max_attempts, "" under retry
-// is retry. Other errors are kept as they are.
+// prefix: max_attempts under retry is retry.max_attempts, [nightly].spec
+// under schedules is schedules[nightly].spec, "" under retry is retry.
+// Other errors are kept as they are.
 func Under(prefix string, err error) error {
 	if err == nil {
 		return nil
@@ -43,7 +44,11 @@ func Under(prefix string, err error) error {
 		return err
 	}
 	key := prefix
-	if e.Key != "" {
+	switch {
+	case e.Key == "":
+	case e.Key[0] == '[':
+		key += e.Key
+	default:
 		key += "." + e.Key
 	}
 	return &Error{Key: key, Msg: e.Msg}

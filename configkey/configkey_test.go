@@ -11,6 +11,9 @@ func TestUnder(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("%v, want %q", err, want)
 	}
+	if err := Under("schedules", Errorf("[nightly].spec", "bad")); err.Error() != "config key schedules[nightly].spec: bad" {
+		t.Errorf("%v", err)
+	}
 	if Under("retry", nil) != nil {
 		t.Error("nothing under a prefix is not nothing")
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/heaptrim"
 )
 
@@ -23,12 +22,12 @@ type Scheduler struct {
 // and a panic that escapes run is recovered and logged. After each run the
 // C heap is given back to the kernel (heaptrim.Release), since the process
 // waits for the next.
-func New(ctx context.Context, specs []config.Schedule, run func(context.Context, config.Schedule), log *slog.Logger) (*Scheduler, error) {
+func New(ctx context.Context, specs []Schedule, run func(context.Context, Schedule), log *slog.Logger) (*Scheduler, error) {
 	logger := cronLog{log}
 	// Recover goes inside SkipIfStillRunning: outside, a panic would skip
 	// the release of Skip's token, and the schedule would never run again
 	// (cron v3.0.1's SkipIfStillRunning releases it without a defer).
-	c := cron.New(cron.WithParser(config.CronParser), cron.WithLogger(logger),
+	c := cron.New(cron.WithParser(cronParser), cron.WithLogger(logger),
 		cron.WithChain(cron.SkipIfStillRunning(logger), cron.Recover(logger)))
 	for _, s := range specs {
 		if _, err := c.AddFunc(s.Spec, func() { defer heaptrim.Release(); run(ctx, s) }); err != nil {
@@ -66,15 +65,15 @@ func (l cronLog) Error(err error, msg string, kv ...any) {
 
 // Next is a schedule's next fire time.
 type Next struct {
-	config.Schedule
+	Schedule
 	At time.Time
 }
 
 // NextFires returns when each schedule fires next after now.
-func NextFires(specs []config.Schedule, now time.Time) ([]Next, error) {
+func NextFires(specs []Schedule, now time.Time) ([]Next, error) {
 	var out []Next
 	for _, s := range specs {
-		sched, err := config.CronParser.Parse(s.Spec)
+		sched, err := cronParser.Parse(s.Spec)
 		if err != nil {
 			return nil, fmt.Errorf("schedule %s: %w", s.Name, err)
 		}

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/billsnap/billsnap/config"
 )
 
 // fires records when each schedule's runs began.
@@ -27,7 +25,7 @@ func (f *fires) add(name string) {
 }
 
 // runFor runs the schedules for d of the bubble's fake time.
-func runFor(t *testing.T, specs []config.Schedule, d time.Duration, run func(context.Context, config.Schedule)) string {
+func runFor(t *testing.T, specs []Schedule, d time.Duration, run func(context.Context, Schedule)) string {
 	var logs bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := New(ctx, specs, run, slog.New(slog.NewTextHandler(&logs, nil)))
@@ -56,12 +54,12 @@ func minutes(ms ...int) []time.Duration {
 func TestSchedulesFireWhenTheyShould(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fires{at: map[string][]time.Duration{}, t0: time.Now()} // 2000-01-01 00:00 UTC
-		specs := []config.Schedule{
+		specs := []Schedule{
 			{Name: "every20", Spec: "@every 20m", Job: "export"},
 			{Name: "hourly", Spec: "0 * * * *", Job: "run"},
 			{Name: "copenhagen", Spec: "CRON_TZ=Europe/Copenhagen 30 2 * * *", Job: "run"}, // 01:30 UTC in winter
 		}
-		runFor(t, specs, 2*time.Hour+time.Minute, func(_ context.Context, s config.Schedule) { f.add(s.Name) })
+		runFor(t, specs, 2*time.Hour+time.Minute, func(_ context.Context, s Schedule) { f.add(s.Name) })
 		want := map[string][]time.Duration{"every20": minutes(20, 40, 60, 80, 100, 120), "hourly": minutes(60, 120), "copenhagen": minutes(90)}
 		for name, w := range want {
 			if got := f.at[name]; !equal(got, w) {
@@ -86,8 +84,8 @@ func equal(a, b []time.Duration) bool {
 func TestARunStillRunningMakesTheNextOneSkip(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fires{at: map[string][]time.Duration{}, t0: time.Now()}
-		logs := runFor(t, []config.Schedule{{Name: "slow", Spec: "@every 1m", Job: "run"}}, 10*time.Minute+time.Second,
-			func(ctx context.Context, s config.Schedule) {
+		logs := runFor(t, []Schedule{{Name: "slow", Spec: "@every 1m", Job: "run"}}, 10*time.Minute+time.Second,
+			func(ctx context.Context, s Schedule) {
 				f.add(s.Name)
 				select {
 				case <-time.After(150 * time.Second):
@@ -106,8 +104,8 @@ func TestARunStillRunningMakesTheNextOneSkip(t *testing.T) {
 func TestAPanicIsRecoveredAndTheScheduleGoesOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fires{at: map[string][]time.Duration{}, t0: time.Now()}
-		logs := runFor(t, []config.Schedule{{Name: "fragile", Spec: "@every 1m", Job: "run"}}, 3*time.Minute+time.Second,
-			func(_ context.Context, s config.Schedule) {
+		logs := runFor(t, []Schedule{{Name: "fragile", Spec: "@every 1m", Job: "run"}}, 3*time.Minute+time.Second,
+			func(_ context.Context, s Schedule) {
 				f.add(s.Name)
 				if len(f.at[s.Name]) == 1 {
 					panic("boom")
@@ -124,7 +122,7 @@ func TestShutdownCancelsTheRunAndStartsNoOther(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fires{at: map[string][]time.Duration{}, t0: time.Now()}
 		var cancelledAt time.Duration
-		runFor(t, []config.Schedule{{Name: "long", Spec: "@every 1m", Job: "run"}}, 90*time.Second, func(ctx context.Context, s config.Schedule) {
+		runFor(t, []Schedule{{Name: "long", Spec: "@every 1m", Job: "run"}}, 90*time.Second, func(ctx context.Context, s Schedule) {
 			f.add(s.Name)
 			<-ctx.Done()
 			cancelledAt = time.Since(f.t0)
@@ -137,7 +135,7 @@ func TestShutdownCancelsTheRunAndStartsNoOther(t *testing.T) {
 
 func TestNextFires(t *testing.T) {
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	next, err := NextFires([]config.Schedule{{Name: "n", Spec: "CRON_TZ=Europe/Copenhagen 30 2 * * *"}, {Name: "d", Spec: "@daily"}}, now)
+	next, err := NextFires([]Schedule{{Name: "n", Spec: "CRON_TZ=Europe/Copenhagen 30 2 * * *"}, {Name: "d", Spec: "@daily"}}, now)
 	if err != nil || !next[0].At.Equal(time.Date(2026, 11, 23, 1, 30, 0, 0, time.UTC)) || !next[1].At.Equal(time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("%+v %v", next, err)
 	}

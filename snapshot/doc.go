@@ -1,18 +1,19 @@
-// Package snapshot is the snapshot store: one DuckDB file holding every
-// snapshot (a snapshot_id column on every table), a snapshots manifest with
-// per-table counts, latest_<table> views over the newest complete snapshot,
-// and Parquet files Hive-partitioned by snapshot:
-// DIR/parquet/<table>/snapshot_id=<id>/part-NNNNN.parquet.
+// Package snapshot is the snapshot store (docs/store.md) and the one
+// catalogue of what billsnap takes from the service (schema.go): complete
+// snapshots as Parquet files Hive-partitioned by snapshot_id under a tree
+// switched in one rename, billsnap's own state in a DuckDB file only it
+// opens, and the read model readers open, a DuckDB file replaced whole at
+// each publish. Options are the store's part of the configuration.
 //
 // Publishing is all or nothing. Rows are written to Parquet files in
-// DIR/.staging/<id>/ while the service is walked; Publish reads them back,
-// loads them into DuckDB in one transaction that also records every count,
-// checks that TotalCount, distinct IDs received, Parquet rows and DuckDB
-// rows agree, and only then renames the Parquet directories into place and
-// marks the snapshot complete. The DuckDB commit is the point of no return:
-// a run stopped before it leaves the previous complete snapshot as latest
-// and no trace where readers look; a run stopped during the renames is
-// rolled forward by the next Open. A snapshot whose walk stayed
-// inconsistent is kept in DuckDB as incomplete (not in the latest_ views)
-// and gets no Parquet.
+// DIR/.staging/<id>/ while the service is walked and loaded into the
+// export's own DuckDB file as each walk ends; Publish checks that
+// TotalCount, distinct IDs received, Parquet rows and DuckDB rows agree
+// and records the manifest — the point of no return — and only then links
+// the Parquet into the tree, marks the snapshot complete and makes its
+// DuckDB file the read model. A run stopped before the manifest leaves the
+// previous complete snapshot where readers look; one stopped after it is
+// finished by the next Open. A snapshot whose walk stayed inconsistent is
+// kept for inspection as incomplete (not in the latest_ tables) and gets
+// no Parquet in the tree.
 package snapshot

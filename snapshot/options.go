@@ -73,6 +73,9 @@ func (o Options) Validate() error {
 	if strings.TrimSpace(o.Out) == "" {
 		bad("out", "must name a directory")
 	}
+	if o.LockWait < 0 {
+		bad("lock_wait", "must not be negative")
+	}
 	checkRange := func(key string, v, lo, hi int) {
 		if v < lo || v > hi {
 			bad(key, "must be from %d to %d, not %d", lo, hi, v)

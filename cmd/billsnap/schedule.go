@@ -45,7 +45,7 @@ func runSchedule(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		defer stop()
 	}
-	s, err := schedule.New(ctx, cfg.Schedules, func(ctx context.Context, sc config.Schedule) {
+	s, err := schedule.New(ctx, cfg.Schedules, func(ctx context.Context, sc schedule.Schedule) {
 		env.scheduled(ctx, cfg, secret, sc, metrics)
 	}, env.log)
 	if err != nil {
@@ -61,7 +61,7 @@ func runSchedule(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // scheduled runs one fire of a schedule and logs how it ended.
-func (env *cliEnv) scheduled(ctx context.Context, cfg config.Config, secret *extract.Secret, sc config.Schedule, metrics *schedule.Metrics) {
+func (env *cliEnv) scheduled(ctx context.Context, cfg config.Config, secret *extract.Secret, sc schedule.Schedule, metrics *schedule.Metrics) {
 	start := time.Now()
 	opts, err := job.ReconcileOptions(cfg, "", "")
 	if err != nil {

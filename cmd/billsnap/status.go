@@ -105,7 +105,7 @@ func printLatestFields(ctx context.Context, w io.Writer, db *sql.DB) error {
 	return nil
 }
 
-func printNextFires(w io.Writer, specs []config.Schedule, now time.Time) error {
+func printNextFires(w io.Writer, specs []schedule.Schedule, now time.Time) error {
 	if len(specs) == 0 {
 		fmt.Fprintln(w, "\nNo schedules in the configuration.")
 		return nil
