@@ -1,0 +1,109 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNoWaiver is a lift of a waiver the ledger does not hold.
+var ErrNoWaiver = errors.New("no such waiver")
+
+// Actor is who acts, and from where.
+type Actor struct{ By, From string }
+
+// Waive records waiver w, made by a. An equal waiver that stands already
+// (same rule, entity, reason, owner and expiry) is given back instead, so
+// that a form sent twice makes one waiver. The ID is set here.
+func (l *Ledger) Waive(a Actor, w Waiver) (Made, error) {
+	if err := w.Check(); err != nil {
+		return Made{}, err
+	}
+	var made Made
+	_, err := l.Append(func(so []Entry) (*Entry, error) {
+		for _, m := range Fold(so).Standing() {
+			if m.Rule == w.Rule && m.EntityID == w.EntityID && m.Reason == w.Reason && m.Owner == w.Owner && m.Expires == w.Expires {
+				made = m
+				return nil, nil
+			}
+		}
+		w.ID = fmt.Sprintf("W%d", nextSeq(so))
+		return &Entry{By: a.By, From: a.From, Action: ActWaive, Waiver: &w}, nil
+	})
+	if err != nil || made.ID != "" {
+		return made, err
+	}
+	return l.madeNow(w.ID)
+}
+
+// Lift lifts the waiver id. Lifting a waiver already lifted records
+// nothing more and gives back the first lift.
+func (l *Ledger) Lift(a Actor, id string) (Made, error) {
+	_, err := l.Append(func(so []Entry) (*Entry, error) {
+		m, ok := Fold(so).Waiver(id)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%w: %q", ErrNoWaiver, id)
+		case m.Lifted != nil:
+			return nil, nil
+		}
+		return &Entry{By: a.By, From: a.From, Action: ActLift, Lift: id}, nil
+	})
+	if err != nil {
+		return Made{}, err
+	}
+	return l.madeNow(id)
+}
+
+// SignOff records sign-off s by a. The same person signing off the same
+// findings of the same reconciliation twice records one sign-off. The ID
+// is set here.
+func (l *Ledger) SignOff(a Actor, s SignOff) (Signed, error) {
+	if err := s.Check(); err != nil {
+		return Signed{}, err
+	}
+	var out Signed
+	_, err := l.Append(func(so []Entry) (*Entry, error) {
+		for _, x := range Fold(so).SignOffsOf(s.Snapshot, s.Period) {
+			if x.Name == s.Name && x.Role == s.Role && x.Digest == s.Digest && x.Comment == s.Comment {
+				out = x
+				return nil, nil
+			}
+		}
+		s.ID = fmt.Sprintf("S%d", nextSeq(so))
+		return &Entry{By: a.By, From: a.From, Action: ActSignOff, SignOff: &s}, nil
+	})
+	if err != nil || out.ID != "" {
+		return out, err
+	}
+	entries, err := l.Read()
+	if err != nil {
+		return Signed{}, err
+	}
+	for _, x := range Fold(entries).SignOffs {
+		if x.ID == s.ID {
+			return x, nil
+		}
+	}
+	return Signed{}, fmt.Errorf("ledger: sign-off %s not found after writing it", s.ID)
+}
+
+// nextSeq is the sequence number the next entry gets.
+func nextSeq(so []Entry) int {
+	if len(so) == 0 {
+		return 1
+	}
+	return so[len(so)-1].Seq + 1
+}
+
+// madeNow reads waiver id back.
+func (l *Ledger) madeNow(id string) (Made, error) {
+	entries, err := l.Read()
+	if err != nil {
+		return Made{}, err
+	}
+	m, ok := Fold(entries).Waiver(id)
+	if !ok {
+		return Made{}, fmt.Errorf("ledger: waiver %s not found after writing it", id)
+	}
+	return m, nil
+}
