@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot"
@@ -18,9 +19,10 @@ import (
 
 // ReconcileOptions prepares what every reconciliation of cfg needs: the
 // shipped rules with those of rulesDir (default: reconcile.rules_dir),
-// the waivers of the file waivers (default: reconcile.waivers), the grace
-// and the materiality thresholds, checked against the rules. Any problem
-// is a usage error.
+// the waivers of the file waivers (default: reconcile.waivers) and those
+// made in the workspace (the store's ledger), the grace and the
+// materiality thresholds, checked against the rules. Any problem with
+// what the user gave is a usage error.
 func ReconcileOptions(cfg config.Config, rulesDir, waivers string) (reconcile.Options, error) {
 	o := reconcile.Options{Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
 	var err error
@@ -32,10 +34,34 @@ func ReconcileOptions(cfg config.Config, rulesDir, waivers string) (reconcile.Op
 			return o, Usage(err)
 		}
 	}
+	made, err := workspaceWaivers(cfg.Out)
+	if err != nil {
+		return o, err
+	}
+	o.Waivers = append(o.Waivers, made...)
 	if err := o.Check(); err != nil {
 		return o, Usage(err)
 	}
 	return o, nil
+}
+
+// workspaceWaivers are the waivers made in the workspace of the store at
+// out and not lifted.
+func workspaceWaivers(out string) ([]reconcile.Waiver, error) {
+	entries, err := ledger.New(ledger.Path(out), time.Now).Read()
+	if err != nil {
+		return nil, err
+	}
+	var ws []reconcile.Waiver
+	for _, m := range ledger.Fold(entries).Standing() {
+		expires, err := time.Parse(time.DateOnly, m.Expires)
+		if err != nil {
+			return nil, fmt.Errorf("ledger: waiver %s: %w", m.ID, err)
+		}
+		ws = append(ws, reconcile.Waiver{Rule: m.Rule, EntityID: m.EntityID, Reason: m.Reason, Owner: m.Owner,
+			Expires: reconcile.Date{Time: expires}, ID: m.ID, By: m.By})
+	}
+	return ws, nil
 }
 
 // Reconcile reconciles in a section of the store's state, and calls then,

@@ -70,6 +70,43 @@ func TestWaiversActiveAndExpired(t *testing.T) {
 	}
 }
 
+// A finding that a waiver of the file and one made in the workspace both
+// cover is listed once, under the waiver that lasts longer, with who made
+// it when it is the workspace's.
+func TestTwoWaiversOfOneFinding(t *testing.T) {
+	t.Parallel()
+	fx, db := loadFixture(t, "11_paid_without_payment")
+	rules, err := Rules("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := fx.options(rules)
+	r0, err := Run(context.Background(), db, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paid := only(r0.Findings, "paid_without_payment")
+	day := func(d int) Date { return Date{r0.AsOf.UTC().Truncate(24*time.Hour).AddDate(0, 0, d)} }
+	id := paid[0].EntityID
+	o.Waivers = []Waiver{
+		{Rule: "paid_without_payment", EntityID: id, Reason: "file", Owner: "ann", Expires: day(3)},
+		{Rule: "paid_without_payment", EntityID: id, Reason: "workspace", Owner: "bob", Expires: day(9), ID: "W7", By: "carol"},
+	}
+	r, err := Run(context.Background(), db, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := only(r.Findings, "paid_without_payment")
+	if len(got) != len(paid) {
+		t.Fatalf("%d findings with two waivers of one, %d without", len(got), len(paid))
+	}
+	for _, f := range got {
+		if f.EntityID == id && (f.Waiver == nil || f.Waiver.ID != "W7" || f.Waiver.By != "carol" || f.Waiver.Reason != "workspace") {
+			t.Fatalf("the finding's waiver: %+v", f.Waiver)
+		}
+	}
+}
+
 func TestWaiversFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -9,20 +9,35 @@ import (
 )
 
 // applyWaivers loads the waivers active at as-of into the temporary table
-// run_waivers; the others are reported expired.
+// run_waivers, one for each finding's key: of several that cover it, the
+// one that lasts longest (the file's before the workspace's on the same
+// day). The others are reported expired.
 func (r *Report) applyWaivers(ctx context.Context, conn *sql.Conn, waivers []Waiver) error {
 	_, err := conn.ExecContext(ctx, `CREATE OR REPLACE TEMP TABLE run_waivers (rule VARCHAR, entity_id VARCHAR,
-		reason VARCHAR, owner VARCHAR, expires DATE)`)
+		reason VARCHAR, owner VARCHAR, expires DATE, id VARCHAR, made_by VARCHAR)`)
 	if err != nil {
 		return err
 	}
+	type key struct{ rule, entity string }
+	chosen := map[key]Waiver{}
+	var order []key
 	for _, w := range waivers {
 		if !w.ActiveOn(r.AsOf) {
 			r.ExpiredWaivers = append(r.ExpiredWaivers, w)
 			continue
 		}
-		_, err := conn.ExecContext(ctx, "INSERT INTO run_waivers VALUES (?, ?, ?, ?, ?::DATE)",
-			w.Rule, w.EntityID, w.Reason, w.Owner, w.Expires.Format("2006-01-02"))
+		k := key{w.Rule, w.EntityID}
+		if c, ok := chosen[k]; !ok {
+			order = append(order, k)
+		} else if !w.Expires.After(c.Expires.Time) {
+			continue
+		}
+		chosen[k] = w
+	}
+	for _, k := range order {
+		w := chosen[k]
+		_, err := conn.ExecContext(ctx, "INSERT INTO run_waivers VALUES (?, ?, ?, ?, ?::DATE, nullif(?, ''), nullif(?, ''))",
+			w.Rule, w.EntityID, w.Reason, w.Owner, w.Expires.Format("2006-01-02"), w.ID, w.By)
 		if err != nil {
 			return err
 		}
@@ -49,13 +64,13 @@ func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error
 		WITH before AS (SELECT * FROM findings WHERE snapshot_id = ? AND period = ? AND status <> 'resolved')
 		SELECT ?, ?, f.rule, f.severity, f.entity, f.entity_id, f.amount, f.currency, f.detail,
 		       CASE WHEN b.rule IS NULL THEN 'new' ELSE 'recurring' END, coalesce(b.first_seen, ?),
-		       w.rule IS NOT NULL, w.reason, w.owner, w.expires, ?, ?
+		       w.rule IS NOT NULL, w.reason, w.owner, w.expires, ?, ?, w.id, w.made_by
 		FROM run_findings f
 		LEFT JOIN before b USING (rule, entity_id)
 		LEFT JOIN run_waivers w USING (rule, entity_id)
 		UNION ALL
 		SELECT ?, ?, b.rule, b.severity, b.entity, b.entity_id, b.amount, b.currency, b.detail,
-		       'resolved', b.first_seen, false, NULL, NULL, NULL, ?, ?
+		       'resolved', b.first_seen, false, NULL, NULL, NULL, ?, ?, NULL, NULL
 		FROM before b ANTI JOIN run_findings f USING (rule, entity_id)
 		ANTI JOIN run_unjudged u USING (rule, entity_id)`,
 		r.Previous, period,
@@ -78,7 +93,8 @@ func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error
 // load reads the stored findings back, in rule order, resolved last.
 func (r *Report) load(ctx context.Context, conn *sql.Conn) error {
 	rows, err := conn.QueryContext(ctx, `SELECT rule, severity, entity, entity_id, CAST(amount AS VARCHAR), coalesce(currency, ''),
-		coalesce(detail, ''), status, first_seen, waived, coalesce(waiver_reason, ''), coalesce(waiver_owner, ''), waiver_expires
+		coalesce(detail, ''), status, first_seen, waived, coalesce(waiver_reason, ''), coalesce(waiver_owner, ''), waiver_expires,
+		coalesce(waiver_id, ''), coalesce(waiver_by, '')
 		FROM findings WHERE snapshot_id = ? AND period = ?
 		ORDER BY status = 'resolved', list_position(?, rule), entity_id`, r.Snapshot.ID, r.Period.String(), ruleIDs(r.Rules))
 	if err != nil {
@@ -92,7 +108,7 @@ func (r *Report) load(ctx context.Context, conn *sql.Conn) error {
 		var w Waiver
 		var expires sql.NullTime
 		err := rows.Scan(&f.Rule, &f.Severity, &f.Entity, &f.EntityID, &amount, &f.Currency, &f.Detail, &f.Status,
-			&f.FirstSeen, &waived, &w.Reason, &w.Owner, &expires)
+			&f.FirstSeen, &waived, &w.Reason, &w.Owner, &expires, &w.ID, &w.By)
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,10 @@ type Waiver struct {
 	Reason   string `yaml:"reason"`
 	Owner    string `yaml:"owner"`
 	Expires  Date   `yaml:"expires"`
+	// ID and By are a waiver made in the workspace: its ledger ID and who
+	// made it. A waiver of the file has neither.
+	ID string `yaml:"-"`
+	By string `yaml:"-"`
 }
 
 // Date is a calendar day, written YYYY-MM-DD.

@@ -31,6 +31,8 @@ type WaiverJSON struct {
 	Reason  string `json:"reason"`
 	Owner   string `json:"owner"`
 	Expires string `json:"expires"`
+	ID      string `json:"id,omitempty"` // a waiver made in the workspace: its ID
+	By      string `json:"by,omitempty"` // and who made it
 }
 
 func findingJSON(r *reconcile.Report, f reconcile.Finding) FindingJSON {
@@ -38,7 +40,8 @@ func findingJSON(r *reconcile.Report, f reconcile.Finding) FindingJSON {
 		Currency: f.Currency, Detail: f.Detail, Status: f.Status, FirstSeen: f.FirstSeen, Snapshot: r.Snapshot.ID}
 	if f.Waiver != nil {
 		j.Waived = true
-		j.Waiver = &WaiverJSON{Reason: f.Waiver.Reason, Owner: f.Waiver.Owner, Expires: f.Waiver.Expires.Format("2006-01-02")}
+		j.Waiver = &WaiverJSON{Reason: f.Waiver.Reason, Owner: f.Waiver.Owner, Expires: f.Waiver.Expires.Format("2006-01-02"),
+			ID: f.Waiver.ID, By: f.Waiver.By}
 	}
 	return j
 }
@@ -57,7 +60,7 @@ func JSONLines(w io.Writer, r *reconcile.Report) error {
 
 // csvHeader is the header row of CSV.
 var csvHeader = []string{"rule", "severity", "entity", "entity_id", "amount", "currency", "detail", "status", "first_seen",
-	"waived", "waiver_reason", "waiver_owner", "waiver_expires", "snapshot_id"}
+	"waived", "waiver_reason", "waiver_owner", "waiver_expires", "snapshot_id", "waiver_id", "waiver_by"}
 
 // CSV writes every finding as RFC 4180 CSV, UTF-8, with a header row.
 func CSV(w io.Writer, r *reconcile.Report) error {
@@ -69,9 +72,9 @@ func CSV(w io.Writer, r *reconcile.Report) error {
 	for _, f := range r.Findings {
 		j := findingJSON(r, f)
 		row := []string{j.Rule, j.Severity, j.Entity, j.EntityID, j.Amount, j.Currency, j.Detail, j.Status, j.FirstSeen,
-			strconv.FormatBool(j.Waived), "", "", "", j.Snapshot}
-		if j.Waiver != nil {
-			row[10], row[11], row[12] = j.Waiver.Reason, j.Waiver.Owner, j.Waiver.Expires
+			strconv.FormatBool(j.Waived), "", "", "", j.Snapshot, "", ""}
+		if w := j.Waiver; w != nil {
+			row[10], row[11], row[12], row[14], row[15] = w.Reason, w.Owner, w.Expires, w.ID, w.By
 		}
 		if err := cw.Write(row); err != nil {
 			return err

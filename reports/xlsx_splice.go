@@ -123,6 +123,7 @@ func (b *xlsxBook) findingRow(w *bufio.Writer, n int, f reconcile.Finding) error
 		inlineString(w, "I"+row, wv.Reason, 0)
 		inlineString(w, "J"+row, wv.Owner, 0)
 		inlineString(w, "K"+row, wv.Expires.Format("2006-01-02"), 0)
+		inlineString(w, "L"+row, wv.By, 0)
 	}
 	_, err = w.WriteString("</row>")
 	return err

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -287,7 +288,9 @@ CREATE TABLE IF NOT EXISTS findings (
   waiver_owner VARCHAR,
   waiver_expires DATE,
   as_of TIMESTAMPTZ NOT NULL,
-  reconciled_at TIMESTAMPTZ NOT NULL
+  reconciled_at TIMESTAMPTZ NOT NULL,
+  waiver_id VARCHAR,
+  waiver_by VARCHAR
 );
 CREATE TABLE IF NOT EXISTS unjudged (
   snapshot_id VARCHAR NOT NULL,
@@ -307,13 +310,19 @@ CREATE TABLE IF NOT EXISTS reconciliations (
   findings BIGINT NOT NULL,
   material BOOLEAN NOT NULL
 );
+-- Version 3 adds who made a finding's waiver in the workspace.
+ALTER TABLE findings ADD COLUMN IF NOT EXISTS waiver_id VARCHAR;
+ALTER TABLE findings ADD COLUMN IF NOT EXISTS waiver_by VARCHAR;
 CREATE OR REPLACE VIEW latest_snapshot AS
   SELECT * FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1;
 `
 
 // schemaVersion is stored in billsnap_meta; a database from a newer
-// billsnap is refused.
-const schemaVersion = "2"
+// billsnap is refused, and one of an older version that metaSQL brings up
+// to this one (upgradable) is marked as this version.
+const schemaVersion = "3"
+
+var upgradable = []string{"2"}
 
 // MigrateState creates the tables of billsnap's state in db (a fixture
 // database of reconcile's tests, too) and checks their schema version.
@@ -326,6 +335,8 @@ func MigrateState(ctx context.Context, db *sql.DB) error {
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = db.ExecContext(ctx, "INSERT INTO billsnap_meta VALUES ('schema_version', ?)", schemaVersion)
+	case err == nil && slices.Contains(upgradable, v):
+		_, err = db.ExecContext(ctx, "UPDATE billsnap_meta SET value = ? WHERE key = 'schema_version'", schemaVersion)
 	case err == nil && v != schemaVersion:
 		err = fmt.Errorf("the state has schema version %s; this billsnap knows %s", v, schemaVersion)
 	}
