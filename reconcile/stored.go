@@ -1,0 +1,51 @@
+package reconcile
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// NotReconciledError is a snapshot that has no stored reconciliation for
+// the period asked.
+type NotReconciledError struct{ Snapshot, Period string }
+
+func (e *NotReconciledError) Error() string {
+	if e.Period == "" {
+		return fmt.Sprintf("snapshot %s has not been reconciled: run billsnap reconcile --snapshot %s", e.Snapshot, e.Snapshot)
+	}
+	return fmt.Sprintf("snapshot %s has not been reconciled for %s: run billsnap reconcile --snapshot %s --period %s",
+		e.Snapshot, e.Period, e.Snapshot, e.Period)
+}
+
+// Stored reads back the stored reconciliation of snapshot o.SnapshotID
+// (an ID, Latest or Previous) for o.Period from db, the read model or the
+// state, without running a rule: its findings in the order Run gives them
+// (o.Rules' order, resolved last), its as-of and its materiality judged by
+// o.Materiality. It is *NotReconciledError when there is none, and
+// *UnknownSnapshotError for a snapshot that does not exist.
+func Stored(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	r := &Report{Period: o.Period, Rules: o.Rules}
+	if err := resolve(ctx, conn, o.SnapshotID, r); err != nil {
+		return nil, err
+	}
+	err = conn.QueryRowContext(ctx, "SELECT as_of FROM reconciliations WHERE snapshot_id = ? AND period = ? ORDER BY reconciled_at DESC LIMIT 1",
+		r.Snapshot.ID, r.Period.String()).Scan(&r.AsOf)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &NotReconciledError{Snapshot: r.Snapshot.ID, Period: r.Period.String()}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := r.load(ctx, conn); err != nil {
+		return nil, err
+	}
+	r.Material = judge(r, o.Materiality)
+	return r, nil
+}
