@@ -49,3 +49,16 @@ func Stored(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	r.Material = judge(r, o.Materiality)
 	return r, nil
 }
+
+// Resolve finds snapshot id (an ID, Latest or Previous) in db without
+// reading its findings: what it is, and the complete snapshot before it.
+func Resolve(ctx context.Context, db *sql.DB, id string) (SnapshotInfo, string, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return SnapshotInfo{}, "", err
+	}
+	defer conn.Close()
+	var r Report
+	err = resolve(ctx, conn, id, &r)
+	return r.Snapshot, r.Previous, err
+}

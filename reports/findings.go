@@ -58,6 +58,18 @@ func JSONLines(w io.Writer, r *reconcile.Report) error {
 	return nil
 }
 
+// JSONArray writes the findings as one JSON array of the objects
+// JSONLines writes, in the same order.
+func JSONArray(w io.Writer, r *reconcile.Report) error {
+	out := make([]FindingJSON, len(r.Findings))
+	for i, f := range r.Findings {
+		out[i] = findingJSON(r, f)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
 // csvHeader is the header row of CSV.
 var csvHeader = []string{"rule", "severity", "entity", "entity_id", "amount", "currency", "detail", "status", "first_seen",
 	"waived", "waiver_reason", "waiver_owner", "waiver_expires", "snapshot_id", "waiver_id", "waiver_by"}

@@ -190,3 +190,10 @@ func niceScale(lo, hi float64, integer bool) (float64, float64, float64) {
 	}
 	return math.Floor(lo/step) * step, math.Ceil(hi/step) * step, step
 }
+
+// TrendCharts draws the trend of points, oldest first, as two inline SVG
+// charts: the open findings per snapshot by severity, and the unwaived
+// amount per currency.
+func TrendCharts(points []reconcile.TrendPoint) (counts, amounts template.HTML) {
+	return countChart(points), amountChart(points)
+}

@@ -1,0 +1,188 @@
+package workspace
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/billsnap/billsnap/ledger"
+)
+
+// actor is who acts in r: the name given, and the address it came from.
+func actor(r *http.Request, by string) ledger.Actor {
+	by = strings.TrimSpace(by)
+	if by == "" {
+		by = "(unnamed)"
+	}
+	return ledger.Actor{By: by, From: r.RemoteAddr}
+}
+
+// checkRule refuses a waiver of a rule that does not exist.
+func (s *Server) checkRule(id string) error {
+	if id != "" && !slices.Contains(s.ruleIDs(), id) {
+		return fmt.Errorf("waiver: no rule %q", id)
+	}
+	return nil
+}
+
+// waive records w by a, checked.
+func (s *Server) waive(a ledger.Actor, w ledger.Waiver) (ledger.Made, error) {
+	if err := s.checkRule(w.Rule); err != nil {
+		return ledger.Made{}, err
+	}
+	m, err := s.o.Ledger.Waive(a, w)
+	if err == nil {
+		s.o.Log.Info("workspace: waiver", "id", m.ID, "rule", m.Rule, "entity_id", m.EntityID, "by", m.By, "from", a.From)
+	}
+	return m, err
+}
+
+// lift lifts waiver id by a.
+func (s *Server) lift(a ledger.Actor, id string) (ledger.Made, error) {
+	m, err := s.o.Ledger.Lift(a, id)
+	if err == nil {
+		s.o.Log.Info("workspace: waiver lifted", "id", id, "by", a.By, "from", a.From)
+	}
+	return m, err
+}
+
+// signOff signs off the reconciliation (snap, period) for a.
+func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, period, name, role, comment string) (ledger.Signed, error) {
+	rc, _, err := findRecon(r.Context(), db, snap, period)
+	if err != nil {
+		return ledger.Signed{}, err
+	}
+	so, err := signOffOf(r.Context(), db, rc, s.ruleIDs())
+	if err != nil {
+		return ledger.Signed{}, err
+	}
+	so.Name, so.Role, so.Comment = strings.TrimSpace(name), strings.TrimSpace(role), strings.TrimSpace(comment)
+	signed, err := s.o.Ledger.SignOff(a, so)
+	if err == nil {
+		s.o.Log.Info("workspace: sign-off", "id", signed.ID, "snapshot", signed.Snapshot, "period", signed.Period, "by", a.By, "name", signed.Name)
+	}
+	return signed, err
+}
+
+// actionStatus is the status of an error of an action: the user's
+// mistake, or not.
+func actionStatus(err error) int {
+	if errors.Is(err, ledger.ErrNoWaiver) {
+		return http.StatusNotFound
+	}
+	if strings.HasPrefix(err.Error(), "ledger:") {
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadRequest
+}
+
+type waivePage struct {
+	Rule, EntityID, Back, By string
+	Rules                    []string
+}
+
+// waiveForm is the form that waives a finding.
+func (s *Server) waiveForm(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	s.render(w, r, http.StatusOK, "waive", waivePage{Rule: q.Get("rule"), EntityID: q.Get("entity_id"),
+		Back: localPath(q.Get("back")), By: nameCookie(r), Rules: s.ruleIDs()})
+}
+
+// postWaiver takes the waive form.
+func (s *Server) postWaiver(w http.ResponseWriter, r *http.Request) {
+	if err := s.checkForm(r); err != nil {
+		s.fail(w, r, http.StatusForbidden, err)
+		return
+	}
+	f := r.PostForm
+	_, err := s.waive(actor(r, f.Get("by")), ledger.Waiver{Rule: f.Get("rule"), EntityID: f.Get("entity_id"),
+		Reason: strings.TrimSpace(f.Get("reason")), Owner: strings.TrimSpace(f.Get("owner")), Expires: f.Get("expires")})
+	if err != nil {
+		s.fail(w, r, actionStatus(err), err)
+		return
+	}
+	rememberName(w, f.Get("by"))
+	http.Redirect(w, r, localPath(f.Get("back")), http.StatusSeeOther)
+}
+
+// postLift takes a lift button.
+func (s *Server) postLift(w http.ResponseWriter, r *http.Request) {
+	if err := s.checkForm(r); err != nil {
+		s.fail(w, r, http.StatusForbidden, err)
+		return
+	}
+	if _, err := s.lift(actor(r, r.PostFormValue("by")), r.PathValue("id")); err != nil {
+		s.fail(w, r, actionStatus(err), err)
+		return
+	}
+	http.Redirect(w, r, localPath(r.PostFormValue("back")), http.StatusSeeOther)
+}
+
+// postSignOff takes the sign-off form.
+func (s *Server) postSignOff(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	if err := s.checkForm(r); err != nil {
+		s.fail(w, r, http.StatusForbidden, err)
+		return
+	}
+	f := r.PostForm
+	signed, err := s.signOff(r, db, actor(r, f.Get("name")), f.Get("snapshot"), f.Get("period"), f.Get("name"), f.Get("role"), f.Get("comment"))
+	if err != nil {
+		s.fail(w, r, actionStatus(err), err)
+		return
+	}
+	rememberName(w, f.Get("name"))
+	v := url.Values{"snapshot": {signed.Snapshot}}
+	if signed.Period != "" {
+		v.Set("period", signed.Period)
+	}
+	http.Redirect(w, r, "/?"+v.Encode(), http.StatusSeeOther)
+}
+
+type waiversPage struct {
+	Waivers []ledger.Made
+	Back    string
+}
+
+// waivers lists the waivers made here, standing and lifted.
+func (s *Server) waivers(w http.ResponseWriter, r *http.Request) {
+	entries, err := s.o.Ledger.Read()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	ws := ledger.Fold(entries).Waivers
+	slices.Reverse(ws)
+	s.render(w, r, http.StatusOK, "waivers", waiversPage{Waivers: ws, Back: "/waivers"})
+}
+
+// audit lists every action, newest first.
+func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
+	entries, err := s.o.Ledger.Read()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	slices.Reverse(entries)
+	s.render(w, r, http.StatusOK, "audit", entries)
+}
+
+// nameCookie is the name this browser last acted under, to fill the forms.
+func nameCookie(r *http.Request) string {
+	c, err := r.Cookie("billsnap_name")
+	if err != nil {
+		return ""
+	}
+	v, _ := url.QueryUnescape(c.Value)
+	return v
+}
+
+func rememberName(w http.ResponseWriter, name string) {
+	if name = strings.TrimSpace(name); name != "" {
+		http.SetCookie(w, &http.Cookie{Name: "billsnap_name", Value: url.QueryEscape(name), Path: "/", HttpOnly: true,
+			SameSite: http.SameSiteStrictMode, MaxAge: 365 * 24 * 3600})
+	}
+}

@@ -1,0 +1,267 @@
+package workspace
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/reports"
+)
+
+// apiSnapshot is a snapshot with its stored reconciliations.
+type apiSnapshot struct {
+	ID              string     `json:"id"`
+	Status          string     `json:"status"`
+	Started         time.Time  `json:"started"`
+	Finished        *time.Time `json:"finished"`
+	Reconciliations []apiRecon `json:"reconciliations"`
+}
+
+type apiRecon struct {
+	Period       string    `json:"period"`
+	AsOf         time.Time `json:"as_of"`
+	ReconciledAt time.Time `json:"reconciled_at"`
+	Findings     int       `json:"findings"`
+	Material     bool      `json:"material"`
+}
+
+// apiSnapshots lists every snapshot, newest first, with its
+// reconciliations.
+func (s *Server) apiSnapshots(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	rows, err := db.QueryContext(r.Context(), "SELECT id, status, started, finished FROM snapshots ORDER BY started DESC, id DESC")
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	out := []apiSnapshot{}
+	for rows.Next() {
+		var a apiSnapshot
+		var fin sql.NullTime
+		if err := rows.Scan(&a.ID, &a.Status, &a.Started, &fin); err != nil {
+			rows.Close()
+			s.fail(w, r, http.StatusInternalServerError, err)
+			return
+		}
+		if fin.Valid {
+			a.Finished = &fin.Time
+		}
+		out = append(out, a)
+	}
+	rows.Close()
+	for i := range out {
+		rcs, err := reconsOf(r.Context(), db, out[i].ID)
+		if err != nil {
+			s.fail(w, r, http.StatusInternalServerError, err)
+			return
+		}
+		out[i].Reconciliations = []apiRecon{}
+		for _, rc := range rcs {
+			out[i].Reconciliations = append(out[i].Reconciliations, apiRecon{Period: rc.Period, AsOf: rc.AsOf, ReconciledAt: rc.At,
+				Findings: rc.Findings, Material: rc.Material})
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// apiFindings is the findings of a stored reconciliation as a JSON array
+// of the objects `reconcile --format json` prints, in its order (the
+// list's filters apply; sort and page do not).
+func (s *Server) apiFindings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	f, err := parseFilter(r.URL.Query())
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	f.Sort, f.Page = "", 1
+	rep, err := s.filtered(r, db, f)
+	if err != nil {
+		s.failStore(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if err := reports.JSONArray(w, rep); err != nil {
+		s.o.Log.Error("workspace: writing findings", "error", err)
+	}
+}
+
+// apiEntity is a record, its links, its findings and the snapshots that
+// hold it.
+func (s *Server) apiEntity(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	v, err := s.entityOf(r, db)
+	if err != nil {
+		s.failEntity(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// entityOf reads the record the request names.
+func (s *Server) entityOf(r *http.Request, db *sql.DB) (*entityView, error) {
+	q := r.URL.Query()
+	snap := q.Get("snapshot")
+	if snap == "" {
+		snap = reconcile.Latest
+	}
+	return loadEntity(r.Context(), db, r.PathValue("kind"), r.PathValue("id"), snap, q.Get("a"), q.Get("b"), s.ruleIDs())
+}
+
+// failEntity answers an error reading a record: not found, or a failure.
+func (s *Server) failEntity(w http.ResponseWriter, r *http.Request, err error) {
+	var nr errNoRecord
+	if errors.As(err, &nr) {
+		s.fail(w, r, http.StatusNotFound, err)
+		return
+	}
+	if _, known := kinds[r.PathValue("kind")]; !known {
+		if _, _, ok := compound(r.PathValue("kind"), ""); !ok {
+			s.fail(w, r, http.StatusNotFound, err)
+			return
+		}
+	}
+	s.failStore(w, r, err)
+}
+
+// entity is the record's page.
+func (s *Server) entity(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	v, err := s.entityOf(r, db)
+	if err != nil {
+		s.failEntity(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "entity", v)
+}
+
+// readJSON decodes a JSON request body into v: application/json only (a
+// form of another site cannot send it), unknown fields refused.
+func readJSON(r *http.Request, v any) error {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "application/json" {
+		return errors.New("want a JSON body (Content-Type: application/json)")
+	}
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("the JSON body: %w", err)
+	}
+	return nil
+}
+
+// apiWaiver is a waiver made here, as the API shows it.
+type apiWaiver struct {
+	ledger.Waiver
+	By       string     `json:"by"`
+	At       time.Time  `json:"at"`
+	Lifted   bool       `json:"lifted"`
+	LiftedBy string     `json:"lifted_by,omitempty"`
+	LiftedAt *time.Time `json:"lifted_at,omitempty"`
+}
+
+func waiverOut(m ledger.Made) apiWaiver {
+	a := apiWaiver{Waiver: m.Waiver, By: m.By, At: m.At}
+	if m.Lifted != nil {
+		a.Lifted, a.LiftedBy, a.LiftedAt = true, m.Lifted.By, &m.Lifted.At
+	}
+	return a
+}
+
+// apiWaivers lists the waivers made here, standing and lifted.
+func (s *Server) apiWaivers(w http.ResponseWriter, r *http.Request) {
+	entries, err := s.o.Ledger.Read()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	out := []apiWaiver{}
+	for _, m := range ledger.Fold(entries).Waivers {
+		out = append(out, waiverOut(m))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// apiPostWaiver makes a waiver: JSON rule, entity_id, reason, owner,
+// expires, and by (who makes it).
+func (s *Server) apiPostWaiver(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		ledger.Waiver
+		By string `json:"by"`
+	}
+	if err := readJSON(r, &in); err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	in.ID = ""
+	m, err := s.waive(actor(r, in.By), in.Waiver)
+	if err != nil {
+		s.fail(w, r, actionStatus(err), err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, waiverOut(m))
+}
+
+// apiDeleteWaiver lifts a waiver; ?by= names who.
+func (s *Server) apiDeleteWaiver(w http.ResponseWriter, r *http.Request) {
+	m, err := s.lift(actor(r, r.URL.Query().Get("by")), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, actionStatus(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, waiverOut(m))
+}
+
+// apiSignOff is a sign-off as the API shows it.
+type apiSignOff struct {
+	ledger.SignOff
+	By string    `json:"by"`
+	At time.Time `json:"at"`
+}
+
+// apiSignOffs lists every sign-off, oldest first.
+func (s *Server) apiSignOffs(w http.ResponseWriter, r *http.Request) {
+	entries, err := s.o.Ledger.Read()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	out := []apiSignOff{}
+	for _, so := range ledger.Fold(entries).SignOffs {
+		out = append(out, apiSignOff{SignOff: so.SignOff, By: so.By, At: so.At})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// apiPostSignOff signs off a reconciliation: JSON snapshot_id (default
+// latest), period, name, role, comment.
+func (s *Server) apiPostSignOff(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	var in struct {
+		Snapshot string `json:"snapshot_id"`
+		Period   string `json:"period"`
+		Name     string `json:"name"`
+		Role     string `json:"role"`
+		Comment  string `json:"comment"`
+	}
+	if err := readJSON(r, &in); err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	if in.Snapshot == "" {
+		in.Snapshot = reconcile.Latest
+	}
+	signed, err := s.signOff(r, db, actor(r, in.Name), in.Snapshot, in.Period, in.Name, in.Role, in.Comment)
+	var nr *reconcile.NotReconciledError
+	var us *reconcile.UnknownSnapshotError
+	switch {
+	case errors.As(err, &nr), errors.As(err, &us):
+		s.fail(w, r, http.StatusNotFound, err)
+	case err != nil:
+		s.fail(w, r, actionStatus(err), err)
+	default:
+		writeJSON(w, http.StatusCreated, apiSignOff{SignOff: signed.SignOff, By: signed.By, At: signed.At})
+	}
+}

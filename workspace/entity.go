@@ -1,0 +1,341 @@
+package workspace
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+func urlPathEscape(s string) string { return url.PathEscape(s) }
+
+// kinds maps what a record is called (a finding's entity, or a table's
+// name) to its table: invoice and invoices are both invoices.
+var kinds = func() map[string]string {
+	m := map[string]string{"unit_of_measure": "units_of_measure"}
+	for _, t := range snapshot.Tables() {
+		m[t.Name] = t.Name
+		if k, ok := strings.CutSuffix(t.Name, "s"); ok {
+			if _, taken := m[k]; !taken {
+				m[k] = t.Name
+			}
+		}
+	}
+	return m
+}()
+
+// kindOf is the singular name of table.
+func kindOf(table string) string {
+	for k, t := range kinds {
+		if t == table && k != table {
+			return k
+		}
+	}
+	return table
+}
+
+// link is a record to go to.
+type link struct {
+	Kind, ID string
+	Via      string // the column that joins them
+}
+
+// entityView is one record of one snapshot, with what it is joined to,
+// its findings over history and the snapshots it is in.
+type entityView struct {
+	Kind     string           `json:"kind"`
+	Table    string           `json:"table"`
+	ID       string           `json:"id"`
+	Snapshot string           `json:"snapshot_id"`
+	Columns  []column         `json:"columns"`
+	Raw      json.RawMessage  `json:"raw"`
+	Parents  []link           `json:"parents"`
+	Children []link           `json:"children"`
+	Findings []historyFinding `json:"findings"`
+	In       []string         `json:"snapshots"` // the complete snapshots that hold it, oldest first
+	Diff     *diff            `json:"diff,omitempty"`
+	Also     []link           `json:"also,omitempty"` // for a finding's compound entity: the records it names
+}
+
+type column struct {
+	Name  string `json:"name"`
+	Value any    `json:"value"`
+}
+
+// historyFinding is a finding of the record in one reconciliation.
+type historyFinding struct {
+	Snapshot string `json:"snapshot_id"`
+	Period   string `json:"period"`
+	Rule     string `json:"rule"`
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
+	Status   string `json:"status"`
+	Waived   bool   `json:"waived"`
+	Detail   string `json:"detail"`
+}
+
+// diff is a record's fields in two snapshots, the changed ones marked.
+type diff struct {
+	A, B string
+	Rows []diffRow
+}
+
+type diffRow struct {
+	Name    string
+	A, B    string
+	Changed bool
+}
+
+// errNoRecord is a record no snapshot holds.
+type errNoRecord struct{ kind, id, snapshot string }
+
+func (e errNoRecord) Error() string {
+	return fmt.Sprintf("no %s %q in snapshot %s", e.kind, e.id, e.snapshot)
+}
+
+// compound are the entities of findings that are not one record: what
+// they name, and how to go to it.
+func compound(kind, id string) (table string, also []link, ok bool) {
+	switch kind {
+	case "reference":
+		return "", []link{{Kind: "subscription_charge", ID: id, Via: "reference_id"}}, true
+	case "subscription_product":
+		sub, ppc, _ := strings.Cut(id, "/")
+		return "", []link{{Kind: "subscription", ID: sub}, {Kind: "product_plan_charge", ID: ppc}}, true
+	case "collection":
+		return "", nil, true
+	}
+	return "", nil, false
+}
+
+// loadEntity reads record id of kind in snapshot snap (an ID or latest),
+// and the diff between snapshots a and b when both are given.
+func loadEntity(ctx context.Context, db *sql.DB, kind, id, snap, a, b string, rules []string) (*entityView, error) {
+	info, _, err := reconcile.Resolve(ctx, db, snap)
+	if err != nil {
+		return nil, err
+	}
+	v := &entityView{Kind: kind, ID: id, Snapshot: info.ID}
+	if _, also, ok := compound(kind, id); ok {
+		v.Also = also
+		v.Findings, err = historyOf(ctx, db, id)
+		return v, err
+	}
+	table, ok := kinds[kind]
+	if !ok {
+		return nil, fmt.Errorf("no kind of record %q", kind)
+	}
+	v.Table, v.Kind = table, kindOf(table)
+	if err := v.readRecord(ctx, db); err != nil {
+		return nil, err
+	}
+	if v.Children, err = childrenOf(ctx, db, table, id, info.ID); err != nil {
+		return nil, err
+	}
+	if v.In, err = snapshotsOf(ctx, db, table, id); err != nil {
+		return nil, err
+	}
+	if v.Findings, err = historyOf(ctx, db, id); err != nil {
+		return nil, err
+	}
+	if a != "" && b != "" {
+		v.Diff, err = diffOf(ctx, db, table, id, a, b)
+	}
+	return v, err
+}
+
+// readRecord reads the typed columns and the raw JSON of v's record.
+func (v *entityView) readRecord(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT * EXCLUDE (snapshot_id) FROM %s WHERE snapshot_id = ? AND id = ? LIMIT 1", v.Table), v.Snapshot, v.ID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	names, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return errNoRecord{kind: v.Kind, id: v.ID, snapshot: v.Snapshot}
+	}
+	vals := make([]any, len(names))
+	ptrs := make([]any, len(names))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return err
+	}
+	for i, n := range names {
+		switch {
+		case n == "_raw":
+			v.Raw = rawJSON(vals[i])
+		case n == "id":
+		default:
+			v.Columns = append(v.Columns, column{Name: n, Value: plain(vals[i])})
+			if ref, ok := strings.CutSuffix(n, "_id"); ok && vals[i] != nil {
+				if _, known := kinds[ref]; known {
+					v.Parents = append(v.Parents, link{Kind: ref, ID: fmt.Sprint(vals[i]), Via: n})
+				}
+			}
+		}
+	}
+	return rows.Err()
+}
+
+// childrenOf are the records of snapshot snap whose columns name record id
+// of table: a customer's subscriptions, invoices and transactions, an
+// invoice's lines, a charge's invoice lines.
+func childrenOf(ctx context.Context, db *sql.DB, table, id, snap string) ([]link, error) {
+	col := kindOf(table) + "_id"
+	var out []link
+	for _, t := range snapshot.Tables() {
+		if !slices.Contains(t.ColumnNames(), col) {
+			continue
+		}
+		rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT id FROM %s WHERE snapshot_id = ? AND %s = ? ORDER BY id LIMIT 200", t.Name, col), snap, id)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var child string
+			if err := rows.Scan(&child); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, link{Kind: kindOf(t.Name), ID: child, Via: col})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// snapshotsOf are the complete snapshots that hold the record.
+func snapshotsOf(ctx context.Context, db *sql.DB, table, id string) ([]string, error) {
+	return strings1(ctx, db, fmt.Sprintf("SELECT DISTINCT snapshot_id FROM %s WHERE id = ? ORDER BY 1", table), id)
+}
+
+// historyOf is every finding of the record, in every reconciliation.
+func historyOf(ctx context.Context, db *sql.DB, id string) ([]historyFinding, error) {
+	rows, err := db.QueryContext(ctx, `SELECT snapshot_id, period, rule, CAST(amount AS VARCHAR), coalesce(currency, ''), status, waived,
+		coalesce(detail, '') FROM findings WHERE entity_id = ? ORDER BY snapshot_id DESC, period, rule`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []historyFinding
+	for rows.Next() {
+		var h historyFinding
+		if err := rows.Scan(&h.Snapshot, &h.Period, &h.Rule, &h.Amount, &h.Currency, &h.Status, &h.Waived, &h.Detail); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// diffOf compares the record's fields in snapshots a and b.
+func diffOf(ctx context.Context, db *sql.DB, table, id, a, b string) (*diff, error) {
+	d := &diff{A: a, B: b}
+	va, err := fieldsIn(ctx, db, table, id, a)
+	if err != nil {
+		return nil, err
+	}
+	vb, err := fieldsIn(ctx, db, table, id, b)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, m := range []map[string]string{va, vb} {
+		for n := range m {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		d.Rows = append(d.Rows, diffRow{Name: n, A: va[n], B: vb[n], Changed: va[n] != vb[n]})
+	}
+	return d, nil
+}
+
+// fieldsIn are the record's fields as sent in snapshot snap (its raw
+// JSON's top-level fields), each as JSON text; nil when it is not there.
+func fieldsIn(ctx context.Context, db *sql.DB, table, id, snap string) (map[string]string, error) {
+	var raw sql.NullString
+	err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT CAST(_raw AS VARCHAR) FROM %s WHERE snapshot_id = ? AND id = ?", table), snap, id).Scan(&raw)
+	if err == sql.ErrNoRows {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(raw.String), &fields); err != nil {
+		return nil, fmt.Errorf("the raw record of %s %s in %s: %w", table, id, snap, err)
+	}
+	out := map[string]string{}
+	for k, v := range fields {
+		out[k] = string(v)
+	}
+	return out, nil
+}
+
+func strings1(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// rawJSON is a _raw value as JSON.
+func rawJSON(v any) json.RawMessage {
+	switch x := v.(type) {
+	case string:
+		return json.RawMessage(x)
+	case []byte:
+		return json.RawMessage(x)
+	case nil:
+		return nil
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// plain is a column's value as JSON shows it: times in UTC, decimals as
+// their exact text.
+func plain(v any) any {
+	switch x := v.(type) {
+	case time.Time:
+		return x.UTC().Format(time.RFC3339)
+	case []byte:
+		return string(x)
+	case fmt.Stringer:
+		return x.String()
+	}
+	return v
+}

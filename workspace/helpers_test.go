@@ -1,0 +1,182 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/internal/fakeclock"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// evilName is a customer's name that must reach every page as text.
+const evilName = `<script>alert(1)</script>`
+
+// fixture is a store exported from a sandbox with planted cases (and a
+// customer named evilName) and reconciled, with the sandbox still up.
+type fixture struct {
+	cfg    config.Config
+	sb     *sandbox.Server
+	evilID string
+}
+
+// newFixture exports the sandbox into a new store and reconciles it.
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	sb := sandboxtest.Start(t, sandbox.Options{Seed: 11, Customers: 12, Planted: 2}, "")
+	fx := &fixture{sb: sb}
+	fx.evilID = createCustomer(t, sb, evilName)
+	cfg := config.Default()
+	cfg.BaseURL, cfg.FrontURL, cfg.Out, cfg.Progress = sb.BaseURL(), sb.FrontURL(), t.TempDir(), "none"
+	fx.cfg = cfg
+	fx.export(t)
+	fx.reconcile(t)
+	return fx
+}
+
+// createCustomer adds a customer to the sandbox through its API.
+func createCustomer(t *testing.T, sb *sandbox.Server, name string) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"FullName": name, "CurrencyCode": "EUR"})
+	req, _ := http.NewRequest(http.MethodPost, sb.BaseURL()+"/v3/customers", bytes.NewReader(body))
+	req.Header.Set("Authorization", extract.NewSecret(sandboxtest.Key).Authorization())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var c struct{ ID string }
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil || resp.StatusCode != http.StatusCreated || c.ID == "" {
+		t.Fatalf("creating a customer: %d %+v %v", resp.StatusCode, c, err)
+	}
+	return c.ID
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// export takes a snapshot of the sandbox into the store.
+func (fx *fixture) export(t *testing.T) {
+	t.Helper()
+	svc := job.Service{Secret: extract.NewSecret(sandboxtest.Key), Log: quiet, Clock: fakeclock.New(time.Now())}
+	_, err := job.InStore(context.Background(), fx.cfg, job.Spec{Name: "export"}, quiet, func(s string) string { return s }, nil,
+		func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
+			sum, req, err := job.Export(ctx, fx.cfg, svc, store)
+			return job.ExportOutcome(sum, req), err
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reconcile reconciles the latest snapshot as `billsnap reconcile` does,
+// waivers of the ledger included, and returns the report.
+func (fx *fixture) reconcile(t *testing.T) *reconcile.Report {
+	t.Helper()
+	opts, err := job.ReconcileOptions(fx.cfg, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep *reconcile.Report
+	_, err = job.InStore(context.Background(), fx.cfg, job.Spec{Name: "reconcile"}, quiet, func(s string) string { return s }, nil,
+		func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
+			var err error
+			rep, err = job.Reconcile(ctx, store, opts, quiet, nil)
+			if err != nil {
+				return job.Outcome{}, err
+			}
+			return job.ReconcileOutcome(rep), nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// serve starts the workspace over the fixture's store on a loopback port.
+func (fx *fixture) serve(t *testing.T, token string) *httptest.Server {
+	t.Helper()
+	opts, err := job.ReconcileOptions(fx.cfg, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := New(Options{Store: fx.cfg.Options, Reconcile: opts, Ledger: ledger.New(ledger.Path(fx.cfg.Out), time.Now),
+		Token: token, Trend: 6, PageSize: 25, Log: quiet, Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ws.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ws.Close()
+	})
+	return srv
+}
+
+// call is one request to the workspace.
+type call struct {
+	method, path, body, contentType string
+	header                          map[string]string
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// do sends c to srv, redirects not followed.
+func do(t *testing.T, srv *httptest.Server, c call) answer {
+	t.Helper()
+	method := c.method
+	if method == "" {
+		method = http.MethodGet
+	}
+	req, err := http.NewRequest(method, srv.URL+c.path, strings.NewReader(c.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.contentType != "" {
+		req.Header.Set("Content-Type", c.contentType)
+	}
+	for k, v := range c.header {
+		req.Header.Set(k, v)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+// getJSON gets path and decodes its JSON into v, wanting 200.
+func getJSON(t *testing.T, srv *httptest.Server, path string, v any) {
+	t.Helper()
+	a := do(t, srv, call{path: path})
+	if a.status != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, a.status, a.body)
+	}
+	if err := json.Unmarshal([]byte(a.body), v); err != nil {
+		t.Fatalf("GET %s: %v\n%s", path, err, a.body)
+	}
+}

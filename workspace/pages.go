@@ -1,0 +1,207 @@
+package workspace
+
+import (
+	"database/sql"
+	"html/template"
+	"net/http"
+
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+func (s *Server) routes() {
+	m := s.mux
+	m.Handle("GET /assets/", assets())
+	m.HandleFunc("GET /login", s.loginForm)
+	m.HandleFunc("POST /login", s.login)
+	m.HandleFunc("GET /{$}", s.withDB(s.overview))
+	m.HandleFunc("GET /findings", s.withDB(s.findings))
+	m.HandleFunc("GET /findings.csv", s.withDB(s.download("csv")))
+	m.HandleFunc("GET /findings.xlsx", s.withDB(s.download("xlsx")))
+	m.HandleFunc("GET /entities/{kind}/{id...}", s.withDB(s.entity))
+	m.HandleFunc("GET /waive", s.waiveForm)
+	m.HandleFunc("GET /waivers", s.waivers)
+	m.HandleFunc("POST /waivers", s.postWaiver)
+	m.HandleFunc("POST /waivers/{id}/lift", s.postLift)
+	m.HandleFunc("POST /signoffs", s.withDB(s.postSignOff))
+	m.HandleFunc("GET /audit", s.audit)
+	m.HandleFunc("GET /api/snapshots", s.withDB(s.apiSnapshots))
+	m.HandleFunc("GET /api/findings", s.withDB(s.apiFindings))
+	m.HandleFunc("GET /api/entities/{kind}/{id...}", s.withDB(s.apiEntity))
+	m.HandleFunc("GET /api/waivers", s.apiWaivers)
+	m.HandleFunc("POST /api/waivers", s.apiPostWaiver)
+	m.HandleFunc("DELETE /api/waivers/{id}", s.apiDeleteWaiver)
+	m.HandleFunc("GET /api/signoffs", s.apiSignOffs)
+	m.HandleFunc("POST /api/signoffs", s.withDB(s.apiPostSignOff))
+}
+
+// withDB gives h the read model, held for the request.
+func (s *Server) withDB(h func(http.ResponseWriter, *http.Request, *sql.DB)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		db, done, err := s.model.get(r.Context())
+		if err != nil {
+			s.failStore(w, r, err)
+			return
+		}
+		defer done()
+		h(w, r, db)
+	}
+}
+
+// ruleIDs are the rules' IDs in their order.
+func (s *Server) ruleIDs() []string {
+	ids := make([]string, len(s.o.Reconcile.Rules))
+	for i, r := range s.o.Reconcile.Rules {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// rule returns the rule with the given ID; an unknown one (a user rule
+// since removed) is shown by its ID.
+func (s *Server) rule(id string) reconcile.Rule {
+	for _, r := range s.o.Reconcile.Rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	return reconcile.Rule{ID: id, Title: id}
+}
+
+type overviewPage struct {
+	Recon           recon
+	Others          []recon // the snapshot's other reconciliations
+	Verdict         string
+	Rules           []overviewRule
+	Totals          []currencyLine
+	Counts, Amounts template.HTML
+	Notes           snapshot.FieldNotes
+	Incomplete      []snapshot.TableStats
+	SignOffs        []signOffView
+	Latest          *signOffView // the period's newest sign-off, of any snapshot
+	NotReconciled   string
+}
+
+type overviewRule struct {
+	Rule  reconcile.Rule
+	Lines []ruleTotal
+}
+
+type currencyLine struct {
+	Currency   string
+	Net, Gross string
+}
+
+type signOffView struct {
+	ledger.Signed
+	Changed bool // the findings differ from what was signed
+	Current bool // it signs this very reconciliation
+}
+
+// overview shows the latest reconciliation (or the one asked for).
+func (s *Server) overview(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	ctx := r.Context()
+	snap := r.FormValue("snapshot")
+	if snap == "" {
+		snap = reconcile.Latest
+	}
+	rc, all, err := findRecon(ctx, db, snap, r.FormValue("period"))
+	var nr *reconcile.NotReconciledError
+	if errorsAs(err, &nr) {
+		s.render(w, r, http.StatusOK, "overview", overviewPage{NotReconciled: nr.Error(), Recon: recon{Snapshot: reconcile.SnapshotInfo{ID: nr.Snapshot}}})
+		return
+	}
+	if err != nil {
+		s.failStore(w, r, err)
+		return
+	}
+	p := overviewPage{Recon: rc}
+	for _, o := range all {
+		if o.Period != rc.Period {
+			p.Others = append(p.Others, o)
+		}
+	}
+	if err := s.fillOverview(r, db, &p); err != nil {
+		s.failStore(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "overview", p)
+}
+
+// fillOverview reads the totals, trend, notes and sign-offs of p.Recon.
+func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) error {
+	ctx := r.Context()
+	ts, err := ruleTotals(ctx, db, p.Recon, s.ruleIDs())
+	if err != nil {
+		return err
+	}
+	p.Verdict = "OK"
+	if p.Recon.Material {
+		p.Verdict = "MATERIAL"
+	}
+	for _, t := range ts {
+		if t.Rule == reconcile.IncompleteRule && t.Count > 0 {
+			p.Verdict = "UNTRUSTED"
+		}
+		if n := len(p.Rules); n == 0 || p.Rules[n-1].Rule.ID != t.Rule {
+			p.Rules = append(p.Rules, overviewRule{Rule: s.rule(t.Rule)})
+		}
+		p.Rules[len(p.Rules)-1].Lines = append(p.Rules[len(p.Rules)-1].Lines, t)
+	}
+	totals := currencyTotals(ts)
+	for _, c := range reconcile.Currencies(totals) {
+		p.Totals = append(p.Totals, currencyLine{Currency: c, Net: totals[c].Net.Grouped(), Gross: totals[c].Gross.Grouped()})
+	}
+	period, _ := reconcile.ParsePeriod(p.Recon.Period)
+	if p.Recon.Period == "" {
+		period = nil
+	}
+	trend, err := reconcile.Trend(ctx, db, period, p.Recon.Snapshot, max(s.o.Trend, 2))
+	if err != nil {
+		return err
+	}
+	p.Counts, p.Amounts = reports.TrendCharts(trend)
+	tables, err := snapshot.Manifest(ctx, db, p.Recon.Snapshot.ID)
+	if err != nil {
+		return err
+	}
+	fields, err := snapshot.Fields(ctx, db, p.Recon.Snapshot.ID)
+	if err != nil {
+		return err
+	}
+	p.Notes = snapshot.Notes(fields, tables)
+	for _, t := range tables {
+		if !t.Complete || t.Problem != "" {
+			p.Incomplete = append(p.Incomplete, t)
+		}
+	}
+	return s.fillSignOffs(r, db, p)
+}
+
+// fillSignOffs lists the sign-offs of the period, marking those whose
+// findings are no longer what they signed.
+func (s *Server) fillSignOffs(r *http.Request, db *sql.DB, p *overviewPage) error {
+	entries, err := s.o.Ledger.Read()
+	if err != nil {
+		return err
+	}
+	st := ledger.Fold(entries)
+	d, _, err := digest(r.Context(), db, p.Recon)
+	if err != nil {
+		return err
+	}
+	for _, so := range st.SignOffs {
+		if so.Period != p.Recon.Period {
+			continue
+		}
+		v := signOffView{Signed: so, Current: so.Snapshot == p.Recon.Snapshot.ID}
+		v.Changed = so.Digest != d
+		if v.Current {
+			p.SignOffs = append(p.SignOffs, v)
+		}
+		p.Latest = &v
+	}
+	return nil
+}

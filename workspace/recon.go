@@ -1,0 +1,162 @@
+package workspace
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/reconcile"
+)
+
+// recon is one stored reconciliation: a snapshot and a period.
+type recon struct {
+	Snapshot reconcile.SnapshotInfo
+	Previous string
+	Period   string
+	AsOf, At time.Time
+	Findings int // open findings
+	Material bool
+}
+
+// reconsOf lists the stored reconciliations of snapshot id, newest first.
+func reconsOf(ctx context.Context, db *sql.DB, id string) ([]recon, error) {
+	rows, err := db.QueryContext(ctx, `SELECT period, as_of, reconciled_at, findings, material FROM reconciliations
+		WHERE snapshot_id = ? ORDER BY reconciled_at DESC, period`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []recon
+	for rows.Next() {
+		var r recon
+		if err := rows.Scan(&r.Period, &r.AsOf, &r.At, &r.Findings, &r.Material); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// findRecon resolves a snapshot as asked (latest, previous or an ID) and
+// picks its reconciliation for period: when period is "", the one of the
+// whole snapshot if there is one, else the newest. It is
+// *reconcile.NotReconciledError when there is none.
+func findRecon(ctx context.Context, db *sql.DB, snapshot, period string) (recon, []recon, error) {
+	info, prev, err := reconcile.Resolve(ctx, db, snapshot)
+	if err != nil {
+		return recon{}, nil, err
+	}
+	all, err := reconsOf(ctx, db, info.ID)
+	if err != nil {
+		return recon{}, nil, err
+	}
+	for i := range all {
+		all[i].Snapshot, all[i].Previous = info, prev
+	}
+	i := slices.IndexFunc(all, func(r recon) bool { return r.Period == period })
+	if i < 0 && period == "" && len(all) > 0 {
+		i = 0
+	}
+	if i < 0 {
+		return recon{}, all, &reconcile.NotReconciledError{Snapshot: info.ID, Period: period}
+	}
+	return all[i], all, nil
+}
+
+// ruleTotal is one rule's findings in one currency.
+type ruleTotal struct {
+	Rule, Currency                string
+	Count, Waived, New, Recurring int
+	Resolved                      int
+	Net, Gross                    money.Amount // of the unwaived open findings
+}
+
+// ruleTotals sums the findings of rc per rule and currency, in rule order.
+func ruleTotals(ctx context.Context, db *sql.DB, rc recon, rules []string) ([]ruleTotal, error) {
+	rows, err := db.QueryContext(ctx, `SELECT rule, coalesce(currency, ''),
+		count(*) FILTER (WHERE status <> 'resolved'), count(*) FILTER (WHERE waived AND status <> 'resolved'),
+		count(*) FILTER (WHERE status = 'new'), count(*) FILTER (WHERE status = 'recurring'), count(*) FILTER (WHERE status = 'resolved'),
+		CAST(coalesce(sum(amount) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR),
+		CAST(coalesce(sum(abs(amount)) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR)
+		FROM findings WHERE snapshot_id = ? AND period = ? GROUP BY ALL ORDER BY list_position(?, rule), 2`,
+		rc.Snapshot.ID, rc.Period, rules)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ruleTotal
+	for rows.Next() {
+		var t ruleTotal
+		var net, gross string
+		if err := rows.Scan(&t.Rule, &t.Currency, &t.Count, &t.Waived, &t.New, &t.Recurring, &t.Resolved, &net, &gross); err != nil {
+			return nil, err
+		}
+		if t.Net, err = money.Parse(net); err != nil {
+			return nil, err
+		}
+		if t.Gross, err = money.Parse(gross); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// currencyTotals adds the rule totals per currency.
+func currencyTotals(ts []ruleTotal) map[string]reconcile.CurrencyTotal {
+	out := map[string]reconcile.CurrencyTotal{}
+	for _, t := range ts {
+		c := out[t.Currency]
+		c.Net += t.Net
+		c.Gross += t.Gross
+		out[t.Currency] = c
+	}
+	return out
+}
+
+// digest is the SHA-256 of rc's open findings, as sorted lines of rule,
+// record ID, amount, currency and whether waived: what a sign-off signs.
+// It is the same whoever computes it, whatever order the store holds.
+func digest(ctx context.Context, db *sql.DB, rc recon) (string, int, error) {
+	rows, err := db.QueryContext(ctx, `SELECT rule || chr(9) || entity_id || chr(9) || CAST(amount AS VARCHAR) || chr(9) ||
+		coalesce(currency, '') || chr(9) || CAST(waived AS VARCHAR) FROM findings
+		WHERE snapshot_id = ? AND period = ? AND status <> 'resolved' ORDER BY 1`, rc.Snapshot.ID, rc.Period)
+	if err != nil {
+		return "", 0, err
+	}
+	defer rows.Close()
+	h := sha256.New()
+	n := 0
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return "", 0, err
+		}
+		fmt.Fprintln(h, line)
+		n++
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, rows.Err()
+}
+
+// signOffOf is what a sign-off of rc records besides who signs.
+func signOffOf(ctx context.Context, db *sql.DB, rc recon, rules []string) (ledger.SignOff, error) {
+	d, n, err := digest(ctx, db, rc)
+	if err != nil {
+		return ledger.SignOff{}, err
+	}
+	ts, err := ruleTotals(ctx, db, rc, rules)
+	if err != nil {
+		return ledger.SignOff{}, err
+	}
+	so := ledger.SignOff{Snapshot: rc.Snapshot.ID, Period: rc.Period, Findings: n, Digest: d, Totals: map[string]ledger.Total{}}
+	for c, t := range currencyTotals(ts) {
+		so.Totals[c] = ledger.Total{Net: t.Net.String(), Gross: t.Gross.String()}
+	}
+	return so, nil
+}

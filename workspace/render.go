@@ -1,0 +1,132 @@
+package workspace
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+//go:embed templates/*.tmpl assets/*
+var files embed.FS
+
+// funcs are the templates' helpers.
+var funcs = template.FuncMap{
+	"utc": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04 UTC")
+	},
+	"day":     func(d reconcile.Date) string { return d.Format(time.DateOnly) },
+	"grouped": func(a money.Amount) string { return a.Grouped() },
+	"entityURL": func(entity, id string) template.URL {
+		return template.URL("/entities/" + urlPathEscape(entity) + "/" + urlPathEscape(id))
+	},
+	"add": func(a, b int) int { return a + b },
+}
+
+// pages are the templates, each page with the layout.
+var pages = func() map[string]*template.Template {
+	layout := template.Must(template.New("layout.tmpl").Funcs(funcs).ParseFS(files, "templates/layout.tmpl"))
+	names, err := fs.Glob(files, "templates/*.tmpl")
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]*template.Template{}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".tmpl")
+		if name == "layout" {
+			continue
+		}
+		out[name] = template.Must(template.Must(layout.Clone()).ParseFS(files, n))
+	}
+	return out
+}()
+
+// view is what every page gets: its own data, and the session's.
+type view struct {
+	Title string
+	CSRF  string
+	Token bool // a token is set: show the logout hint
+	Page  any
+}
+
+// render writes page name with data, status code first; a template that
+// fails writes an error instead, never half a page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name string, data any) {
+	var b bytes.Buffer
+	v := view{Title: titles[name], CSRF: s.csrfToken(r), Token: s.o.Token != "", Page: data}
+	if err := pages[name].ExecuteTemplate(&b, "layout", v); err != nil {
+		s.o.Log.Error("workspace: rendering a page", "page", name, "error", err)
+		http.Error(w, "the page could not be rendered; the log says why", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(b.Bytes())
+}
+
+var titles = map[string]string{"overview": "Overview", "findings": "Findings", "entity": "Record", "waive": "Waive a finding",
+	"waivers": "Waivers", "login": "Log in", "error": "Error", "audit": "Audit log"}
+
+// errorPage is a page that says what went wrong.
+type errorPage struct {
+	Code    int
+	Message string
+}
+
+// fail answers with err: JSON for the API, a page otherwise. A missing
+// store or snapshot, or a bad parameter, says so; anything else is logged.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, code int, err error) {
+	if code >= 500 {
+		s.o.Log.Error("workspace", "path", r.URL.Path, "error", err)
+	}
+	if isAPI(r) {
+		writeJSONError(w, code, err)
+		return
+	}
+	s.render(w, r, code, "error", errorPage{Code: code, Message: err.Error()})
+}
+
+// failStore answers with an error reading the store, choosing its status.
+func (s *Server) failStore(w http.ResponseWriter, r *http.Request, err error) {
+	var unknown *reconcile.UnknownSnapshotError
+	var notRec *reconcile.NotReconciledError
+	switch {
+	case errors.As(err, &unknown), errors.As(err, &notRec), errors.Is(err, reconcile.ErrNoSnapshot), errors.Is(err, snapshot.ErrNoStore):
+		s.fail(w, r, http.StatusNotFound, err)
+	default:
+		s.fail(w, r, http.StatusInternalServerError, err)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+func writeJSONError(w http.ResponseWriter, code int, err error) {
+	writeJSON(w, code, map[string]string{"error": err.Error()})
+}
+
+// assets serves the embedded stylesheet and script.
+func assets() http.Handler {
+	sub, err := fs.Sub(files, "assets")
+	if err != nil {
+		panic(err)
+	}
+	return http.StripPrefix("/assets/", http.FileServerFS(sub))
+}

@@ -1,0 +1,118 @@
+// Package workspace is the finance workspace, `billsnap serve`: pages
+// rendered on the server (html/template, every asset embedded) and a JSON
+// API over a store's read model, where the month's findings are reviewed,
+// waived and signed off.
+//
+// It reads the store as any reader does: the read model, opened read-only
+// and opened again when a publish replaces it, so that it never stops a
+// job and a job never stops it. Its only writes are the ledger's
+// (package ledger): waivers and sign-offs, each an audit record, which
+// the next reconciliation and the reports read. A GET never writes.
+//
+// It is safe by default: without a token it answers only requests whose
+// Host is a loopback name (so that a web page cannot reach it by DNS
+// rebinding); with a token, every request shows it (a bearer header, or
+// the HttpOnly, SameSite=Strict cookie a browser gets by logging in once).
+// Writes refuse cross-origin browser requests (Sec-Fetch-Site and Origin)
+// and forms carry a CSRF token.
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// Options configure a workspace.
+type Options struct {
+	Store     snapshot.Options  // where the store is, and its read model's file
+	Reconcile reconcile.Options // the rules (their order) and the materiality the findings are judged by
+	Ledger    *ledger.Ledger
+	Token     string // "" : no token; then only loopback Host names are answered
+	Trend     int    // reconciliations in the overview's trend
+	PageSize  int    // findings per page
+	Log       *slog.Logger
+	Now       func() time.Time
+}
+
+// Server is a workspace over one store.
+type Server struct {
+	o      Options
+	model  *readModel
+	secret []byte // keys the CSRF tokens; new at each start
+	mux    *http.ServeMux
+}
+
+// New makes the workspace of o.
+func New(o Options) (*Server, error) {
+	if o.Ledger == nil || o.Log == nil || o.Now == nil {
+		return nil, errors.New("workspace: Ledger, Log and Now are required")
+	}
+	o.PageSize = max(o.PageSize, 1)
+	secret, err := randomBytes(32)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{o: o, model: newReadModel(o.Store), secret: secret, mux: http.NewServeMux()}
+	s.routes()
+	return s, nil
+}
+
+// Close lets go of the read model.
+func (s *Server) Close() error { return s.model.close() }
+
+// Handler is the workspace's handler, its protections included.
+func (s *Server) Handler() http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, http.StatusForbidden, errors.New("cross-origin request refused"))
+	}))
+	return s.guard(cop.Handler(s.mux))
+}
+
+// CheckListen refuses an address that is not loopback when there is no
+// token: the workspace shows money and customers, and takes waivers.
+func CheckListen(addr string, hasToken bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %q: want HOST:PORT, such as 127.0.0.1:8080", addr)
+	}
+	if hasToken || isLoopback(host) {
+		return nil
+	}
+	return fmt.Errorf("--listen %s is not a loopback address: give --token-file so that only those with the token get in", addr)
+}
+
+// isLoopback tells whether host (without port) names this machine only.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Serve serves the workspace on l until ctx ends, then shuts down.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.o.Log.Handler(), slog.LevelWarn)}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err := srv.Shutdown(sctx)
+		<-done
+		return err
+	}
+}
