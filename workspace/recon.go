@@ -84,7 +84,7 @@ func ruleTotals(ctx context.Context, db *sql.DB, rc recon, rules []string) ([]ru
 		count(*) FILTER (WHERE status = 'new'), count(*) FILTER (WHERE status = 'recurring'), count(*) FILTER (WHERE status = 'resolved'),
 		CAST(coalesce(sum(amount) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR),
 		CAST(coalesce(sum(abs(amount)) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR)
-		FROM findings WHERE snapshot_id = ? AND period = ? GROUP BY ALL ORDER BY list_position(?, rule), 2`,
+		FROM findings WHERE snapshot_id = ? AND period = ? GROUP BY rule, coalesce(currency, '') ORDER BY list_position(?, rule), 2`,
 		rc.Snapshot.ID, rc.Period, rules)
 	if err != nil {
 		return nil, err
