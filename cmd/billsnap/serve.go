@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/workspace"
+)
+
+// runServe serves the finance workspace over the store until SIGINT or
+// SIGTERM (exit 0 then). It reads the store as any reader does and writes
+// only the ledger of waivers and sign-offs.
+func runServe(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlags(env, "serve", "[--listen HOST:PORT] [--token-file FILE] [store flags]")
+	sf := addStoreFlags(fs)
+	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on; any but loopback needs --token-file")
+	tokenFile := fs.String("token-file", "", "file holding the token every request must show (a bearer header, or a browser's login)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := sf.load(env)
+	if err != nil {
+		return err
+	}
+	token, err := readToken(*tokenFile)
+	if err != nil {
+		return err
+	}
+	if err := workspace.CheckListen(*listen, token != ""); err != nil {
+		return job.Usage(err)
+	}
+	if err := sf.requireStore(cfg); err != nil {
+		return err
+	}
+	opts, err := job.ReconcileOptions(cfg, "", "")
+	if err != nil {
+		return err
+	}
+	ws, err := workspace.New(workspace.Options{Store: cfg.Options, Reconcile: opts, Ledger: ledger.New(ledger.Path(cfg.Out), time.Now),
+		Token: token, Trend: cfg.Reports.Trend, PageSize: 50, Log: env.log, Now: time.Now})
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	l, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", *listen, err)
+	}
+	env.log.Info("the workspace is up", "url", "http://"+l.Addr().String()+"/", "store", cfg.Out, "token", token != "")
+	err = ws.Serve(ctx, l)
+	env.log.Info("stopped")
+	return err
+}
+
+// readToken reads the token from file ("" : no token). A file that is
+// missing or empty is a usage error: a token that is not there protects
+// nothing.
+func readToken(file string) (string, error) {
+	if file == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", job.Usagef("--token-file: %v", err)
+	}
+	token := strings.TrimSpace(string(b))
+	if len(token) < 16 {
+		return "", job.Usagef("--token-file %s: the token must be at least 16 characters (it has %d)", file, len(token))
+	}
+	return token, nil
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/billsnap/billsnap/internal/syncbuf"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+)
+
+// billsnap serve answers /api/findings?snapshot=latest with what billsnap
+// reconcile --format json prints for the same snapshot, and stops with
+// exit 0 when interrupted.
+func TestServeAnswersWhatReconcilePrints(t *testing.T) {
+	t.Parallel()
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 75, Customers: 30, Planted: 1}, "")
+	dir := t.TempDir()
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+		t.Fatalf("export: %d %s", code, stderr)
+	}
+	code, lines, stderr := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	if code != job.ExitMaterial {
+		t.Fatalf("reconcile: %d %s", code, stderr)
+	}
+	var want []json.RawMessage
+	sc := bufio.NewScanner(strings.NewReader(lines))
+	for sc.Scan() {
+		want = append(want, json.RawMessage(bytes.Clone(sc.Bytes())))
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		env := newEnv(io.Discard, pw, func(string) string { return "" })
+		code := env.run(ctx, []string{"serve", "--out", dir, "--listen", "127.0.0.1:0"})
+		pw.Close()
+		done <- code
+	}()
+	var logs syncbuf.Buffer
+	base := readURL(t, pr, &logs)
+	resp, err := http.Get(base + "api/findings?snapshot=latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []json.RawMessage
+	err = json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	if err != nil || len(got) != len(want) || len(want) < 14 {
+		t.Fatalf("/api/findings: %d objects (%v), reconcile printed %d", len(got), err, len(want))
+	}
+	for i := range want {
+		if !jsonEqual(got[i], want[i]) {
+			t.Fatalf("object %d:\n got %s\nwant %s", i, got[i], want[i])
+		}
+	}
+	stop()
+	if code := <-done; code != job.ExitOK {
+		t.Fatalf("serve interrupted: exit %d\n%s", code, logs.String())
+	}
+}
+
+var upRE = regexp.MustCompile(`url=(http://\S+/)`)
+
+// readURL reads serve's log until the line that gives its URL, and copies
+// the rest into logs.
+func readURL(t *testing.T, r io.Reader, logs *syncbuf.Buffer) string {
+	t.Helper()
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadString('\n')
+		logs.Write([]byte(line))
+		if m := upRE.FindStringSubmatch(line); m != nil {
+			go io.Copy(logs, br)
+			return m[1]
+		}
+		if err != nil {
+			t.Fatalf("serve never said where it listens:\n%s", logs.String())
+		}
+	}
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
+}
