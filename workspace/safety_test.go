@@ -95,7 +95,7 @@ func TestCrossSiteWritesAreRefused(t *testing.T) {
 		"no csrf": {method: http.MethodPost, path: "/waivers", contentType: "application/x-www-form-urlencoded",
 			body: url.Values{"rule": {"paid_without_payment"}, "entity_id": {"x"}, "reason": {"r"}, "owner": {"o"}, "expires": {"2099-01-01"}}.Encode()},
 		"delete cross-site": {method: http.MethodDelete, path: "/api/waivers/W1", header: map[string]string{"Sec-Fetch-Site": "cross-site"}},
-		"rebinding": {path: "/api/findings", header: map[string]string{"Host": "evil.example"}},
+		"rebinding":         {path: "/api/findings", header: map[string]string{"Host": "evil.example"}},
 	} {
 		req := c
 		if h, ok := req.header["Host"]; ok {
