@@ -1,7 +1,11 @@
 package reconcile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/money"
@@ -143,4 +147,21 @@ func Currencies[V any](m map[string]V) []string {
 // Open is the findings of this snapshot (not the resolved ones).
 func (r *Report) Open() []Finding {
 	return slices.DeleteFunc(slices.Clone(r.Findings), func(f Finding) bool { return f.Status == StatusResolved })
+}
+
+// Digest is the SHA-256 (hex) of the open findings, as sorted lines of
+// rule, record ID, amount, currency and whether waived, tab-separated, and
+// how many there are: what a sign-off signs. Neither the findings' order
+// nor anything else of the report changes it.
+func (r *Report) Digest() (string, int) {
+	lines := make([]string, 0, len(r.Findings))
+	for _, f := range r.Open() {
+		lines = append(lines, strings.Join([]string{f.Rule, f.EntityID, f.Amount.String(), f.Currency, strconv.FormatBool(f.Waiver != nil)}, "\t"))
+	}
+	slices.Sort(lines)
+	h := sha256.New()
+	for _, l := range lines {
+		h.Write([]byte(l + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil)), len(lines)
 }

@@ -51,8 +51,17 @@ func newFixture(t *testing.T) *fixture {
 // createCustomer adds a customer to the sandbox through its API.
 func createCustomer(t *testing.T, sb *sandbox.Server, name string) string {
 	t.Helper()
-	body, _ := json.Marshal(map[string]string{"FullName": name, "CurrencyCode": "EUR"})
-	req, _ := http.NewRequest(http.MethodPost, sb.BaseURL()+"/v3/customers", bytes.NewReader(body))
+	var c struct{ ID string }
+	sandboxCall(t, sb, http.MethodPost, "/v3/customers", map[string]string{"FullName": name, "CurrencyCode": "EUR"}, http.StatusCreated, &c)
+	return c.ID
+}
+
+// sandboxCall sends a request to the sandbox's API, wants status back and
+// decodes the answer into out.
+func sandboxCall(t *testing.T, sb *sandbox.Server, method, path string, body any, status int, out any) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(method, sb.BaseURL()+path, bytes.NewReader(b))
 	req.Header.Set("Authorization", extract.NewSecret(sandboxtest.Key).Authorization())
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
@@ -60,11 +69,13 @@ func createCustomer(t *testing.T, sb *sandbox.Server, name string) string {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var c struct{ ID string }
-	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil || resp.StatusCode != http.StatusCreated || c.ID == "" {
-		t.Fatalf("creating a customer: %d %+v %v", resp.StatusCode, c, err)
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != status {
+		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw)
 	}
-	return c.ID
+	if err := json.Unmarshal(raw, out); err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -187,17 +187,21 @@ func (s *Server) fillSignOffs(r *http.Request, db *sql.DB, p *overviewPage) erro
 	if err != nil {
 		return err
 	}
-	st := ledger.Fold(entries)
+	var ofPeriod []ledger.Signed
+	for _, so := range ledger.Fold(entries).SignOffs {
+		if so.Period == p.Recon.Period {
+			ofPeriod = append(ofPeriod, so)
+		}
+	}
+	if len(ofPeriod) == 0 {
+		return nil
+	}
 	d, _, err := digest(r.Context(), db, p.Recon)
 	if err != nil {
 		return err
 	}
-	for _, so := range st.SignOffs {
-		if so.Period != p.Recon.Period {
-			continue
-		}
-		v := signOffView{Signed: so, Current: so.Snapshot == p.Recon.Snapshot.ID}
-		v.Changed = so.Digest != d
+	for _, so := range ofPeriod {
+		v := signOffView{Signed: so, Current: so.Snapshot == p.Recon.Snapshot.ID, Changed: so.Digest != d}
 		if v.Current {
 			p.SignOffs = append(p.SignOffs, v)
 		}

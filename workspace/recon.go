@@ -2,10 +2,7 @@ package workspace
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
-	"fmt"
 	"slices"
 	"time"
 
@@ -120,28 +117,15 @@ func currencyTotals(ts []ruleTotal) map[string]reconcile.CurrencyTotal {
 	return out
 }
 
-// digest is the SHA-256 of rc's open findings, as sorted lines of rule,
-// record ID, amount, currency and whether waived: what a sign-off signs.
-// It is the same whoever computes it, whatever order the store holds.
+// digest is reconcile's digest of rc's open findings: what a sign-off
+// signs.
 func digest(ctx context.Context, db *sql.DB, rc recon) (string, int, error) {
-	rows, err := db.QueryContext(ctx, `SELECT rule || chr(9) || entity_id || chr(9) || CAST(amount AS VARCHAR) || chr(9) ||
-		coalesce(currency, '') || chr(9) || CAST(waived AS VARCHAR) FROM findings
-		WHERE snapshot_id = ? AND period = ? AND status <> 'resolved' ORDER BY 1`, rc.Snapshot.ID, rc.Period)
+	open, _, err := listFindings(ctx, db, filter{Status: "open", Page: 1}, rc.Snapshot.ID, rc.Period, nil, 0)
 	if err != nil {
 		return "", 0, err
 	}
-	defer rows.Close()
-	h := sha256.New()
-	n := 0
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return "", 0, err
-		}
-		fmt.Fprintln(h, line)
-		n++
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, rows.Err()
+	d, n := (&reconcile.Report{Findings: open}).Digest()
+	return d, n, nil
 }
 
 // signOffOf is what a sign-off of rc records besides who signs.

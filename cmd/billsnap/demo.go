@@ -74,5 +74,6 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	for _, p := range paths {
 		fmt.Fprintf(env.stdout, "  %s\n", p)
 	}
+	fmt.Fprintf(env.stdout, "\nReview, waive and sign off the findings in the workspace (then open http://127.0.0.1:8080/):\n  go run ./cmd/billsnap serve --out %s\n", cfg.Out)
 	return nil
 }

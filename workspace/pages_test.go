@@ -1,0 +1,277 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+var (
+	countRE  = regexp.MustCompile(`<p class="meta" id="count">(\d+) findings`)
+	amountRE = regexp.MustCompile(`<td class="num">(-?[\d,]+\.\d\d)</td>`)
+	rowRE    = regexp.MustCompile(`<tr class="(new|recurring|resolved)`)
+)
+
+// listed is what a findings page says: how many the filter keeps, and the
+// rows and amounts shown.
+func listed(t *testing.T, body string) (total, rows int, amounts []money.Amount) {
+	t.Helper()
+	m := countRE.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no count on the page:\n%s", body)
+	}
+	total, _ = strconv.Atoi(m[1])
+	for _, a := range amountRE.FindAllStringSubmatch(body, -1) {
+		v, err := money.Parse(strings.ReplaceAll(a[1], ",", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		amounts = append(amounts, v)
+	}
+	return total, len(rowRE.FindAllString(body, -1)), amounts
+}
+
+// The list filters, sorts and pages on the server, and the downloads hold
+// every finding of the filter with the reports' columns.
+func TestTheFindingsList(t *testing.T) {
+	fx := newFixture(t)
+	srv := fx.serve(t, "")
+	rep := fx.reconcile(t)
+	count := func(keep func(reconcile.Finding) bool) int {
+		n := 0
+		for _, f := range rep.Findings {
+			if keep(f) {
+				n++
+			}
+		}
+		return n
+	}
+	get := func(q string) string {
+		t.Helper()
+		a := do(t, srv, call{path: "/findings?" + q})
+		if a.status != http.StatusOK {
+			t.Fatalf("/findings?%s: %d %s", q, a.status, a.body)
+		}
+		return a.body
+	}
+	total, rows, _ := listed(t, get(""))
+	if total != len(rep.Findings) || rows != min(25, total) || total <= 25 {
+		t.Fatalf("unfiltered: %d findings, %d rows; the report has %d", total, rows, len(rep.Findings))
+	}
+	_, rows2, _ := listed(t, get("page=2"))
+	if rows2 != min(25, total-25) {
+		t.Errorf("page 2: %d rows of %d", rows2, total)
+	}
+	for q, keep := range map[string]func(reconcile.Finding) bool{
+		"rule=paid_without_payment": func(f reconcile.Finding) bool { return f.Rule == "paid_without_payment" },
+		"severity=critical":         func(f reconcile.Finding) bool { return f.Severity == "critical" },
+		"status=open":               func(f reconcile.Finding) bool { return f.Status != reconcile.StatusResolved },
+		"currency=EUR":              func(f reconcile.Finding) bool { return f.Currency == "EUR" },
+		"waived=no":                 func(f reconcile.Finding) bool { return f.Waiver == nil },
+		"q=" + url.QueryEscape(strings.ToUpper(rep.Findings[3].EntityID[:8])): func(f reconcile.Finding) bool {
+			return strings.Contains(strings.ToLower(f.EntityID), strings.ToLower(rep.Findings[3].EntityID[:8])) ||
+				strings.Contains(strings.ToLower(f.Detail), strings.ToLower(rep.Findings[3].EntityID[:8]))
+		},
+	} {
+		want := count(keep)
+		if got, _, _ := listed(t, get(q)); got != want || want == 0 {
+			t.Errorf("%s: %d findings, want %d", q, got, want)
+		}
+	}
+	_, _, amounts := listed(t, get("sort=amount&dir=desc"))
+	var most money.Amount
+	for _, f := range rep.Findings {
+		most = max(most, f.Amount)
+	}
+	if len(amounts) == 0 || amounts[0] != most {
+		t.Errorf("sorted by amount, descending: first %v, the largest is %v", amounts, most)
+	}
+	if a := do(t, srv, call{path: "/findings?sort=nope"}); a.status != http.StatusBadRequest {
+		t.Errorf("an unknown sort: %d", a.status)
+	}
+	checkDownloads(t, srv, count(func(f reconcile.Finding) bool { return f.Rule == "paid_without_payment" }))
+}
+
+// checkDownloads downloads the findings of one rule as CSV and XLSX: want
+// rows each, under the reports' headers.
+func checkDownloads(t *testing.T, srv *httptest.Server, want int) {
+	t.Helper()
+	a := do(t, srv, call{path: "/findings.csv?rule=paid_without_payment&page=2"})
+	rows, err := csv.NewReader(strings.NewReader(a.body)).ReadAll()
+	if a.status != http.StatusOK || err != nil || len(rows) != want+1 || rows[0][0] != "rule" || rows[0][15] != "waiver_by" {
+		t.Fatalf("CSV: %d, %d rows (%v), want %d", a.status, len(rows), err, want+1)
+	}
+	a = do(t, srv, call{path: "/findings.xlsx?rule=paid_without_payment"})
+	book, err := excelize.OpenReader(strings.NewReader(a.body))
+	if a.status != http.StatusOK || err != nil {
+		t.Fatalf("XLSX: %d %v", a.status, err)
+	}
+	sheet, err := book.GetRows("paid_without_payment")
+	if err != nil || len(sheet) < want+1 {
+		t.Fatalf("XLSX sheet paid_without_payment: %d rows, %v; want %d findings", len(sheet), err, want)
+	}
+}
+
+// A sign-off records the reconciliation's digest and totals, shows on the
+// overview, and the overview says so when the findings change after it.
+func TestASignOffAndAChangeAfterIt(t *testing.T) {
+	fx := newFixture(t)
+	srv := fx.serve(t, "")
+	rep := fx.reconcile(t)
+	a := do(t, srv, call{method: http.MethodPost, path: "/api/signoffs", contentType: "application/json",
+		body: `{"name":"Dana Controller","role":"controller","comment":"November closed"}`})
+	if a.status != http.StatusCreated {
+		t.Fatalf("POST /api/signoffs: %d %s", a.status, a.body)
+	}
+	var so struct {
+		Digest   string
+		Findings int
+		Snapshot string `json:"snapshot_id"`
+		Totals   map[string]struct{ Net, Gross string }
+	}
+	json.Unmarshal([]byte(a.body), &so)
+	d, n := rep.Digest()
+	totals := rep.CurrencyTotals()
+	if so.Digest != d || so.Findings != n || so.Snapshot != rep.Snapshot.ID || len(so.Totals) != len(totals) {
+		t.Fatalf("the sign-off %+v; the reconciliation's digest %s of %d findings, totals %v", so, d, n, totals)
+	}
+	for c, tot := range totals {
+		if so.Totals[c].Net != tot.Net.String() || so.Totals[c].Gross != tot.Gross.String() {
+			t.Errorf("%s: signed %+v, reconciled %+v", c, so.Totals[c], tot)
+		}
+	}
+	page := do(t, srv, call{path: "/"}).body
+	if !strings.Contains(page, "Signed off by <strong>Dana Controller</strong>") || strings.Contains(page, "changed since this sign-off") {
+		t.Fatalf("the overview after the sign-off:\n%s", section(page, "Sign-off"))
+	}
+	var target reconcile.Finding
+	for _, f := range rep.Open() {
+		if f.Waiver == nil {
+			target = f
+			break
+		}
+	}
+	w, _ := json.Marshal(map[string]string{"rule": target.Rule, "entity_id": target.EntityID, "reason": "r", "owner": "o", "expires": "2099-01-01"})
+	do(t, srv, call{method: http.MethodPost, path: "/api/waivers", body: string(w), contentType: "application/json"})
+	fx.reconcile(t)
+	if page := do(t, srv, call{path: "/"}).body; !strings.Contains(page, "The findings have changed since this sign-off.") {
+		t.Fatalf("the overview after a waiver changed the findings says nothing:\n%s", section(page, "Sign-off"))
+	}
+	var all []json.RawMessage
+	getJSON(t, srv, "/api/signoffs", &all)
+	if len(all) != 1 || !bytes.Contains(all[0], []byte(d)) {
+		t.Fatalf("sign-offs after the change: %s", all)
+	}
+}
+
+// A record opens by ID with its typed columns and raw JSON, its links both
+// ways, its findings over history, and a diff between two snapshots that
+// shows what changed.
+func TestDrillDown(t *testing.T) {
+	fx := newFixture(t)
+	srv := fx.serve(t, "")
+	rep := fx.reconcile(t)
+	var inv reconcile.Finding
+	for _, f := range rep.Open() {
+		if f.Entity == "invoice" && f.Rule == "paid_without_payment" {
+			inv = f
+			break
+		}
+	}
+	if inv.EntityID == "" {
+		t.Fatal("no invoice finding")
+	}
+	var v entityView
+	getJSON(t, srv, "/api/entities/invoice/"+inv.EntityID, &v)
+	if v.Table != "invoices" || len(v.Raw) == 0 || !hasLink(v.Parents, "customer", "") || !hasLink(v.Children, "invoice_line", "") ||
+		len(v.Findings) == 0 || v.Findings[0].Rule == "" {
+		t.Fatalf("the invoice: %+v", v)
+	}
+	var customer string
+	for _, l := range v.Parents {
+		if l.Kind == "customer" {
+			customer = l.ID
+		}
+	}
+	var c entityView
+	getJSON(t, srv, "/api/entities/customers/"+customer, &c)
+	if !hasLink(c.Children, "invoice", inv.EntityID) {
+		t.Fatalf("the customer %s does not lead back to invoice %s: %+v", customer, inv.EntityID, c.Children)
+	}
+	first := rep.Snapshot.ID
+	var paid json.RawMessage
+	target := unpaidInvoice(t, fx)
+	sandboxCall(t, fx.sb, http.MethodPut, "/v3/invoices/"+target+"/markpaid/", map[string]string{"PaymentDate": time.Now().UTC().Format(time.RFC3339)}, http.StatusOK, &paid)
+	fx.export(t)
+	fx.reconcile(t)
+	var snaps []apiSnapshot
+	getJSON(t, srv, "/api/snapshots", &snaps)
+	second := snaps[0].ID
+	getJSON(t, srv, "/api/entities/invoice/"+target+"?a="+first+"&b="+second, &v)
+	changed := map[string]bool{}
+	for _, r := range v.Diff.Rows {
+		if r.Changed {
+			changed[r.Name] = true
+		}
+	}
+	if len(v.In) != 2 || !changed["PaymentDate"] || len(changed) != 1 {
+		t.Fatalf("the diff of invoice %s between %s and %s: %v (in %v)", target, first, second, changed, v.In)
+	}
+	page := do(t, srv, call{path: "/entities/invoice/" + target + "?a=" + first + "&b=" + second}).body
+	if !strings.Contains(page, `<tr class="changed"><th>PaymentDate</th>`) {
+		t.Fatalf("the record's page shows no changed PaymentDate:\n%s", page)
+	}
+	if a := do(t, srv, call{path: "/api/entities/invoice/nope"}); a.status != http.StatusNotFound {
+		t.Errorf("no such invoice: %d", a.status)
+	}
+	if a := do(t, srv, call{path: "/api/entities/spaceship/x"}); a.status != http.StatusNotFound {
+		t.Errorf("no such kind: %d", a.status)
+	}
+}
+
+// unpaidInvoice is an invoice of the latest snapshot with no PaymentDate.
+func unpaidInvoice(t *testing.T, fx *fixture) string {
+	t.Helper()
+	db, err := snapshot.OpenRead(context.Background(), fx.cfg.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var id string
+	if err := db.QueryRow("SELECT id FROM latest_invoices WHERE payment_date IS NULL ORDER BY id LIMIT 1").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// section is the part of a page from the heading title to the next
+// section.
+func section(page, title string) string {
+	_, after, _ := strings.Cut(page, "<h2>"+title+"</h2>")
+	before, _, _ := strings.Cut(after, "</section>")
+	return before
+}
+
+func hasLink(ls []link, kind, id string) bool {
+	for _, l := range ls {
+		if l.Kind == kind && (id == "" || l.ID == id) {
+			return true
+		}
+	}
+	return false
+}
