@@ -45,6 +45,22 @@ func ReconcileOptions(cfg config.Config, rulesDir, waivers string) (reconcile.Op
 	return o, nil
 }
 
+// signOffsUpTo are the sign-offs made in the workspace of the store at out
+// for rep's period, of its snapshot or an earlier one.
+func signOffsUpTo(out string, rep *reconcile.Report) ([]ledger.Signed, error) {
+	entries, err := ledger.New(ledger.Path(out), time.Now).Read()
+	if err != nil {
+		return nil, err
+	}
+	var sos []ledger.Signed
+	for _, so := range ledger.Fold(entries).SignOffs {
+		if so.Period == rep.Period.String() && so.Snapshot <= rep.Snapshot.ID {
+			sos = append(sos, so)
+		}
+	}
+	return sos, nil
+}
+
 // workspaceWaivers are the waivers made in the workspace of the store at
 // out and not lifted.
 func workspaceWaivers(out string) ([]reconcile.Waiver, error) {
@@ -122,7 +138,12 @@ func reportInput(ctx context.Context, cfg config.Config, db *sql.DB, rep *reconc
 	if err != nil {
 		return nil, err
 	}
-	in := &reports.Input{Report: rep, Tables: tables, Fields: fields, Trend: trend, Generated: time.Now(), MaxRows: cfg.Reports.MaxRows}
+	signOffs, err := signOffsUpTo(cfg.Out, rep)
+	if err != nil {
+		return nil, err
+	}
+	in := &reports.Input{Report: rep, Tables: tables, Fields: fields, Trend: trend, Generated: time.Now(), MaxRows: cfg.Reports.MaxRows,
+		SignOffs: signOffs}
 	if len(rep.Material) > 0 {
 		in.ExitCode = ExitMaterial
 	}

@@ -1,8 +1,10 @@
 package reports
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -16,6 +18,42 @@ type Input struct {
 	ExitCode  int                    // what the run exits with
 	Generated time.Time
 	MaxRows   int // findings shown per rule in HTML; the CSV has them all
+	// SignOffs are the period's sign-offs made in the workspace, of this
+	// snapshot or an earlier one, oldest first.
+	SignOffs []ledger.Signed
+}
+
+// SignOffLine is a sign-off as a report shows it: whether the findings it
+// signed are this report's.
+type SignOffLine struct {
+	ledger.Signed
+	Matches bool
+}
+
+// SignOffLines are the sign-offs, each compared with this report's
+// findings.
+func (in *Input) SignOffLines() []SignOffLine {
+	if len(in.SignOffs) == 0 {
+		return nil
+	}
+	d, _ := in.Report.Digest()
+	out := make([]SignOffLine, len(in.SignOffs))
+	for i, so := range in.SignOffs {
+		out[i] = SignOffLine{Signed: so, Matches: so.Snapshot == in.Report.Snapshot.ID && so.Digest == d}
+	}
+	return out
+}
+
+// Text is the line a report gives a sign-off.
+func (l SignOffLine) Text() string {
+	s := fmt.Sprintf("%s (%s), %s, snapshot %s: %d findings", l.Name, l.Role, l.At.UTC().Format(timeFormat), l.Snapshot, l.Findings)
+	if l.Comment != "" {
+		s += ", “" + l.Comment + "”"
+	}
+	if l.Matches {
+		return s + "; these findings are the ones signed"
+	}
+	return s + "; the findings have changed since"
 }
 
 // Verdict is the outcome in a word: MATERIAL, UNTRUSTED or OK.

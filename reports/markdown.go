@@ -54,6 +54,12 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 			fmt.Fprintf(ew, "- %s\n", n)
 		}
 	}
+	if lines := in.SignOffLines(); len(lines) > 0 {
+		fmt.Fprintf(ew, "\n## Sign-off\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(ew, "- %s\n", l.Text())
+		}
+	}
 	verdict(ew, in)
 	if len(files) > 0 {
 		names := make([]string, len(files))

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 	"golang.org/x/net/html"
+
+	"github.com/billsnap/billsnap/ledger"
 )
 
 // nodes walks the HTML tree and returns the elements named tag.
@@ -191,5 +194,41 @@ func TestXLSXHoldsEveryFinding(t *testing.T) {
 	}
 	if dim, _ := f.GetSheetDimension("price_mismatch"); dim != fmt.Sprintf("A1:K%d", len(want["price_mismatch"])+1) {
 		t.Errorf("dimension %q", dim)
+	}
+}
+
+// A sign-off made in the workspace is in the Sign-off sheet and the
+// Markdown summary, saying whether these are the findings it signed.
+func TestSignOffsAreReported(t *testing.T) {
+	in := fixture(t)
+	d, n := in.Report.Digest()
+	at := time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
+	in.SignOffs = []ledger.Signed{
+		{SignOff: ledger.SignOff{Snapshot: in.Report.Snapshot.ID, Name: "Dana", Role: "controller", Comment: "closed", Findings: n, Digest: d}, By: "Dana", At: at},
+		{SignOff: ledger.SignOff{Snapshot: in.Report.Snapshot.ID, Name: "Eve", Role: "auditor", Findings: n, Digest: "other"}, By: "Eve", At: at},
+	}
+	var b bytes.Buffer
+	if err := XLSX(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := f.GetRows("Sign-off")
+	var cells []string
+	for _, r := range rows {
+		cells = append(cells, strings.Join(r, " "))
+	}
+	sheet := strings.Join(cells, "\n")
+	var md bytes.Buffer
+	if err := Markdown(&md, in, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{sheet, md.String()} {
+		if !strings.Contains(doc, "Dana (controller), 2026-11-30 17:00:00 UTC") || !strings.Contains(doc, "“closed”; these findings are the ones signed") ||
+			!strings.Contains(doc, "Eve (auditor)") || !strings.Contains(doc, "; the findings have changed since") {
+			t.Errorf("the sign-offs are not reported:\n%s", doc)
+		}
 	}
 }

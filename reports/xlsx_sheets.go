@@ -202,6 +202,12 @@ func (b *xlsxBook) signOff(in *Input) error {
 			{excelize.Cell{StyleID: b.bold, Value: "Date"}, excelize.Cell{StyleID: b.box}},
 			{excelize.Cell{StyleID: b.bold, Value: "Comments"}, excelize.Cell{StyleID: b.box}},
 		}
+		if lines := in.SignOffLines(); len(lines) > 0 {
+			rows = append(rows, []any{}, []any{excelize.Cell{StyleID: b.bold, Value: "Signed off in the workspace"}})
+			for _, l := range lines {
+				rows = append(rows, []any{l.At.UTC().Format(timeFormat), l.Text()})
+			}
+		}
 		for _, r := range rows {
 			if err := add(r...); err != nil {
 				return err

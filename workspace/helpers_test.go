@@ -18,6 +18,7 @@ import (
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
@@ -116,6 +117,27 @@ func (fx *fixture) reconcile(t *testing.T) *reconcile.Report {
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// report reconciles and writes the reports as billsnap report does, and
+// returns what they show.
+func (fx *fixture) report(t *testing.T) *reports.Input {
+	t.Helper()
+	opts, err := job.ReconcileOptions(fx.cfg, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in *reports.Input
+	_, err = job.InStore(context.Background(), fx.cfg, job.Spec{Name: "report"}, quiet, func(s string) string { return s }, nil,
+		func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
+			var err error
+			in, _, err = job.Report(ctx, fx.cfg, store, opts, []string{"md", "xlsx"}, quiet)
+			return job.Outcome{}, err
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
 
 // serve starts the workspace over the fixture's store on a loopback port.

@@ -155,6 +155,9 @@ func TestASignOffAndAChangeAfterIt(t *testing.T) {
 			t.Errorf("%s: signed %+v, reconciled %+v", c, so.Totals[c], tot)
 		}
 	}
+	if lines := fx.report(t).SignOffLines(); len(lines) != 1 || !lines[0].Matches || lines[0].Name != "Dana Controller" {
+		t.Fatalf("the report's sign-offs: %+v", lines)
+	}
 	page := do(t, srv, call{path: "/"}).body
 	if !strings.Contains(page, "Signed off by <strong>Dana Controller</strong>") || strings.Contains(page, "changed since this sign-off") {
 		t.Fatalf("the overview after the sign-off:\n%s", section(page, "Sign-off"))
@@ -171,6 +174,9 @@ func TestASignOffAndAChangeAfterIt(t *testing.T) {
 	fx.reconcile(t)
 	if page := do(t, srv, call{path: "/"}).body; !strings.Contains(page, "The findings have changed since this sign-off.") {
 		t.Fatalf("the overview after a waiver changed the findings says nothing:\n%s", section(page, "Sign-off"))
+	}
+	if lines := fx.report(t).SignOffLines(); len(lines) != 1 || lines[0].Matches {
+		t.Fatalf("the report after the change: %+v", lines)
 	}
 	var all []json.RawMessage
 	getJSON(t, srv, "/api/signoffs", &all)
