@@ -33,7 +33,7 @@ func (s *Server) session() string { return mac([]byte(s.o.Token), "billsnap work
 
 // guard answers only what may be answered: without a token, requests to
 // a loopback Host name; with one, requests that show it. The login page
-// and the stylesheet are open to all.
+// and the embedded assets are open to all.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -52,7 +52,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if s.authenticated(r) || r.URL.Path == "/login" || r.URL.Path == "/assets/style.css" {
+		if s.authenticated(r) || r.URL.Path == "/login" || strings.HasPrefix(r.URL.Path, "/assets/") {
 			next.ServeHTTP(w, r)
 			return
 		}

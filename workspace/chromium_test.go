@@ -1,0 +1,188 @@
+//go:build heavy
+
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/billsnap/billsnap/internal/testtools"
+	"github.com/billsnap/billsnap/ledger"
+)
+
+// browser is a headless Chromium tab that notes every console error,
+// exception, error log entry and request that leaves the workspace.
+type browser struct {
+	ctx      context.Context
+	mu       sync.Mutex
+	problems []string
+}
+
+func newBrowser(t *testing.T, base string) *browser {
+	t.Helper()
+	exe := testtools.Require(t, "chromium", "chromium", "chromium-browser", "google-chrome")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900), chromedp.Flag("disable-quic", true))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc(); cancel() })
+	b := &browser{ctx: ctx}
+	err := chromedp.Listen(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				b.note("console %s: %v", e.Type, e.Args)
+			}
+		case *runtime.EventExceptionThrown:
+			b.note("exception: %s", e.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			// The page before the login is 401, as every request
+			// without the token is.
+			if e.Entry.Level == log.EntryLevelError && !strings.Contains(e.Entry.Text, "status of 401") {
+				b.note("log error: %s %s", e.Entry.Text, e.Entry.URL)
+			}
+		case *network.EventRequestWillBeSent:
+			if !strings.HasPrefix(e.Request.URL, base) && !strings.HasPrefix(e.Request.URL, "data:") {
+				b.note("request that leaves the workspace: %s", e.Request.URL)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (b *browser) note(format string, args ...any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.problems = append(b.problems, fmt.Sprintf(format, args...))
+}
+
+// do runs steps, failing the test with what went wrong.
+func (b *browser) do(t *testing.T, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval evaluates a JavaScript expression in the page.
+func (b *browser) eval(t *testing.T, expr string) string {
+	t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// shot keeps a screenshot of the page as name, in BILLSNAP_SCREENSHOT_DIR
+// when set (docs/screenshots takes them from there).
+func (b *browser) shot(t *testing.T, name string) {
+	t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil || len(png) < 1000 {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	dir := os.Getenv("BILLSNAP_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *browser) check(t *testing.T) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.problems {
+		t.Error(p)
+	}
+}
+
+// The workspace in a real headless Chromium, logged in with the token:
+// the overview shows every rule that has findings, with no console error
+// and no request outside the workspace; the list filters; a record opens
+// from the list; a finding is waived through the form and the period is
+// signed off, both recorded in the ledger.
+func TestWorkspaceInChromium(t *testing.T) {
+	fx := newFixture(t)
+	const token = "chromium-token-3f9a0c"
+	srv := fx.serve(t, token)
+	rep := fx.reconcile(t)
+	b := newBrowser(t, srv.URL)
+
+	b.do(t, "the login", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name=token]`)))
+	b.shot(t, "workspace-login.png")
+	b.do(t, "logging in", chromedp.SendKeys(chromedp.CSS(`input[name=token]`), token),
+		chromedp.Submit(chromedp.CSS(`input[name=token]`)), chromedp.WaitVisible(chromedp.ID("verdict")))
+	for _, tot := range rep.Totals() {
+		n := b.eval(t, fmt.Sprintf(`String(document.querySelectorAll('tr.rule-row[data-rule="%s"]').length)`, tot.Rule.ID))
+		if (tot.Count > 0 || tot.Resolved > 0) != (n != "0") {
+			t.Errorf("rule %s: %d findings, %s rows on the overview", tot.Rule.ID, tot.Count, n)
+		}
+	}
+	if v := b.eval(t, `document.getElementById("verdict").textContent`); v != "MATERIAL" {
+		t.Errorf("verdict %q", v)
+	}
+	b.shot(t, "workspace-overview.png")
+
+	want := 0
+	for _, f := range rep.Findings {
+		if f.Rule == "paid_without_payment" {
+			want++
+		}
+	}
+	b.do(t, "filtering", chromedp.Navigate(srv.URL+"/findings"), chromedp.WaitVisible(chromedp.ID("filters")),
+		chromedp.SetValue(chromedp.CSS(`select[name=rule]`), "paid_without_payment"),
+		chromedp.Click(chromedp.CSS(`#filters button`)), chromedp.WaitReady(chromedp.CSS(`select[name=rule] option[selected][value=paid_without_payment]`)))
+	if got := b.eval(t, `document.getElementById("count").textContent`); !strings.HasPrefix(got, fmt.Sprintf("%d findings", want)) {
+		t.Errorf("filtered to paid_without_payment: %q, want %d findings", got, want)
+	}
+	b.shot(t, "workspace-findings.png")
+
+	b.do(t, "waiving", chromedp.Click(chromedp.CSS(`#findings a.button`)), chromedp.WaitVisible(chromedp.ID("waive-form")),
+		chromedp.SendKeys(chromedp.CSS(`input[name=reason]`), "paid by cheque"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=owner]`), "ann@finance"),
+		chromedp.SetValue(chromedp.CSS(`input[name=expires]`), "2099-12-31"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=by]`), "carol"))
+	b.shot(t, "workspace-waive.png")
+	b.do(t, "sending the waiver", chromedp.Submit(chromedp.CSS(`input[name=reason]`)), chromedp.WaitVisible(chromedp.ID("findings")))
+
+	b.do(t, "opening a record", chromedp.Click(chromedp.CSS(`#findings td.id a`)), chromedp.WaitVisible(chromedp.ID("history")))
+	if h := b.eval(t, `document.querySelector("h1").textContent`); !strings.HasPrefix(h, "invoice ") {
+		t.Errorf("the record page: %q", h)
+	}
+	b.shot(t, "workspace-record.png")
+
+	b.do(t, "signing off", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("signoff-form")),
+		chromedp.SendKeys(chromedp.CSS(`#signoff-form input[name=name]`), "Dana"),
+		chromedp.SendKeys(chromedp.CSS(`#signoff-form input[name=role]`), "controller"),
+		chromedp.Submit(chromedp.CSS(`#signoff-form input[name=name]`)), chromedp.WaitVisible(chromedp.CSS(`p.signoff`)))
+
+	entries, err := ledger.New(ledger.Path(fx.cfg.Out), time.Now).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ledger.Fold(entries)
+	if len(st.Waivers) != 1 || st.Waivers[0].By != "carol" || st.Waivers[0].Rule != "paid_without_payment" || len(st.SignOffs) != 1 || st.SignOffs[0].Name != "Dana" {
+		t.Fatalf("the ledger after the browser's waiver and sign-off: %+v", st)
+	}
+	b.check(t)
+}
