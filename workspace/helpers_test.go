@@ -36,7 +36,7 @@ type fixture struct {
 }
 
 // newFixture exports the sandbox into a new store and reconciles it.
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	sb := sandboxtest.Start(t, sandbox.Options{Seed: 11, Customers: 12, Planted: 2}, "")
 	fx := &fixture{sb: sb}
@@ -50,7 +50,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // createCustomer adds a customer to the sandbox through its API.
-func createCustomer(t *testing.T, sb *sandbox.Server, name string) string {
+func createCustomer(t testing.TB, sb *sandbox.Server, name string) string {
 	t.Helper()
 	var c struct{ ID string }
 	sandboxCall(t, sb, http.MethodPost, "/v3/customers", map[string]string{"FullName": name, "CurrencyCode": "EUR"}, http.StatusCreated, &c)
@@ -59,7 +59,7 @@ func createCustomer(t *testing.T, sb *sandbox.Server, name string) string {
 
 // sandboxCall sends a request to the sandbox's API, wants status back and
 // decodes the answer into out.
-func sandboxCall(t *testing.T, sb *sandbox.Server, method, path string, body any, status int, out any) {
+func sandboxCall(t testing.TB, sb *sandbox.Server, method, path string, body any, status int, out any) {
 	t.Helper()
 	b, _ := json.Marshal(body)
 	req, _ := http.NewRequest(method, sb.BaseURL()+path, bytes.NewReader(b))
@@ -82,7 +82,7 @@ func sandboxCall(t *testing.T, sb *sandbox.Server, method, path string, body any
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // export takes a snapshot of the sandbox into the store.
-func (fx *fixture) export(t *testing.T) {
+func (fx *fixture) export(t testing.TB) {
 	t.Helper()
 	svc := job.Service{Secret: extract.NewSecret(sandboxtest.Key), Log: quiet, Clock: fakeclock.New(time.Now())}
 	_, err := job.InStore(context.Background(), fx.cfg, job.Spec{Name: "export"}, quiet, func(s string) string { return s }, nil,
@@ -97,7 +97,7 @@ func (fx *fixture) export(t *testing.T) {
 
 // reconcile reconciles the latest snapshot as `billsnap reconcile` does,
 // waivers of the ledger included, and returns the report.
-func (fx *fixture) reconcile(t *testing.T) *reconcile.Report {
+func (fx *fixture) reconcile(t testing.TB) *reconcile.Report {
 	t.Helper()
 	opts, err := job.ReconcileOptions(fx.cfg, "", "")
 	if err != nil {
@@ -121,7 +121,7 @@ func (fx *fixture) reconcile(t *testing.T) *reconcile.Report {
 
 // report reconciles and writes the reports as billsnap report does, and
 // returns what they show.
-func (fx *fixture) report(t *testing.T) *reports.Input {
+func (fx *fixture) report(t testing.TB) *reports.Input {
 	t.Helper()
 	opts, err := job.ReconcileOptions(fx.cfg, "", "")
 	if err != nil {
@@ -141,7 +141,7 @@ func (fx *fixture) report(t *testing.T) *reports.Input {
 }
 
 // serve starts the workspace over the fixture's store on a loopback port.
-func (fx *fixture) serve(t *testing.T, token string) *httptest.Server {
+func (fx *fixture) serve(t testing.TB, token string) *httptest.Server {
 	t.Helper()
 	opts, err := job.ReconcileOptions(fx.cfg, "", "")
 	if err != nil {
@@ -173,7 +173,7 @@ type answer struct {
 }
 
 // do sends c to srv, redirects not followed.
-func do(t *testing.T, srv *httptest.Server, c call) answer {
+func do(t testing.TB, srv *httptest.Server, c call) answer {
 	t.Helper()
 	method := c.method
 	if method == "" {
@@ -203,7 +203,7 @@ func do(t *testing.T, srv *httptest.Server, c call) answer {
 }
 
 // getJSON gets path and decodes its JSON into v, wanting 200.
-func getJSON(t *testing.T, srv *httptest.Server, path string, v any) {
+func getJSON(t testing.TB, srv *httptest.Server, path string, v any) {
 	t.Helper()
 	a := do(t, srv, call{path: path})
 	if a.status != http.StatusOK {

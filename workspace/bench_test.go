@@ -1,0 +1,102 @@
+package workspace
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// benchFindings is how many findings the benchmarks' reconciliation holds;
+// CI runs them with a few thousand only to prove they work.
+var benchFindings = flag.Int("findings", 100_000, "findings in the benchmarks' reconciliation")
+
+// inflate replaces the findings of the store's latest reconciliation with
+// n made-up ones spread over the rules, currencies and statuses, through
+// the store's own section, so that they reach the read model as records,
+// as a reconciliation's do.
+func inflate(b *testing.B, fx *fixture, n int) {
+	b.Helper()
+	ctx := context.Background()
+	store, err := snapshot.OpenShared(ctx, fx.cfg.Options, quiet, time.Now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	rules := make([]string, 0, 16)
+	for _, id := range []string{"charge_not_invoiced", "zero_quantity_invoiced", "quantity_mismatch", "price_mismatch",
+		"duplicate_invoicing", "invoice_total_mismatch", "missed_billing_run", "paid_without_payment"} {
+		rules = append(rules, "'"+id+"'")
+	}
+	err = store.Change(ctx, func(db *sql.DB) error {
+		var snap string
+		if err := db.QueryRow("SELECT snapshot_id FROM reconciliations ORDER BY reconciled_at DESC LIMIT 1").Scan(&snap); err != nil {
+			return err
+		}
+		q := fmt.Sprintf(`INSERT INTO findings
+			SELECT ?, '', ([%[1]s])[1 + i %% 8], (['critical', 'high', 'medium', 'low'])[1 + i %% 4], 'invoice_line',
+			       printf('%%08x-0000-4000-8000-%%012x', i, i), CAST((i %% 50000 - 20000) / 100 AS DECIMAL(18,2)),
+			       (['EUR', 'USD', 'DKK', 'GBP'])[1 + i %% 4],
+			       printf('line of invoice INV-%%07d bills 199.50 a unit; the product costs 198.00', i),
+			       (['new', 'recurring', 'resolved'])[1 + i %% 3], ?, i %% 17 = 0, NULL, NULL, NULL, now(), now(), NULL, NULL
+			FROM range(%[2]d) t(i)`, strings.Join(rules, ", "), n)
+		if _, err := db.Exec("DELETE FROM findings WHERE snapshot_id = ?", snap); err != nil {
+			return err
+		}
+		if _, err := db.Exec(q, snap, snap); err != nil {
+			return err
+		}
+		_, err := db.Exec("UPDATE reconciliations SET findings = ? WHERE snapshot_id = ?", n, snap)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkFindingsPage is the time to the first byte and the whole of a
+// page of the findings list, over real HTTP, with *benchFindings findings
+// in the reconciliation: the first page as it opens, filtered and sorted
+// by amount, and a page deep in the list.
+//
+//	go test ./workspace -run '^$' -bench FindingsPage -benchtime 20x
+func BenchmarkFindingsPage(b *testing.B) {
+	fx := newFixture(b)
+	inflate(b, fx, *benchFindings)
+	srv := fx.serve(b, "")
+	deep := max(*benchFindings/25/2, 1)
+	if a := do(b, srv, call{path: "/findings"}); !strings.Contains(a.body, fmt.Sprintf(`id="count">%d findings`, *benchFindings)) {
+		b.Fatalf("the list does not hold the %d findings made:\n%s", *benchFindings, a.body)
+	}
+	for _, c := range []struct{ name, query string }{
+		{"first", ""},
+		{"filtered-sorted", "currency=EUR&status=open&sort=amount&dir=desc"},
+		{"search", "q=0000a"},
+		{"deep", fmt.Sprintf("page=%d", deep)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if a := do(b, srv, call{path: "/findings?" + c.query}); a.status != http.StatusOK || !strings.Contains(a.body, `id="findings"`) {
+				b.Fatalf("%d %s", a.status, a.body)
+			}
+			for b.Loop() {
+				do(b, srv, call{path: "/findings?" + c.query})
+			}
+		})
+	}
+	b.Run("overview", func(b *testing.B) {
+		for b.Loop() {
+			do(b, srv, call{path: "/"})
+		}
+	})
+	b.Run("api-all", func(b *testing.B) {
+		for b.Loop() {
+			do(b, srv, call{path: "/api/findings"})
+		}
+	})
+}
