@@ -206,7 +206,7 @@ func listFindings(ctx context.Context, db *sql.DB, f filter, id, period string, 
 
 // facets are the values the filter's lists offer for a reconciliation.
 type facets struct {
-	Currencies []string
+	Currencies, Snapshots []string
 }
 
 func readFacets(ctx context.Context, db *sql.DB, id, period string) (facets, error) {
@@ -228,3 +228,10 @@ func readFacets(ctx context.Context, db *sql.DB, id, period string) (facets, err
 
 // Query is the filter as a query string, for the page's links and forms.
 func (f filter) Query() template.URL { return f.query() }
+
+// reconciledSnapshots are the snapshots that have a stored
+// reconciliation, newest first (the last 100).
+func reconciledSnapshots(ctx context.Context, db *sql.DB) ([]string, error) {
+	return strings1(ctx, db, `SELECT r.snapshot_id FROM reconciliations r JOIN snapshots s ON s.id = r.snapshot_id
+		GROUP BY r.snapshot_id, s.started ORDER BY s.started DESC, r.snapshot_id DESC LIMIT 100`)
+}

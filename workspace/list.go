@@ -24,6 +24,7 @@ type findingsPage struct {
 	Severities []string
 	Statuses   []string
 	Currencies []string
+	Snapshots  []string // the reconciled snapshots, newest first
 	Sorts      []sortLink
 	CSV, XLSX  template.URL
 }
@@ -58,13 +59,16 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		return
 	}
 	fc, err := readFacets(r.Context(), db, rc.Snapshot.ID, rc.Period)
+	if err == nil {
+		fc.Snapshots, err = reconciledSnapshots(r.Context(), db)
+	}
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
 	p := findingsPage{F: f, Recon: rc, Others: all, Total: total, First: (f.Page-1)*s.o.PageSize + 1,
 		Pages: (total + s.o.PageSize - 1) / s.o.PageSize, Rules: s.o.Reconcile.Rules, Severities: reconcile.Severities(),
-		Statuses: filterStatuses[1:], Currencies: fc.Currencies, CSV: "/findings.csv?" + f.query("page", ""),
+		Statuses: filterStatuses[1:], Currencies: fc.Currencies, Snapshots: fc.Snapshots, CSV: "/findings.csv?" + f.query("page", ""),
 		XLSX: "/findings.xlsx?" + f.query("page", "")}
 	for _, fd := range list {
 		p.Findings = append(p.Findings, findingRow{Finding: fd, Title: s.rule(fd.Rule).Title})

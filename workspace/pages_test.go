@@ -228,6 +228,12 @@ func TestDrillDown(t *testing.T) {
 	var snaps []apiSnapshot
 	getJSON(t, srv, "/api/snapshots", &snaps)
 	second := snaps[0].ID
+	if len(snaps) != 2 || snaps[1].ID != first || len(snaps[1].Reconciliations) != 1 {
+		t.Fatalf("snapshots %+v", snaps)
+	}
+	if n, _, _ := listed(t, do(t, srv, call{path: "/findings?snapshot=" + first}).body); n != len(rep.Findings) {
+		t.Errorf("the list of the first snapshot: %d findings, its reconciliation %d", n, len(rep.Findings))
+	}
 	getJSON(t, srv, "/api/entities/invoice/"+target+"?a="+first+"&b="+second, &v)
 	changed := map[string]bool{}
 	for _, r := range v.Diff.Rows {
