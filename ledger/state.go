@@ -84,6 +84,15 @@ func (s State) SignOffsOf(snapshot, period string) []Signed {
 	return out
 }
 
+// InvalidError is an action unfit to record: the caller's mistake.
+type InvalidError struct{ Msg string }
+
+func (e *InvalidError) Error() string { return e.Msg }
+
+func invalid(format string, args ...any) error {
+	return &InvalidError{Msg: fmt.Sprintf(format, args...)}
+}
+
 // Check reports what makes a waiver unfit to record: a missing field, an
 // expiry that is not a date, text too long to be a name or a reason.
 func (w Waiver) Check() error {
@@ -95,10 +104,10 @@ func (w Waiver) Check() error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("waiver: %s required", strings.Join(missing, ", "))
+		return invalid("waiver: %s required", strings.Join(missing, ", "))
 	}
 	if _, err := time.Parse(time.DateOnly, w.Expires); err != nil {
-		return fmt.Errorf("waiver: expires %q: want a date as YYYY-MM-DD", w.Expires)
+		return invalid("waiver: expires %q: want a date as YYYY-MM-DD", w.Expires)
 	}
 	return checkLengths(map[string]string{"rule": w.Rule, "entity_id": w.EntityID, "reason": w.Reason, "owner": w.Owner})
 }
@@ -107,7 +116,7 @@ func (w Waiver) Check() error {
 // name or role, or text too long.
 func (so SignOff) Check() error {
 	if so.Snapshot == "" || strings.TrimSpace(so.Name) == "" || strings.TrimSpace(so.Role) == "" {
-		return fmt.Errorf("sign-off: snapshot, name and role required")
+		return invalid("sign-off: snapshot, name and role required")
 	}
 	return checkLengths(map[string]string{"name": so.Name, "role": so.Role, "comment": so.Comment})
 }
@@ -118,7 +127,7 @@ const maxText = 4000
 func checkLengths(fields map[string]string) error {
 	for name, v := range fields {
 		if len(v) > maxText {
-			return fmt.Errorf("%s: longer than %d bytes", name, maxText)
+			return invalid("%s: longer than %d bytes", name, maxText)
 		}
 	}
 	return nil

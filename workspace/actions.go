@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/reconcile"
 )
 
 // actor is who acts in r: the name given, and the address it came from.
@@ -24,7 +25,7 @@ func actor(r *http.Request, by string) ledger.Actor {
 // checkRule refuses a waiver of a rule that does not exist.
 func (s *Server) checkRule(id string) error {
 	if id != "" && !slices.Contains(s.ruleIDs(), id) {
-		return fmt.Errorf("waiver: no rule %q", id)
+		return &ledger.InvalidError{Msg: fmt.Sprintf("waiver: no rule %q", id)}
 	}
 	return nil
 }
@@ -68,16 +69,19 @@ func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, peri
 	return signed, err
 }
 
-// actionStatus is the status of an error of an action: the user's
-// mistake, or not.
+// actionStatus is the status of an error of an action: nothing to act on,
+// the user's mistake, or a failure.
 func actionStatus(err error) int {
-	if errors.Is(err, ledger.ErrNoWaiver) {
+	var invalid *ledger.InvalidError
+	var nr *reconcile.NotReconciledError
+	var us *reconcile.UnknownSnapshotError
+	switch {
+	case errors.Is(err, ledger.ErrNoWaiver), errors.As(err, &nr), errors.As(err, &us):
 		return http.StatusNotFound
+	case errors.As(err, &invalid):
+		return http.StatusBadRequest
 	}
-	if strings.HasPrefix(err.Error(), "ledger:") {
-		return http.StatusInternalServerError
-	}
-	return http.StatusBadRequest
+	return http.StatusInternalServerError
 }
 
 type waivePage struct {

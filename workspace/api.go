@@ -109,7 +109,7 @@ func (s *Server) entityOf(r *http.Request, db *sql.DB) (*entityView, error) {
 	if snap == "" {
 		snap = reconcile.Latest
 	}
-	return loadEntity(r.Context(), db, r.PathValue("kind"), r.PathValue("id"), snap, q.Get("a"), q.Get("b"), s.ruleIDs())
+	return loadEntity(r.Context(), db, r.PathValue("kind"), r.PathValue("id"), snap, q.Get("a"), q.Get("b"))
 }
 
 // failEntity answers an error reading a record: not found, or a failure.
@@ -118,12 +118,6 @@ func (s *Server) failEntity(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &nr) {
 		s.fail(w, r, http.StatusNotFound, err)
 		return
-	}
-	if _, known := kinds[r.PathValue("kind")]; !known {
-		if _, _, ok := compound(r.PathValue("kind"), ""); !ok {
-			s.fail(w, r, http.StatusNotFound, err)
-			return
-		}
 	}
 	s.failStore(w, r, err)
 }
@@ -254,14 +248,9 @@ func (s *Server) apiPostSignOff(w http.ResponseWriter, r *http.Request, db *sql.
 		in.Snapshot = reconcile.Latest
 	}
 	signed, err := s.signOff(r, db, actor(r, in.Name), in.Snapshot, in.Period, in.Name, in.Role, in.Comment)
-	var nr *reconcile.NotReconciledError
-	var us *reconcile.UnknownSnapshotError
-	switch {
-	case errors.As(err, &nr), errors.As(err, &us):
-		s.fail(w, r, http.StatusNotFound, err)
-	case err != nil:
+	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
-	default:
-		writeJSON(w, http.StatusCreated, apiSignOff{SignOff: signed.SignOff, By: signed.By, At: signed.At})
+		return
 	}
+	writeJSON(w, http.StatusCreated, apiSignOff{SignOff: signed.SignOff, By: signed.By, At: signed.At})
 }

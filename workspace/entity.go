@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -13,8 +12,6 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
-
-func urlPathEscape(s string) string { return url.PathEscape(s) }
 
 // kinds maps what a record is called (a finding's entity, or a table's
 // name) to its table: invoice and invoices are both invoices.
@@ -93,10 +90,14 @@ type diffRow struct {
 	Changed bool
 }
 
-// errNoRecord is a record no snapshot holds.
+// errNoRecord is a record the snapshot does not hold, or a kind of record
+// there is none of.
 type errNoRecord struct{ kind, id, snapshot string }
 
 func (e errNoRecord) Error() string {
+	if e.snapshot == "" {
+		return fmt.Sprintf("no kind of record %q", e.kind)
+	}
 	return fmt.Sprintf("no %s %q in snapshot %s", e.kind, e.id, e.snapshot)
 }
 
@@ -117,7 +118,7 @@ func compound(kind, id string) (table string, also []link, ok bool) {
 
 // loadEntity reads record id of kind in snapshot snap (an ID or latest),
 // and the diff between snapshots a and b when both are given.
-func loadEntity(ctx context.Context, db *sql.DB, kind, id, snap, a, b string, rules []string) (*entityView, error) {
+func loadEntity(ctx context.Context, db *sql.DB, kind, id, snap, a, b string) (*entityView, error) {
 	info, _, err := reconcile.Resolve(ctx, db, snap)
 	if err != nil {
 		return nil, err
@@ -130,7 +131,7 @@ func loadEntity(ctx context.Context, db *sql.DB, kind, id, snap, a, b string, ru
 	}
 	table, ok := kinds[kind]
 	if !ok {
-		return nil, fmt.Errorf("no kind of record %q", kind)
+		return nil, errNoRecord{kind: kind}
 	}
 	v.Table, v.Kind = table, kindOf(table)
 	if err := v.readRecord(ctx, db); err != nil {
@@ -225,7 +226,7 @@ func childrenOf(ctx context.Context, db *sql.DB, table, id, snap string) ([]link
 
 // snapshotsOf are the complete snapshots that hold the record.
 func snapshotsOf(ctx context.Context, db *sql.DB, table, id string) ([]string, error) {
-	return strings1(ctx, db, fmt.Sprintf("SELECT DISTINCT snapshot_id FROM %s WHERE id = ? ORDER BY 1", table), id)
+	return queryStrings(ctx, db, fmt.Sprintf("SELECT DISTINCT snapshot_id FROM %s WHERE id = ? ORDER BY 1", table), id)
 }
 
 // historyOf is every finding of the record, in every reconciliation.
@@ -295,7 +296,7 @@ func fieldsIn(ctx context.Context, db *sql.DB, table, id, snap string) (map[stri
 	return out, nil
 }
 
-func strings1(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, error) {
+func queryStrings(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err

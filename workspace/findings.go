@@ -232,6 +232,6 @@ func (f filter) Query() template.URL { return f.query() }
 // reconciledSnapshots are the snapshots that have a stored
 // reconciliation, newest first (the last 100).
 func reconciledSnapshots(ctx context.Context, db *sql.DB) ([]string, error) {
-	return strings1(ctx, db, `SELECT r.snapshot_id FROM reconciliations r JOIN snapshots s ON s.id = r.snapshot_id
+	return queryStrings(ctx, db, `SELECT r.snapshot_id FROM reconciliations r JOIN snapshots s ON s.id = r.snapshot_id
 		GROUP BY r.snapshot_id, s.started ORDER BY s.started DESC, r.snapshot_id DESC LIMIT 100`)
 }

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -151,5 +150,3 @@ func (s *Server) filtered(r *http.Request, db *sql.DB, f filter) (*reconcile.Rep
 	return &reconcile.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period,
 		Rules: s.o.Reconcile.Rules, Findings: list}, nil
 }
-
-func errorsAs(err error, target any) bool { return err != nil && errors.As(err, target) }

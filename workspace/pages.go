@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"database/sql"
+	"errors"
 	"html/template"
 	"net/http"
 
@@ -109,7 +110,7 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	}
 	rc, all, err := findRecon(ctx, db, snap, r.FormValue("period"))
 	var nr *reconcile.NotReconciledError
-	if errorsAs(err, &nr) {
+	if errors.As(err, &nr) {
 		s.render(w, r, http.StatusOK, "overview", overviewPage{NotReconciled: nr.Error(), Recon: recon{Snapshot: reconcile.SnapshotInfo{ID: nr.Snapshot}}})
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -30,7 +31,7 @@ var funcs = template.FuncMap{
 	"day":     func(d reconcile.Date) string { return d.Format(time.DateOnly) },
 	"grouped": func(a money.Amount) string { return a.Grouped() },
 	"entityURL": func(entity, id string) template.URL {
-		return template.URL("/entities/" + urlPathEscape(entity) + "/" + urlPathEscape(id))
+		return template.URL("/entities/" + url.PathEscape(entity) + "/" + url.PathEscape(id))
 	},
 	"add": func(a, b int) int { return a + b },
 }
