@@ -226,9 +226,6 @@ func readFacets(ctx context.Context, db *sql.DB, id, period string) (facets, err
 	return fc, rows.Err()
 }
 
-// Query is the filter as a query string, for the page's links and forms.
-func (f filter) Query() template.URL { return f.query() }
-
 // reconciledSnapshots are the snapshots that have a stored
 // reconciliation, newest first (the last 100).
 func reconciledSnapshots(ctx context.Context, db *sql.DB) ([]string, error) {

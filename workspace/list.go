@@ -26,6 +26,7 @@ type findingsPage struct {
 	Snapshots  []string // the reconciled snapshots, newest first
 	Sorts      []sortLink
 	CSV, XLSX  template.URL
+	Back       string // this page, for the forms to come back to
 }
 
 type findingRow struct {
@@ -68,7 +69,7 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	p := findingsPage{F: f, Recon: rc, Others: all, Total: total, First: (f.Page-1)*s.o.PageSize + 1,
 		Pages: (total + s.o.PageSize - 1) / s.o.PageSize, Rules: s.o.Reconcile.Rules, Severities: reconcile.Severities(),
 		Statuses: filterStatuses[1:], Currencies: fc.Currencies, Snapshots: fc.Snapshots, CSV: "/findings.csv?" + f.query("page", ""),
-		XLSX: "/findings.xlsx?" + f.query("page", "")}
+		XLSX: "/findings.xlsx?" + f.query("page", ""), Back: "/findings?" + string(f.query())}
 	for _, fd := range list {
 		p.Findings = append(p.Findings, findingRow{Finding: fd, Title: s.rule(fd.Rule).Title})
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -104,7 +105,28 @@ func TestTheFindingsList(t *testing.T) {
 	if a := do(t, srv, call{path: "/findings?sort=nope"}); a.status != http.StatusBadRequest {
 		t.Errorf("an unknown sort: %d", a.status)
 	}
+	checkWaiveLink(t, get("rule=paid_without_payment&status=open&page=1"))
 	checkDownloads(t, srv, count(func(f reconcile.Finding) bool { return f.Rule == "paid_without_payment" }))
+}
+
+var waiveLinkRE = regexp.MustCompile(`<a class="button" href="(/waive\?[^"]+)">Waive</a>`)
+
+// checkWaiveLink checks that a finding's Waive link names the finding and
+// comes back to the list as it was filtered.
+func checkWaiveLink(t *testing.T, page string) {
+	t.Helper()
+	m := waiveLinkRE.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no Waive link on the list")
+	}
+	u, err := url.Parse(html.UnescapeString(m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	if q.Get("rule") != "paid_without_payment" || q.Get("entity_id") == "" || q.Get("back") != "/findings?rule=paid_without_payment&snapshot=latest&status=open" {
+		t.Errorf("the Waive link %s", u)
+	}
 }
 
 // checkDownloads downloads the findings of one rule as CSV and XLSX: want

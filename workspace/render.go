@@ -34,6 +34,10 @@ var funcs = template.FuncMap{
 		return template.URL("/entities/" + url.PathEscape(entity) + "/" + url.PathEscape(id))
 	},
 	"add": func(a, b int) int { return a + b },
+	// waiveURL is the waive form of a finding, coming back to back.
+	"waiveURL": func(rule, entityID, back string) template.URL {
+		return template.URL("/waive?" + url.Values{"rule": {rule}, "entity_id": {entityID}, "back": {back}}.Encode())
+	},
 }
 
 // pages are the templates, each page with the layout.
