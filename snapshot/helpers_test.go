@@ -69,8 +69,7 @@ func catalog(t *testing.T, cfg testCfg) []extract.Collection {
 }
 
 // readDB opens the read model of cfg's store, read-only, as a reader
-// does, until the test ends. DuckDB gives a process that opens a path it
-// has open the file it has: open it after the last publish the test reads.
+// does, until the test ends.
 func readDB(t *testing.T, cfg testCfg) *sql.DB {
 	t.Helper()
 	db, err := OpenRead(context.Background(), cfg.Options)

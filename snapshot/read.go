@@ -6,10 +6,11 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/duckdb/duckdb-go/v2"
 )
 
 // ErrNoStore is a directory where no billsnap has published anything.
@@ -18,19 +19,32 @@ var ErrNoStore = errors.New("no billsnap store here yet: run billsnap export fir
 // OpenRead opens the database readers see, read-only: what the last
 // publish left. It is ErrNoStore (wrapped, naming the path) when there is
 // none.
+//
+// The file is attached to a database of its own, not opened by its path:
+// the driver keeps one instance per path for the whole process, so a
+// process that holds the read model open (billsnap serve, the scheduler)
+// would be given that instance again, the file a publish has since
+// renamed away, instead of the one now at the path.
 func OpenRead(ctx context.Context, cfg Options) (*sql.DB, error) {
 	path := filepath.Join(cfg.Out, cfg.DuckDB.File)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoStore)
 	}
-	db, err := sql.Open("duckdb", path+"?"+url.Values{"access_mode": {"READ_ONLY"}}.Encode())
-	if err == nil {
-		err = db.PingContext(ctx)
-	}
-	if err != nil {
-		if db != nil {
-			db.Close()
+	attach := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", sqlString(path), attachedAs)
+	c, err := duckdb.NewConnector("", func(ex driver.ExecerContext) error {
+		for _, q := range []string{attach, "USE " + attachedAs} {
+			if _, err := ex.ExecContext(context.Background(), q, nil); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening %s to read: %w", path, err)
+	}
+	db := sql.OpenDB(c)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
 		return nil, fmt.Errorf("opening %s to read: %w", path, err)
 	}
 	return db, nil
