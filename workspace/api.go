@@ -80,6 +80,9 @@ func (s *Server) apiFindings(w http.ResponseWriter, r *http.Request, db *sql.DB)
 		return
 	}
 	f.Sort, f.Page = "", 1
+	if f.Snapshot == "" {
+		f.Snapshot = reconcile.Latest
+	}
 	rep, err := s.filtered(r, db, f)
 	if err != nil {
 		s.failStore(w, r, err)

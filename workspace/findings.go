@@ -17,7 +17,7 @@ import (
 // filter is what the findings list shows: one reconciliation (a snapshot
 // and a period), narrowed, sorted and paged.
 type filter struct {
-	Snapshot, Period                 string // the snapshot as asked (latest, previous or an ID), and the period
+	Snapshot, Period                 string // the snapshot as asked (latest, previous, an ID, or "": the shown one), and the period
 	Rule, Severity, Status, Currency string // "" : any
 	Waived                           string // "", "yes" or "no"
 	Q                                string // text in the record's ID or the detail
@@ -41,9 +41,6 @@ func parseFilter(q url.Values) (filter, error) {
 	f := filter{Snapshot: q.Get("snapshot"), Period: q.Get("period"), Rule: q.Get("rule"), Severity: q.Get("severity"),
 		Status: q.Get("status"), Currency: q.Get("currency"), Waived: q.Get("waived"), Q: strings.TrimSpace(q.Get("q")),
 		Sort: q.Get("sort"), Desc: q.Get("dir") == "desc", Page: 1}
-	if f.Snapshot == "" {
-		f.Snapshot = reconcile.Latest
-	}
 	if f.Period != "" {
 		if _, err := reconcile.ParsePeriod(f.Period); err != nil {
 			return f, err

@@ -30,9 +30,10 @@ const evilName = `<script>alert(1)</script>`
 // fixture is a store exported from a sandbox with planted cases (and a
 // customer named evilName) and reconciled, with the sandbox still up.
 type fixture struct {
-	cfg    config.Config
-	sb     *sandbox.Server
-	evilID string
+	cfg     config.Config
+	sb      *sandbox.Server
+	evilID  string
+	firstID string
 }
 
 // newFixture exports the sandbox into a new store and reconciles it.
@@ -138,6 +139,22 @@ func (fx *fixture) report(t testing.TB) *reports.Input {
 		t.Fatal(err)
 	}
 	return in
+}
+
+// first is the ID of the store's oldest snapshot.
+func (fx *fixture) first(t testing.TB) string {
+	t.Helper()
+	if fx.firstID == "" {
+		db, err := snapshot.OpenRead(context.Background(), fx.cfg.Options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.QueryRow("SELECT min(id) FROM snapshots").Scan(&fx.firstID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fx.firstID
 }
 
 // serve starts the workspace over the fixture's store on a loopback port.

@@ -27,6 +27,7 @@ type findingsPage struct {
 	Sorts      []sortLink
 	CSV, XLSX  template.URL
 	Back       string // this page, for the forms to come back to
+	Note       string // why the reconciliation shown is not the latest snapshot's
 }
 
 type findingRow struct {
@@ -48,7 +49,7 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		s.fail(w, r, http.StatusBadRequest, err)
 		return
 	}
-	rc, all, err := findRecon(r.Context(), db, f.Snapshot, f.Period)
+	rc, all, note, err := shownRecon(r.Context(), db, f.Snapshot, f.Period)
 	if err != nil {
 		s.failStore(w, r, err)
 		return
@@ -66,7 +67,7 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	p := findingsPage{F: f, Recon: rc, Others: all, Total: total, First: (f.Page-1)*s.o.PageSize + 1,
+	p := findingsPage{F: f, Recon: rc, Note: note, Others: all, Total: total, First: (f.Page-1)*s.o.PageSize + 1,
 		Pages: (total + s.o.PageSize - 1) / s.o.PageSize, Rules: s.o.Reconcile.Rules, Severities: reconcile.Severities(),
 		Statuses: filterStatuses[1:], Currencies: fc.Currencies, Snapshots: fc.Snapshots, CSV: "/findings.csv?" + f.query("page", ""),
 		XLSX: "/findings.xlsx?" + f.query("page", ""), Back: "/findings?" + string(f.query())}
@@ -136,7 +137,7 @@ func (s *Server) download(format string) func(http.ResponseWriter, *http.Request
 
 // filtered is a report of the findings f keeps, in f's order.
 func (s *Server) filtered(r *http.Request, db *sql.DB, f filter) (*reconcile.Report, error) {
-	rc, _, err := findRecon(r.Context(), db, f.Snapshot, f.Period)
+	rc, _, _, err := shownRecon(r.Context(), db, f.Snapshot, f.Period)
 	if err != nil {
 		return nil, err
 	}

@@ -83,6 +83,7 @@ type overviewPage struct {
 	SignOffs        []signOffView
 	Latest          *signOffView // the period's newest sign-off, of any snapshot
 	NotReconciled   string
+	Note            string // why the reconciliation shown is not the latest snapshot's
 }
 
 type overviewRule struct {
@@ -104,11 +105,7 @@ type signOffView struct {
 // overview shows the latest reconciliation (or the one asked for).
 func (s *Server) overview(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	ctx := r.Context()
-	snap := r.FormValue("snapshot")
-	if snap == "" {
-		snap = reconcile.Latest
-	}
-	rc, all, err := findRecon(ctx, db, snap, r.FormValue("period"))
+	rc, all, note, err := shownRecon(ctx, db, r.FormValue("snapshot"), r.FormValue("period"))
 	var nr *reconcile.NotReconciledError
 	if errors.As(err, &nr) {
 		s.render(w, r, http.StatusOK, "overview", overviewPage{NotReconciled: nr.Error(), Recon: recon{Snapshot: reconcile.SnapshotInfo{ID: nr.Snapshot}}})
@@ -118,7 +115,7 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		s.failStore(w, r, err)
 		return
 	}
-	p := overviewPage{Recon: rc}
+	p := overviewPage{Recon: rc, Note: note}
 	for _, o := range all {
 		if o.Period != rc.Period {
 			p.Others = append(p.Others, o)

@@ -3,6 +3,8 @@ package workspace
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -64,6 +66,28 @@ func findRecon(ctx context.Context, db *sql.DB, snapshot, period string) (recon,
 		return recon{}, all, &reconcile.NotReconciledError{Snapshot: info.ID, Period: period}
 	}
 	return all[i], all, nil
+}
+
+// shownRecon is the reconciliation a page shows: the one asked for, or
+// when none is (snapshot ""), the latest snapshot's, and if that one is not
+// reconciled yet (an export has just published it), the newest one that
+// is, with a note saying so.
+func shownRecon(ctx context.Context, db *sql.DB, snapshot, period string) (recon, []recon, string, error) {
+	if snapshot != "" {
+		rc, all, err := findRecon(ctx, db, snapshot, period)
+		return rc, all, "", err
+	}
+	rc, all, err := findRecon(ctx, db, reconcile.Latest, period)
+	var nr *reconcile.NotReconciledError
+	if !errors.As(err, &nr) {
+		return rc, all, "", err
+	}
+	ids, lerr := reconciledSnapshots(ctx, db)
+	if lerr != nil || len(ids) == 0 {
+		return rc, all, "", err
+	}
+	rc, all, err = findRecon(ctx, db, ids[0], period)
+	return rc, all, fmt.Sprintf("The latest snapshot, %s, is not reconciled yet (billsnap reconcile); this is the newest reconciled one.", nr.Snapshot), err
 }
 
 // ruleTotal is one rule's findings in one currency.
