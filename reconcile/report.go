@@ -30,6 +30,10 @@ type Finding struct {
 	Status    string
 	FirstSeen string  // the snapshot it was first seen in
 	Waiver    *Waiver // the active waiver that covers it, if any
+	// Live is what billsnap recheck last found of it in the service
+	// (confirmed, changed or gone), and when; "" when never rechecked.
+	Live      string
+	CheckedAt time.Time
 }
 
 // SnapshotInfo describes the snapshot reconciled.

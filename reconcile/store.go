@@ -90,13 +90,19 @@ func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error
 	return tx.Commit()
 }
 
-// load reads the stored findings back, in rule order, resolved last.
+// LiveSQL is the latest recheck of each finding of snapshot ? (rule,
+// entity_id, live, checked_at), to join the findings with.
+const LiveSQL = `SELECT rule, entity_id, arg_max(live, checked_at) AS live, max(checked_at) AS checked_at
+	FROM rechecks WHERE snapshot_id = ? GROUP BY rule, entity_id`
+
+// load reads the stored findings back, in rule order, resolved last, each
+// with its latest recheck.
 func (r *Report) load(ctx context.Context, conn *sql.Conn) error {
 	rows, err := conn.QueryContext(ctx, `SELECT rule, severity, entity, entity_id, CAST(amount AS VARCHAR), coalesce(currency, ''),
 		coalesce(detail, ''), status, first_seen, waived, coalesce(waiver_reason, ''), coalesce(waiver_owner, ''), waiver_expires,
-		coalesce(waiver_id, ''), coalesce(waiver_by, '')
-		FROM findings WHERE snapshot_id = ? AND period = ?
-		ORDER BY status = 'resolved', list_position(?, rule), entity_id`, r.Snapshot.ID, r.Period.String(), ruleIDs(r.Rules))
+		coalesce(waiver_id, ''), coalesce(waiver_by, ''), coalesce(k.live, ''), k.checked_at
+		FROM findings LEFT JOIN (`+LiveSQL+`) k USING (rule, entity_id) WHERE snapshot_id = ? AND period = ?
+		ORDER BY status = 'resolved', list_position(?, rule), entity_id`, r.Snapshot.ID, r.Snapshot.ID, r.Period.String(), ruleIDs(r.Rules))
 	if err != nil {
 		return err
 	}
@@ -106,9 +112,9 @@ func (r *Report) load(ctx context.Context, conn *sql.Conn) error {
 		var amount string
 		var waived bool
 		var w Waiver
-		var expires sql.NullTime
+		var expires, checked sql.NullTime
 		err := rows.Scan(&f.Rule, &f.Severity, &f.Entity, &f.EntityID, &amount, &f.Currency, &f.Detail, &f.Status,
-			&f.FirstSeen, &waived, &w.Reason, &w.Owner, &expires, &w.ID, &w.By)
+			&f.FirstSeen, &waived, &w.Reason, &w.Owner, &expires, &w.ID, &w.By, &f.Live, &checked)
 		if err != nil {
 			return err
 		}
@@ -118,6 +124,9 @@ func (r *Report) load(ctx context.Context, conn *sql.Conn) error {
 		if waived {
 			w.Rule, w.EntityID, w.Expires = f.Rule, f.EntityID, Date{expires.Time}
 			f.Waiver = &w
+		}
+		if checked.Valid {
+			f.CheckedAt = checked.Time.UTC()
 		}
 		if f.Rule == IncompleteRule && f.Status != StatusResolved {
 			r.Untrusted = true

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/billsnap/billsnap/reconcile"
 )
@@ -24,6 +25,8 @@ type FindingJSON struct {
 	Waived    bool        `json:"waived"`
 	Waiver    *WaiverJSON `json:"waiver,omitempty"`
 	Snapshot  string      `json:"snapshot_id"`
+	Live      string      `json:"live,omitempty"`       // what billsnap recheck last found: confirmed, changed or gone
+	CheckedAt string      `json:"checked_at,omitempty"` // when (RFC 3339, UTC)
 }
 
 // WaiverJSON is the waiver that covers a finding.
@@ -37,7 +40,10 @@ type WaiverJSON struct {
 
 func findingJSON(r *reconcile.Report, f reconcile.Finding) FindingJSON {
 	j := FindingJSON{Rule: f.Rule, Severity: f.Severity, Entity: f.Entity, EntityID: f.EntityID, Amount: f.Amount.String(),
-		Currency: f.Currency, Detail: f.Detail, Status: f.Status, FirstSeen: f.FirstSeen, Snapshot: r.Snapshot.ID}
+		Currency: f.Currency, Detail: f.Detail, Status: f.Status, FirstSeen: f.FirstSeen, Snapshot: r.Snapshot.ID, Live: f.Live}
+	if !f.CheckedAt.IsZero() {
+		j.CheckedAt = f.CheckedAt.UTC().Format(time.RFC3339)
+	}
 	if f.Waiver != nil {
 		j.Waived = true
 		j.Waiver = &WaiverJSON{Reason: f.Waiver.Reason, Owner: f.Waiver.Owner, Expires: f.Waiver.Expires.Format("2006-01-02"),
@@ -72,7 +78,7 @@ func JSONArray(w io.Writer, r *reconcile.Report) error {
 
 // csvHeader is the header row of CSV.
 var csvHeader = []string{"rule", "severity", "entity", "entity_id", "amount", "currency", "detail", "status", "first_seen",
-	"waived", "waiver_reason", "waiver_owner", "waiver_expires", "snapshot_id", "waiver_id", "waiver_by"}
+	"waived", "waiver_reason", "waiver_owner", "waiver_expires", "snapshot_id", "waiver_id", "waiver_by", "live", "checked_at"}
 
 // CSV writes every finding as RFC 4180 CSV, UTF-8, with a header row.
 func CSV(w io.Writer, r *reconcile.Report) error {
@@ -84,7 +90,7 @@ func CSV(w io.Writer, r *reconcile.Report) error {
 	for _, f := range r.Findings {
 		j := findingJSON(r, f)
 		row := []string{j.Rule, j.Severity, j.Entity, j.EntityID, j.Amount, j.Currency, j.Detail, j.Status, j.FirstSeen,
-			strconv.FormatBool(j.Waived), "", "", "", j.Snapshot, "", ""}
+			strconv.FormatBool(j.Waived), "", "", "", j.Snapshot, "", "", j.Live, j.CheckedAt}
 		if w := j.Waiver; w != nil {
 			row[10], row[11], row[12], row[14], row[15] = w.Reason, w.Owner, w.Expires, w.ID, w.By
 		}

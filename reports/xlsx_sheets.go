@@ -83,8 +83,8 @@ func repeat(v float64, n int) []float64 {
 
 // ruleColumns are the columns of a rule sheet, and their widths.
 var (
-	ruleColumns = []string{"Status", "Entity", "Record ID", "Amount", "Currency", "Detail", "First seen", "Waived", "Waiver reason", "Waiver owner", "Waiver expires", "Waived by"}
-	ruleWidths  = []float64{11, 20, 40, 14, 9, 80, 22, 8, 30, 18, 12, 18}
+	ruleColumns = []string{"Status", "Entity", "Record ID", "Amount", "Currency", "Detail", "First seen", "Waived", "Waiver reason", "Waiver owner", "Waiver expires", "Waived by", "Live"}
+	ruleWidths  = []float64{11, 20, 40, 14, 9, 80, 22, 8, 30, 18, 12, 18, 11}
 )
 
 // ruleSheet makes sheet i of the rule sheets: its header, and a

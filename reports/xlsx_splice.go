@@ -125,6 +125,7 @@ func (b *xlsxBook) findingRow(w *bufio.Writer, n int, f reconcile.Finding) error
 		inlineString(w, "K"+row, wv.Expires.Format("2006-01-02"), 0)
 		inlineString(w, "L"+row, wv.By, 0)
 	}
+	inlineString(w, "M"+row, f.Live, 0)
 	_, err = w.WriteString("</row>")
 	return err
 }

@@ -20,10 +20,11 @@ import (
 //
 //	snapshots, snapshot_tables, snapshot_fields   the manifest
 //	findings, unjudged, reconciliations          reconcile's
+//	rechecks                                     recheck's
 //	runs                                         the journal, as it was then
 
 // recordTables are the state's tables published as records, in order.
-var recordTables = []string{"snapshots", "snapshot_tables", "snapshot_fields", "findings", "unjudged", "reconciliations"}
+var recordTables = []string{"snapshots", "snapshot_tables", "snapshot_fields", "findings", "unjudged", "reconciliations", "rechecks"}
 
 // runsRecord is the journal's table among the records.
 const runsRecord = "runs"

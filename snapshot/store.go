@@ -310,6 +310,16 @@ CREATE TABLE IF NOT EXISTS reconciliations (
   findings BIGINT NOT NULL,
   material BOOLEAN NOT NULL
 );
+-- What billsnap recheck found of the findings about charges, each time it
+-- read the service again (the latest row of a finding is its live state).
+CREATE TABLE IF NOT EXISTS rechecks (
+  snapshot_id VARCHAR NOT NULL,
+  rule VARCHAR NOT NULL,
+  entity_id VARCHAR NOT NULL,
+  live VARCHAR NOT NULL,
+  checked_at TIMESTAMPTZ NOT NULL,
+  detail VARCHAR
+);
 -- Version 3 adds who made a finding's waiver in the workspace.
 ALTER TABLE findings ADD COLUMN IF NOT EXISTS waiver_id VARCHAR;
 ALTER TABLE findings ADD COLUMN IF NOT EXISTS waiver_by VARCHAR;
@@ -320,9 +330,9 @@ CREATE OR REPLACE VIEW latest_snapshot AS
 // schemaVersion is stored in billsnap_meta; a database from a newer
 // billsnap is refused, and one of an older version that metaSQL brings up
 // to this one (upgradable) is marked as this version.
-const schemaVersion = "3"
+const schemaVersion = "4"
 
-var upgradable = []string{"2"}
+var upgradable = []string{"2", "3"}
 
 // MigrateState creates the tables of billsnap's state in db (a fixture
 // database of reconcile's tests, too) and checks their schema version.

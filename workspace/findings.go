@@ -146,16 +146,16 @@ func (f filter) orderBy(rules []string) (string, []any) {
 // scans them.
 const findingColumns = `rule, severity, entity, entity_id, CAST(amount AS VARCHAR), coalesce(currency, ''), coalesce(detail, ''),
 	status, first_seen, waived, coalesce(waiver_reason, ''), coalesce(waiver_owner, ''), waiver_expires,
-	coalesce(waiver_id, ''), coalesce(waiver_by, '')`
+	coalesce(waiver_id, ''), coalesce(waiver_by, ''), coalesce(k.live, ''), k.checked_at`
 
 func scanFinding(rows *sql.Rows) (reconcile.Finding, error) {
 	var f reconcile.Finding
 	var amount string
 	var waived bool
 	var w reconcile.Waiver
-	var expires sql.NullTime
+	var expires, checked sql.NullTime
 	err := rows.Scan(&f.Rule, &f.Severity, &f.Entity, &f.EntityID, &amount, &f.Currency, &f.Detail, &f.Status, &f.FirstSeen,
-		&waived, &w.Reason, &w.Owner, &expires, &w.ID, &w.By)
+		&waived, &w.Reason, &w.Owner, &expires, &w.ID, &w.By, &f.Live, &checked)
 	if err != nil {
 		return f, err
 	}
@@ -165,6 +165,9 @@ func scanFinding(rows *sql.Rows) (reconcile.Finding, error) {
 	if waived {
 		w.Rule, w.EntityID, w.Expires = f.Rule, f.EntityID, reconcile.Date{Time: expires.Time}
 		f.Waiver = &w
+	}
+	if checked.Valid {
+		f.CheckedAt = checked.Time.UTC()
 	}
 	return f, nil
 }
@@ -179,8 +182,8 @@ func listFindings(ctx context.Context, db *sql.DB, f filter, id, period string, 
 		return nil, 0, err
 	}
 	order, oargs := f.orderBy(rules)
-	q := "SELECT " + findingColumns + " FROM findings WHERE " + where + " ORDER BY " + order
-	args = append(args, oargs...)
+	q := "SELECT " + findingColumns + " FROM findings LEFT JOIN (" + reconcile.LiveSQL + ") k USING (rule, entity_id) WHERE " + where + " ORDER BY " + order
+	args = append(append([]any{id}, args...), oargs...)
 	if n > 0 {
 		q += " LIMIT ? OFFSET ?"
 		args = append(args, n, (f.Page-1)*n)
