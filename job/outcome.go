@@ -65,12 +65,13 @@ func ExitCode(ctx context.Context, err error) int {
 		m       MaterialError
 		cfg     *configkey.Error
 		unknown *reconcile.UnknownSnapshotError
+		notRec  *reconcile.NotReconciledError
 		stmt    *snapshot.StatementError
 	)
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &u), errors.As(err, &cfg), errors.As(err, &unknown), errors.As(err, &stmt):
+	case errors.As(err, &u), errors.As(err, &cfg), errors.As(err, &unknown), errors.As(err, &notRec), errors.As(err, &stmt):
 		return ExitUsage
 	case errors.As(err, &m):
 		return ExitMaterial

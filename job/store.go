@@ -42,7 +42,9 @@ func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, r
 }
 
 // takesSnapshots tells whether a job walks the service.
-func takesSnapshots(job string) bool { return job != "reconcile" && job != "report" }
+func takesSnapshots(job string) bool {
+	return job != "reconcile" && job != "report" && job != "recheck"
+}
 
 func metricsPath(cfg config.Config) string {
 	if cfg.MetricsFile == "" {

@@ -148,3 +148,25 @@ func fetch(ctx context.Context, w *extract.Walker, sub string) ([]charge, error)
 	}
 	return s.charges, nil
 }
+
+// Store records results for snapshot snap in db, the state (in a section
+// of the store), beside the earlier rechecks: the latest of each finding
+// is its live state.
+func Store(ctx context.Context, db *sql.DB, snap string, results []Result) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, "INSERT INTO rechecks VALUES (?, ?, ?, ?, ?, nullif(?, ''))")
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, r := range results {
+		if _, err := st.ExecContext(ctx, snap, r.Finding.Rule, r.Finding.EntityID, r.Live, r.CheckedAt, r.Detail); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

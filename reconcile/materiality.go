@@ -121,3 +121,11 @@ func largest(per map[string]money.Amount) (string, money.Amount) {
 	}
 	return best, top
 }
+
+// StillMaterial judges r's materiality without the findings a recheck
+// found changed or gone in the service.
+func (r *Report) StillMaterial(m Materiality) []string {
+	still := *r
+	still.Findings = slices.DeleteFunc(slices.Clone(r.Findings), func(f Finding) bool { return f.Live == "changed" || f.Live == "gone" })
+	return judge(&still, m)
+}

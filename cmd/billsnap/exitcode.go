@@ -11,7 +11,8 @@ import (
 const exitCodesHelp = `Exit codes:
   0    ok: the job ran and found nothing material
   1    failure: the service, the network, the disk, or bad input from the service
-  2    usage: bad flags, arguments or configuration, an unknown --snapshot,
+  2    usage: bad flags, arguments or configuration, an unknown --snapshot
+       (or, for recheck, one not reconciled),
        a statement query cannot prepare, no store where a command that
        only reads one (status, reconcile, report, query, serve) looks,
        or serve on an address that is not loopback without --token-file

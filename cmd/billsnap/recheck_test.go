@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+)
+
+// decodeLines decodes one JSON object per line into T.
+func decodeLines[T any](t *testing.T, out string) []T {
+	t.Helper()
+	var all []T
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("not a JSON line: %q: %v", sc.Text(), err)
+		}
+		all = append(all, v)
+	}
+	return all
+}
+
+// After one flagged charge is changed through the service's own API,
+// recheck --format json marks that finding changed and every other one
+// confirmed; the findings carry it as live in reconcile's JSON after; and
+// the recheck sent no write.
+func TestRecheckSeesAChargeChangedThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 77, Customers: 30, Planted: 1}, "")
+	dir := t.TempDir()
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+		t.Fatalf("export: %d %s", code, stderr)
+	}
+	_, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	var target reports.FindingJSON
+	for _, f := range decodeLines[reports.FindingJSON](t, out) {
+		if f.Rule == "missed_billing_run" {
+			target = f
+		}
+	}
+	if target.EntityID == "" {
+		t.Fatal("no missed_billing_run finding")
+	}
+	setQuantity(t, srv, referenceOf(t, srv, target.EntityID), 0)
+	code, out, stderr := cli(t, srv, "recheck", "--out", dir, "--format", "json")
+	if code != job.ExitMaterial {
+		t.Errorf("recheck: exit %d, want 3 (the other findings are still material)\n%s", code, stderr)
+	}
+	lines := decodeLines[recheckJSON](t, out)
+	rules := map[string]int{}
+	for _, l := range lines {
+		rules[l.Rule]++
+		want := "confirmed"
+		if l.Rule == target.Rule && l.EntityID == target.EntityID {
+			want = "changed"
+			if !strings.Contains(l.Detail, "Amount ") {
+				t.Errorf("the changed finding's detail: %q", l.Detail)
+			}
+		}
+		if l.Live != want || l.CheckedAt == "" {
+			t.Errorf("%s %s: %s at %q, want %s (%s)", l.Rule, l.EntityID, l.Live, l.CheckedAt, want, l.Detail)
+		}
+	}
+	for _, r := range []string{"charge_not_invoiced", "missed_billing_run", "multiple_active_charges", "missing_product_charge"} {
+		if rules[r] == 0 {
+			t.Errorf("no finding of %s rechecked: %v", r, rules)
+		}
+	}
+	if rules["paid_without_payment"] != 0 {
+		t.Errorf("a finding of a rule not about charges was rechecked: %v", rules)
+	}
+	_, out, _ = cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	for _, f := range decodeLines[reports.FindingJSON](t, out) {
+		if f.Rule == target.Rule && f.EntityID == target.EntityID && (f.Live != "changed" || f.CheckedAt == "") {
+			t.Errorf("reconcile's JSON after the recheck: %+v", f)
+		}
+	}
+}
+
+// referenceOf is the ReferenceID of charge id in the sandbox.
+func referenceOf(t *testing.T, srv *sandbox.Server, id string) string {
+	t.Helper()
+	for _, c := range srv.Dataset().Charges {
+		if c.ID == id {
+			return c.ReferenceID
+		}
+	}
+	t.Fatalf("no charge %s in the sandbox", id)
+	return ""
+}
+
+// setQuantity sets a reference's quantity through the service's API (§4.3).
+func setQuantity(t *testing.T, srv *sandbox.Server, ref string, q int) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]int{"quantity": q})
+	req, _ := http.NewRequest(http.MethodPut, srv.BaseURL()+"/v3/subscriptioncharges/"+ref+"/setamountbyreferenceid", bytes.NewReader(body))
+	req.Header.Set("Authorization", extract.NewSecret(exportKey).Authorization())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("setamountbyreferenceid %s: %d", ref, resp.StatusCode)
+	}
+}
+
+// Each class of a recheck: a charge removed from the service is gone; a
+// reference whose active charges changed, and a subscription that has the
+// missing product now, are changed; the rest are confirmed.
+func TestRecheckClasses(t *testing.T) {
+	t.Parallel()
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 78, Customers: 30, Planted: 1}, "")
+	dir := t.TempDir()
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+		t.Fatalf("export: %d %s", code, stderr)
+	}
+	_, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	want := map[string]string{}
+	for _, f := range decodeLines[reports.FindingJSON](t, out) {
+		key := f.Rule + " " + f.EntityID
+		switch f.Rule {
+		case "charge_not_invoiced":
+			if err := srv.Remove("subscriptioncharges", f.EntityID); err != nil {
+				t.Fatal(err)
+			}
+			want[key] = "gone"
+		case "multiple_active_charges":
+			changeCharge(t, srv, func(c *sandbox.SubscriptionCharge) bool { return c.ReferenceID == f.EntityID && c.Status == 1 }, func(c *sandbox.SubscriptionCharge) { c.Status = 7 })
+			want[key] = "changed"
+		case "missing_product_charge":
+			sub, ppc, _ := strings.Cut(f.EntityID, "/")
+			if !changeCharge(t, srv, func(c *sandbox.SubscriptionCharge) bool { return c.SubscriptionID == sub }, func(c *sandbox.SubscriptionCharge) {
+				c.ProductPlanChargeID, c.Status = ppc, 1
+			}) {
+				continue
+			}
+			want[key] = "changed"
+		case "missed_billing_run", "orphan_reference":
+			want[key] = "confirmed"
+		}
+	}
+	_, out, stderr := cli(t, srv, "recheck", "--out", dir, "--format", "json")
+	got := map[string]string{}
+	for _, l := range decodeLines[recheckJSON](t, out) {
+		got[l.Rule+" "+l.EntityID] = l.Live
+	}
+	classes := map[string]int{}
+	for key, live := range want {
+		classes[live]++
+		if got[key] != live {
+			t.Errorf("%s: %q, want %s", key, got[key], live)
+		}
+	}
+	if classes["gone"] == 0 || classes["changed"] < 2 || classes["confirmed"] == 0 {
+		t.Fatalf("the planted cases did not give every class: %v\n%s", classes, stderr)
+	}
+}
+
+// changeCharge changes the first charge of the sandbox that pick picks,
+// and tells whether there was one.
+func changeCharge(t *testing.T, srv *sandbox.Server, pick func(*sandbox.SubscriptionCharge) bool, change func(*sandbox.SubscriptionCharge)) bool {
+	t.Helper()
+	for _, c := range srv.Dataset().Charges {
+		if pick(c) {
+			if err := srv.Change("subscriptioncharges", c.ID, func(rec any) { change(rec.(*sandbox.SubscriptionCharge)) }); err != nil {
+				t.Fatal(err)
+			}
+			return true
+		}
+	}
+	return false
+}
