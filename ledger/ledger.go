@@ -11,15 +11,13 @@
 package ledger
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/billsnap/billsnap/internal/jsonl"
 )
 
 // Path is the ledger of the output directory out.
@@ -77,59 +75,36 @@ type Total struct {
 
 // Ledger is the ledger file at a path.
 type Ledger struct {
-	path string
+	file jsonl.File
 	now  func() time.Time
 }
 
 // New is the ledger at path; now stamps the entries.
-func New(path string, now func() time.Time) *Ledger { return &Ledger{path: path, now: now} }
+func New(path string, now func() time.Time) *Ledger {
+	return &Ledger{file: jsonl.File{Path: path}, now: now}
+}
 
 // Read returns every entry, oldest first. A missing file is an empty
 // ledger; a last line without its newline is a write in progress and is
 // left out.
 func (l *Ledger) Read() ([]Entry, error) {
-	b, err := os.ReadFile(l.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	lines, err := l.file.Lines()
 	if err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
-	return parse(b, l.path)
+	return parse(lines, l.file.Path)
 }
 
-// readLocked reads the entries of f, whose lock the caller holds, and
-// cuts off a last line a writer that died left without its newline, so
-// that the next line starts a line of its own.
-func (l *Ledger) readLocked(f *os.File) ([]Entry, error) {
-	b, err := os.ReadFile(l.path)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: %w", err)
-	}
-	if whole := complete(b); len(whole) < len(b) {
-		if err := f.Truncate(int64(len(whole))); err != nil {
-			return nil, fmt.Errorf("ledger: %w", err)
-		}
-	}
-	return parse(b, l.path)
-}
-
-// complete is b up to its last newline.
-func complete(b []byte) []byte { return b[:bytes.LastIndexByte(b, '\n')+1] }
-
-func parse(b []byte, path string) ([]Entry, error) {
-	b = complete(b)
-	var out []Entry
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
+func parse(lines [][]byte, path string) ([]Entry, error) {
+	out := make([]Entry, 0, len(lines))
+	for n, line := range lines {
 		var e Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("ledger %s line %d: %w", path, n, err)
+		if err := json.Unmarshal(line, &e); err != nil {
+			return nil, fmt.Errorf("ledger %s line %d: %w", path, n+1, err)
 		}
 		out = append(out, e)
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // Append adds the entry decide returns, given every entry so far, under
@@ -139,34 +114,23 @@ func parse(b []byte, path string) ([]Entry, error) {
 // writes nothing. Seq and At are set here; the entry is synced to disk
 // before Append returns it.
 func (l *Ledger) Append(decide func(soFar []Entry) (*Entry, error)) (*Entry, error) {
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
-		return nil, fmt.Errorf("ledger: %w", err)
-	}
-	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	var e *Entry
+	err := l.file.Append(func(lines [][]byte) ([]byte, error) {
+		entries, err := parse(lines, l.file.Path)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = decide(entries); e == nil || err != nil {
+			return nil, err
+		}
+		e.Seq, e.At = nextSeq(entries), l.now().UTC()
+		return json.Marshal(e)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("ledger: %w", err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return nil, fmt.Errorf("ledger: lock: %w", err)
-	}
-	entries, err := l.readLocked(f)
-	if err != nil {
-		return nil, err
-	}
-	e, err := decide(entries)
-	if e == nil || err != nil {
-		return e, err
-	}
-	e.Seq, e.At = nextSeq(entries), l.now().UTC()
-	line, err := json.Marshal(e)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		return nil, fmt.Errorf("ledger: %w", err)
-	}
-	if err := f.Sync(); err != nil {
+		var ledgerErr *InvalidError
+		if errors.As(err, &ledgerErr) || errors.Is(err, ErrNoWaiver) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	return e, nil

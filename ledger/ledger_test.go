@@ -120,7 +120,7 @@ func TestATornLastLineIsDropped(t *testing.T) {
 	if _, err := l.Waive(alice, aWaiver()); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := os.OpenFile(l.path, os.O_APPEND|os.O_WRONLY, 0)
+	f, _ := os.OpenFile(l.file.Path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"seq":2,"action":"wai`)
 	f.Close()
 	if e, err := l.Read(); err != nil || len(e) != 1 {
