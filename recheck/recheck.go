@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -169,4 +170,20 @@ func Store(ctx context.Context, db *sql.DB, snap string, results []Result) error
 		}
 	}
 	return tx.Commit()
+}
+
+// Quantity is the Amount, exact, of the active charge of subscription sub
+// that carries reference ref, as the service has it now; found is false
+// when no active charge carries it.
+func Quantity(ctx context.Context, w *extract.Walker, sub, ref string) (amount string, found bool, err error) {
+	cs, err := fetch(ctx, w, strings.ToLower(sub))
+	if err != nil {
+		return "", false, err
+	}
+	for _, c := range cs {
+		if c.ReferenceID == strings.ToLower(ref) && c.Status == statusActive {
+			return c.Amount, true, nil
+		}
+	}
+	return "", false, nil
 }

@@ -40,6 +40,7 @@ func commands() []command {
 		{"report", "reconcile and write the reports (Markdown, HTML, XLSX, CSV, JSON); exit 3 when material", runReport},
 		{"run", "export, reconcile the snapshot just taken, write its reports", runRun},
 		{"recheck", "read the service again for the findings about charges: confirmed, changed or gone; exit 3 when material", runRecheck},
+		{"fix", "plan the writes that repair findings (fix plan), and apply a reviewed plan (fix apply)", runFix},
 		{"schedule", "run the config's schedules until SIGTERM (cron); exit 0 when stopped", runSchedule},
 		{"status", "show the last runs and when each schedule fires next", runStatus},
 		{"check-config", "prepare what the commands would (configuration, key, rules, waivers, schedules) without running", runCheckConfig},

@@ -40,4 +40,5 @@ var names = []string{
 	"publish.done",     // staging removed
 	"prune.tree",       // pruned snapshots are gone from Parquet, not yet from DuckDB
 	"close",            // everything done, DuckDB not yet closed
+	"fix.sending",      // (fix apply) a write is on record as sending, not yet sent
 }

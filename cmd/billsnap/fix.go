@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/billsnap/billsnap/fix"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// fixUsage is fix's own help: its two subcommands.
+const fixUsage = `Usage: billsnap fix plan [store flags] [--snapshot latest|ID] [--period YYYY-MM] [--amounts FILE] > plan.json
+       billsnap fix apply --plan FILE [--dry-run] [--force] [store flags] [service flags]
+
+plan   writes a reviewable plan of the writes the service's own operations can
+       make to repair findings: markpaid for invoices settled in full with no
+       PaymentDate, setamount for the quantities a person chose (--amounts, a CSV
+       reference_id,amount); each action names its finding. It reads the store only.
+apply  applies a plan once: --dry-run prints every request and sends none; every
+       request and answer is recorded in the store; a write whose fate is unknown
+       is read back before it is sent again; what the record shows made is never
+       sent again. A plan changed since it was made, or made from a snapshot that
+       is no longer the latest, is refused (exit 2) unless --force.
+
+'billsnap fix plan --help' and 'billsnap fix apply --help' list their flags.
+`
+
+// runFix runs fix plan or fix apply.
+func runFix(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) == 0 {
+		return job.Usagef("want a subcommand: plan or apply ('billsnap fix --help' says what they do)")
+	}
+	switch args[0] {
+	case "plan":
+		return runFixPlan(ctx, env, args[1:])
+	case "apply":
+		return runFixApply(ctx, env, args[1:])
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(env.stdout, fixUsage)
+		return nil
+	}
+	return job.Usagef("unknown subcommand %q: want plan or apply", args[0])
+}
+
+func runFixPlan(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlags(env, "fix plan", "[store flags] [--snapshot latest|ID] [--period YYYY-MM] [--amounts FILE] > plan.json")
+	sf := addStoreFlags(fs)
+	snap := fs.String("snapshot", reconcile.Latest, "the reconciled snapshot to plan for: latest, previous or an ID")
+	period := fs.String("period", "", "the period it was reconciled for (YYYY-MM; default: the whole snapshot)")
+	amountsFile := fs.String("amounts", "", "CSV reference_id,amount: the quantities to set (spec §4.3), each tied to an open finding")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := sf.load(env)
+	if err != nil {
+		return err
+	}
+	opts, err := job.ReconcileOptions(cfg, "", "")
+	if err != nil {
+		return err
+	}
+	opts.SnapshotID = *snap
+	if *period != "" {
+		if opts.Period, err = reconcile.ParsePeriod(*period); err != nil {
+			return job.Usage(err)
+		}
+	}
+	var amounts []fix.Amount
+	if *amountsFile != "" {
+		if amounts, err = fix.ReadAmounts(*amountsFile); err != nil {
+			return job.Usage(err)
+		}
+	}
+	if err := sf.requireStore(cfg); err != nil {
+		return err
+	}
+	p, err := job.FixPlan(ctx, cfg, opts, amounts)
+	if err != nil {
+		return err
+	}
+	env.log.Info("plan made", "snapshot", p.Snapshot, "actions", len(p.Actions), "digest", p.Digest)
+	return p.Write(env.stdout)
+}
+
+func runFixApply(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlags(env, "fix apply", "--plan FILE [--dry-run] [--force] [store flags] [service flags]")
+	cf := addServiceFlags(fs)
+	planFile := fs.String("plan", "", "the plan to apply (from billsnap fix plan)")
+	dryRun := fs.Bool("dry-run", false, "print every request apply would send, and send none")
+	force := fs.Bool("force", false, "apply a plan whose digest does not match, or made from a snapshot that is not the latest")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *planFile == "" {
+		return job.Usagef("--plan is required")
+	}
+	cfg, err := cf.load(env)
+	if err != nil {
+		return err
+	}
+	p, err := fix.Read(*planFile)
+	if err != nil {
+		return job.Usage(err)
+	}
+	if err := cf.requireStore(cfg); err != nil {
+		return err
+	}
+	if err := job.CheckPlan(ctx, cfg, p, *force); err != nil {
+		return err
+	}
+	secret, err := cf.secret(env)
+	if err != nil {
+		return err
+	}
+	svc := job.Service{Secret: secret, Log: env.log, Clock: env.clock}
+	if *dryRun {
+		_, _, err := job.FixApply(ctx, cfg, svc, p, true, env.stdout)
+		return err
+	}
+	_, err = env.job(ctx, cfg, job.Spec{Name: "fix"}, nil, func(ctx context.Context, _ *snapshot.Store) (job.Outcome, error) {
+		start := time.Now()
+		sum, req, err := job.FixApply(ctx, cfg, svc, p, false, env.stdout)
+		fmt.Fprintf(env.stdout, "plan %s: %d done, %d done before, %d made by an earlier apply, %d refused; %d writes sent (%.1fs)\n",
+			p.Digest[:12], sum.Done, sum.AlreadyDone, sum.Skipped, sum.Failed, sum.Writes, time.Since(start).Seconds())
+		if err == nil && sum.Failed > 0 {
+			err = fmt.Errorf("the service refused %d of the plan's writes: the record of writes says why (%s)", sum.Failed, fix.RecordPath(cfg.Out))
+		}
+		return job.Outcome{Requests: req}, err
+	})
+	return err
+}

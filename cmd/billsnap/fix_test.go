@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/fix"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+)
+
+// eligible are the invoices of the sandbox's planted rule-12 cases that a
+// markpaid repairs (named by a settled payment, no PaymentDate, settled
+// payments minus refunds equal to the total), each with its last settled
+// payment's date: worked out from the sandbox's own data, apart from
+// billsnap's SQL.
+func eligible(srv *sandbox.Server) map[string]string {
+	d := srv.Dataset()
+	out := map[string]string{}
+	for _, e := range d.Expected {
+		if e.Rule != "payment_without_invoice" {
+			continue
+		}
+		var inv *sandbox.Invoice
+		for _, t := range d.Transactions {
+			if t.ID == e.EntityID && t.InvoiceID != nil {
+				for _, i := range d.Invoices {
+					if i.ID == *t.InvoiceID {
+						inv = i
+					}
+				}
+			}
+		}
+		if inv == nil || inv.PaymentDate != nil {
+			continue
+		}
+		var net sandbox.Money
+		var last time.Time
+		for _, t := range d.Transactions {
+			if t.InvoiceID == nil || *t.InvoiceID != inv.ID || t.Status != sandbox.TxSettled {
+				continue
+			}
+			switch t.Type {
+			case sandbox.TxPayment:
+				net += t.Amount
+				if t.TransactionDate.After(last) {
+					last = t.TransactionDate
+				}
+			case sandbox.TxRefund:
+				net -= t.Amount
+			}
+		}
+		if net == inv.TotalAmount {
+			out[inv.ID] = last.UTC().Format(time.RFC3339)
+		}
+	}
+	return out
+}
+
+// The whole loop against the sandbox: the plan proposes one markpaid per
+// eligible invoice and none for the others; a dry run sends nothing;
+// apply, then export and reconcile, resolves those findings; a second
+// apply sends nothing.
+func TestFixPlanAndApply(t *testing.T) {
+	t.Parallel()
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 79, Customers: 30, Planted: 3}, "")
+	dir := t.TempDir()
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+		t.Fatalf("export: %d %s", code, stderr)
+	}
+	cli(t, srv, "reconcile", "--out", dir)
+	code, out, stderr := cli(t, srv, "fix", "plan", "--out", dir)
+	if code != job.ExitOK {
+		t.Fatalf("fix plan: %d %s", code, stderr)
+	}
+	var p fix.Plan
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	want := eligible(srv)
+	got := map[string]string{}
+	for _, a := range p.Actions {
+		if a.Op != fix.OpMarkPaid || a.Finding.Rule != "payment_without_invoice" || a.Finding.EntityID == "" {
+			t.Errorf("action %+v", a)
+		}
+		got[a.InvoiceID] = a.PaymentDate
+	}
+	if len(want) < 2 || len(got) != len(want) {
+		t.Fatalf("the plan's markpaids %v, want %v", got, want)
+	}
+	for id, date := range want {
+		if got[id] != date {
+			t.Errorf("invoice %s: payment_date %q, want %q", id, got[id], date)
+		}
+	}
+	planFile, out0 := filepath.Join(dir, "plan.json"), out
+	os.WriteFile(planFile, []byte(out), 0o644)
+
+	before := srv.Requests()
+	code, out, stderr = cli(t, srv, "fix", "apply", "--out", dir, "--plan", planFile, "--dry-run")
+	if code != job.ExitOK || srv.Requests() != before || strings.Count(out, "PUT ") != len(want) {
+		t.Fatalf("dry run: exit %d, %d requests sent\n%s%s", code, srv.Requests()-before, out, stderr)
+	}
+	code, out, stderr = cli(t, srv, "fix", "apply", "--out", dir, "--plan", planFile)
+	if code != job.ExitOK || !strings.Contains(out, "writes sent") {
+		t.Fatalf("apply: exit %d\n%s%s", code, out, stderr)
+	}
+	checkResolved(t, srv, dir, p)
+	if code, _, stderr := cli(t, srv, "fix", "apply", "--out", dir, "--plan", planFile); code != job.ExitUsage || !strings.Contains(stderr, "and the latest is") {
+		t.Errorf("a plan of an older snapshot: exit %d, %s", code, stderr)
+	}
+	tampered := filepath.Join(dir, "tampered.json")
+	os.WriteFile(tampered, []byte(strings.Replace(out0, p.Actions[0].PaymentDate, "2020-01-01T00:00:00Z", 1)), 0o644)
+	if code, _, stderr := cli(t, srv, "fix", "apply", "--out", dir, "--plan", tampered); code != job.ExitUsage || !strings.Contains(stderr, "it was changed after it was made") {
+		t.Errorf("a plan changed after it was made: exit %d, %s", code, stderr)
+	}
+	code, out, stderr = cli(t, srv, "fix", "apply", "--out", dir, "--plan", planFile, "--force")
+	if code != job.ExitOK || !strings.Contains(out, "; 0 writes sent") {
+		t.Fatalf("a second apply: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// checkResolved exports and reconciles again: the findings p repaired
+// are resolved, and no other rule-12 finding is.
+func checkResolved(t *testing.T, srv *sandbox.Server, dir string, p fix.Plan) {
+	t.Helper()
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+		t.Fatalf("export after apply: %d %s", code, stderr)
+	}
+	_, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	var repaired []string
+	for _, a := range p.Actions {
+		repaired = append(repaired, a.Finding.EntityID)
+	}
+	for _, f := range decodeLines[reports.FindingJSON](t, out) {
+		if f.Rule != "payment_without_invoice" {
+			continue
+		}
+		if slices.Contains(repaired, f.EntityID) != (f.Status == "resolved") {
+			t.Errorf("after apply: %s %s is %s", f.Rule, f.EntityID, f.Status)
+		}
+	}
+}
