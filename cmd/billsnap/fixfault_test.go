@@ -67,9 +67,7 @@ func TestAWriteWithNoAnswerIsReadBackNotSentAgain(t *testing.T) {
 	planFile := filepath.Join(dir, "plan.json")
 	os.WriteFile(planFile, []byte(plan), 0o644)
 	proxy := &writeProxy{target: srv.URL, drop: 2}
-	ps := httptest.NewServer(proxy)
-	defer ps.Close()
-	via := &sandbox.Server{Sandbox: srv.Sandbox, URL: ps.URL}
+	via := &sandbox.Server{Sandbox: srv.Sandbox, URL: newProxyServer(t, proxy)}
 	code, out, stderr := cli(t, via, "fix", "apply", "--out", dir, "--plan", planFile)
 	if code != job.ExitOK {
 		t.Fatalf("apply through a connection that drops an answer: exit %d\n%s%s", code, out, stderr)
@@ -112,4 +110,13 @@ func recordOf(t *testing.T, dir string) []fix.Event {
 		out = append(out, e)
 	}
 	return out
+}
+
+// newProxyServer serves p on a loopback port until the test ends and
+// returns its URL.
+func newProxyServer(t *testing.T, p *writeProxy) string {
+	t.Helper()
+	ps := httptest.NewServer(p)
+	t.Cleanup(ps.Close)
+	return ps.URL
 }
