@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/fix"
@@ -41,6 +42,9 @@ func runFix(ctx context.Context, env *cliEnv, args []string) error {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(env.stdout, fixUsage)
 		return nil
+	}
+	if name, ok := strings.CutPrefix(args[0], "-"); ok {
+		return job.Usagef("flag provided but not defined: -%s ('billsnap fix --help' lists its flags)", strings.TrimPrefix(name, "-"))
 	}
 	return job.Usagef("unknown subcommand %q: want plan or apply", args[0])
 }

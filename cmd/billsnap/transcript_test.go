@@ -38,6 +38,10 @@ func transcripts() []transcript {
 		{name: "check-config-unknown-materiality-rule", args: []string{"check-config", "--config", "testdata/cli/unknown-materiality-rule.yml"}, env: key},
 		{name: "reconcile-unknown-materiality-rule", args: []string{"reconcile", "--config", "testdata/cli/unknown-materiality-rule.yml", "--out", "$TMP"}},
 		{name: "check-config-no-key", args: []string{"check-config", "--config", "testdata/cli/ok.yml"}},
+		{name: "fix-plan-help", args: []string{"fix", "plan", "--help"}},
+		{name: "fix-apply-help", args: []string{"fix", "apply", "--help"}},
+		{name: "fix-no-subcommand", args: []string{"fix"}},
+		{name: "fix-apply-no-plan", args: []string{"fix", "apply", "--out", "$TMP"}},
 		{name: "serve-not-loopback", args: []string{"serve", "--listen", "0.0.0.0:18080", "--out", "$TMP"}},
 		{name: "serve-short-token", args: []string{"serve", "--listen", "0.0.0.0:18080", "--token-file", "testdata/cli/short.token", "--out", "$TMP"}},
 	}
