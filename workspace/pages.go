@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"html/template"
@@ -38,18 +39,39 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/signoffs", s.withDB(s.apiPostSignOff))
 }
 
-// withDB gives h the read model, held for the request.
+// withDB gives h the read model, held for the request. A GET whose read
+// met a publish switching the files under it (snapshot.TornRead) is run
+// again, up to readTries times in all, before its error is answered.
 func (s *Server) withDB(h func(http.ResponseWriter, *http.Request, *sql.DB)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		db, done, err := s.model.get(r.Context())
-		if err != nil {
-			s.failStore(w, r, err)
-			return
+		for try := 1; ; try++ {
+			rr, at := r, &attempt{}
+			if r.Method == http.MethodGet && try < readTries {
+				rr = r.WithContext(context.WithValue(r.Context(), attemptKey{}, at))
+			}
+			db, done, err := s.model.get(rr.Context())
+			if err != nil {
+				s.failStore(w, rr, err)
+				return
+			}
+			h(w, rr, db)
+			done()
+			if at.err == nil {
+				return
+			}
+			s.o.Log.Info("workspace: a read met a publish; reading again", "path", r.URL.Path, "try", try, "error", at.err)
 		}
-		defer done()
-		h(w, r, db)
 	}
 }
+
+// readTries is how many times a GET is run when its reads meet publishes.
+const readTries = 4
+
+// attempt holds the torn read that ended a try of a GET, instead of its
+// answer.
+type attempt struct{ err error }
+
+type attemptKey struct{}
 
 // ruleIDs are the rules' IDs in their order.
 func (s *Server) ruleIDs() []string {

@@ -93,6 +93,10 @@ type errorPage struct {
 // fail answers with err: JSON for the API, a page otherwise. A missing
 // store or snapshot, or a bad parameter, says so; anything else is logged.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, code int, err error) {
+	if at, ok := r.Context().Value(attemptKey{}).(*attempt); ok && snapshot.TornRead(err) {
+		at.err = err
+		return
+	}
 	if code >= 500 {
 		s.o.Log.Error("workspace", "path", r.URL.Path, "error", err)
 	}
