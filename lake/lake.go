@@ -1,0 +1,280 @@
+// Package lake publishes complete snapshots to object storage (the
+// configuration's parquet.url): file://, s3:// (any S3-compatible
+// endpoint), gs:// and azblob://, through gocloud.dev/blob, with the
+// provider's own chain of credentials (environment, profile, instance
+// role), never any from billsnap's configuration.
+//
+// Object stores have no rename, so a snapshot is published in an order a
+// reader can trust: its data files first, under names no other attempt
+// uses (PREFIX/<table>/snapshot_id=<id>/part-<token>-NNNNN.parquet, the
+// local tree's Hive layout); then one manifest object that lists them,
+// PREFIX/_billsnap/manifests/<id>.json; then the pointer
+// PREFIX/_billsnap/latest. A snapshot without its manifest does not
+// exist, and its files are removed by the next prune; prune deletes a
+// snapshot's manifest before its data.
+package lake
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/azureblob" // azblob://
+	_ "gocloud.dev/blob/fileblob"  // file://
+	_ "gocloud.dev/blob/gcsblob"   // gs://
+	_ "gocloud.dev/blob/s3blob"    // s3://
+	"gocloud.dev/gcerrors"
+
+	"github.com/billsnap/billsnap/internal/crashpoint"
+)
+
+// Keys of billsnap's own objects under the prefix.
+const (
+	manifestDir = "_billsnap/manifests/"
+	latestKey   = "_billsnap/latest"
+)
+
+// Manifest is a published snapshot: every file of it.
+type Manifest struct {
+	Snapshot  string    `json:"snapshot_id"`
+	Published time.Time `json:"published"`
+	Files     []File    `json:"files"`
+}
+
+// File is one data object of a snapshot.
+type File struct {
+	Table  string `json:"table"`
+	Key    string `json:"key"` // under the prefix
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// Local is a snapshot's file on the local disk, to publish.
+type Local struct {
+	Table, Path string
+}
+
+// Lake is the object storage of a parquet.url.
+type Lake struct {
+	b   *blob.Bucket
+	url string // as configured: it holds no credentials
+	now func() time.Time
+}
+
+// Schemes are the URL schemes a lake opens.
+var Schemes = []string{"file", "s3", "gs", "azblob"}
+
+// Check refuses a parquet.url that cannot be a lake: not a URL, another
+// scheme, or credentials in it (they come from the provider's chain).
+func Check(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("not a URL: %v", err)
+	}
+	if !slices.Contains(Schemes, u.Scheme) {
+		return fmt.Errorf("scheme %q: want one of %s", u.Scheme, strings.Join(Schemes, ", "))
+	}
+	if u.User != nil {
+		return errors.New("holds credentials: give them to the provider's own chain (environment, profile, instance role), never in the configuration")
+	}
+	if u.Scheme != "file" && u.Host == "" {
+		return errors.New("names no bucket: want SCHEME://BUCKET/PREFIX")
+	}
+	return nil
+}
+
+// Open opens the lake at raw: SCHEME://BUCKET/PREFIX?options, the path
+// being the prefix (for file://, the directory).
+func Open(ctx context.Context, raw string, now func() time.Time) (*Lake, error) {
+	if err := Check(raw); err != nil {
+		return nil, fmt.Errorf("parquet.url %s: %w", raw, err)
+	}
+	u, _ := url.Parse(raw)
+	open := *u
+	if u.Scheme != "file" {
+		q := u.Query()
+		if p := strings.Trim(u.Path, "/"); p != "" {
+			q.Set("prefix", p+"/")
+		}
+		open.Path, open.RawQuery = "", q.Encode()
+	} else if err := os.MkdirAll(u.Path, 0o755); err != nil {
+		return nil, fmt.Errorf("parquet.url %s: %w", raw, err)
+	}
+	b, err := blob.OpenBucket(ctx, open.String())
+	if err != nil {
+		return nil, fmt.Errorf("parquet.url %s: %w", raw, err)
+	}
+	return &Lake{b: b, url: raw, now: now}, nil
+}
+
+// Close lets go of the bucket.
+func (l *Lake) Close() error { return l.b.Close() }
+
+// Publish publishes snapshot id from its local files: the data, then the
+// manifest, then the latest pointer (when id is newer than the one it
+// names).
+func (l *Lake) Publish(ctx context.Context, id string, files []Local) (Manifest, error) {
+	token, err := randomToken()
+	if err != nil {
+		return Manifest{}, err
+	}
+	m := Manifest{Snapshot: id}
+	for i, f := range files {
+		key := fmt.Sprintf("%s/snapshot_id=%s/part-%s-%05d.parquet", f.Table, id, token, i)
+		file, err := l.upload(ctx, f.Path, key)
+		if err != nil {
+			return m, fmt.Errorf("publishing %s to %s: %w", f.Path, l.url, err)
+		}
+		file.Table = f.Table
+		m.Files = append(m.Files, file)
+		crashpoint.Hit("lake.data")
+	}
+	m.Published = l.now().UTC()
+	body, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return m, err
+	}
+	if err := l.b.WriteAll(ctx, manifestDir+id+".json", body, &blob.WriterOptions{ContentType: "application/json"}); err != nil {
+		return m, fmt.Errorf("the manifest of %s at %s: %w", id, l.url, err)
+	}
+	crashpoint.Hit("lake.manifest")
+	latest, err := l.Latest(ctx)
+	if err != nil || latest > id {
+		return m, err
+	}
+	return m, l.b.WriteAll(ctx, latestKey, []byte(id+"\n"), &blob.WriterOptions{ContentType: "text/plain"})
+}
+
+// upload copies the file at local to key, and says what it wrote.
+func (l *Lake) upload(ctx context.Context, local, key string) (File, error) {
+	in, err := os.Open(local)
+	if err != nil {
+		return File{}, err
+	}
+	defer in.Close()
+	w, err := l.b.NewWriter(ctx, key, &blob.WriterOptions{ContentType: "application/vnd.apache.parquet"})
+	if err != nil {
+		return File{}, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(w, h), in)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return File{Key: key, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, err
+}
+
+func randomToken() (string, error) {
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// Latest is the snapshot the latest pointer names; "" when there is none.
+func (l *Lake) Latest(ctx context.Context) (string, error) {
+	b, err := l.b.ReadAll(ctx, latestKey)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return "", nil
+	}
+	return strings.TrimSpace(string(b)), err
+}
+
+// Manifests are the published snapshots, oldest first.
+func (l *Lake) Manifests(ctx context.Context) ([]Manifest, error) {
+	var out []Manifest
+	it := l.b.List(&blob.ListOptions{Prefix: manifestDir})
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing the manifests at %s: %w", l.url, err)
+		}
+		if !strings.HasSuffix(obj.Key, ".json") {
+			continue
+		}
+		b, err := l.b.ReadAll(ctx, obj.Key)
+		if err != nil {
+			return nil, err
+		}
+		var m Manifest
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, fmt.Errorf("manifest %s at %s: %w", obj.Key, l.url, err)
+		}
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b Manifest) int { return strings.Compare(a.Snapshot, b.Snapshot) })
+	return out, nil
+}
+
+// Prune keeps the snapshots keep names and removes the others: each one's
+// manifest first, then its files; then every data object that no
+// manifest lists (what a publish cut short left). It returns the
+// snapshots removed.
+func (l *Lake) Prune(ctx context.Context, keep []string) ([]string, error) {
+	ms, err := l.Manifests(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	listed := map[string]bool{}
+	for _, m := range ms {
+		if slices.Contains(keep, m.Snapshot) {
+			for _, f := range m.Files {
+				listed[f.Key] = true
+			}
+			continue
+		}
+		if err := l.b.Delete(ctx, manifestDir+m.Snapshot+".json"); err != nil {
+			return removed, fmt.Errorf("pruning %s at %s: %w", m.Snapshot, l.url, err)
+		}
+		removed = append(removed, m.Snapshot)
+	}
+	return removed, l.removeUnlisted(ctx, listed)
+}
+
+// removeUnlisted deletes every data object no kept manifest lists.
+func (l *Lake) removeUnlisted(ctx context.Context, listed map[string]bool) error {
+	it := l.b.List(nil)
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", l.url, err)
+		}
+		if strings.HasPrefix(obj.Key, "_billsnap/") || listed[obj.Key] || !strings.Contains(path.Dir(obj.Key), "/snapshot_id=") {
+			continue
+		}
+		if err := l.b.Delete(ctx, obj.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return fmt.Errorf("pruning %s at %s: %w", obj.Key, l.url, err)
+		}
+	}
+}
+
+// Read copies the object at key into w.
+func (l *Lake) Read(ctx context.Context, key string, w io.Writer) error {
+	r, err := l.b.NewReader(ctx, key, nil)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, err = io.Copy(w, r)
+	return err
+}
