@@ -21,7 +21,8 @@ type Service struct {
 }
 
 // Export walks the service into a new snapshot of store, logs what its
-// fields received otherwise than assumed, and applies retention. It
+// fields received otherwise than assumed, applies retention, and brings
+// the object storage of parquet.url, when set, level with the store. It
 // returns the snapshot's summary — nil when no snapshot was taken; an
 // error of retention comes with the summary — and, whatever happened, what
 // the requests to the service met.
@@ -47,6 +48,9 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 	pruned, err := store.Prune(ctx, cfg.Retention.Keep)
 	if len(pruned) > 0 {
 		svc.Log.Info("retention: deleted old snapshots", "keep", cfg.Retention.Keep, "deleted", strings.Join(pruned, ", "))
+	}
+	if err == nil && cfg.Parquet.URL != "" {
+		err = publishLake(ctx, cfg, store, svc.Log)
 	}
 	return sum, req, err
 }

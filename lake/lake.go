@@ -278,3 +278,23 @@ func (l *Lake) Read(ctx context.Context, key string, w io.Writer) error {
 	_, err = io.Copy(w, r)
 	return err
 }
+
+// DataKeys are the keys of every data object under the prefix, sorted:
+// those of published snapshots and any a publish cut short left.
+func (l *Lake) DataKeys(ctx context.Context) ([]string, error) {
+	var out []string
+	it := l.b.List(nil)
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			slices.Sort(out)
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", l.url, err)
+		}
+		if !strings.HasPrefix(obj.Key, "_billsnap/") {
+			out = append(out, obj.Key)
+		}
+	}
+}

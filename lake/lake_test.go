@@ -3,33 +3,17 @@ package lake
 import (
 	"bytes"
 	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/billsnap/billsnap/lake/laketest"
 )
 
-// fakeS3 serves an S3-compatible store in-process (gofakes3) with one
-// bucket, and returns the parquet.url of a prefix in it.
-func fakeS3(t *testing.T) string {
-	t.Helper()
-	backend := s3mem.New()
-	if err := backend.CreateBucket("lake"); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(srv.Close)
-	t.Setenv("AWS_ACCESS_KEY_ID", "test-access")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-	return "s3://lake/billing/snapshots?endpoint=" + srv.URL + "&region=us-east-1&use_path_style=true&disable_https=true"
-}
+// fakeS3 is the parquet.url of a prefix in an in-process S3 store.
+func fakeS3(t *testing.T) string { return laketest.Start(t, "billing/snapshots") }
 
 func localFiles(t *testing.T, n int) []Local {
 	t.Helper()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/configkey"
+	"github.com/billsnap/billsnap/lake"
 )
 
 // Options are the store's: where it is, which lists its snapshots are
@@ -43,6 +44,11 @@ type Parquet struct {
 	RowGroupSize Size   `yaml:"row_group_size"` // bytes per row group
 	Writers      int    `yaml:"writers"`        // encoding goroutines per file
 	RowsPerFile  int    `yaml:"rows_per_file"`  // a table's part files roll over at this many rows
+	// URL is object storage every complete snapshot is published to as
+	// well (package lake), "" for none: file://DIR, s3://BUCKET/PREFIX
+	// (?endpoint=…&region=…&use_path_style=true for any S3-compatible
+	// store), gs://BUCKET/PREFIX, azblob://CONTAINER/PREFIX.
+	URL string `yaml:"url"`
 }
 
 // DuckDB tunes the database.
@@ -92,6 +98,11 @@ func (o Options) Validate() error {
 	for name, path := range o.Collections {
 		if !strings.HasPrefix(path, "/") {
 			bad("collections."+name, "must be a path on front_url starting with /, not %q", path)
+		}
+	}
+	if o.Parquet.URL != "" {
+		if err := lake.Check(o.Parquet.URL); err != nil {
+			bad("parquet.url", "%v", err)
 		}
 	}
 	if !slices.Contains([]string{"snappy", "zstd", "gzip", "none"}, o.Parquet.Compression) {

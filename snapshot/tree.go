@@ -241,3 +241,25 @@ func syncDirs(root string) error {
 		return err
 	})
 }
+
+// SnapshotFile is one Parquet file of a complete snapshot in the tree.
+type SnapshotFile struct{ Table, Path string }
+
+// Files are the Parquet files of complete snapshot id in the tree, by
+// table in the catalogue's order.
+func (s *Store) Files(id string) ([]SnapshotFile, error) {
+	var out []SnapshotFile
+	for _, t := range tables {
+		paths, err := filepath.Glob(filepath.Join(s.parquetDir, t.Name, PartitionKey+"="+id, "*.parquet"))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			out = append(out, SnapshotFile{Table: t.Name, Path: p})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("snapshot %s has no Parquet in %s", id, s.parquetDir)
+	}
+	return out, nil
+}

@@ -18,7 +18,7 @@ import (
 type serviceFlags struct {
 	*storeFlags                       // --config, --out
 	baseURL, frontURL                 string
-	keyFile, progress                 string
+	keyFile, progress, parquetURL     string
 	concurrency, prefetch, maxRewalks int
 	insecure                          bool
 }
@@ -34,6 +34,7 @@ func addServiceFlags(fs *cliFlags) *serviceFlags {
 		fs.IntVar(&f.prefetch, "prefetch", 0, "pages fetched ahead per collection (default 8)")
 		fs.IntVar(&f.maxRewalks, "max-rewalks", 0, "re-walks of a collection that drifted (default 2)")
 		fs.BoolVar(&f.insecure, "allow-insecure-http", false, "allow plain http to a host that is not loopback")
+		fs.StringVar(&f.parquetURL, "parquet-url", "", "{parquet.url}: object storage each complete snapshot is published to as well")
 	})
 	return f
 }
@@ -64,6 +65,8 @@ func (f *serviceFlags) load(env *cliEnv) (config.Config, error) {
 			c.MaxRewalks = f.maxRewalks
 		case "allow-insecure-http":
 			c.AllowInsecureHTTP = f.insecure
+		case "parquet-url":
+			c.Parquet.URL = f.parquetURL
 		}
 	})
 	return c, prepare(c, true)

@@ -41,4 +41,6 @@ var names = []string{
 	"prune.tree",       // pruned snapshots are gone from Parquet, not yet from DuckDB
 	"close",            // everything done, DuckDB not yet closed
 	"fix.sending",      // (fix apply) a write is on record as sending, not yet sent
+	"lake.data",        // (parquet.url) a data file is in object storage; the manifest is not
+	"lake.manifest",    // (parquet.url) the manifest is in object storage; latest is not moved yet
 }

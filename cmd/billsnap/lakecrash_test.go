@@ -1,0 +1,64 @@
+//go:build heavy
+
+package main
+
+import (
+	"context"
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/lake/laketest"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+)
+
+// An export killed (SIGKILL) in the middle of publishing to object
+// storage, after some data files and before the manifest, leaves no
+// manifest of the half snapshot, so it does not exist there; the next
+// export publishes it and its own snapshot, and removes the files the
+// killed one left.
+func TestAnExportKilledMidPublishToObjectStorage(t *testing.T) {
+	bin := binaryWithTags(t, "crashpoints")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 83, Customers: 30}, "")
+	url := laketest.Start(t, "billing")
+	dir := t.TempDir()
+	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT=lake.data#3")
+	cmd.Args = append(cmd.Args, "--parquet-url", url)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the export was not killed: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	l, err := lake.Open(ctx, url, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ms, _ := l.Manifests(ctx)
+	latest, _ := l.Latest(ctx)
+	keys, _ := l.DataKeys(ctx)
+	if len(ms) != 0 || latest != "" || len(keys) != 3 {
+		t.Fatalf("after the kill: %d manifests, latest %q, %d data files (want 0, none, 3)", len(ms), latest, len(keys))
+	}
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		t.Fatalf("the next export: %d %s", code, stderr)
+	}
+	ms, _ = l.Manifests(ctx)
+	keys, _ = l.DataKeys(ctx)
+	var listed []string
+	for _, m := range ms {
+		for _, f := range m.Files {
+			listed = append(listed, f.Key)
+		}
+	}
+	slices.Sort(listed)
+	if len(ms) != 2 || !slices.Equal(keys, listed) {
+		t.Fatalf("after the next export: %d manifests (want 2: the killed export's snapshot and the new one); %d data files, %d listed", len(ms), len(keys), len(listed))
+	}
+	checkLakeAgainstKey(t, l, srv.AnswerKey())
+}

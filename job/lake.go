@@ -1,0 +1,80 @@
+package job
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// publishLake brings the object storage of parquet.url level with the
+// store: every complete snapshot the store keeps that the lake has no
+// manifest of is published (the one just taken, or one a run cut short
+// left unpublished), and what the store no longer keeps is pruned.
+func publishLake(ctx context.Context, cfg config.Config, store *snapshot.Store, log *slog.Logger) error {
+	l, err := lake.Open(ctx, cfg.Parquet.URL, time.Now)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	keep, err := completeSnapshots(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	ms, err := l.Manifests(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range keep {
+		if slices.ContainsFunc(ms, func(m lake.Manifest) bool { return m.Snapshot == id }) {
+			continue
+		}
+		files, err := store.Files(id)
+		if err != nil {
+			return err
+		}
+		local := make([]lake.Local, len(files))
+		for i, f := range files {
+			local[i] = lake.Local{Table: f.Table, Path: f.Path}
+		}
+		start := time.Now()
+		m, err := l.Publish(ctx, id, local)
+		if err != nil {
+			return err
+		}
+		log.Info("published to object storage", "snapshot", id, "url", cfg.Parquet.URL, "files", len(m.Files), "seconds", time.Since(start).Seconds())
+	}
+	removed, err := l.Prune(ctx, keep)
+	if len(removed) > 0 {
+		log.Info("object storage: removed the snapshots the store no longer keeps", "snapshots", removed)
+	}
+	return err
+}
+
+// completeSnapshots are the complete snapshots the store keeps, oldest
+// first.
+func completeSnapshots(ctx context.Context, cfg config.Config) ([]string, error) {
+	db, err := snapshot.OpenRead(ctx, cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, "SELECT id FROM snapshots WHERE status = 'complete' ORDER BY started, id")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
