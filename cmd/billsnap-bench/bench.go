@@ -37,6 +37,7 @@ func bench(ctx context.Context, args []string) error {
 	concurrency := fs.Int("concurrency", 8, "requests in flight (floor and export)")
 	skipSerial := fs.Bool("skip-serial", false, "do not run the serial walker (it is slow at high latency)")
 	out := fs.String("out", "", "where the exports go (default: a temporary directory, removed)")
+	withLake := fs.Bool("lake", false, "also export with parquet.url on an S3-compatible store served in a child (gofakes3), and compare")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,6 +59,14 @@ func bench(ctx context.Context, args []string) error {
 	fmt.Fprintf(os.Stderr, "sandbox: %d customers, %d records, latency %s, at %s\n", customers, total, *latency, url)
 	c := strconv.Itoa(*concurrency)
 	runs := []struct{ name, phase string }{{"fetch floor", "floor"}, {"serial walker", "serial"}, {"billsnap export", "export"}}
+	if *withLake {
+		stopLake, err := startLake(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopLake()
+		runs = append(runs, struct{ name, phase string }{"export to S3", "export-lake"})
+	}
 	var ms []measurement
 	for _, r := range runs {
 		if r.phase == "serial" && *skipSerial {
@@ -131,6 +140,10 @@ func report(ms []measurement, rec measurement, latency time.Duration, concurrenc
 	if serial.wall > 0 {
 		speedup = serial.wall.Seconds() / export.wall.Seconds()
 	}
-	fmt.Printf("speedup_vs_serial=%.2f ratio_to_floor=%.2f rss_mb=%.0f reconcile_ratio=%.2f\n",
+	fmt.Printf("speedup_vs_serial=%.2f ratio_to_floor=%.2f rss_mb=%.0f reconcile_ratio=%.2f",
 		speedup, export.wall.Seconds()/floor.wall.Seconds(), export.rssMB, rec.wall.Seconds()/export.wall.Seconds())
+	if s3, ok := byName["export to S3"]; ok {
+		fmt.Printf(" s3_ratio=%.2f", s3.wall.Seconds()/export.wall.Seconds())
+	}
+	fmt.Println()
 }

@@ -24,6 +24,9 @@ func child(ctx context.Context, args []string) error {
 	if len(args) < 3 {
 		return fmt.Errorf("child: want PHASE ARGS")
 	}
+	if args[0] == "s3" {
+		return serveLake(ctx)
+	}
 	if args[0] == "sandbox" {
 		customers, _ := strconv.Atoi(args[1])
 		latency, _ := time.ParseDuration(args[2])
@@ -40,6 +43,10 @@ func child(ctx context.Context, args []string) error {
 		n, err = serial(ctx, benchConfig(url, dir, 1, 0))
 	case "export":
 		n, err = export(ctx, benchConfig(url, dir, concurrency, config.Default().Prefetch))
+	case "export-lake":
+		cfg := benchConfig(url, dir, concurrency, config.Default().Prefetch)
+		cfg.Parquet.URL = os.Getenv(lakeEnv)
+		n, err = export(ctx, cfg)
 	case "reconcile":
 		n, err = reconcileSnapshot(ctx, benchConfig(url, dir, 1, 0))
 	default:
