@@ -2,7 +2,10 @@
 // configuration's parquet.url): file://, s3:// (any S3-compatible
 // endpoint), gs:// and azblob://, through gocloud.dev/blob, with the
 // provider's own chain of credentials (environment, profile, instance
-// role), never any from billsnap's configuration.
+// role), never any from billsnap's configuration. The program registers
+// the drivers of the schemes (package lake/drivers), as a program that
+// uses database/sql registers its database drivers: only the programs
+// that publish link the clouds' SDKs.
 //
 // Object stores have no rename, so a snapshot is published in an order a
 // reader can trust: its data files first, under names no other attempt
@@ -31,10 +34,6 @@ import (
 	"time"
 
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/fileblob"  // file://
-	_ "gocloud.dev/blob/gcsblob"   // gs://
-	_ "gocloud.dev/blob/s3blob"    // s3://
 	"gocloud.dev/gcerrors"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/billsnap/billsnap/lake/drivers"
 	"github.com/billsnap/billsnap/lake/laketest"
 )
 
