@@ -35,6 +35,7 @@ func jsonLines(t *testing.T, rep *reconcile.Report) []map[string]any {
 // `reconcile --format json` prints for the same snapshot; a rule narrows
 // it to that rule's.
 func TestAPIFindingsAreTheReconcileJSON(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	rep := fx.reconcile(t) // as `billsnap reconcile --format json` would, again
@@ -73,6 +74,7 @@ func first(ms []map[string]any) map[string]any {
 // A waiver posted to the API is honoured by the next reconcile, with who
 // made it; deleted, the reconcile after that no longer applies it.
 func TestAPostedWaiverIsHonouredByTheNextReconcile(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	rep := fx.reconcile(t)

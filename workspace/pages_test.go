@@ -50,6 +50,7 @@ func listed(t *testing.T, body string) (total, rows int, amounts []money.Amount)
 // The list filters, sorts and pages on the server, and the downloads hold
 // every finding of the filter with the reports' columns.
 func TestTheFindingsList(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	rep := fx.reconcile(t)
@@ -152,6 +153,7 @@ func checkDownloads(t *testing.T, srv *httptest.Server, want int) {
 // A sign-off records the reconciliation's digest and totals, shows on the
 // overview, and the overview says so when the findings change after it.
 func TestASignOffAndAChangeAfterIt(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	rep := fx.reconcile(t)
@@ -211,6 +213,7 @@ func TestASignOffAndAChangeAfterIt(t *testing.T) {
 // ways, its findings over history, and a diff between two snapshots that
 // shows what changed.
 func TestDrillDown(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	rep := fx.reconcile(t)
@@ -314,6 +317,7 @@ func hasLink(ls []link, kind, id string) bool {
 // snapshot published but not yet reconciled leaves the pages on the newest
 // reconciled one, saying so, while the API's latest names it.
 func TestTheWorkspaceAnswersDuringAnExport(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	done := make(chan struct{})

@@ -14,6 +14,7 @@ import (
 )
 
 func TestCheckListen(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		addr  string
 		token bool
@@ -33,6 +34,7 @@ func TestCheckListen(t *testing.T) {
 // the login form); the bearer header and the cookie of a login let in; the
 // cookie is HttpOnly and SameSite=Strict, and is not the token.
 func TestTheTokenIsRequired(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	const token = "ws-token-5c1e9d"
 	srv := fx.serve(t, token)
@@ -83,6 +85,7 @@ func TestTheTokenIsRequired(t *testing.T) {
 // without a token, a Host that is not loopback (DNS rebinding) gets
 // nothing at all. None of them reaches the ledger.
 func TestCrossSiteWritesAreRefused(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	waiver := `{"rule":"paid_without_payment","entity_id":"x","reason":"r","owner":"o","expires":"2099-01-01"}`
@@ -133,6 +136,7 @@ func doHost(t *testing.T, base, host string, c call) answer {
 // A customer named <script>alert(1)</script> is shown as text everywhere
 // it appears: its record, the raw JSON, the audit log of a waiver naming it.
 func TestOutputIsEscaped(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	csrf := csrfOf(t, srv)
@@ -166,6 +170,7 @@ func csrfOf(t *testing.T, srv *httptest.Server) string {
 // Read paths never write: after every page and API read, no file of the
 // store has changed, been added or removed.
 func TestReadPathsNeverWrite(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	before := tree(t, fx.cfg.Out)
