@@ -8,7 +8,6 @@ import (
 
 	"github.com/billsnap/billsnap/fix"
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -52,8 +51,7 @@ func runFix(ctx context.Context, env *cliEnv, args []string) error {
 func runFixPlan(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "fix plan", "[store flags] [--snapshot latest|ID] [--period YYYY-MM] [--amounts FILE] > plan.json")
 	sf := addStoreFlags(fs)
-	snap := fs.String("snapshot", reconcile.Latest, "the reconciled snapshot to plan for: latest, previous or an ID")
-	period := fs.String("period", "", "the period it was reconciled for (YYYY-MM; default: the whole snapshot)")
+	stored := addStoredFlags(fs, "plan for")
 	amountsFile := fs.String("amounts", "", "CSV reference_id,amount: the quantities to set (spec §4.3), each tied to an open finding")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -62,15 +60,9 @@ func runFixPlan(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, err := job.ReconcileOptions(cfg, "", "")
+	opts, err := stored.options(cfg)
 	if err != nil {
 		return err
-	}
-	opts.SnapshotID = *snap
-	if *period != "" {
-		if opts.Period, err = reconcile.ParsePeriod(*period); err != nil {
-			return job.Usage(err)
-		}
 	}
 	var amounts []fix.Amount
 	if *amountsFile != "" {

@@ -13,7 +13,6 @@ import (
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/sandbox"
-	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // eligible are the invoices of the sandbox's planted rule-12 cases that a
@@ -70,11 +69,7 @@ func eligible(srv *sandbox.Server) map[string]string {
 // apply sends nothing.
 func TestFixPlanAndApply(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 79, Customers: 30, Planted: 3}, "")
-	dir := t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
-		t.Fatalf("export: %d %s", code, stderr)
-	}
+	srv, dir := exported(t, sandbox.Options{Seed: 79, Customers: 30, Planted: 3})
 	cli(t, srv, "reconcile", "--out", dir)
 	code, out, stderr := cli(t, srv, "fix", "plan", "--out", dir)
 	if code != job.ExitOK {
@@ -154,11 +149,7 @@ func checkResolved(t *testing.T, srv *sandbox.Server, dir string, p fix.Plan) {
 // file that is not right is exit 2, naming the line.
 func TestFixSetAmount(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 81, Customers: 30, Planted: 1}, "")
-	dir := t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
-		t.Fatalf("export: %d %s", code, stderr)
-	}
+	srv, dir := exported(t, sandbox.Options{Seed: 81, Customers: 30, Planted: 1})
 	_, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
 	var target reports.FindingJSON
 	for _, f := range decodeLines[reports.FindingJSON](t, out) {

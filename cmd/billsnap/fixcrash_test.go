@@ -5,7 +5,6 @@ package main
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/billsnap/billsnap/fix"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
-	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // An apply killed (SIGKILL) just after it recorded its second write as
@@ -23,15 +21,8 @@ import (
 func TestAnApplyKilledMidwayIsCompletedByTheNext(t *testing.T) {
 	t.Parallel()
 	bin := binaryWithTags(t, "crashpoints")
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 80, Customers: 30, Planted: 6}, "")
-	dir := t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
-		t.Fatalf("export: %d %s", code, stderr)
-	}
-	cli(t, srv, "reconcile", "--out", dir)
-	_, plan, _ := cli(t, srv, "fix", "plan", "--out", dir)
-	planFile := filepath.Join(dir, "plan.json")
-	os.WriteFile(planFile, []byte(plan), 0o644)
+	srv, dir := exported(t, sandbox.Options{Seed: 80, Customers: 30, Planted: 6})
+	planFile, plan := planned(t, srv, dir)
 	actions := strings.Count(plan, `"op": "markpaid"`)
 	if actions < 3 {
 		t.Fatalf("the plan has %d actions; the test wants 3 or more", actions)

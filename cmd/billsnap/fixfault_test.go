@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/billsnap/billsnap/fix"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
-	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // writeProxy stands between billsnap and the sandbox: it passes every
@@ -57,15 +55,8 @@ func (p *writeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // record says what happened.
 func TestAWriteWithNoAnswerIsReadBackNotSentAgain(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 79, Customers: 30, Planted: 3}, "")
-	dir := t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
-		t.Fatalf("export: %d %s", code, stderr)
-	}
-	cli(t, srv, "reconcile", "--out", dir)
-	_, plan, _ := cli(t, srv, "fix", "plan", "--out", dir)
-	planFile := filepath.Join(dir, "plan.json")
-	os.WriteFile(planFile, []byte(plan), 0o644)
+	srv, dir := exported(t, sandbox.Options{Seed: 79, Customers: 30, Planted: 3})
+	planFile, plan := planned(t, srv, dir)
 	proxy := &writeProxy{target: srv.URL, drop: 2}
 	via := &sandbox.Server{Sandbox: srv.Sandbox, URL: newProxyServer(t, proxy)}
 	code, out, stderr := cli(t, via, "fix", "apply", "--out", dir, "--plan", planFile)

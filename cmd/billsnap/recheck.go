@@ -22,8 +22,7 @@ import (
 func runRecheck(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "recheck", "[store flags] [service flags] [--snapshot latest|ID] [--period YYYY-MM] [--format text|json]")
 	cf := addServiceFlags(fs)
-	snap := fs.String("snapshot", reconcile.Latest, "the reconciled snapshot whose findings to recheck: latest, previous or an ID")
-	period := fs.String("period", "", "the period it was reconciled for (YYYY-MM; default: the whole snapshot)")
+	stored := addStoredFlags(fs, "recheck the findings of")
 	format := fs.String("format", "text", "output: text or json (one object per finding rechecked)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -35,15 +34,9 @@ func runRecheck(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, err := job.ReconcileOptions(cfg, "", "")
+	opts, err := stored.options(cfg)
 	if err != nil {
 		return err
-	}
-	opts.SnapshotID = *snap
-	if *period != "" {
-		if opts.Period, err = reconcile.ParsePeriod(*period); err != nil {
-			return job.Usage(err)
-		}
 	}
 	if err := cf.requireStore(cfg); err != nil {
 		return err
@@ -105,4 +98,31 @@ func printRecheck(w io.Writer, rep *reconcile.Report, results []recheck.Result) 
 	tw.Flush()
 	fmt.Fprintf(w, "\nsnapshot %s: %d findings about charges rechecked: %d confirmed, %d changed, %d gone\n", rep.Snapshot.ID,
 		len(results), counts[recheck.Confirmed], counts[recheck.Changed], counts[recheck.Gone])
+}
+
+// storedFlags name a stored reconciliation: --snapshot and --period
+// (recheck, fix plan).
+type storedFlags struct{ snapshot, period *string }
+
+func addStoredFlags(fs *cliFlags, verb string) storedFlags {
+	return storedFlags{
+		snapshot: fs.String("snapshot", reconcile.Latest, "the reconciled snapshot to "+verb+": latest, previous or an ID"),
+		period:   fs.String("period", "", "the period it was reconciled for (YYYY-MM; default: the whole snapshot)"),
+	}
+}
+
+// options are cfg's reconcile options (the rules' order, materiality)
+// naming the stored reconciliation the flags give.
+func (f storedFlags) options(cfg config.Config) (reconcile.Options, error) {
+	opts, err := job.ReconcileOptions(cfg, "", "")
+	if err != nil {
+		return opts, err
+	}
+	opts.SnapshotID = *f.snapshot
+	if *f.period != "" {
+		if opts.Period, err = reconcile.ParsePeriod(*f.period); err != nil {
+			return opts, job.Usage(err)
+		}
+	}
+	return opts, nil
 }

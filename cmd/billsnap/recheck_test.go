@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,11 +38,7 @@ func decodeLines[T any](t *testing.T, out string) []T {
 // the recheck sent no write.
 func TestRecheckSeesAChargeChangedThroughTheAPI(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 77, Customers: 30, Planted: 1}, "")
-	dir := t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
-		t.Fatalf("export: %d %s", code, stderr)
-	}
+	srv, dir := exported(t, sandbox.Options{Seed: 77, Customers: 30, Planted: 1})
 	_, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
 	var target reports.FindingJSON
 	for _, f := range decodeLines[reports.FindingJSON](t, out) {
@@ -121,11 +119,7 @@ func setQuantity(t *testing.T, srv *sandbox.Server, ref string, q int) {
 // missing product now, are changed; the rest are confirmed.
 func TestRecheckClasses(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 78, Customers: 30, Planted: 1}, "")
-	dir := t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
-		t.Fatalf("export: %d %s", code, stderr)
-	}
+	srv, dir := exported(t, sandbox.Options{Seed: 78, Customers: 30, Planted: 1})
 	_, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
 	want := map[string]string{}
 	for _, f := range decodeLines[reports.FindingJSON](t, out) {
@@ -181,4 +175,31 @@ func changeCharge(t *testing.T, srv *sandbox.Server, pick func(*sandbox.Subscrip
 		}
 	}
 	return false
+}
+
+// exported starts a sandbox of o and exports it into a new store.
+func exported(t *testing.T, o sandbox.Options) (*sandbox.Server, string) {
+	t.Helper()
+	srv := sandboxtest.Start(t, o, "")
+	dir := t.TempDir()
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+		t.Fatalf("export: %d %s", code, stderr)
+	}
+	return srv, dir
+}
+
+// planned reconciles the store at dir and writes fix plan's plan of it to
+// dir/plan.json; it returns the file and the plan.
+func planned(t *testing.T, srv *sandbox.Server, dir string) (string, string) {
+	t.Helper()
+	cli(t, srv, "reconcile", "--out", dir)
+	code, plan, stderr := cli(t, srv, "fix", "plan", "--out", dir)
+	if code != job.ExitOK {
+		t.Fatalf("fix plan: %d %s", code, stderr)
+	}
+	path := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, plan
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
-	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // billsnap serve answers /api/findings?snapshot=latest with what billsnap
@@ -22,11 +21,7 @@ import (
 // exit 0 when interrupted.
 func TestServeAnswersWhatReconcilePrints(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 75, Customers: 30, Planted: 1}, "")
-	dir := t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
-		t.Fatalf("export: %d %s", code, stderr)
-	}
+	srv, dir := exported(t, sandbox.Options{Seed: 75, Customers: 30, Planted: 1})
 	code, lines, stderr := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
 	if code != job.ExitMaterial {
 		t.Fatalf("reconcile: %d %s", code, stderr)
