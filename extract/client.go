@@ -175,13 +175,10 @@ func (c *Client) try(ctx context.Context, coll Collection, rawURL string) (*Page
 	defer c.gate.Release()
 	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodGet, rawURL, nil)
+	req, err := c.newRequest(rctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, badPage("cannot request %s: %v", RedactURL(rawURL), err)
 	}
-	req.Header.Set("Authorization", c.secret.Authorization())
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Content-Type", "application/json")
 	if coll.Front {
 		req.Header.Set("x-version", "nxt")
 	}
@@ -199,6 +196,19 @@ func (c *Client) try(ctx context.Context, coll Collection, rawURL string) (*Page
 		return nil, badPage("the body is larger than %d bytes", MaxBodyBytes)
 	}
 	return c.answer(resp, body)
+}
+
+// newRequest is a request to the service with the headers every request
+// carries (spec §5): the key, and JSON both ways.
+func (c *Client) newRequest(ctx context.Context, method, rawURL string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", c.secret.Authorization())
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	return req, nil
 }
 
 // readBody reads at most MaxBodyBytes+1 bytes of resp's body. When the

@@ -346,3 +346,27 @@ func confirmedTemplate(url, next string, n int) (func(int) string, bool) {
 	}
 	return tmpl, true
 }
+
+// Counter tallies the IDs a sink that holds its records in memory takes
+// (a list small enough for that: a subscription's charges, a read back).
+type Counter struct {
+	ids   map[string]bool
+	twice string
+}
+
+// Reset forgets every ID: a sink's Restart.
+func (c *Counter) Reset() { c.ids, c.twice = map[string]bool{}, "" }
+
+// Add counts id.
+func (c *Counter) Add(id string) {
+	if c.ids == nil {
+		c.Reset()
+	}
+	if c.ids[id] && c.twice == "" {
+		c.twice = id
+	}
+	c.ids[id] = true
+}
+
+// Tally is what was counted since the last Reset: a sink's End.
+func (c *Counter) Tally() Tally { return Tally{Distinct: len(c.ids), Twice: c.twice} }

@@ -63,13 +63,10 @@ func (c *Client) writeOnce(ctx context.Context, method, rawURL string, body []by
 	defer c.gate.Release()
 	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, method, rawURL, bytes.NewReader(body))
+	req, err := c.newRequest(rctx, method, rawURL, bytes.NewReader(body))
 	if err != nil {
 		return writeAnswer{}, fmt.Errorf("cannot request %s: %v", RedactURL(rawURL), err)
 	}
-	req.Header.Set("Authorization", c.secret.Authorization())
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Content-Type", "application/json")
 	c.requests.Add(1)
 	resp, err := c.http.Do(req)
 	if err != nil {

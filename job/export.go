@@ -20,6 +20,25 @@ type Service struct {
 	Progress extract.Progress // nil: none
 }
 
+// walker is the client and walker of cfg's service, as an export has
+// them: its gate, retries, redaction and origins. A URL the client cannot
+// use is a usage error.
+func (svc Service) walker(cfg config.Config) (*extract.Walker, error) {
+	client, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: svc.Secret,
+		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Log: svc.Log, Clock: svc.Clock})
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	return &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
+		MaxRewalks: cfg.MaxRewalks, Log: svc.Log, Progress: svc.Progress, Clock: svc.Clock}, nil
+}
+
+// requestsOf is what the requests of client met.
+func requestsOf(client *extract.Client) journal.Requests {
+	st := client.Stats()
+	return journal.Requests{Retries: st.Retries, Throttles: st.Throttles}
+}
+
 // Export walks the service into a new snapshot of store, logs what its
 // fields received otherwise than assumed, applies retention, and brings
 // the object storage of parquet.url, when set, level with the store. It
@@ -31,16 +50,12 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 	if err != nil {
 		return nil, journal.Requests{}, err
 	}
-	client, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: svc.Secret,
-		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Log: svc.Log, Clock: svc.Clock})
+	w, err := svc.walker(cfg)
 	if err != nil {
-		return nil, journal.Requests{}, UsageError{err}
+		return nil, journal.Requests{}, err
 	}
-	w := &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
-		MaxRewalks: cfg.MaxRewalks, Log: svc.Log, Progress: svc.Progress, Clock: svc.Clock}
 	sum, err := store.Take(ctx, w, colls)
-	st := client.Stats()
-	req := journal.Requests{Retries: st.Retries, Throttles: st.Throttles}
+	req := requestsOf(w.Client)
 	if err != nil {
 		return nil, req, err
 	}

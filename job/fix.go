@@ -69,13 +69,11 @@ func CheckPlan(ctx context.Context, cfg config.Config, p fix.Plan, force bool) e
 // every request and answer recorded in the store, and returns what it
 // did and what its requests met.
 func FixApply(ctx context.Context, cfg config.Config, svc Service, p fix.Plan, dryRun bool, out io.Writer) (fix.Summary, journal.Requests, error) {
-	client, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: svc.Secret,
-		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Log: svc.Log, Clock: svc.Clock})
+	w, err := svc.walker(cfg)
 	if err != nil {
-		return fix.Summary{}, journal.Requests{}, UsageError{err}
+		return fix.Summary{}, journal.Requests{}, err
 	}
-	w := &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
-		MaxRewalks: cfg.MaxRewalks, Log: svc.Log, Clock: svc.Clock}
+	client := w.Client
 	rb, err := newReadBack(ctx, cfg, w, p.Snapshot)
 	if err != nil {
 		return fix.Summary{}, journal.Requests{}, err
@@ -86,8 +84,7 @@ func FixApply(ctx context.Context, cfg config.Config, svc Service, p fix.Plan, d
 		return fix.Summary{}, journal.Requests{}, a.DryRun(p)
 	}
 	sum, err := a.Apply(ctx, p)
-	st := client.Stats()
-	return sum, journal.Requests{Retries: st.Retries, Throttles: st.Throttles}, err
+	return sum, requestsOf(client), err
 }
 
 // readBack reads from the service whether an action was made: an
@@ -153,14 +150,13 @@ func (rb *readBack) made(ctx context.Context, act fix.Action) (bool, error) {
 
 // paidSink keeps which invoices have a PaymentDate.
 type paidSink struct {
-	paid  map[string]bool
-	ids   map[string]bool
-	twice string
+	paid map[string]bool
+	ids  extract.Counter
 }
 
 func (s *paidSink) Restart(int) error {
 	clear(s.paid)
-	s.ids, s.twice = map[string]bool{}, ""
+	s.ids.Reset()
 	return nil
 }
 
@@ -174,15 +170,10 @@ func (s *paidSink) Page(p *extract.Page) error {
 			return fmt.Errorf("an invoice: %w", err)
 		}
 		id := strings.ToLower(v.ID)
-		if s.ids[id] && s.twice == "" {
-			s.twice = id
-		}
-		s.ids[id] = true
+		s.ids.Add(id)
 		s.paid[id] = v.PaymentDate != nil && *v.PaymentDate != ""
 	}
 	return nil
 }
 
-func (s *paidSink) End() (extract.Tally, error) {
-	return extract.Tally{Distinct: len(s.ids), Twice: s.twice}, nil
-}
+func (s *paidSink) End() (extract.Tally, error) { return s.ids.Tally(), nil }

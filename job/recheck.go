@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/config"
-	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/recheck"
 	"github.com/billsnap/billsnap/reconcile"
@@ -19,13 +18,10 @@ import (
 // stores what it found and returns it with the reconciliation, whose
 // findings then carry it. It never writes to the service.
 func Recheck(ctx context.Context, cfg config.Config, svc Service, store *snapshot.Store, opts reconcile.Options) (*reconcile.Report, []recheck.Result, journal.Requests, error) {
-	client, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: svc.Secret,
-		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Log: svc.Log, Clock: svc.Clock})
+	w, err := svc.walker(cfg)
 	if err != nil {
-		return nil, nil, journal.Requests{}, UsageError{err}
+		return nil, nil, journal.Requests{}, err
 	}
-	w := &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
-		MaxRewalks: cfg.MaxRewalks, Log: svc.Log, Clock: svc.Clock}
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	if err != nil {
 		return nil, nil, journal.Requests{}, err
@@ -36,8 +32,7 @@ func Recheck(ctx context.Context, cfg config.Config, svc Service, store *snapsho
 		return nil, nil, journal.Requests{}, err
 	}
 	results, err := recheck.Run(ctx, db, rep, recheck.Options{Walker: w, Concurrency: cfg.Concurrency, Now: opts.Now})
-	st := client.Stats()
-	req := journal.Requests{Retries: st.Retries, Throttles: st.Throttles}
+	req := requestsOf(w.Client)
 	if err != nil {
 		return nil, nil, req, err
 	}
@@ -45,20 +40,11 @@ func Recheck(ctx context.Context, cfg config.Config, svc Service, store *snapsho
 	if err != nil {
 		return nil, nil, req, err
 	}
-	rep, err = storedAgain(ctx, cfg, opts, rep.Snapshot.ID)
+	// The read model's views read the records as they are now: the
+	// rechecks just published are among them.
+	opts.SnapshotID = rep.Snapshot.ID
+	rep, err = reconcile.Stored(ctx, db, opts)
 	return rep, results, req, err
-}
-
-// storedAgain reads the reconciliation of snapshot id back from the read
-// model, its findings with the rechecks just published.
-func storedAgain(ctx context.Context, cfg config.Config, opts reconcile.Options, id string) (*reconcile.Report, error) {
-	db, err := snapshot.OpenRead(ctx, cfg.Options)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	opts.SnapshotID = id
-	return reconcile.Stored(ctx, db, opts)
 }
 
 // RecheckOutcome is material when findings that the recheck confirmed,

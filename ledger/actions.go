@@ -19,7 +19,7 @@ func (l *Ledger) Waive(a Actor, w Waiver) (Made, error) {
 		return Made{}, err
 	}
 	var made Made
-	_, err := l.Append(func(so []Entry) (*Entry, error) {
+	e, err := l.Append(func(so []Entry) (*Entry, error) {
 		for _, m := range Fold(so).Standing() {
 			if m.Rule == w.Rule && m.EntityID == w.EntityID && m.Reason == w.Reason && m.Owner == w.Owner && m.Expires == w.Expires {
 				made = m
@@ -29,21 +29,23 @@ func (l *Ledger) Waive(a Actor, w Waiver) (Made, error) {
 		w.ID = fmt.Sprintf("W%d", nextSeq(so))
 		return &Entry{By: a.By, From: a.From, Action: ActWaive, Waiver: &w}, nil
 	})
-	if err != nil || made.ID != "" {
+	if err != nil || e == nil {
 		return made, err
 	}
-	return l.madeNow(w.ID)
+	return Made{Waiver: *e.Waiver, By: e.By, At: e.At}, nil
 }
 
 // Lift lifts the waiver id. Lifting a waiver already lifted records
 // nothing more and gives back the first lift.
 func (l *Ledger) Lift(a Actor, id string) (Made, error) {
-	_, err := l.Append(func(so []Entry) (*Entry, error) {
-		m, ok := Fold(so).Waiver(id)
+	var made Made
+	e, err := l.Append(func(so []Entry) (*Entry, error) {
+		var ok bool
+		made, ok = Fold(so).Waiver(id)
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("%w: %q", ErrNoWaiver, id)
-		case m.Lifted != nil:
+		case made.Lifted != nil:
 			return nil, nil
 		}
 		return &Entry{By: a.By, From: a.From, Action: ActLift, Lift: id}, nil
@@ -51,7 +53,10 @@ func (l *Ledger) Lift(a Actor, id string) (Made, error) {
 	if err != nil {
 		return Made{}, err
 	}
-	return l.madeNow(id)
+	if e != nil {
+		made.Lifted = e
+	}
+	return made, nil
 }
 
 // SignOff records sign-off s by a. The same person signing off the same
@@ -62,7 +67,7 @@ func (l *Ledger) SignOff(a Actor, s SignOff) (Signed, error) {
 		return Signed{}, err
 	}
 	var out Signed
-	_, err := l.Append(func(so []Entry) (*Entry, error) {
+	e, err := l.Append(func(so []Entry) (*Entry, error) {
 		for _, x := range Fold(so).SignOffsOf(s.Snapshot, s.Period) {
 			if x.Name == s.Name && x.Role == s.Role && x.Digest == s.Digest && x.Comment == s.Comment {
 				out = x
@@ -72,19 +77,10 @@ func (l *Ledger) SignOff(a Actor, s SignOff) (Signed, error) {
 		s.ID = fmt.Sprintf("S%d", nextSeq(so))
 		return &Entry{By: a.By, From: a.From, Action: ActSignOff, SignOff: &s}, nil
 	})
-	if err != nil || out.ID != "" {
+	if err != nil || e == nil {
 		return out, err
 	}
-	entries, err := l.Read()
-	if err != nil {
-		return Signed{}, err
-	}
-	for _, x := range Fold(entries).SignOffs {
-		if x.ID == s.ID {
-			return x, nil
-		}
-	}
-	return Signed{}, fmt.Errorf("ledger: sign-off %s not found after writing it", s.ID)
+	return Signed{SignOff: *e.SignOff, By: e.By, At: e.At}, nil
 }
 
 // nextSeq is the sequence number the next entry gets.
@@ -93,17 +89,4 @@ func nextSeq(so []Entry) int {
 		return 1
 	}
 	return so[len(so)-1].Seq + 1
-}
-
-// madeNow reads waiver id back.
-func (l *Ledger) madeNow(id string) (Made, error) {
-	entries, err := l.Read()
-	if err != nil {
-		return Made{}, err
-	}
-	m, ok := Fold(entries).Waiver(id)
-	if !ok {
-		return Made{}, fmt.Errorf("ledger: waiver %s not found after writing it", id)
-	}
-	return m, nil
 }

@@ -69,12 +69,12 @@ func decodeCharge(raw string) (charge, error) {
 // sink keeps the charges of one subscription's walk.
 type sink struct {
 	charges []charge
-	ids     map[string]bool
-	twice   string
+	ids     extract.Counter
 }
 
 func (s *sink) Restart(int) error {
-	s.charges, s.ids, s.twice = nil, map[string]bool{}, ""
+	s.charges = nil
+	s.ids.Reset()
 	return nil
 }
 
@@ -84,18 +84,13 @@ func (s *sink) Page(p *extract.Page) error {
 		if err != nil {
 			return err
 		}
-		if s.ids[c.ID] && s.twice == "" {
-			s.twice = c.ID
-		}
-		s.ids[c.ID] = true
+		s.ids.Add(c.ID)
 		s.charges = append(s.charges, c)
 	}
 	return nil
 }
 
-func (s *sink) End() (extract.Tally, error) {
-	return extract.Tally{Distinct: len(s.ids), Twice: s.twice}, nil
-}
+func (s *sink) End() (extract.Tally, error) { return s.ids.Tally(), nil }
 
 // chargeColumns are a charge's columns in the snapshot, as scanCharge
 // reads them.
