@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
@@ -13,8 +14,8 @@ import (
 // Config is everything a run needs, the API key aside. It composes the
 // options the domain packages own, each with its validation: the store's
 // (out, collections, fields, parquet, duckdb, lock_wait: inline at the top
-// of the file), the retries of a request, reconcile's materiality and the
-// schedules.
+// of the file), the retries of a request, reconcile's materiality, the
+// schedules and the Iceberg catalog of object storage.
 type Config struct {
 	snapshot.Options  `yaml:",inline"`
 	BaseURL           string              `yaml:"base_url"`            // {base_url}: the /v3 endpoints
@@ -30,6 +31,7 @@ type Config struct {
 	Reports           Reports             `yaml:"reports"`
 	Schedules         []schedule.Schedule `yaml:"schedules"`
 	Retention         Retention           `yaml:"retention"`
+	Iceberg           lake.Iceberg        `yaml:"iceberg"`      // the catalog of the tables on parquet.url
 	MetricsFile       string              `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
 }
 
@@ -70,5 +72,6 @@ func Default() Config {
 		MetricsFile: "billsnap.prom",
 		Reports:     Reports{Dir: "reports", Formats: slices.Clone(reportFormats), MaxRows: 500, Trend: 12},
 		Reconcile:   Reconcile{Grace: 48 * time.Hour, Materiality: reconcile.DefaultMateriality()},
+		Iceberg:     lake.DefaultIceberg(),
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/configkey"
+	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -67,12 +68,13 @@ func TestValidateNamesEveryBadKey(t *testing.T) {
 	c.Concurrency, c.Progress, c.Parquet.Compression = 0, "loud", "lz9"
 	c.Collections = map[string]string{"customers": "Customers"}
 	c.DuckDB.LoadMemoryLimit, c.DuckDB.RowGroupSize, c.DuckDB.LoadThreads = "lots", 3000, 0
+	c.Iceberg.Namespace, c.Parquet.URL = "a.b", "s3://key:secret@bucket/p"
 	err := c.Validate()
 	if req := (&Config{}).RequireService(); req == nil || !strings.Contains(req.Error(), "config key front_url: is required") {
 		t.Errorf("RequireService: %v", req)
 	}
 	for _, key := range []string{"base_url", "front_url", "concurrency", "progress", "parquet.compression", "collections.customers",
-		"duckdb.load_memory_limit", "duckdb.row_group_size", "duckdb.load_threads"} {
+		"duckdb.load_memory_limit", "duckdb.row_group_size", "duckdb.load_threads", "iceberg.namespace", "parquet.url"} {
 		var ce *configkey.Error
 		if !strings.Contains(err.Error(), "config key "+key+":") || !errors.As(err, &ce) {
 			t.Errorf("Validate does not name %s: %v", key, err)
@@ -80,6 +82,31 @@ func TestValidateNamesEveryBadKey(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "not loopback") {
 		t.Errorf("plain http to a remote host is not explained: %v", err)
+	}
+}
+
+// The iceberg section: a catalog billsnap has not, a rest catalog without
+// its URL or with credentials in it, a credential file that is not there.
+func TestIcebergIsValidated(t *testing.T) {
+	for _, tc := range []struct {
+		o    lake.Iceberg
+		want string
+	}{
+		{lake.Iceberg{Catalog: "hive", URI: "x", Namespace: "n"}, "config key iceberg.catalog: must be one of sql, rest, glue, none"},
+		{lake.Iceberg{Catalog: "rest", Namespace: "n"}, "config key iceberg.uri: a rest catalog needs its http(s) URL"},
+		{lake.Iceberg{Catalog: "rest", URI: "https://u:p@cat.example.com", Namespace: "n"}, "config key iceberg.uri: holds credentials"},
+		{lake.Iceberg{Catalog: "sql", Namespace: "n"}, "config key iceberg.uri: a sql catalog needs its SQLite file"},
+		{lake.Iceberg{Catalog: "glue", Namespace: "n", CredentialFile: "/nope/cred"}, "config key iceberg.credential_file: stat /nope/cred"},
+	} {
+		c := Default()
+		c.Iceberg = tc.o
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.o, err, tc.want)
+		}
+	}
+	c := Default()
+	if err := c.Validate(); err != nil && strings.Contains(err.Error(), "iceberg") {
+		t.Errorf("the default iceberg section: %v", err)
 	}
 }
 

@@ -48,6 +48,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, configkey.Under("reconcile.materiality", c.Reconcile.Materiality.Validate()))
 	errs = append(errs, configkey.Under("schedules", schedule.Validate(c.Schedules)))
+	errs = append(errs, configkey.Under("iceberg", c.Iceberg.Validate()))
 	if c.Retention.Keep < 0 {
 		bad("retention.keep", "must be 0 (keep all) or more")
 	}

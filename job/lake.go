@@ -11,16 +11,24 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 )
 
-// publishLake brings the object storage of parquet.url level with the
-// store: every complete snapshot the store keeps that the lake has no
-// manifest of is published (the one just taken, or one a run cut short
-// left unpublished), and what the store no longer keeps is pruned.
+// publishLake brings the object storage of parquet.url, and its Iceberg
+// catalog, level with the store: every complete snapshot the store keeps
+// that the lake has no manifest of is published (the one just taken, or
+// one a run cut short left unpublished) and committed to the catalog, and
+// what the store no longer keeps is pruned.
 func publishLake(ctx context.Context, cfg config.Config, store *snapshot.Store, log *slog.Logger) error {
 	l, err := lake.Open(ctx, cfg.Parquet.URL, time.Now)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
+	cat, err := lake.OpenCatalog(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
+	if err != nil {
+		return err
+	}
+	if cat != nil {
+		defer cat.Close()
+	}
 	keep, err := completeSnapshots(ctx, cfg)
 	if err != nil {
 		return err
@@ -30,29 +38,43 @@ func publishLake(ctx context.Context, cfg config.Config, store *snapshot.Store, 
 		return err
 	}
 	for _, id := range keep {
-		if slices.ContainsFunc(ms, func(m lake.Manifest) bool { return m.Snapshot == id }) {
-			continue
-		}
-		files, err := store.Files(id)
-		if err != nil {
+		if err := publishOne(ctx, l, cat, store, ms, id, log); err != nil {
 			return err
 		}
-		local := make([]lake.Local, len(files))
-		for i, f := range files {
-			local[i] = lake.Local{Table: f.Table, Path: f.Path}
-		}
-		start := time.Now()
-		m, err := l.Publish(ctx, id, local)
-		if err != nil {
-			return err
-		}
-		log.Info("published to object storage", "snapshot", id, "url", cfg.Parquet.URL, "files", len(m.Files), "seconds", time.Since(start).Seconds())
 	}
-	removed, err := l.Prune(ctx, keep)
+	removed, err := l.Prune(ctx, keep, cat)
 	if len(removed) > 0 {
 		log.Info("object storage: removed the snapshots the store no longer keeps", "snapshots", removed)
 	}
 	return err
+}
+
+// publishOne publishes snapshot id unless one of ms is its manifest, then
+// commits it to the catalog (which leaves a table that holds it as it is).
+func publishOne(ctx context.Context, l *lake.Lake, cat lake.Catalog, store *snapshot.Store, ms []lake.Manifest, id string, log *slog.Logger) error {
+	files, err := store.Files(id)
+	if err != nil {
+		return err
+	}
+	local := make([]lake.Local, len(files))
+	for i, f := range files {
+		local[i] = lake.Local{Table: f.Table, Path: f.Path}
+	}
+	i := slices.IndexFunc(ms, func(m lake.Manifest) bool { return m.Snapshot == id })
+	var m lake.Manifest
+	if i >= 0 {
+		m = ms[i]
+	} else {
+		start := time.Now()
+		if m, err = l.Publish(ctx, id, local); err != nil {
+			return err
+		}
+		log.Info("published to object storage", "snapshot", id, "url", l.URL(), "files", len(m.Files), "seconds", time.Since(start).Seconds())
+	}
+	if cat == nil {
+		return nil
+	}
+	return cat.Commit(ctx, m, local)
 }
 
 // completeSnapshots are the complete snapshots the store keeps, oldest

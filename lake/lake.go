@@ -118,6 +118,24 @@ func Open(ctx context.Context, raw string, now func() time.Time) (*Lake, error) 
 	return &Lake{b: b, url: raw, now: now}, nil
 }
 
+// URI is the object at key as a URL without options
+// (s3://BUCKET/PREFIX/KEY, file:///DIR/KEY), as a table format names
+// its files.
+func (l *Lake) URI(key string) string { return Root(l.url) + "/" + key }
+
+// Root is the lake at raw without its options and trailing slash.
+func Root(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.RawQuery = ""
+	return strings.TrimSuffix(u.String(), "/")
+}
+
+// URL is the lake's parquet.url, as configured (it holds no credentials).
+func (l *Lake) URL() string { return l.url }
+
 // Close lets go of the bucket.
 func (l *Lake) Close() error { return l.b.Close() }
 
@@ -222,10 +240,10 @@ func (l *Lake) Manifests(ctx context.Context) ([]Manifest, error) {
 }
 
 // Prune keeps the snapshots keep names and removes the others: each one's
-// manifest first, then its files; then every data object that no
-// manifest lists (what a publish cut short left). It returns the
-// snapshots removed.
-func (l *Lake) Prune(ctx context.Context, keep []string) ([]string, error) {
+// manifest first, then (when c is not nil) its snapshots of the catalog's
+// tables, then its files; then every data object that no manifest lists
+// (what a publish cut short left). It returns the snapshots removed.
+func (l *Lake) Prune(ctx context.Context, keep []string, c Catalog) ([]string, error) {
 	ms, err := l.Manifests(ctx)
 	if err != nil {
 		return nil, err
@@ -244,6 +262,11 @@ func (l *Lake) Prune(ctx context.Context, keep []string) ([]string, error) {
 		}
 		removed = append(removed, m.Snapshot)
 	}
+	if c != nil {
+		if err := c.Expire(ctx, keep); err != nil {
+			return removed, err
+		}
+	}
 	return removed, l.removeUnlisted(ctx, listed)
 }
 
@@ -258,13 +281,20 @@ func (l *Lake) removeUnlisted(ctx context.Context, listed map[string]bool) error
 		if err != nil {
 			return fmt.Errorf("listing %s: %w", l.url, err)
 		}
-		if strings.HasPrefix(obj.Key, "_billsnap/") || listed[obj.Key] || !strings.Contains(path.Dir(obj.Key), "/snapshot_id=") {
+		if listed[obj.Key] || !isData(obj.Key) {
 			continue
 		}
 		if err := l.b.Delete(ctx, obj.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 			return fmt.Errorf("pruning %s at %s: %w", obj.Key, l.url, err)
 		}
 	}
+}
+
+// isData says whether the object at key is a snapshot's data: in a
+// snapshot_id= directory of a table (not billsnap's own objects, nor a
+// table format's metadata).
+func isData(key string) bool {
+	return !strings.HasPrefix(key, "_billsnap/") && strings.Contains(path.Dir(key), "/snapshot_id=")
 }
 
 // Read copies the object at key into w.
@@ -278,8 +308,9 @@ func (l *Lake) Read(ctx context.Context, key string, w io.Writer) error {
 	return err
 }
 
-// DataKeys are the keys of every data object under the prefix, sorted:
-// those of published snapshots and any a publish cut short left.
+// DataKeys are the keys of every data object under the prefix (in a
+// snapshot_id= directory), sorted: those of published snapshots and any a
+// publish cut short left.
 func (l *Lake) DataKeys(ctx context.Context) ([]string, error) {
 	var out []string
 	it := l.b.List(nil)
@@ -292,7 +323,7 @@ func (l *Lake) DataKeys(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("listing %s: %w", l.url, err)
 		}
-		if !strings.HasPrefix(obj.Key, "_billsnap/") {
+		if isData(obj.Key) {
 			out = append(out, obj.Key)
 		}
 	}

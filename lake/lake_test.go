@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/billsnap/billsnap/lake/drivers"
+	_ "gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/s3blob"
+
 	"github.com/billsnap/billsnap/lake/laketest"
 )
 
@@ -77,7 +79,7 @@ func TestPrune(t *testing.T) {
 	if _, err := l.upload(ctx, files[0].Path, "invoices/snapshot_id=2026-11-26T000000Z/part-cut-00000.parquet"); err != nil {
 		t.Fatal(err)
 	}
-	removed, err := l.Prune(ctx, []string{"2026-11-25T000000Z"})
+	removed, err := l.Prune(ctx, []string{"2026-11-25T000000Z"}, nil)
 	if err != nil || !slices.Equal(removed, []string{"2026-11-24T000000Z"}) {
 		t.Fatalf("removed %v, %v", removed, err)
 	}

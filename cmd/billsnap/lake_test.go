@@ -3,13 +3,18 @@ package main
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/apache/iceberg-go/table"
+
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/lake/laketest"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -90,5 +95,104 @@ func checkLakeAgainstKey(t *testing.T, l *lake.Lake, key sandbox.AnswerKey) {
 		if n != want.Count || h != want.IDsSHA256 {
 			t.Errorf("%s in object storage: %d rows, hash %.12s; answer key %d, %.12s", table, n, h, want.Count, want.IDsSHA256)
 		}
+	}
+}
+
+// Each table of an export to object storage is an Iceberg table whose
+// current snapshot is the latest billsnap snapshot: scanned with
+// iceberg-go, its rows equal the answer key. Time travel to the previous
+// snapshot, by Iceberg snapshot ID and by timestamp, returns the previous
+// rows; with retention 1 the next export expires the older Iceberg
+// snapshots and leaves in the lake exactly the latest snapshot's files.
+func TestIcebergTablesOnObjectStorage(t *testing.T) {
+	first := sandboxtest.Start(t, sandbox.Options{Seed: 83, Customers: 30, Planted: 1}, "")
+	second := sandboxtest.Start(t, sandbox.Options{Seed: 84, Customers: 45, Planted: 1}, "")
+	url := laketest.Start(t, "warehouse")
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "c.yml")
+	export := func(srv *sandbox.Server, keep int) {
+		t.Helper()
+		os.WriteFile(conf, fmt.Appendf(nil, "retention: {keep: %d}\n", keep), 0o644)
+		if code, _, stderr := cli(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+			t.Fatalf("export: %d %s", code, stderr)
+		}
+	}
+	export(first, 2)
+	between := time.Now().UnixMilli()
+	export(second, 2)
+	tables := icebergTables(t, url, dir)
+	if len(tables) != len(first.AnswerKey().Tables) {
+		t.Fatalf("%d Iceberg tables, want %d", len(tables), len(first.AnswerKey().Tables))
+	}
+	for _, tbl := range tables {
+		name := tbl.Identifier()[1]
+		cur := tbl.CurrentSnapshot()
+		if cur == nil || cur.ParentSnapshotID == nil {
+			t.Fatalf("%s: current snapshot %+v, want one with a parent", name, cur)
+		}
+		checkScan(t, tbl.Scan(), name+" current", second.AnswerKey().Tables[name])
+		checkScan(t, tbl.Scan(table.WithSnapshotID(*cur.ParentSnapshotID)), name+" by snapshot ID", first.AnswerKey().Tables[name])
+		checkScan(t, tbl.Scan(table.WithSnapshotAsOf(between)), name+" by timestamp", first.AnswerKey().Tables[name])
+	}
+	export(second, 1)
+	l, err := lake.Open(context.Background(), url, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ms, _ := l.Manifests(context.Background())
+	data, _ := l.DataKeys(context.Background())
+	if len(ms) != 1 || len(data) != len(ms[0].Files) {
+		t.Fatalf("after retention 1: %d manifests, %d data objects (want those of the one kept)", len(ms), len(data))
+	}
+	for _, tbl := range icebergTables(t, url, dir) {
+		name := tbl.Identifier()[1]
+		if n := len(tbl.Metadata().Snapshots()); n != 1 || iceberg.Held(tbl.CurrentSnapshot()) != ms[0].Snapshot {
+			t.Errorf("%s after retention 1: %d Iceberg snapshots, current holds %q, want 1 holding %s", name, n, iceberg.Held(tbl.CurrentSnapshot()), ms[0].Snapshot)
+		}
+		checkScan(t, tbl.Scan(), name+" after retention 1", second.AnswerKey().Tables[name])
+	}
+}
+
+// icebergTables are the Iceberg tables of the store at dir's default
+// catalog, for the lake at url.
+func icebergTables(t *testing.T, url, dir string) []*table.Table {
+	t.Helper()
+	ctx := context.Background()
+	c, err := iceberg.Open(ctx, lake.DefaultIceberg(), url, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tables, err := c.(*iceberg.Catalog).Tables(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tables
+}
+
+// checkScan reads the IDs of a scan and compares their count and digest
+// with the answer key's.
+func checkScan(t *testing.T, scan *table.Scan, what string, want sandbox.TableKey) {
+	t.Helper()
+	tbl, err := scan.ToArrowTable(context.Background())
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	defer tbl.Release()
+	var ids []string
+	col := tbl.Column(tbl.Schema().FieldIndices("id")[0])
+	for _, chunk := range col.Data().Chunks() {
+		s := chunk.(interface {
+			Len() int
+			Value(int) string
+		})
+		for i := range s.Len() {
+			ids = append(ids, s.Value(i))
+		}
+	}
+	slices.Sort(ids)
+	if got := (sandbox.TableKey{Count: len(ids), IDsSHA256: sandbox.HashIDs(ids)}); got != want {
+		t.Errorf("%s: %d rows, hash %.12s; answer key %d, %.12s", what, got.Count, got.IDsSHA256, want.Count, want.IDsSHA256)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/lake/laketest"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -61,4 +62,51 @@ func TestAnExportKilledMidPublishToObjectStorage(t *testing.T) {
 		t.Fatalf("after the next export: %d manifests (want 2: the killed export's snapshot and the new one); %d data files, %d listed", len(ms), len(keys), len(listed))
 	}
 	checkLakeAgainstKey(t, l, srv.AnswerKey())
+}
+
+// An export killed while it commits its snapshot to the Iceberg tables
+// (after the 5th of 15) leaves some tables holding it and the others the
+// snapshot before; the next export commits it to the others, then its own
+// snapshot to all, so every table holds the new one over the killed one.
+func TestAnExportKilledMidIcebergCommit(t *testing.T) {
+	bin := binaryWithTags(t, "crashpoints")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 84, Customers: 30}, "")
+	url := laketest.Start(t, "billing")
+	dir := t.TempDir()
+	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT=iceberg.table#5")
+	cmd.Args = append(cmd.Args, "--parquet-url", url)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the export was not killed: %v\n%s", err, out)
+	}
+	if n := len(icebergTables(t, url, dir)); n != 5 {
+		t.Fatalf("after the kill: %d Iceberg tables, want the 5 committed", n)
+	}
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		t.Fatalf("the next export: %d %s", code, stderr)
+	}
+	ctx := context.Background()
+	l, err := lake.Open(ctx, url, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ms, _ := l.Manifests(ctx)
+	tables := icebergTables(t, url, dir)
+	if len(ms) != 2 || len(tables) != len(srv.AnswerKey().Tables) {
+		t.Fatalf("after the next export: %d manifests, %d tables", len(ms), len(tables))
+	}
+	for _, tbl := range tables {
+		name := tbl.Identifier()[1]
+		cur := tbl.CurrentSnapshot()
+		if cur == nil || cur.ParentSnapshotID == nil {
+			t.Errorf("%s: current snapshot %+v, want one over the killed export's", name, cur)
+			continue
+		}
+		parent := tbl.SnapshotByID(*cur.ParentSnapshotID)
+		if iceberg.Held(cur) != ms[1].Snapshot || parent == nil || iceberg.Held(parent) != ms[0].Snapshot {
+			t.Errorf("%s holds %q over %v, want %s over %s", name, iceberg.Held(cur), parent, ms[1].Snapshot, ms[0].Snapshot)
+		}
+		checkScan(t, tbl.Scan(), name, srv.AnswerKey().Tables[name])
+	}
 }

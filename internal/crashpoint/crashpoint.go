@@ -43,4 +43,5 @@ var names = []string{
 	"fix.sending",      // (fix apply) a write is on record as sending, not yet sent
 	"lake.data",        // (parquet.url) a data file is in object storage; the manifest is not
 	"lake.manifest",    // (parquet.url) the manifest is in object storage; latest is not moved yet
+	"iceberg.table",    // (parquet.url) one more Iceberg table holds the snapshot; the others not yet
 }

@@ -1,0 +1,124 @@
+package lake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/billsnap/billsnap/configkey"
+)
+
+// Catalog keeps the published snapshots as tables of an open table
+// format (Apache Iceberg): one table per billsnap table, whose current
+// snapshot is the newest published billsnap snapshot, and whose earlier
+// snapshots are the earlier ones still kept.
+type Catalog interface {
+	// Commit makes snapshot m the current one of each of its tables,
+	// registering its files as they are; local are its files on the
+	// local disk (their schema is read there). A table that already
+	// holds m, or a later snapshot, is left as it is.
+	Commit(ctx context.Context, m Manifest, local []Local) error
+	// Expire forgets, in every table, the snapshots keep does not name;
+	// Prune calls it after removing their manifests and before their
+	// data.
+	Expire(ctx context.Context, keep []string) error
+	Close() error
+}
+
+// Iceberg is the iceberg section of the configuration: the catalog the
+// snapshots published to parquet.url are committed to.
+type Iceberg struct {
+	// Catalog is sql (the default: a SQLite file, no server), rest, glue,
+	// or none.
+	Catalog string `yaml:"catalog"`
+	// URI is, for sql, the SQLite file (relative to out; default
+	// .billsnap/iceberg.db); for rest, the catalog's URL.
+	URI string `yaml:"uri"`
+	// Warehouse is passed to a rest or glue catalog.
+	Warehouse string `yaml:"warehouse"`
+	// Namespace holds the tables; default billsnap.
+	Namespace string `yaml:"namespace"`
+	// CredentialFile holds a rest catalog's OAuth2 client credential
+	// (ID:SECRET), kept out of the configuration.
+	CredentialFile string `yaml:"credential_file"`
+}
+
+// CatalogKinds are the values of iceberg.catalog.
+var CatalogKinds = []string{"sql", "rest", "glue", "none"}
+
+// DefaultIceberg is the iceberg section by default: a SQL catalog in a
+// local file.
+func DefaultIceberg() Iceberg {
+	return Iceberg{Catalog: "sql", URI: ".billsnap/iceberg.db", Namespace: "billsnap"}
+}
+
+// Validate returns every problem of o, each a *configkey.Error naming
+// its key.
+func (o Iceberg) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) { errs = append(errs, configkey.Errorf(key, format, args...)) }
+	switch o.Catalog {
+	case "sql", "none", "glue":
+	case "rest":
+		if u, err := url.Parse(o.URI); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("uri", "a rest catalog needs its http(s) URL, not %q", o.URI)
+		} else if u.User != nil {
+			bad("uri", "holds credentials: put the client credential in iceberg.credential_file")
+		}
+	default:
+		bad("catalog", "must be one of %s, not %q", strings.Join(CatalogKinds, ", "), o.Catalog)
+	}
+	if o.Catalog == "sql" && o.URI == "" {
+		bad("uri", "a sql catalog needs its SQLite file")
+	}
+	if o.Namespace == "" || strings.ContainsAny(o.Namespace, ". /") {
+		bad("namespace", "must be one name without dots, slashes or spaces, not %q", o.Namespace)
+	}
+	if o.CredentialFile != "" {
+		if _, err := os.Stat(o.CredentialFile); err != nil {
+			bad("credential_file", "%v", err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CatalogOpener opens the catalog o describes for the lake at lakeURL;
+// a relative sql URI is under the store's directory out.
+type CatalogOpener func(ctx context.Context, o Iceberg, lakeURL, out string) (Catalog, error)
+
+var (
+	openerMu sync.Mutex
+	opener   CatalogOpener
+)
+
+// RegisterCatalogs sets how catalogs are opened: package lake/iceberg
+// registers itself, and a program that publishes links it through
+// lake/drivers, as it links the object storage drivers.
+func RegisterCatalogs(open CatalogOpener) {
+	openerMu.Lock()
+	defer openerMu.Unlock()
+	opener = open
+}
+
+// OpenCatalog opens the catalog of o for the lake at lakeURL; nil when o
+// says none.
+func OpenCatalog(ctx context.Context, o Iceberg, lakeURL, out string) (Catalog, error) {
+	if o.Catalog == "none" {
+		return nil, nil
+	}
+	openerMu.Lock()
+	open := opener
+	openerMu.Unlock()
+	if open == nil {
+		return nil, errors.New("iceberg: this program links no catalog (import github.com/billsnap/billsnap/lake/drivers)")
+	}
+	c, err := open(ctx, o, lakeURL, out)
+	if err != nil {
+		return nil, fmt.Errorf("iceberg.catalog %s: %w", o.Catalog, err)
+	}
+	return c, nil
+}
