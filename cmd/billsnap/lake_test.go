@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,6 +155,27 @@ func TestIcebergTablesOnObjectStorage(t *testing.T) {
 		}
 		checkScan(t, tbl.Scan(), name+" after retention 1", second.AnswerKey().Tables[name])
 	}
+	checkTrinoRegisters(t, second, dir, url, l)
+}
+
+// checkTrinoRegisters checks that lake ddl --engine trino registers every
+// table at its current metadata file, which is in the lake.
+func checkTrinoRegisters(t *testing.T, srv *sandbox.Server, dir, url string, l *lake.Lake) {
+	t.Helper()
+	code, stdout, stderr := cli(t, srv, "lake", "ddl", "--engine", "trino", "--out", dir, "--parquet-url", url)
+	if code != job.ExitOK {
+		t.Fatalf("lake ddl: %d %s", code, stderr)
+	}
+	for _, tbl := range icebergTables(t, url, dir) {
+		name, meta := tbl.Identifier()[1], tbl.MetadataLocation()
+		want := fmt.Sprintf("table_name => '%s', table_location => '%s/%s', metadata_file_name => '%s'", name, lake.Root(url), name, path.Base(meta))
+		if !strings.Contains(stdout, want) {
+			t.Errorf("lake ddl does not register %s at its current metadata (%s):\n%s", name, want, stdout)
+		}
+		if err := l.Read(context.Background(), strings.TrimPrefix(meta, lake.Root(url)+"/"), io.Discard); err != nil {
+			t.Errorf("%s: the metadata file %s: %v", name, meta, err)
+		}
+	}
 }
 
 // icebergTables are the Iceberg tables of the store at dir's default
@@ -194,5 +218,49 @@ func checkScan(t *testing.T, scan *table.Scan, what string, want sandbox.TableKe
 	slices.Sort(ids)
 	if got := (sandbox.TableKey{Count: len(ids), IDsSHA256: sandbox.HashIDs(ids)}); got != want {
 		t.Errorf("%s: %d rows, hash %.12s; answer key %d, %.12s", what, got.Count, got.IDsSHA256, want.Count, want.IDsSHA256)
+	}
+}
+
+// The DuckDB statements of lake ddl --hive, run in DuckDB, read a file://
+// lake: every latest_ view equals the answer key, and the files a publish
+// cut short left (a snapshot_id directory without a manifest) are not read.
+func TestLakeDDLForDuckDBReadsTheLake(t *testing.T) {
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 85, Customers: 25, Planted: 1}, "")
+	dir, lakeDir := t.TempDir(), t.TempDir()
+	url := "file://" + lakeDir
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		t.Fatalf("export: %d %s", code, stderr)
+	}
+	parts, _ := filepath.Glob(filepath.Join(lakeDir, "customers", "snapshot_id=*", "*.parquet"))
+	orphan := filepath.Join(lakeDir, "customers", "snapshot_id=2099-01-01T000000Z")
+	os.MkdirAll(orphan, 0o755)
+	if b, err := os.ReadFile(parts[0]); err != nil || os.WriteFile(filepath.Join(orphan, "part-cut-00000.parquet"), b, 0o644) != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cli(t, srv, "lake", "ddl", "--engine", "duckdb", "--hive", "--out", dir, "--parquet-url", url)
+	if code != job.ExitOK {
+		t.Fatalf("lake ddl: %d %s", code, stderr)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(stdout); err != nil {
+		t.Fatalf("the statements: %v\n%s", err, stdout)
+	}
+	for table, want := range srv.AnswerKey().Tables {
+		var n int
+		var h string
+		if err := db.QueryRow("SELECT "+idsHash+" FROM billsnap.latest_"+table).Scan(&n, &h); err != nil {
+			t.Fatalf("%s: %v", table, err)
+		}
+		if n != want.Count || h != want.IDsSHA256 {
+			t.Errorf("latest_%s: %d rows, hash %.12s; answer key %d, %.12s", table, n, h, want.Count, want.IDsSHA256)
+		}
+	}
+	var snapshots int
+	if err := db.QueryRow("SELECT count(DISTINCT snapshot_id) FROM billsnap.customers").Scan(&snapshots); err != nil || snapshots != 1 {
+		t.Errorf("billsnap.customers holds %d snapshots (%v), want the 1 published, not the one cut short", snapshots, err)
 	}
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/lake/ddl"
+	"github.com/billsnap/billsnap/lake/iceberg"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// lakeUsage is lake's own help: its subcommand.
+const lakeUsage = `Usage: billsnap lake ddl --engine trino|spark|athena|duckdb [--hive] [--parquet-url URL] [store flags]
+
+ddl    prints the statements that attach the tables published to parquet.url to a
+       query engine: the Iceberg tables where the engine can read them, external
+       Hive-partitioned Parquet tables otherwise, or with --hive. It reads the
+       configuration and the Iceberg catalog only.
+
+'billsnap lake ddl --help' lists its flags.
+`
+
+// runLake runs lake ddl.
+func runLake(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) == 0 {
+		return job.Usagef("want a subcommand: ddl ('billsnap lake --help' says what it does)")
+	}
+	switch args[0] {
+	case "ddl":
+		return runLakeDDL(ctx, env, args[1:])
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(env.stdout, lakeUsage)
+		return nil
+	}
+	return job.Usagef("unknown subcommand %q: want ddl", args[0])
+}
+
+func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlags(env, "lake ddl", "--engine trino|spark|athena|duckdb [--hive] [--parquet-url URL] [store flags]")
+	sf := addStoreFlags(fs)
+	engine := fs.String("engine", "", "the query engine: "+strings.Join(ddl.Engines, ", "))
+	hive := fs.Bool("hive", false, "external Hive-partitioned tables, even where the engine reads Iceberg")
+	lakeURL := fs.String("parquet-url", "", "{parquet.url}: the object storage the snapshots are published to")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := sf.load(env)
+	if err != nil {
+		return err
+	}
+	if given(fs, "parquet-url") {
+		cfg.Parquet.URL = *lakeURL
+		if err := prepare(cfg, false); err != nil {
+			return err
+		}
+	}
+	if !slices.Contains(ddl.Engines, *engine) {
+		return job.Usagef("--engine %q: want one of %s", *engine, strings.Join(ddl.Engines, ", "))
+	}
+	if cfg.Parquet.URL == "" {
+		return job.Usagef("parquet.url is not set (config key parquet.url, or --parquet-url): nothing is published to object storage")
+	}
+	tables, err := snapshot.ApplyFields(cfg.Fields)
+	if err != nil {
+		return job.Usage(err)
+	}
+	l := ddl.Lake{URL: cfg.Parquet.URL, Iceberg: cfg.Iceberg, Tables: tables, Hive: *hive, Namespace: cfg.Iceberg.Namespace}
+	if !*hive && cfg.Iceberg.Catalog != "none" {
+		if l.Metadata, l.SQLiteDB, err = icebergMetadata(ctx, cfg); err != nil {
+			return err
+		}
+	}
+	if err := ddl.Write(env.stdout, *engine, l); err != nil {
+		return job.Usage(err)
+	}
+	return nil
+}
+
+// icebergMetadata are the current metadata files of the Iceberg tables,
+// by table, and a sql catalog's file.
+func icebergMetadata(ctx context.Context, cfg config.Config) (map[string]string, string, error) {
+	var db string
+	if cfg.Iceberg.Catalog == "sql" {
+		db = cfg.Iceberg.URI
+		if !filepath.IsAbs(db) {
+			db = filepath.Join(cfg.Out, db)
+		}
+		if abs, err := filepath.Abs(db); err == nil {
+			db = abs
+		}
+		if _, err := os.Stat(db); err != nil {
+			return nil, "", job.Usagef("no Iceberg catalog at %s (iceberg.uri): export with parquet.url first, or print --hive tables", db)
+		}
+	}
+	c, err := lake.OpenCatalog(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
+	if err != nil {
+		return nil, "", err
+	}
+	defer c.Close()
+	tables, err := c.(*iceberg.Catalog).Tables(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	out := map[string]string{}
+	for _, t := range tables {
+		out[t.Identifier()[len(t.Identifier())-1]] = t.MetadataLocation()
+	}
+	return out, db, nil
+}

@@ -1,0 +1,265 @@
+// Package ddl writes the statements that attach the tables of a lake (the
+// object storage of parquet.url) to a query engine: Trino, Spark, Athena or
+// DuckDB. They attach the Iceberg tables where the engine can, and
+// external Hive-partitioned Parquet tables otherwise (or when asked).
+package ddl
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// Engines are the engines Write knows.
+var Engines = []string{"trino", "spark", "athena", "duckdb"}
+
+// Lake is what the statements name.
+type Lake struct {
+	URL       string       // parquet.url, with its options
+	Iceberg   lake.Iceberg // the catalog's section of the configuration
+	SQLiteDB  string       // a sql catalog's file, absolute
+	Tables    []snapshot.Table
+	Metadata  map[string]string // table name -> its Iceberg table's current metadata file
+	Hive      bool              // external Hive tables even where Iceberg is possible
+	Namespace string
+}
+
+// Write writes the statements that attach l's tables to engine.
+func Write(w io.Writer, engine string, l Lake) error {
+	root := lake.Root(l.URL)
+	if !slices.Contains(Engines, engine) {
+		return fmt.Errorf("no engine %q: want one of %s", engine, strings.Join(Engines, ", "))
+	}
+	if engine == "athena" && !strings.HasPrefix(root, "s3://") {
+		return fmt.Errorf("athena reads s3:// only, not %s", root)
+	}
+	p := &printer{w: w, l: l, root: root, ns: l.Namespace}
+	fmt.Fprintf(w, "-- billsnap: the tables of %s for %s.\n", root, engine)
+	switch {
+	case l.Hive || l.Iceberg.Catalog == "none" || (engine == "athena" && l.Iceberg.Catalog != "glue"):
+		p.hive(engine)
+	default:
+		p.iceberg(engine)
+	}
+	return p.err
+}
+
+type printer struct {
+	w        io.Writer
+	l        Lake
+	root, ns string
+	err      error
+}
+
+func (p *printer) printf(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+// hive writes external tables partitioned by snapshot_id.
+func (p *printer) hive(engine string) {
+	p.printf("-- External Hive-partitioned Parquet tables, one partition per snapshot (snapshot_id).\n" +
+		"-- A snapshot is complete when its manifest, _billsnap/manifests/<snapshot_id>.json, exists;\n" +
+		"-- _billsnap/latest names the newest. A snapshot_id directory without a manifest is a\n" +
+		"-- publish cut short: its files are removed by the next export. Query complete ones only.\n")
+	switch engine {
+	case "duckdb":
+		p.duckdbHive()
+	case "trino":
+		p.printf("CREATE SCHEMA IF NOT EXISTS hive.%s;\n", p.ns)
+		for _, t := range p.l.Tables {
+			p.printf("CREATE TABLE hive.%s.%s (\n%s,\n  snapshot_id varchar\n) WITH (external_location = '%s/%s', format = 'PARQUET', partitioned_by = ARRAY['snapshot_id']);\n",
+				p.ns, t.Name, columns(t, trinoTypes), p.root, t.Name)
+			p.printf("CALL hive.system.sync_partition_metadata('%s', '%s', 'FULL');\n", p.ns, t.Name)
+		}
+	case "spark":
+		root := sparkURL(p.root)
+		p.printf("CREATE DATABASE IF NOT EXISTS %s;\n", p.ns)
+		for _, t := range p.l.Tables {
+			p.printf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s,\n  snapshot_id STRING\n) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION '%s/%s';\n",
+				p.ns, t.Name, columns(t, sparkTypes), root, t.Name)
+			p.printf("MSCK REPAIR TABLE %s.%s;\n", p.ns, t.Name)
+		}
+	case "athena":
+		p.printf("CREATE DATABASE IF NOT EXISTS %s;\n", p.ns)
+		for _, t := range p.l.Tables {
+			p.printf("CREATE EXTERNAL TABLE IF NOT EXISTS %s.%s (\n%s\n) PARTITIONED BY (snapshot_id string) STORED AS PARQUET LOCATION '%s/%s/';\n",
+				p.ns, t.Name, columns(t, athenaTypes), p.root, t.Name)
+			p.printf("MSCK REPAIR TABLE %s.%s;\n", p.ns, t.Name)
+		}
+	}
+}
+
+// duckdbHive writes views that read only complete snapshots (those with
+// a manifest), and latest_ views of the one latest names.
+func (p *printer) duckdbHive() {
+	p.duckdbSecret()
+	root := duckdbPath(p.root)
+	p.printf("CREATE SCHEMA IF NOT EXISTS %s;\n", p.ns)
+	p.printf("CREATE OR REPLACE VIEW %s.published AS SELECT snapshot_id FROM read_json('%s/_billsnap/manifests/*.json', columns = {snapshot_id: 'VARCHAR'});\n", p.ns, root)
+	for _, t := range p.l.Tables {
+		p.printf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM read_parquet('%s/%s/*/*.parquet', hive_partitioning = true, hive_types = {snapshot_id: VARCHAR}, union_by_name = true) WHERE snapshot_id IN (SELECT snapshot_id FROM %s.published);\n",
+			p.ns, t.Name, root, t.Name, p.ns)
+		p.printf("CREATE OR REPLACE VIEW %s.latest_%s AS SELECT * FROM %s.%s WHERE snapshot_id = (SELECT trim(content, chr(10) || ' ') FROM read_text('%s/_billsnap/latest'));\n",
+			p.ns, t.Name, p.ns, t.Name, root)
+	}
+}
+
+// duckdbSecret writes the httpfs set-up an s3:// lake needs, from its
+// URL's options; credentials come from the provider's chain.
+func (p *printer) duckdbSecret() {
+	u, err := url.Parse(p.l.URL)
+	if err != nil || u.Scheme != "s3" {
+		return
+	}
+	q := u.Query()
+	opts := []string{"TYPE s3", "PROVIDER credential_chain"}
+	if e, err := url.Parse(q.Get("endpoint")); err == nil && e.Host != "" {
+		opts = append(opts, "ENDPOINT '"+e.Host+"'", fmt.Sprintf("USE_SSL %t", e.Scheme == "https"))
+	}
+	if r := q.Get("region"); r != "" {
+		opts = append(opts, "REGION '"+r+"'")
+	}
+	if q.Get("use_path_style") == "true" {
+		opts = append(opts, "URL_STYLE 'path'")
+	}
+	p.printf("INSTALL httpfs; LOAD httpfs; INSTALL aws; LOAD aws;\nCREATE OR REPLACE SECRET billsnap_lake (%s);\n", strings.Join(opts, ", "))
+}
+
+// iceberg writes what attaches the Iceberg tables.
+func (p *printer) iceberg(engine string) {
+	switch {
+	case engine == "duckdb":
+		p.duckdbSecret()
+		p.printf("INSTALL iceberg; LOAD iceberg;\nCREATE SCHEMA IF NOT EXISTS %s;\n", p.ns)
+		for _, t := range p.tables() {
+			p.printf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM iceberg_scan('%s');\n", p.ns, t, p.l.Metadata[t])
+		}
+		p.printf("-- The views read the metadata current when this was printed: print and run them again\n-- after an export. Time travel: iceberg_scan('…', snapshot_from_id => ID) or snapshot_from_timestamp => TIMESTAMP.\n")
+	case p.l.Iceberg.Catalog == "sql" && engine == "trino":
+		p.trinoRegister()
+	case engine == "athena":
+		p.printf("-- The Glue catalog billsnap commits to holds the tables: database %s, nothing to attach.\n", p.ns)
+		p.printf("SELECT count(*) FROM %s.%s;\n-- Time travel: FOR VERSION AS OF <snapshot id> or FOR TIMESTAMP AS OF TIMESTAMP '…'.\n", p.ns, p.firstTable())
+	default:
+		p.sharedCatalog(engine)
+	}
+}
+
+// trinoRegister registers each table's current metadata with an Iceberg
+// catalog of Trino's own.
+func (p *printer) trinoRegister() {
+	p.printf("-- Registers the tables with Trino's Iceberg catalog (here named iceberg) at their current\n" +
+		"-- metadata. A later export's snapshots appear after CALL iceberg.system.unregister_table(...)\n" +
+		"-- and this again; a REST or Glue catalog shared with billsnap needs neither.\n")
+	p.printf("CREATE SCHEMA IF NOT EXISTS iceberg.%s;\n", p.ns)
+	for _, t := range p.tables() {
+		p.printf("CALL iceberg.system.register_table(schema_name => '%s', table_name => '%s', table_location => '%s/%s', metadata_file_name => '%s');\n",
+			p.ns, t, p.root, t, path.Base(p.l.Metadata[t]))
+	}
+	p.printf("-- Time travel: SELECT * FROM iceberg.%s.%s FOR VERSION AS OF <snapshot id> (or FOR TIMESTAMP AS OF …);\n"+
+		"-- the snapshots and the billsnap snapshot each holds: SELECT snapshot_id, committed_at, summary['billsnap.snapshot-id'] FROM iceberg.%s.\"%s$snapshots\";\n",
+		p.ns, p.firstTable(), p.ns, p.firstTable())
+}
+
+// sharedCatalog writes the engine's configuration of the catalog billsnap
+// commits to: the engine reads the same tables, always current.
+func (p *printer) sharedCatalog(engine string) {
+	c := p.l.Iceberg
+	if engine == "spark" {
+		conf := map[string]string{"type": c.Catalog, "warehouse": sparkURL(c.Warehouse)}
+		switch c.Catalog {
+		case "sql":
+			conf = map[string]string{"type": "jdbc", "uri": "jdbc:sqlite:" + p.l.SQLiteDB, "warehouse": sparkURL(p.root)}
+		case "rest":
+			conf["uri"] = c.URI
+		}
+		p.printf("-- Spark reads the catalog billsnap commits to (the Iceberg runtime on the classpath%s):\n", map[bool]string{true: " and xerial sqlite-jdbc", false: ""}[c.Catalog == "sql"])
+		p.printf("--   --conf spark.sql.catalog.billsnap=org.apache.iceberg.spark.SparkCatalog\n")
+		for _, k := range []string{"type", "uri", "warehouse"} {
+			if conf[k] != "" {
+				p.printf("--   --conf spark.sql.catalog.billsnap.%s=%s\n", k, conf[k])
+			}
+		}
+		p.printf("SHOW TABLES IN billsnap.%s;\n-- Time travel: SELECT * FROM billsnap.%s.%s VERSION AS OF <snapshot id> (or TIMESTAMP AS OF '…').\n", p.ns, p.ns, p.firstTable())
+		return
+	}
+	p.printf("-- Trino reads the catalog billsnap commits to: etc/catalog/billsnap.properties\n--   connector.name=iceberg\n")
+	if c.Catalog == "rest" {
+		p.printf("--   iceberg.catalog.type=rest\n--   iceberg.rest-catalog.uri=%s\n", c.URI)
+		if c.Warehouse != "" {
+			p.printf("--   iceberg.rest-catalog.warehouse=%s\n", c.Warehouse)
+		}
+	} else {
+		p.printf("--   iceberg.catalog.type=glue\n")
+	}
+	p.printf("SHOW TABLES FROM billsnap.%s;\n-- Time travel: SELECT * FROM billsnap.%s.%s FOR VERSION AS OF <snapshot id>.\n", p.ns, p.ns, p.firstTable())
+}
+
+// tables are the names of the tables that have Iceberg metadata, sorted.
+func (p *printer) tables() []string {
+	var out []string
+	for _, t := range p.l.Tables {
+		if p.l.Metadata[t.Name] != "" {
+			out = append(out, t.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (p *printer) firstTable() string {
+	if ts := p.tables(); len(ts) > 0 {
+		return ts[0]
+	}
+	return "invoices"
+}
+
+// columns are a table's columns in Parquet order, typed for an engine.
+func columns(t snapshot.Table, types map[snapshot.Kind]string) string {
+	var out []string
+	kinds := map[string]snapshot.Kind{}
+	for _, c := range t.Columns {
+		kinds[c.Name] = c.Kind
+	}
+	for _, name := range t.ColumnNames() {
+		k, ok := kinds[name]
+		if !ok {
+			k = snapshot.String // id, the parent's ID, _raw
+		}
+		out = append(out, "  "+name+" "+types[k])
+	}
+	return strings.Join(out, ",\n")
+}
+
+var trinoTypes = map[snapshot.Kind]string{snapshot.String: "varchar", snapshot.Timestamp: "timestamp(6)", snapshot.Money: "decimal(18,2)",
+	snapshot.Quantity: "decimal(18,4)", snapshot.Int32: "integer", snapshot.Int64: "bigint", snapshot.Bool: "boolean", snapshot.Float: "double"}
+
+var sparkTypes = map[snapshot.Kind]string{snapshot.String: "STRING", snapshot.Timestamp: "TIMESTAMP", snapshot.Money: "DECIMAL(18,2)",
+	snapshot.Quantity: "DECIMAL(18,4)", snapshot.Int32: "INT", snapshot.Int64: "BIGINT", snapshot.Bool: "BOOLEAN", snapshot.Float: "DOUBLE"}
+
+var athenaTypes = map[snapshot.Kind]string{snapshot.String: "string", snapshot.Timestamp: "timestamp", snapshot.Money: "decimal(18,2)",
+	snapshot.Quantity: "decimal(18,4)", snapshot.Int32: "int", snapshot.Int64: "bigint", snapshot.Bool: "boolean", snapshot.Float: "double"}
+
+// sparkURL is a URL as Spark's Hadoop file systems name it (s3a://).
+func sparkURL(u string) string {
+	if rest, ok := strings.CutPrefix(u, "s3://"); ok {
+		return "s3a://" + rest
+	}
+	return u
+}
+
+// duckdbPath is a lake URL as DuckDB reads it: a local path for file://.
+func duckdbPath(u string) string {
+	if rest, ok := strings.CutPrefix(u, "file://"); ok {
+		return rest
+	}
+	return u
+}

@@ -1,0 +1,33 @@
+-- billsnap: the tables of s3://lake/billing for spark.
+-- External Hive-partitioned Parquet tables, one partition per snapshot (snapshot_id).
+-- A snapshot is complete when its manifest, _billsnap/manifests/<snapshot_id>.json, exists;
+-- _billsnap/latest names the newest. A snapshot_id directory without a manifest is a
+-- publish cut short: its files are removed by the next export. Query complete ones only.
+CREATE DATABASE IF NOT EXISTS billsnap;
+CREATE TABLE IF NOT EXISTS billsnap.invoices (
+  id STRING,
+  invoice_number STRING,
+  customer_id STRING,
+  subscription_id STRING,
+  invoice_date TIMESTAMP,
+  due_date TIMESTAMP,
+  currency_code STRING,
+  total_amount DECIMAL(18,2),
+  payment_date TIMESTAMP,
+  _raw STRING,
+  snapshot_id STRING
+) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION 's3a://lake/billing/invoices';
+MSCK REPAIR TABLE billsnap.invoices;
+CREATE TABLE IF NOT EXISTS billsnap.invoice_lines (
+  id STRING,
+  invoice_id STRING,
+  subscription_charge_id STRING,
+  product_plan_charge_id STRING,
+  quantity DECIMAL(18,4),
+  unit_price DECIMAL(18,2),
+  amount DECIMAL(18,2),
+  text STRING,
+  _raw STRING,
+  snapshot_id STRING
+) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION 's3a://lake/billing/invoice_lines';
+MSCK REPAIR TABLE billsnap.invoice_lines;

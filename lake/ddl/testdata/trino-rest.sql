@@ -1,0 +1,8 @@
+-- billsnap: the tables of s3://lake/billing for trino.
+-- Trino reads the catalog billsnap commits to: etc/catalog/billsnap.properties
+--   connector.name=iceberg
+--   iceberg.catalog.type=rest
+--   iceberg.rest-catalog.uri=https://catalog.example.com/api
+--   iceberg.rest-catalog.warehouse=analytics
+SHOW TABLES FROM billsnap.billsnap;
+-- Time travel: SELECT * FROM billsnap.billsnap.invoice_lines FOR VERSION AS OF <snapshot id>.
