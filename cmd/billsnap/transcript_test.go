@@ -43,6 +43,10 @@ func transcripts() []transcript {
 		{name: "fix-no-subcommand", args: []string{"fix"}},
 		{name: "fix-apply-no-plan", args: []string{"fix", "apply", "--out", "$TMP"}},
 		{name: "serve-not-loopback", args: []string{"serve", "--listen", "0.0.0.0:18080", "--out", "$TMP"}},
+		{name: "lake-ddl-help", args: []string{"lake", "ddl", "--help"}},
+		{name: "lake-ddl-no-url", args: []string{"lake", "ddl", "--engine", "trino", "--out", "$TMP"}},
+		{name: "lake-ddl-no-engine", args: []string{"lake", "ddl", "--engine", "presto", "--parquet-url", "file:///tmp/lake", "--out", "$TMP"}},
+		{name: "lake-ddl-no-catalog", args: []string{"lake", "ddl", "--engine", "trino", "--parquet-url", "s3://lake/billing", "--out", "$TMP"}},
 		{name: "serve-short-token", args: []string{"serve", "--listen", "0.0.0.0:18080", "--token-file", "testdata/cli/short.token", "--out", "$TMP"}},
 	}
 	for _, c := range commands() {
