@@ -264,3 +264,47 @@ func TestLakeDDLForDuckDBReadsTheLake(t *testing.T) {
 		t.Errorf("billsnap.customers holds %d snapshots (%v), want the 1 published, not the one cut short", snapshots, err)
 	}
 }
+
+// A column the fields key adds between two exports is added to the
+// Iceberg table (by name, with its name mapping): the current snapshot
+// reads its values from the new files, and the previous one, without it,
+// still reads.
+func TestAnAddedColumnEvolvesTheIcebergTable(t *testing.T) {
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 86, Customers: 20}, "")
+	url := laketest.Start(t, "evolve")
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "c.yml")
+	for _, yml := range []string{"retention: {keep: 2}\n", "retention: {keep: 2}\nfields: {customers: {culture: {field: Culture, type: string}}}\n"} {
+		os.WriteFile(conf, []byte(yml), 0o644)
+		if code, _, stderr := cli(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+			t.Fatalf("export: %d %s", code, stderr)
+		}
+	}
+	i := slices.IndexFunc(icebergTables(t, url, dir), func(tbl *table.Table) bool { return tbl.Identifier()[1] == "customers" })
+	customers := icebergTables(t, url, dir)[i]
+	if _, ok := customers.Schema().FindFieldByName("culture"); !ok {
+		t.Fatalf("customers' schema has no culture: %s", customers.Schema())
+	}
+	// filled counts a scan's rows and those with a culture (a snapshot from
+	// before the column reads with its own schema, which has none).
+	filled := func(scan *table.Scan) (rows, n int) {
+		tbl, err := scan.ToArrowTable(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tbl.Release()
+		if idx := tbl.Schema().FieldIndices("culture"); len(idx) == 1 {
+			for _, chunk := range tbl.Column(idx[0]).Data().Chunks() {
+				n += chunk.Len() - chunk.NullN()
+			}
+		}
+		return int(tbl.NumRows()), n
+	}
+	want := srv.AnswerKey().Tables["customers"].Count
+	cur := customers.CurrentSnapshot()
+	rowsNow, now := filled(customers.Scan())
+	rowsBefore, before := filled(customers.Scan(table.WithSnapshotID(*cur.ParentSnapshotID)))
+	if rowsNow != want || now != want || rowsBefore != want || before != 0 {
+		t.Errorf("culture filled in %d of %d rows now and %d of %d before, want all of %d now and none before", now, rowsNow, before, rowsBefore, want)
+	}
+}

@@ -287,15 +287,14 @@ func evolve(tx *table.Transaction, have, want *ice.Schema) error {
 	if !missing {
 		return nil
 	}
-	u := tx.UpdateSchema(true, false).UnionByNameWith(want)
-	next, err := u.Apply()
+	if err := tx.UpdateSchema(true, false).UnionByNameWith(want).Commit(); err != nil {
+		return err
+	}
+	staged, err := tx.StagedTable()
 	if err != nil {
 		return err
 	}
-	if err := u.Commit(); err != nil {
-		return err
-	}
-	mapping, err := json.Marshal(next.NameMapping())
+	mapping, err := json.Marshal(staged.Schema().NameMapping())
 	if err != nil {
 		return err
 	}
