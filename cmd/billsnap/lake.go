@@ -71,7 +71,7 @@ func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return job.Usage(err)
 	}
-	l := ddl.Lake{URL: cfg.Parquet.URL, Iceberg: cfg.Iceberg, Tables: tables, Hive: *hive, Namespace: cfg.Iceberg.Namespace}
+	l := ddl.Lake{URL: cfg.Parquet.URL, Iceberg: cfg.Iceberg, Tables: ddlTables(tables), Hive: *hive, Namespace: cfg.Iceberg.Namespace}
 	if !*hive && cfg.Iceberg.Catalog != "none" {
 		if l.Metadata, l.SQLiteDB, err = icebergMetadata(ctx, cfg); err != nil {
 			return err
@@ -113,4 +113,24 @@ func icebergMetadata(ctx context.Context, cfg config.Config) (map[string]string,
 		out[t.Identifier()[len(t.Identifier())-1]] = t.MetadataLocation()
 	}
 	return out, db, nil
+}
+
+// ddlTables are the store's tables as their Parquet files have them.
+func ddlTables(ts []snapshot.Table) []ddl.Table {
+	out := make([]ddl.Table, len(ts))
+	for i, t := range ts {
+		kinds := map[string]string{}
+		for _, c := range t.Columns {
+			kinds[c.Name] = c.Kind.String()
+		}
+		out[i].Name = t.Name
+		for _, name := range t.ColumnNames() {
+			k, ok := kinds[name]
+			if !ok {
+				k = snapshot.String.String() // id, the parent's ID, _raw
+			}
+			out[i].Columns = append(out[i].Columns, ddl.Column{Name: name, Kind: k})
+		}
+	}
+	return out
 }

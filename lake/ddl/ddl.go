@@ -13,18 +13,28 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/lake"
-	"github.com/billsnap/billsnap/snapshot"
 )
 
 // Engines are the engines Write knows.
 var Engines = []string{"trino", "spark", "athena", "duckdb"}
+
+// Table is a table of the lake, its columns in Parquet order (without
+// snapshot_id, the partition).
+type Table struct {
+	Name    string
+	Columns []Column
+}
+
+// Column is a column and its kind, named as the fields key names kinds:
+// string, timestamp, money, quantity, integer, bigint, boolean or number.
+type Column struct{ Name, Kind string }
 
 // Lake is what the statements name.
 type Lake struct {
 	URL       string       // parquet.url, with its options
 	Iceberg   lake.Iceberg // the catalog's section of the configuration
 	SQLiteDB  string       // a sql catalog's file, absolute
-	Tables    []snapshot.Table
+	Tables    []Table
 	Metadata  map[string]string // table name -> its Iceberg table's current metadata file
 	Hive      bool              // external Hive tables even where Iceberg is possible
 	Namespace string
@@ -222,31 +232,23 @@ func (p *printer) firstTable() string {
 	return "invoices"
 }
 
-// columns are a table's columns in Parquet order, typed for an engine.
-func columns(t snapshot.Table, types map[snapshot.Kind]string) string {
-	var out []string
-	kinds := map[string]snapshot.Kind{}
-	for _, c := range t.Columns {
-		kinds[c.Name] = c.Kind
-	}
-	for _, name := range t.ColumnNames() {
-		k, ok := kinds[name]
-		if !ok {
-			k = snapshot.String // id, the parent's ID, _raw
-		}
-		out = append(out, "  "+name+" "+types[k])
+// columns are a table's columns, typed for an engine.
+func columns(t Table, types map[string]string) string {
+	out := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		out[i] = "  " + c.Name + " " + types[c.Kind]
 	}
 	return strings.Join(out, ",\n")
 }
 
-var trinoTypes = map[snapshot.Kind]string{snapshot.String: "varchar", snapshot.Timestamp: "timestamp(6)", snapshot.Money: "decimal(18,2)",
-	snapshot.Quantity: "decimal(18,4)", snapshot.Int32: "integer", snapshot.Int64: "bigint", snapshot.Bool: "boolean", snapshot.Float: "double"}
+var trinoTypes = map[string]string{"string": "varchar", "timestamp": "timestamp(6)", "money": "decimal(18,2)",
+	"quantity": "decimal(18,4)", "integer": "integer", "bigint": "bigint", "boolean": "boolean", "number": "double"}
 
-var sparkTypes = map[snapshot.Kind]string{snapshot.String: "STRING", snapshot.Timestamp: "TIMESTAMP", snapshot.Money: "DECIMAL(18,2)",
-	snapshot.Quantity: "DECIMAL(18,4)", snapshot.Int32: "INT", snapshot.Int64: "BIGINT", snapshot.Bool: "BOOLEAN", snapshot.Float: "DOUBLE"}
+var sparkTypes = map[string]string{"string": "STRING", "timestamp": "TIMESTAMP", "money": "DECIMAL(18,2)",
+	"quantity": "DECIMAL(18,4)", "integer": "INT", "bigint": "BIGINT", "boolean": "BOOLEAN", "number": "DOUBLE"}
 
-var athenaTypes = map[snapshot.Kind]string{snapshot.String: "string", snapshot.Timestamp: "timestamp", snapshot.Money: "decimal(18,2)",
-	snapshot.Quantity: "decimal(18,4)", snapshot.Int32: "int", snapshot.Int64: "bigint", snapshot.Bool: "boolean", snapshot.Float: "double"}
+var athenaTypes = map[string]string{"string": "string", "timestamp": "timestamp", "money": "decimal(18,2)",
+	"quantity": "decimal(18,4)", "integer": "int", "bigint": "bigint", "boolean": "boolean", "number": "double"}
 
 // sparkURL is a URL as Spark's Hadoop file systems name it (s3a://).
 func sparkURL(u string) string {

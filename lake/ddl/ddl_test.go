@@ -7,15 +7,15 @@ import (
 
 	"github.com/billsnap/billsnap/internal/golden"
 	"github.com/billsnap/billsnap/lake"
-	"github.com/billsnap/billsnap/snapshot"
 )
 
 // lakeOf is a lake of two tables on S3 with catalog c.
 func lakeOf(c lake.Iceberg) Lake {
-	var tables []snapshot.Table
-	for _, name := range []string{"invoices", "invoice_lines"} {
-		t, _ := snapshot.TableNamed(name)
-		tables = append(tables, t)
+	tables := []Table{
+		{"invoices", []Column{{"id", "string"}, {"invoice_date", "timestamp"}, {"total_amount", "money"}, {"lines", "integer"},
+			{"paid", "boolean"}, {"_raw", "string"}}},
+		{"invoice_lines", []Column{{"id", "string"}, {"invoice_id", "string"}, {"quantity", "quantity"}, {"units", "bigint"},
+			{"rate", "number"}, {"_raw", "string"}}},
 	}
 	return Lake{URL: "s3://lake/billing?endpoint=http://127.0.0.1:9000&region=eu-west-1&use_path_style=true", Iceberg: c,
 		SQLiteDB: "/srv/billsnap/.billsnap/iceberg.db", Tables: tables, Namespace: c.Namespace,

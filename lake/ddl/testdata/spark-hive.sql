@@ -6,14 +6,10 @@
 CREATE DATABASE IF NOT EXISTS billsnap;
 CREATE TABLE IF NOT EXISTS billsnap.invoices (
   id STRING,
-  invoice_number STRING,
-  customer_id STRING,
-  subscription_id STRING,
   invoice_date TIMESTAMP,
-  due_date TIMESTAMP,
-  currency_code STRING,
   total_amount DECIMAL(18,2),
-  payment_date TIMESTAMP,
+  lines INT,
+  paid BOOLEAN,
   _raw STRING,
   snapshot_id STRING
 ) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION 's3a://lake/billing/invoices';
@@ -21,12 +17,9 @@ MSCK REPAIR TABLE billsnap.invoices;
 CREATE TABLE IF NOT EXISTS billsnap.invoice_lines (
   id STRING,
   invoice_id STRING,
-  subscription_charge_id STRING,
-  product_plan_charge_id STRING,
   quantity DECIMAL(18,4),
-  unit_price DECIMAL(18,2),
-  amount DECIMAL(18,2),
-  text STRING,
+  units BIGINT,
+  rate DOUBLE,
   _raw STRING,
   snapshot_id STRING
 ) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION 's3a://lake/billing/invoice_lines';

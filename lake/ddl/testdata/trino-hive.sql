@@ -6,14 +6,10 @@
 CREATE SCHEMA IF NOT EXISTS hive.billsnap;
 CREATE TABLE hive.billsnap.invoices (
   id varchar,
-  invoice_number varchar,
-  customer_id varchar,
-  subscription_id varchar,
   invoice_date timestamp(6),
-  due_date timestamp(6),
-  currency_code varchar,
   total_amount decimal(18,2),
-  payment_date timestamp(6),
+  lines integer,
+  paid boolean,
   _raw varchar,
   snapshot_id varchar
 ) WITH (external_location = 's3://lake/billing/invoices', format = 'PARQUET', partitioned_by = ARRAY['snapshot_id']);
@@ -21,12 +17,9 @@ CALL hive.system.sync_partition_metadata('billsnap', 'invoices', 'FULL');
 CREATE TABLE hive.billsnap.invoice_lines (
   id varchar,
   invoice_id varchar,
-  subscription_charge_id varchar,
-  product_plan_charge_id varchar,
   quantity decimal(18,4),
-  unit_price decimal(18,2),
-  amount decimal(18,2),
-  text varchar,
+  units bigint,
+  rate double,
   _raw varchar,
   snapshot_id varchar
 ) WITH (external_location = 's3://lake/billing/invoice_lines', format = 'PARQUET', partitioned_by = ARRAY['snapshot_id']);
