@@ -82,6 +82,7 @@ func checkMateriality(m Materiality, rules []Rule) error {
 
 // judge says why the unwaived findings are material: per rule, its own
 // threshold, else its severity's. snapshot_incomplete is always material.
+// Each reason begins with its rule's ID (MaterialRules).
 func judge(r *Report, m Materiality) []string {
 	var reasons []string
 	for _, t := range r.Totals() {
@@ -108,6 +109,16 @@ func judge(r *Report, m Materiality) []string {
 		}
 	}
 	return reasons
+}
+
+// MaterialRules are the IDs of the rules r.Material names, in its order.
+func (r *Report) MaterialRules() []string {
+	out := make([]string, 0, len(r.Material))
+	for _, reason := range r.Material {
+		id, _, _ := strings.Cut(reason, " ")
+		out = append(out, strings.TrimSuffix(id, ":"))
+	}
+	return out
 }
 
 // largest is the currency with the largest amount.

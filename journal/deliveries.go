@@ -1,0 +1,71 @@
+package journal
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/billsnap/billsnap/internal/jsonl"
+)
+
+// Delivery results.
+const (
+	DeliverySent   = "sent"
+	DeliveryFailed = "failed" // every attempt failed
+	DeliveryNoted  = "noted"  // not sent (the target does not take the event), recorded so that it is not judged again
+)
+
+// Delivery is one notification to one target, as recorded in
+// DIR/.billsnap/notifications.jsonl: what was sent (or failed), when, and
+// what it was about, which is how no event is sent twice.
+type Delivery struct {
+	Time     time.Time `json:"time"`
+	Target   string    `json:"target"` // the target's name, never its URL
+	Event    string    `json:"event"`  // material, failure, stale, resolved, test
+	Key      string    `json:"key"`    // what makes two events the same: a run's ID, a snapshot's
+	Findings []string  `json:"findings,omitempty"`
+	Result   string    `json:"result"` // DeliverySent, DeliveryFailed or DeliveryNoted
+	Attempts int       `json:"attempts,omitempty"`
+	Error    string    `json:"error,omitempty"`
+	// Message is what a failed delivery was to say, so that a later run
+	// can send it again.
+	Message json.RawMessage `json:"message,omitempty"`
+}
+
+// Deliveries is the record of the notifications of a store.
+type Deliveries struct{ file jsonl.File }
+
+// DeliveriesOf is the record of the store at out.
+func DeliveriesOf(out string) Deliveries { return DeliveriesBeside(Dir(out)) }
+
+// DeliveriesBeside is the record of the store whose runs' journal is dir.
+func DeliveriesBeside(dir string) Deliveries {
+	return Deliveries{jsonl.File{Path: filepath.Join(filepath.Dir(dir), "notifications.jsonl")}}
+}
+
+// List is every delivery, oldest first; a line that does not parse is
+// left out.
+func (d Deliveries) List() ([]Delivery, error) {
+	lines, err := d.file.Lines()
+	if err != nil {
+		return nil, fmt.Errorf("notifications record: %w", err)
+	}
+	out := make([]Delivery, 0, len(lines))
+	for _, l := range lines {
+		var x Delivery
+		if json.Unmarshal(l, &x) == nil {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// Add appends x, synced.
+func (d Deliveries) Add(x Delivery) error {
+	line, err := json.Marshal(x)
+	if err != nil {
+		return err
+	}
+	return d.file.Append(func([][]byte) ([]byte, error) { return line, nil })
+}
