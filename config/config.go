@@ -6,6 +6,7 @@ import (
 
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
@@ -15,7 +16,7 @@ import (
 // options the domain packages own, each with its validation: the store's
 // (out, collections, fields, parquet, duckdb, lock_wait: inline at the top
 // of the file), the retries of a request, reconcile's materiality, the
-// schedules and the Iceberg catalog of object storage.
+// schedules, the Iceberg catalog of object storage and the notifications.
 type Config struct {
 	snapshot.Options  `yaml:",inline"`
 	BaseURL           string              `yaml:"base_url"`            // {base_url}: the /v3 endpoints
@@ -32,6 +33,7 @@ type Config struct {
 	Schedules         []schedule.Schedule `yaml:"schedules"`
 	Retention         Retention           `yaml:"retention"`
 	Iceberg           lake.Iceberg        `yaml:"iceberg"`      // the catalog of the tables on parquet.url
+	Notify            notify.Options      `yaml:"notify"`       // who is told of material findings and failures
 	MetricsFile       string              `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
 }
 

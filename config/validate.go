@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/billsnap/billsnap/configkey"
@@ -49,6 +50,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, configkey.Under("reconcile.materiality", c.Reconcile.Materiality.Validate()))
 	errs = append(errs, configkey.Under("schedules", schedule.Validate(c.Schedules)))
 	errs = append(errs, configkey.Under("iceberg", c.Iceberg.Validate()))
+	errs = append(errs, configkey.Under("notify", c.Notify.Validate(os.Getenv)))
 	if c.Retention.Keep < 0 {
 		bad("retention.keep", "must be 0 (keep all) or more")
 	}

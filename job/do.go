@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/schedule"
 )
 
@@ -35,6 +36,7 @@ type Env struct {
 	Log         *slog.Logger
 	Now         func() time.Time
 	Redact      func(string) string // takes secrets out of recorded errors
+	Notify      *notify.Notifier    // told of the run's end; nil: no notifications
 }
 
 // ErrPanic wraps a panic of a job, recovered.
@@ -73,6 +75,7 @@ func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (O
 	if store != nil {
 		store.Close()
 	}
+	env.Notify.AfterRun(ctx, entry.Run(), out.Report)
 	env.refreshMetrics(ctx)
 	return out, err
 }

@@ -27,6 +27,9 @@ type Outcome struct {
 	Material         bool   // it found something material (exit 3)
 	Note             string // why it is material, for people
 	journal.Requests        // what its requests to the service met
+	// Report is the reconciliation the job made or wrote reports of; nil
+	// for the others (for the notifications).
+	Report *reconcile.Report
 }
 
 // UsageError is the caller's mistake: a flag, an argument or the

@@ -99,7 +99,7 @@ func Reconcile(ctx context.Context, store *snapshot.Store, opts reconcile.Option
 
 // ReconcileOutcome is the outcome of a reconciliation.
 func ReconcileOutcome(rep *reconcile.Report) Outcome {
-	out := Outcome{Snapshot: rep.Snapshot.ID, Material: len(rep.Material) > 0}
+	out := Outcome{Snapshot: rep.Snapshot.ID, Material: len(rep.Material) > 0, Report: rep}
 	if out.Material {
 		out.Note = fmt.Sprintf("material findings in snapshot %s: %s", rep.Snapshot.ID, strings.Join(rep.Material, "; "))
 	}

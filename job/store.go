@@ -3,12 +3,15 @@ package job
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -35,10 +38,37 @@ func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, r
 		},
 		ReadModel: func(ctx context.Context) (*sql.DB, error) { return snapshot.OpenRead(ctx, cfg.Options) },
 		Journal:   journal.Dir(cfg.Out), MetricsFile: metricsPath(cfg), Metrics: metrics, Log: log, Now: time.Now, Redact: redact,
+		Notify: Notifier(cfg, log, redact),
 	}
 	return Do(ctx, env, j, func(ctx context.Context, s Store) (Outcome, error) {
 		return fn(ctx, s.(*snapshot.Store))
 	})
+}
+
+// Notifier is the notifier of cfg's notify section for its store; nil
+// when it names no target.
+func Notifier(cfg config.Config, log *slog.Logger, redact func(string) string) *notify.Notifier {
+	return notify.New(cfg.Notify, notify.Where{Out: cfg.Out, ReportsDir: filepath.Join(cfg.Out, cfg.Reports.Dir), Log: log,
+		Now: time.Now, Getenv: os.Getenv, Redact: redact, LastComplete: func(ctx context.Context) (string, time.Time, error) {
+			return lastComplete(ctx, cfg)
+		}})
+}
+
+// lastComplete is the newest complete snapshot of cfg's store and when
+// it finished; "" when there is none.
+func lastComplete(ctx context.Context, cfg config.Config) (string, time.Time, error) {
+	db, err := snapshot.OpenRead(ctx, cfg.Options)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	defer db.Close()
+	var id string
+	var at time.Time
+	err = db.QueryRowContext(ctx, "SELECT id, finished FROM snapshots WHERE status = 'complete' ORDER BY finished DESC LIMIT 1").Scan(&id, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", time.Time{}, nil
+	}
+	return id, at, err
 }
 
 // takesSnapshots tells whether a job walks the service.

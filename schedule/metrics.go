@@ -37,8 +37,9 @@ var (
 	descGenerated   = prometheus.NewDesc("billsnap_metrics_generated_timestamp_seconds", "When these metrics were computed.", nil, nil)
 	descFieldValues = prometheus.NewDesc("billsnap_last_run_field_values", "Values of a field in the snapshot of the job's last run that arrived in another JSON type than their column's: coerced without loss, or untyped (NULL in the column, kept in _raw). Only fields with such values.",
 		[]string{"job", "table", "field", "outcome"}, nil)
-	descFields    = prometheus.NewDesc("billsnap_last_run_fields", "Fields of the snapshot of the job's last run that the service sent without a typed column (new), or typed fields that never arrived (absent).", []string{"job", "state"}, nil)
-	descNotJudged = prometheus.NewDesc("billsnap_last_run_not_judged_records", "Records a rule of the job's last run did not judge because a value arrived untyped.", []string{"job", "rule"}, nil)
+	descFields        = prometheus.NewDesc("billsnap_last_run_fields", "Fields of the snapshot of the job's last run that the service sent without a typed column (new), or typed fields that never arrived (absent).", []string{"job", "state"}, nil)
+	descNotifications = prometheus.NewDesc("billsnap_notifications_total", "Notifications on record, by target, event and result (sent, or failed after every try).", []string{"target", "event", "result"}, nil)
+	descNotJudged     = prometheus.NewDesc("billsnap_last_run_not_judged_records", "Records a rule of the job's last run did not judge because a value arrived untyped.", []string{"job", "rule"}, nil)
 )
 
 // Metrics is the last computed set of metrics; it serves /metrics and
@@ -79,6 +80,11 @@ func (m *Metrics) Refresh(ctx context.Context, dir string, db *sql.DB, now time.
 	if err != nil {
 		return err
 	}
+	deliveries, err := journal.DeliveriesBeside(dir).List()
+	if err != nil {
+		return err
+	}
+	samples = append(samples, notificationSamples(deliveries)...)
 	samples = append(samples, sample{descGenerated, prometheus.GaugeValue, seconds(now), nil})
 	m.mu.Lock()
 	m.samples = samples
@@ -130,6 +136,21 @@ func runCounts(runs []journal.Run) []runCount {
 		out = append(out, runCount{k[0], k[1], n})
 	}
 	slices.SortFunc(out, func(a, b runCount) int { return cmp.Or(cmp.Compare(a.job, b.job), cmp.Compare(a.status, b.status)) })
+	return out
+}
+
+// notificationSamples count the deliveries by target, event and result.
+func notificationSamples(ds []journal.Delivery) []sample {
+	counts := map[[3]string]int{}
+	for _, d := range ds {
+		if d.Result != journal.DeliveryNoted {
+			counts[[3]string{d.Target, d.Event, d.Result}]++
+		}
+	}
+	var out []sample
+	for _, k := range slices.SortedFunc(maps.Keys(counts), func(a, b [3]string) int { return slices.Compare(a[:], b[:]) }) {
+		out = append(out, sample{descNotifications, prometheus.CounterValue, float64(counts[k]), k[:]})
+	}
 	return out
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,17 +28,7 @@ ddl    prints the statements that attach the tables published to parquet.url to 
 
 // runLake runs lake ddl.
 func runLake(ctx context.Context, env *cliEnv, args []string) error {
-	if len(args) == 0 {
-		return job.Usagef("want a subcommand: ddl ('billsnap lake --help' says what it does)")
-	}
-	switch args[0] {
-	case "ddl":
-		return runLakeDDL(ctx, env, args[1:])
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(env.stdout, lakeUsage)
-		return nil
-	}
-	return job.Usagef("unknown subcommand %q: want ddl", args[0])
+	return dispatch(ctx, env, "lake", lakeUsage, args, subcommand{"ddl", runLakeDDL})
 }
 
 func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {

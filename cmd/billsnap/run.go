@@ -45,6 +45,7 @@ func commands() []command {
 		{"status", "show the last runs and when each schedule fires next", runStatus},
 		{"check-config", "prepare what the commands would (configuration, key, rules, waivers, schedules) without running", runCheckConfig},
 		{"query", "run one SQL statement on the snapshot database (read-only)", runQuery},
+		{"notify", "send a test message to every notification target (notify test)", runNotify},
 		{"lake", "print the statements that attach the tables on object storage to Trino, Spark, Athena or DuckDB (lake ddl)", runLake},
 		{"serve", "serve the finance workspace: review, waive and sign off findings in a browser", runServe},
 		{"sandbox", "serve a faithful fake of the billing service", runSandbox},

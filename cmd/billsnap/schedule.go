@@ -11,6 +11,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
 )
@@ -55,6 +56,7 @@ func runSchedule(ctx context.Context, env *cliEnv, args []string) error {
 	for _, n := range next {
 		env.log.Info("scheduled", "schedule", n.Name, "spec", n.Spec, "job", n.Job, "next", n.At.UTC().Format(time.RFC3339))
 	}
+	go watchStale(ctx, job.Notifier(cfg, env.log, env.redact))
 	s.Run(ctx)
 	env.log.Info("stopped")
 	return nil
@@ -117,4 +119,22 @@ func serveMetrics(env *cliEnv, addr string, m *schedule.Metrics) (stop func(), e
 	}()
 	env.log.Info("serving /healthz and /metrics", "addr", ln.Addr().String())
 	return func() { srv.Close() }, nil
+}
+
+// watchStale checks every minute, between the runs too, whether the store
+// has gone stale (notify.stale_after).
+func watchStale(ctx context.Context, n *notify.Notifier) {
+	if n == nil {
+		return
+	}
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			n.CheckStale(ctx)
+		}
+	}
 }

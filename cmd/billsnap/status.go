@@ -40,7 +40,47 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 	if err := printRuns(ctx, env.stdout, cfg, *n); err != nil {
 		return err
 	}
+	if err := printDeliveries(env.stdout, cfg.Out); err != nil {
+		return err
+	}
 	return printNextFires(env.stdout, cfg.Schedules, time.Now())
+}
+
+// printDeliveries shows each notification target's last delivery, and
+// since when it has been failing.
+func printDeliveries(w io.Writer, out string) error {
+	ds, err := journal.DeliveriesOf(out).List()
+	if err != nil || len(ds) == 0 {
+		return err
+	}
+	last, failingSince := map[string]journal.Delivery{}, map[string]time.Time{}
+	var names []string
+	for _, d := range ds {
+		if d.Result == journal.DeliveryNoted {
+			continue
+		}
+		if _, ok := last[d.Target]; !ok {
+			names = append(names, d.Target)
+		}
+		last[d.Target] = d
+		if d.Result == journal.DeliverySent {
+			delete(failingSince, d.Target)
+		} else if _, ok := failingSince[d.Target]; !ok {
+			failingSince[d.Target] = d.Time
+		}
+	}
+	fmt.Fprintln(w, "\nNotifications:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  target\tlast (UTC)\tevent\tresult\tfailing since\terror")
+	for _, name := range names {
+		d := last[name]
+		since := "-"
+		if t, ok := failingSince[name]; ok {
+			since = t.UTC().Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", name, d.Time.UTC().Format("2006-01-02 15:04:05"), d.Event, d.Result, since, dash(firstLine(d.Error)))
+	}
+	return tw.Flush()
 }
 
 func printRuns(ctx context.Context, w io.Writer, cfg config.Config, n int) error {

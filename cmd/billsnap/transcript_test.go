@@ -43,6 +43,8 @@ func transcripts() []transcript {
 		{name: "fix-no-subcommand", args: []string{"fix"}},
 		{name: "fix-apply-no-plan", args: []string{"fix", "apply", "--out", "$TMP"}},
 		{name: "serve-not-loopback", args: []string{"serve", "--listen", "0.0.0.0:18080", "--out", "$TMP"}},
+		{name: "check-config-notify-plain-http", args: []string{"check-config", "--config", "testdata/cli/notify-plain-http.yml"}, env: key},
+		{name: "notify-test-no-target", args: []string{"notify", "test", "--out", "$TMP"}},
 		{name: "lake-ddl-help", args: []string{"lake", "ddl", "--help"}},
 		{name: "lake-ddl-no-url", args: []string{"lake", "ddl", "--engine", "trino", "--out", "$TMP"}},
 		{name: "lake-ddl-no-engine", args: []string{"lake", "ddl", "--engine", "presto", "--parquet-url", "file:///tmp/lake", "--out", "$TMP"}},
