@@ -243,3 +243,44 @@ func TestNoMailInTheClear(t *testing.T) {
 		t.Fatalf("sent in the clear: %v", err)
 	}
 }
+
+// A run killed (its record still says running, not seen for longer than
+// journal.Stale) is sent as a failure, once, by the next run's notifier.
+func TestAKilledRunIsAFailure(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options{}, 0)
+	e, err := journal.New(journal.Dir(f.out), f.clock.now).Start(journal.Run{Job: "export"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clock.t = f.clock.t.Add(time.Minute)
+	f.n.AfterRun(ctx, run("r2", 0), nil)
+	f.n.AfterRun(ctx, run("r3", 0), nil)
+	ev := f.events(t)
+	if len(ev) != 1 || ev[0].Event != Failure || ev[0].RunID != e.Run().ID || ev[0].ExitCode != journal.KilledExitCode {
+		t.Fatalf("events %+v, want one failure of the killed run", ev)
+	}
+}
+
+// The Slack body is {"text": …}; the Teams body an Adaptive Card message;
+// both say the summary.
+func TestChatBodies(t *testing.T) {
+	m := materialMessage(report("s1", "i1"), report("s1", "i1").Findings[:1])
+	var slack struct{ Text string }
+	var teams struct {
+		Type        string
+		Attachments []struct {
+			ContentType string
+			Content     struct{ Body []struct{ Text string } }
+		}
+	}
+	sb, _ := webhookBody("slack", m)
+	tb, _ := webhookBody("teams", m)
+	if json.Unmarshal(sb, &slack) != nil || !strings.HasPrefix(slack.Text, m.Summary) || !strings.Contains(slack.Text, "EUR net 10.00, gross 10.00") {
+		t.Errorf("slack: %s", sb)
+	}
+	if json.Unmarshal(tb, &teams) != nil || teams.Type != "message" || len(teams.Attachments) != 1 ||
+		teams.Attachments[0].ContentType != "application/vnd.microsoft.card.adaptive" || teams.Attachments[0].Content.Body[0].Text != m.Summary {
+		t.Errorf("teams: %s", tb)
+	}
+}
