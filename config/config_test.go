@@ -97,6 +97,7 @@ func TestIcebergIsValidated(t *testing.T) {
 		{lake.Iceberg{Catalog: "rest", URI: "https://u:p@cat.example.com", Namespace: "n"}, "config key iceberg.uri: holds credentials"},
 		{lake.Iceberg{Catalog: "sql", Namespace: "n"}, "config key iceberg.uri: a sql catalog needs its SQLite file"},
 		{lake.Iceberg{Catalog: "glue", Namespace: "n", CredentialFile: "/nope/cred"}, "config key iceberg.credential_file: stat /nope/cred"},
+		{lake.Iceberg{Catalog: "glue", Namespace: "n"}, "config key iceberg.warehouse: a glue catalog needs the AWS account ID"},
 	} {
 		c := Default()
 		c.Iceberg = tc.o

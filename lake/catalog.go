@@ -32,13 +32,15 @@ type Catalog interface {
 // Iceberg is the iceberg section of the configuration: the catalog the
 // snapshots published to parquet.url are committed to.
 type Iceberg struct {
-	// Catalog is sql (the default: a SQLite file, no server), rest, glue,
-	// or none.
+	// Catalog is sql (the default: a SQLite file, no server), rest, glue
+	// (AWS Glue's Iceberg REST endpoint, signed with SigV4), or none.
 	Catalog string `yaml:"catalog"`
 	// URI is, for sql, the SQLite file (relative to out; default
-	// .billsnap/iceberg.db); for rest, the catalog's URL.
+	// .billsnap/iceberg.db); for rest, the catalog's URL; for glue, the
+	// endpoint when not https://glue.REGION.amazonaws.com/iceberg.
 	URI string `yaml:"uri"`
-	// Warehouse is passed to a rest or glue catalog.
+	// Warehouse is passed to a rest catalog; for glue it is the AWS
+	// account ID whose Data Catalog holds the tables.
 	Warehouse string `yaml:"warehouse"`
 	// Namespace holds the tables; default billsnap.
 	Namespace string `yaml:"namespace"`
@@ -62,7 +64,11 @@ func (o Iceberg) Validate() error {
 	var errs []error
 	bad := func(key, format string, args ...any) { errs = append(errs, configkey.Errorf(key, format, args...)) }
 	switch o.Catalog {
-	case "sql", "none", "glue":
+	case "sql", "none":
+	case "glue":
+		if o.Warehouse == "" {
+			bad("warehouse", "a glue catalog needs the AWS account ID whose Data Catalog holds the tables")
+		}
 	case "rest":
 		if u, err := url.Parse(o.URI); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad("uri", "a rest catalog needs its http(s) URL, not %q", o.URI)

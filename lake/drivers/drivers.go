@@ -1,13 +1,12 @@
 // Package drivers registers the object storage drivers of every scheme a
 // lake opens (file, s3, gs, azblob) with gocloud.dev/blob and with
-// iceberg-go's file IO, and the Iceberg catalogs (sql, rest, glue); a
-// program that publishes to object storage imports it for its side
-// effect.
+// iceberg-go's file IO, and the Iceberg catalogs (sql; rest, which glue
+// uses too); a program that publishes to object storage imports it for
+// its side effect.
 package drivers
 
 import (
-	_ "github.com/apache/iceberg-go/catalog/glue" // iceberg.catalog: glue
-	_ "github.com/apache/iceberg-go/catalog/rest" // iceberg.catalog: rest
+	_ "github.com/apache/iceberg-go/catalog/rest" // iceberg.catalog: rest and glue
 	_ "github.com/apache/iceberg-go/io/gocloud"   // the Iceberg tables' files: s3, gs, azblob
 	_ "gocloud.dev/blob/azureblob"                // azblob://
 	_ "gocloud.dev/blob/fileblob"                 // file://

@@ -129,11 +129,21 @@ func (c *Catalog) openSQL(o lake.Iceberg, out string, props ice.Properties) erro
 	return nil
 }
 
-// load opens a REST or Glue catalog, which the program registers.
+// load opens a REST catalog, which the program registers; glue is AWS
+// Glue's Iceberg REST endpoint, its requests signed with SigV4 (so the
+// Glue SDK is not needed).
 func (c *Catalog) load(ctx context.Context, o lake.Iceberg, props ice.Properties) error {
-	props["type"] = o.Catalog
+	props["type"] = "rest"
 	if o.URI != "" {
 		props["uri"] = o.URI
+	}
+	if o.Catalog == "glue" {
+		region := cmp.Or(props[iceio.S3Region], os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"))
+		if region == "" {
+			return errors.New("glue: no AWS region (the region of parquet.url, or AWS_REGION)")
+		}
+		props["uri"] = cmp.Or(o.URI, "https://glue."+region+".amazonaws.com/iceberg")
+		props["rest.sigv4-enabled"], props["rest.signing-region"], props["rest.signing-name"] = "true", region, "glue"
 	}
 	if o.Warehouse != "" {
 		props["warehouse"] = o.Warehouse
