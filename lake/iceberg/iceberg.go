@@ -55,6 +55,10 @@ type Catalog struct {
 	ns   table.Identifier
 	root string  // the lake's URL without options
 	db   *sql.DB // the SQL catalog's database; nil for the others
+	// held is the billsnap snapshot each table was seen or made to hold
+	// since the catalog was opened, so that a table is loaded once per
+	// export, not once per snapshot kept.
+	held map[string]string
 }
 
 // Open opens (and for a SQL catalog, creates) the catalog o describes for
@@ -64,7 +68,7 @@ func Open(ctx context.Context, o lake.Iceberg, lakeURL, out string) (lake.Catalo
 	if err != nil {
 		return nil, err
 	}
-	c := &Catalog{ns: table.Identifier{o.Namespace}, root: lake.Root(lakeURL)}
+	c := &Catalog{ns: table.Identifier{o.Namespace}, root: lake.Root(lakeURL), held: map[string]string{}}
 	switch o.Catalog {
 	case "sql":
 		err = c.openSQL(o, out, props)
@@ -225,10 +229,14 @@ func lakeURI(root, key string) string { return root + "/" + key }
 // current snapshot, creating the table or evolving its schema first when
 // the file at schemaOf needs it.
 func (c *Catalog) commitTable(ctx context.Context, name, id string, files []string, schemaOf string) error {
+	if held, ok := c.held[name]; ok && held >= id && held != "" {
+		return nil
+	}
 	ident := append(slices.Clone(c.ns), name)
 	tbl, err := c.cat.LoadTable(ctx, ident)
 	if err == nil {
-		if cur := Held(tbl.CurrentSnapshot()); cur >= id && cur != "" {
+		c.held[name] = Held(tbl.CurrentSnapshot())
+		if cur := c.held[name]; cur >= id && cur != "" {
 			return nil
 		}
 	} else if !errors.Is(err, catalog.ErrNoSuchTable) {
@@ -261,6 +269,7 @@ func (c *Catalog) commitTable(ctx context.Context, name, id string, files []stri
 		return err
 	}
 	if _, err = tx.Commit(ctx); err == nil {
+		c.held[name] = id
 		crashpoint.Hit("iceberg.table")
 	}
 	return err
