@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/billsnap/billsnap/configkey"
 )
@@ -26,6 +25,8 @@ type Catalog interface {
 	// Prune calls it after removing their manifests and before their
 	// data.
 	Expire(ctx context.Context, keep []string) error
+	// Metadata is each table's current metadata file, by table name.
+	Metadata(ctx context.Context) (map[string]string, error)
 	Close() error
 }
 
@@ -96,19 +97,14 @@ func (o Iceberg) Validate() error {
 // a relative sql URI is under the store's directory out.
 type CatalogOpener func(ctx context.Context, o Iceberg, lakeURL, out string) (Catalog, error)
 
-var (
-	openerMu sync.Mutex
-	opener   CatalogOpener
-)
+// opener is set by RegisterCatalogs, from an init function.
+var opener CatalogOpener
 
-// RegisterCatalogs sets how catalogs are opened: package lake/iceberg
-// registers itself, and a program that publishes links it through
-// lake/drivers, as it links the object storage drivers.
-func RegisterCatalogs(open CatalogOpener) {
-	openerMu.Lock()
-	defer openerMu.Unlock()
-	opener = open
-}
+// RegisterCatalogs sets how catalogs are opened. It is called from an
+// init function (package lake/iceberg registers itself, and a program
+// that publishes links it through lake/drivers, as it links the object
+// storage drivers), before anything opens a catalog.
+func RegisterCatalogs(open CatalogOpener) { opener = open }
 
 // OpenCatalog opens the catalog of o for the lake at lakeURL; nil when o
 // says none.
@@ -116,13 +112,10 @@ func OpenCatalog(ctx context.Context, o Iceberg, lakeURL, out string) (Catalog, 
 	if o.Catalog == "none" {
 		return nil, nil
 	}
-	openerMu.Lock()
-	open := opener
-	openerMu.Unlock()
-	if open == nil {
+	if opener == nil {
 		return nil, errors.New("iceberg: this program links no catalog (import github.com/billsnap/billsnap/lake/drivers)")
 	}
-	c, err := open(ctx, o, lakeURL, out)
+	c, err := opener(ctx, o, lakeURL, out)
 	if err != nil {
 		return nil, fmt.Errorf("iceberg.catalog %s: %w", o.Catalog, err)
 	}

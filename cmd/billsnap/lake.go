@@ -11,7 +11,6 @@ import (
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/ddl"
-	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -93,15 +92,8 @@ func icebergMetadata(ctx context.Context, cfg config.Config) (map[string]string,
 		return nil, "", err
 	}
 	defer c.Close()
-	tables, err := c.(*iceberg.Catalog).Tables(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	out := map[string]string{}
-	for _, t := range tables {
-		out[t.Identifier()[len(t.Identifier())-1]] = t.MetadataLocation()
-	}
-	return out, db, nil
+	out, err := c.Metadata(ctx)
+	return out, db, err
 }
 
 // ddlTables are the store's tables as their Parquet files have them.

@@ -384,6 +384,19 @@ func (c *Catalog) Expire(ctx context.Context, keep []string) error {
 	return nil
 }
 
+// Metadata is each table's current metadata file, by table name.
+func (c *Catalog) Metadata(ctx context.Context) (map[string]string, error) {
+	tables, err := c.Tables(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, t := range tables {
+		out[t.Identifier()[len(t.Identifier())-1]] = t.MetadataLocation()
+	}
+	return out, nil
+}
+
 // Tables are the tables of the catalog's namespace, by name, loaded.
 func (c *Catalog) Tables(ctx context.Context) ([]*table.Table, error) {
 	var out []*table.Table
