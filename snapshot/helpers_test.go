@@ -21,13 +21,14 @@ type testCfg struct {
 	Options
 	BaseURL, FrontURL string
 	MaxRewalks        int
+	Prefetch          int
 }
 
 func testConfig(srv *sandbox.Server, out string) testCfg {
 	o := DefaultOptions()
 	o.Out = out
 	o.Parquet.RowsPerFile = 1000
-	return testCfg{Options: o, BaseURL: srv.BaseURL(), FrontURL: srv.FrontURL(), MaxRewalks: 2}
+	return testCfg{Options: o, BaseURL: srv.BaseURL(), FrontURL: srv.FrontURL(), MaxRewalks: 2, Prefetch: 8}
 }
 
 func openStore(t *testing.T, cfg testCfg) *Store {
@@ -56,7 +57,7 @@ func walker(t *testing.T, cfg testCfg) *extract.Walker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &extract.Walker{Client: c, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: 8, MaxRewalks: cfg.MaxRewalks, Clock: clock}
+	return &extract.Walker{Client: c, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch, MaxRewalks: cfg.MaxRewalks, Clock: clock}
 }
 
 func catalog(t *testing.T, cfg testCfg) []extract.Collection {

@@ -33,19 +33,21 @@ func events(t *testing.T, r *notifytest.Receiver) []notify.Message {
 
 // A json webhook on [material, failure]: billsnap run with material
 // findings posts once (event material); the same run again posts nothing;
-// a run with a wrong API key posts one failure with exit code 1. No key
-// is in any payload, the store or the output.
+// a run with a wrong API key posts one failure with exit code 1. A second
+// target that fails (404) leaves the exit codes as they are. No key is in
+// any payload, the store or the output.
 func TestAWebhookHearsOfMaterialOnceAndOfAFailure(t *testing.T) {
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 87, Customers: 30, Planted: 2}, "")
-	hook := notifytest.StartReceiver(t, 0)
+	hook, broken := notifytest.StartReceiver(t, 0), notifytest.StartReceiver(t, http.StatusNotFound)
 	dir, etc := t.TempDir(), t.TempDir() // the store, and where the configuration is
 	conf := filepath.Join(etc, "c.yml")
-	os.WriteFile(conf, fmt.Appendf(nil, "notify:\n  webhooks:\n    - {name: finance, url: %q, format: json, on: [material, failure]}\n", hook.URL), 0o644)
+	os.WriteFile(conf, fmt.Appendf(nil, "notify:\n  webhooks:\n    - {name: finance, url: %q, format: json, on: [material, failure]}\n"+
+		"    - {name: broken, url: %q, format: json, on: [material, failure]}\n", hook.URL, broken.URL), 0o644)
 	var output strings.Builder
 	for range 2 {
 		code, stdout, stderr := cli(t, srv, "run", "--out", dir, "--config", conf, "--progress", "none")
 		output.WriteString(stdout + stderr)
-		if code != job.ExitMaterial {
+		if code != job.ExitMaterial { // a target that fails changes nothing
 			t.Fatalf("run: exit %d, want 3 (material)\n%s", code, stderr)
 		}
 	}
@@ -86,6 +88,7 @@ func sweepSecrets(t *testing.T, dir, output string, hook *notifytest.Receiver, m
 		for i, m := range mail.Mails() {
 			places[fmt.Sprintf("mail %d", i)] = string(m)
 		}
+		places["the SMTP conversation"] = mail.Transcript() // AUTH PLAIN carries the password base64-encoded, never as it is
 	}
 	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() {
