@@ -18,22 +18,31 @@ import (
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
+// killedMidPublish runs an export of a sandbox of seed to a new lake,
+// SIGKILLed at the crashpoint at, and gives the sandbox, the lake's
+// parquet.url and the store.
+func killedMidPublish(t *testing.T, seed uint64, at string) (*sandbox.Server, string, string) {
+	t.Helper()
+	bin := binaryWithTags(t, "crashpoints")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: seed, Customers: 30}, "")
+	url := laketest.Start(t, "billing")
+	dir := t.TempDir()
+	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT="+at)
+	cmd.Args = append(cmd.Args, "--parquet-url", url)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the export was not killed: %v\n%s", err, out)
+	}
+	return srv, url, dir
+}
+
 // An export killed (SIGKILL) in the middle of publishing to object
 // storage, after some data files and before the manifest, leaves no
 // manifest of the half snapshot, so it does not exist there; the next
 // export publishes it and its own snapshot, and removes the files the
 // killed one left.
 func TestAnExportKilledMidPublishToObjectStorage(t *testing.T) {
-	bin := binaryWithTags(t, "crashpoints")
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 83, Customers: 30}, "")
-	url := laketest.Start(t, "billing")
-	dir := t.TempDir()
-	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT=lake.data#3")
-	cmd.Args = append(cmd.Args, "--parquet-url", url)
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("the export was not killed: %v\n%s", err, out)
-	}
+	srv, url, dir := killedMidPublish(t, 83, "lake.data#3")
 	ctx := context.Background()
 	l, err := lake.Open(ctx, url, time.Now)
 	if err != nil {
@@ -69,16 +78,7 @@ func TestAnExportKilledMidPublishToObjectStorage(t *testing.T) {
 // snapshot before; the next export commits it to the others, then its own
 // snapshot to all, so every table holds the new one over the killed one.
 func TestAnExportKilledMidIcebergCommit(t *testing.T) {
-	bin := binaryWithTags(t, "crashpoints")
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 84, Customers: 30}, "")
-	url := laketest.Start(t, "billing")
-	dir := t.TempDir()
-	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT=iceberg.table#5")
-	cmd.Args = append(cmd.Args, "--parquet-url", url)
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("the export was not killed: %v\n%s", err, out)
-	}
+	srv, url, dir := killedMidPublish(t, 84, "iceberg.table#5")
 	if n := len(icebergTables(t, url, dir)); n != 5 {
 		t.Fatalf("after the kill: %d Iceberg tables, want the 5 committed", n)
 	}

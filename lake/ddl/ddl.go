@@ -190,10 +190,12 @@ func (p *printer) sharedCatalog(engine string) {
 			conf = map[string]string{"type": "jdbc", "uri": "jdbc:sqlite:" + p.l.SQLiteDB, "warehouse": sparkURL(p.root)}
 		case "rest":
 			conf["uri"] = c.URI
+		case "glue":
+			conf = map[string]string{"type": "glue", "glue.id": c.Warehouse, "warehouse": sparkURL(p.root)}
 		}
 		p.printf("-- Spark reads the catalog billsnap commits to (the Iceberg runtime on the classpath%s):\n", map[bool]string{true: " and xerial sqlite-jdbc", false: ""}[c.Catalog == "sql"])
 		p.printf("--   --conf spark.sql.catalog.billsnap=org.apache.iceberg.spark.SparkCatalog\n")
-		for _, k := range []string{"type", "uri", "warehouse"} {
+		for _, k := range []string{"type", "uri", "glue.id", "warehouse"} {
 			if conf[k] != "" {
 				p.printf("--   --conf spark.sql.catalog.billsnap.%s=%s\n", k, conf[k])
 			}
@@ -208,7 +210,7 @@ func (p *printer) sharedCatalog(engine string) {
 			p.printf("--   iceberg.rest-catalog.warehouse=%s\n", c.Warehouse)
 		}
 	} else {
-		p.printf("--   iceberg.catalog.type=glue\n")
+		p.printf("--   iceberg.catalog.type=glue\n--   hive.metastore.glue.catalogid=%s\n", c.Warehouse)
 	}
 	p.printf("SHOW TABLES FROM billsnap.%s;\n-- Time travel: SELECT * FROM billsnap.%s.%s FOR VERSION AS OF <snapshot id>.\n", p.ns, p.ns, p.firstTable())
 }
