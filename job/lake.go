@@ -52,13 +52,9 @@ func publishLake(ctx context.Context, cfg config.Config, store *snapshot.Store, 
 // publishOne publishes snapshot id unless one of ms is its manifest, then
 // commits it to the catalog (which leaves a table that holds it as it is).
 func publishOne(ctx context.Context, l *lake.Lake, cat lake.Catalog, store *snapshot.Store, ms []lake.Manifest, id string, log *slog.Logger) error {
-	files, err := store.Files(id)
+	local, err := store.Files(id)
 	if err != nil {
 		return err
-	}
-	local := make([]lake.Local, len(files))
-	for i, f := range files {
-		local[i] = lake.Local{Table: f.Table, Path: f.Path}
 	}
 	i := slices.IndexFunc(ms, func(m lake.Manifest) bool { return m.Snapshot == id })
 	var m lake.Manifest

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/billsnap/billsnap/configkey"
@@ -48,6 +49,19 @@ type Iceberg struct {
 	// CredentialFile holds a rest catalog's OAuth2 client credential
 	// (ID:SECRET), kept out of the configuration.
 	CredentialFile string `yaml:"credential_file"`
+}
+
+// SQLiteFile is a sql catalog's file: URI, under the store out when it is
+// relative, made absolute.
+func (o Iceberg) SQLiteFile(out string) string {
+	path := o.URI
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(out, path)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return path
 }
 
 // CatalogKinds are the values of iceberg.catalog.

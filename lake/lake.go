@@ -118,12 +118,8 @@ func Open(ctx context.Context, raw string, now func() time.Time) (*Lake, error) 
 	return &Lake{b: b, url: raw, now: now}, nil
 }
 
-// URI is the object at key as a URL without options
-// (s3://BUCKET/PREFIX/KEY, file:///DIR/KEY), as a table format names
-// its files.
-func (l *Lake) URI(key string) string { return Root(l.url) + "/" + key }
-
-// Root is the lake at raw without its options and trailing slash.
+// Root is the lake at raw without its options and trailing slash: the
+// URL under which a table format names its files (ROOT/KEY).
 func Root(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {

@@ -77,8 +77,9 @@ func materialFindings(r *reconcile.Report) []reconcile.Finding {
 // are new to the target (fresh).
 func materialMessage(r *reconcile.Report, fresh []reconcile.Finding) Message {
 	m := Message{Event: Material, SnapshotID: r.Snapshot.ID, Period: r.Period.String(), NewFindings: len(fresh)}
+	rules := r.MaterialRules()
 	for _, t := range r.Totals() {
-		if !slices.Contains(r.MaterialRules(), t.Rule.ID) {
+		if !slices.Contains(rules, t.Rule.ID) {
 			continue
 		}
 		rs := RuleSummary{Rule: t.Rule.ID, Severity: t.Rule.Severity, Count: t.Count - t.Waived, Amounts: map[string]Amounts{}}

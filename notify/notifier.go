@@ -134,7 +134,7 @@ func (n *Notifier) failure(ctx context.Context, run journal.Run) {
 // killed sends the failure of each run killed in the last day that no
 // target was told of.
 func (n *Notifier) killed(ctx context.Context) {
-	runs, err := journal.List(filepath.Join(journal.Dir(n.w.Out)), n.w.Now())
+	runs, err := journal.List(journal.Dir(n.w.Out), n.w.Now())
 	if err != nil {
 		n.w.Log.Warn("notifications: reading the runs", "error", err)
 		return

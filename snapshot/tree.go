@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/lake"
 )
 
 // tree is the Parquet tree readers see. Its path (DIR/parquet) is a
@@ -242,20 +243,17 @@ func syncDirs(root string) error {
 	})
 }
 
-// SnapshotFile is one Parquet file of a complete snapshot in the tree.
-type SnapshotFile struct{ Table, Path string }
-
 // Files are the Parquet files of complete snapshot id in the tree, by
-// table in the catalogue's order.
-func (s *Store) Files(id string) ([]SnapshotFile, error) {
-	var out []SnapshotFile
+// table in the catalogue's order, as the lake publishes them.
+func (s *Store) Files(id string) ([]lake.Local, error) {
+	var out []lake.Local
 	for _, t := range tables {
 		paths, err := filepath.Glob(filepath.Join(s.parquetDir, t.Name, PartitionKey+"="+id, "*.parquet"))
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range paths {
-			out = append(out, SnapshotFile{Table: t.Name, Path: p})
+			out = append(out, lake.Local{Table: t.Name, Path: p})
 		}
 	}
 	if len(out) == 0 {

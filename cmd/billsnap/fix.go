@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/fix"
@@ -32,38 +30,6 @@ apply  applies a plan once: --dry-run prints every request and sends none; every
 // runFix runs fix plan or fix apply.
 func runFix(ctx context.Context, env *cliEnv, args []string) error {
 	return dispatch(ctx, env, "fix", fixUsage, args, subcommand{"plan", runFixPlan}, subcommand{"apply", runFixApply})
-}
-
-// subcommand is a subcommand's name and what runs it with its arguments.
-type subcommand struct {
-	name string
-	run  func(ctx context.Context, env *cliEnv, args []string) error
-}
-
-// dispatch runs the subcommand of command that args name; --help prints
-// usage.
-func dispatch(ctx context.Context, env *cliEnv, command, usage string, args []string, subs ...subcommand) error {
-	var names []string
-	for _, s := range subs {
-		names = append(names, s.name)
-	}
-	want := strings.Join(names, " or ")
-	if len(args) == 0 {
-		what := map[bool]string{true: "they do", false: "it does"}[len(subs) > 1]
-		return job.Usagef("want a subcommand: %s ('billsnap %s --help' says what %s)", want, command, what)
-	}
-	if i := slices.Index(names, args[0]); i >= 0 {
-		return subs[i].run(ctx, env, args[1:])
-	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(env.stdout, usage)
-		return nil
-	}
-	if name, ok := strings.CutPrefix(args[0], "-"); ok {
-		return job.Usagef("flag provided but not defined: -%s ('billsnap %s --help' lists its flags)", strings.TrimPrefix(name, "-"), command)
-	}
-	return job.Usagef("unknown subcommand %q: want %s", args[0], want)
 }
 
 func runFixPlan(ctx context.Context, env *cliEnv, args []string) error {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -59,7 +58,7 @@ func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return job.Usage(err)
 	}
-	l := ddl.Lake{URL: cfg.Parquet.URL, Iceberg: cfg.Iceberg, Tables: ddlTables(tables), Hive: *hive, Namespace: cfg.Iceberg.Namespace}
+	l := ddl.Lake{URL: cfg.Parquet.URL, Iceberg: cfg.Iceberg, Tables: ddlTables(tables), Hive: *hive}
 	if !*hive && cfg.Iceberg.Catalog != "none" {
 		if l.Metadata, l.SQLiteDB, err = icebergMetadata(ctx, cfg); err != nil {
 			return err
@@ -76,13 +75,7 @@ func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {
 func icebergMetadata(ctx context.Context, cfg config.Config) (map[string]string, string, error) {
 	var db string
 	if cfg.Iceberg.Catalog == "sql" {
-		db = cfg.Iceberg.URI
-		if !filepath.IsAbs(db) {
-			db = filepath.Join(cfg.Out, db)
-		}
-		if abs, err := filepath.Abs(db); err == nil {
-			db = abs
-		}
+		db = cfg.Iceberg.SQLiteFile(cfg.Out)
 		if _, err := os.Stat(db); err != nil {
 			return nil, "", job.Usagef("no Iceberg catalog at %s (iceberg.uri): export with parquet.url first, or print --hive tables", db)
 		}

@@ -31,13 +31,12 @@ type Column struct{ Name, Kind string }
 
 // Lake is what the statements name.
 type Lake struct {
-	URL       string       // parquet.url, with its options
-	Iceberg   lake.Iceberg // the catalog's section of the configuration
-	SQLiteDB  string       // a sql catalog's file, absolute
-	Tables    []Table
-	Metadata  map[string]string // table name -> its Iceberg table's current metadata file
-	Hive      bool              // external Hive tables even where Iceberg is possible
-	Namespace string
+	URL      string       // parquet.url, with its options
+	Iceberg  lake.Iceberg // the catalog's section of the configuration
+	SQLiteDB string       // a sql catalog's file, absolute
+	Tables   []Table
+	Metadata map[string]string // table name -> its Iceberg table's current metadata file
+	Hive     bool              // external Hive tables even where Iceberg is possible
 }
 
 // Write writes the statements that attach l's tables to engine.
@@ -49,7 +48,7 @@ func Write(w io.Writer, engine string, l Lake) error {
 	if engine == "athena" && !strings.HasPrefix(root, "s3://") {
 		return fmt.Errorf("athena reads s3:// only, not %s", root)
 	}
-	p := &printer{w: w, l: l, root: root, ns: l.Namespace}
+	p := &printer{w: w, l: l, root: root, ns: l.Iceberg.Namespace}
 	fmt.Fprintf(w, "-- billsnap: the tables of %s for %s.\n", root, engine)
 	switch {
 	case l.Hive || l.Iceberg.Catalog == "none" || (engine == "athena" && l.Iceberg.Catalog != "glue"):

@@ -18,7 +18,7 @@ func lakeOf(c lake.Iceberg) Lake {
 			{"rate", "number"}, {"_raw", "string"}}},
 	}
 	return Lake{URL: "s3://lake/billing?endpoint=http://127.0.0.1:9000&region=eu-west-1&use_path_style=true", Iceberg: c,
-		SQLiteDB: "/srv/billsnap/.billsnap/iceberg.db", Tables: tables, Namespace: c.Namespace,
+		SQLiteDB: "/srv/billsnap/.billsnap/iceberg.db", Tables: tables,
 		Metadata: map[string]string{"invoices": "s3://lake/billing/invoices/metadata/00002-aa.metadata.json",
 			"invoice_lines": "s3://lake/billing/invoice_lines/metadata/00002-bb.metadata.json"}}
 }

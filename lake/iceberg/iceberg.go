@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,10 +56,10 @@ type Catalog struct {
 	ns   table.Identifier
 	root string  // the lake's URL without options
 	db   *sql.DB // the SQL catalog's database; nil for the others
-	// held is the billsnap snapshot each table was seen or made to hold
-	// since the catalog was opened, so that a table is loaded once per
-	// export, not once per snapshot kept.
-	held map[string]string
+	// tables are the tables loaded or committed since the catalog was
+	// opened, by name, so that a table is loaded once per export, not
+	// once per snapshot kept and again to expire.
+	tables map[string]*table.Table
 }
 
 // Open opens (and for a SQL catalog, creates) the catalog o describes for
@@ -68,12 +69,12 @@ func Open(ctx context.Context, o lake.Iceberg, lakeURL, out string) (lake.Catalo
 	if err != nil {
 		return nil, err
 	}
-	c := &Catalog{ns: table.Identifier{o.Namespace}, root: lake.Root(lakeURL), held: map[string]string{}}
+	c := &Catalog{ns: table.Identifier{o.Namespace}, root: lake.Root(lakeURL), tables: map[string]*table.Table{}}
 	switch o.Catalog {
 	case "sql":
 		err = c.openSQL(o, out, props)
 	case "rest", "glue":
-		err = c.load(ctx, o, props)
+		err = c.openREST(ctx, o, props)
 	default:
 		err = fmt.Errorf("no catalog %q", o.Catalog)
 	}
@@ -113,10 +114,7 @@ func ioProps(lakeURL string) (ice.Properties, error) {
 }
 
 func (c *Catalog) openSQL(o lake.Iceberg, out string, props ice.Properties) error {
-	path := o.URI
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(out, path)
-	}
+	path := o.SQLiteFile(out)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -133,10 +131,10 @@ func (c *Catalog) openSQL(o lake.Iceberg, out string, props ice.Properties) erro
 	return nil
 }
 
-// load opens a REST catalog, which the program registers; glue is AWS
+// openREST opens a REST catalog, which the program registers; glue is AWS
 // Glue's Iceberg REST endpoint, its requests signed with SigV4 (so the
 // Glue SDK is not needed).
-func (c *Catalog) load(ctx context.Context, o lake.Iceberg, props ice.Properties) error {
+func (c *Catalog) openREST(ctx context.Context, o lake.Iceberg, props ice.Properties) error {
 	props["type"] = "rest"
 	if o.URI != "" {
 		props["uri"] = o.URI
@@ -197,21 +195,14 @@ func (c *Catalog) Close() error {
 func (c *Catalog) Commit(ctx context.Context, m lake.Manifest, local []lake.Local) error {
 	byTable := map[string][]string{}
 	for _, f := range m.Files {
-		byTable[f.Table] = append(byTable[f.Table], lakeURI(c.root, f.Key))
+		byTable[f.Table] = append(byTable[f.Table], c.root+"/"+f.Key)
 	}
 	for _, l := range local {
 		if _, ok := byTable[l.Table]; !ok {
 			return fmt.Errorf("iceberg: snapshot %s has local files of %s but none published", m.Snapshot, l.Table)
 		}
 	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for name := range byTable {
-			if !yield(name) {
-				return
-			}
-		}
-	})
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(byTable)) {
 		i := slices.IndexFunc(local, func(l lake.Local) bool { return l.Table == name })
 		if i < 0 {
 			return fmt.Errorf("iceberg: snapshot %s: no local file of %s to read its schema from", m.Snapshot, name)
@@ -223,23 +214,16 @@ func (c *Catalog) Commit(ctx context.Context, m lake.Manifest, local []lake.Loca
 	return nil
 }
 
-func lakeURI(root, key string) string { return root + "/" + key }
-
 // commitTable makes files (snapshot id's files of table name) the table's
 // current snapshot, creating the table or evolving its schema first when
 // the file at schemaOf needs it.
 func (c *Catalog) commitTable(ctx context.Context, name, id string, files []string, schemaOf string) error {
-	if held, ok := c.held[name]; ok && held >= id && held != "" {
+	ident := append(slices.Clone(c.ns), name)
+	tbl, err := c.load(ctx, ident)
+	if err == nil && Held(tbl.CurrentSnapshot()) >= id {
 		return nil
 	}
-	ident := append(slices.Clone(c.ns), name)
-	tbl, err := c.cat.LoadTable(ctx, ident)
-	if err == nil {
-		c.held[name] = Held(tbl.CurrentSnapshot())
-		if cur := c.held[name]; cur >= id && cur != "" {
-			return nil
-		}
-	} else if !errors.Is(err, catalog.ErrNoSuchTable) {
+	if err != nil && !errors.Is(err, catalog.ErrNoSuchTable) {
 		return err
 	}
 	want, err := parquetSchema(schemaOf)
@@ -268,11 +252,23 @@ func (c *Catalog) commitTable(ctx context.Context, name, id string, files []stri
 	if err != nil {
 		return err
 	}
-	if _, err = tx.Commit(ctx); err == nil {
-		c.held[name] = id
+	if c.tables[name], err = tx.Commit(ctx); err == nil {
 		crashpoint.Hit("iceberg.table")
 	}
 	return err
+}
+
+// load is the table ident, loaded once since the catalog was opened.
+func (c *Catalog) load(ctx context.Context, ident table.Identifier) (*table.Table, error) {
+	name := ident[len(ident)-1]
+	if tbl := c.tables[name]; tbl != nil {
+		return tbl, nil
+	}
+	tbl, err := c.cat.LoadTable(ctx, ident)
+	if err == nil {
+		c.tables[name] = tbl
+	}
+	return tbl, err
 }
 
 // Held is the billsnap snapshot an Iceberg snapshot holds; "" for none.
@@ -355,14 +351,11 @@ func parquetSchema(path string) (*ice.Schema, error) {
 // snapshots keep does not name (and the files only they use), keeping
 // the newest ones.
 func (c *Catalog) Expire(ctx context.Context, keep []string) error {
-	for ident, err := range c.cat.ListTables(ctx, c.ns) {
-		if err != nil {
-			return err
-		}
-		tbl, err := c.cat.LoadTable(ctx, ident)
-		if err != nil {
-			return err
-		}
+	tables, err := c.Tables(ctx)
+	if err != nil {
+		return err
+	}
+	for _, tbl := range tables {
 		kept := 0
 		snaps := tbl.Metadata().Snapshots()
 		for _, s := range snaps {
@@ -377,8 +370,9 @@ func (c *Catalog) Expire(ctx context.Context, keep []string) error {
 		if err := tx.ExpireSnapshots(table.WithRetainLast(kept), table.WithOlderThan(0)); err != nil {
 			return err
 		}
-		if _, err := tx.Commit(ctx); err != nil {
-			return fmt.Errorf("iceberg: expiring the snapshots of %s: %w", strings.Join(ident, "."), err)
+		name := tbl.Identifier()[len(tbl.Identifier())-1]
+		if c.tables[name], err = tx.Commit(ctx); err != nil {
+			return fmt.Errorf("iceberg: expiring the snapshots of %s: %w", strings.Join(tbl.Identifier(), "."), err)
 		}
 	}
 	return nil
@@ -404,7 +398,7 @@ func (c *Catalog) Tables(ctx context.Context) ([]*table.Table, error) {
 		if err != nil {
 			return nil, err
 		}
-		tbl, err := c.cat.LoadTable(ctx, ident)
+		tbl, err := c.load(ctx, ident)
 		if err != nil {
 			return nil, err
 		}
