@@ -34,8 +34,9 @@ type Run struct {
 // Meta is what the manifest records about where a snapshot came from.
 type Meta struct{ BaseURL, FrontURL string }
 
-// Begin starts a snapshot: it is recorded as running, and its rows go to
-// staging until Publish.
+// Begin starts a snapshot: it is recorded as running, its tables' columns
+// are given their field IDs (assignFieldIDs), and its rows go to staging
+// until Publish.
 func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	started := s.now().UTC().Truncate(time.Microsecond)
 	var id string
@@ -46,6 +47,9 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 		}
 		_, err = db.ExecContext(ctx, "INSERT INTO snapshots (id, started, status, base_url, front_url) VALUES (?, ?, ?, ?, ?)",
 			id, started, StatusRunning, m.BaseURL, m.FrontURL)
+		if err == nil {
+			s.tables, err = assignFieldIDs(ctx, db, s.tables, id)
+		}
 		return err
 	})
 	if err != nil {

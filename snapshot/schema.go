@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/billsnap/billsnap/configkey"
@@ -68,6 +69,11 @@ type Table struct {
 	ParentColumn string // for a child table: the column holding its parent's ID
 	List         *List  // the service's list it is filled from; nil for a child table
 	Columns      []Column
+	// FieldIDs are the columns' field IDs, by name (snapshot_id has
+	// none): the store's catalogue gives each column of a table an ID
+	// that it keeps across snapshots (fieldids.go), and every Parquet
+	// file of a snapshot carries them. Nil until the store assigns them.
+	FieldIDs map[string]int
 }
 
 // List is a paged list of the service (a collection).
@@ -196,16 +202,28 @@ var parquetTypes = map[Kind]string{
 	Float:     "type=DOUBLE",
 }
 
-// parquetSchema is the table's schema in parquet-go's metadata form.
+// parquetSchema is the table's schema in parquet-go's metadata form,
+// with each column's field ID when the table has them (parquet-go
+// writes field_id 0 for a column without one).
 func (t Table) parquetSchema() []string {
-	md := []string{"name=id, " + pqUTF8 + ", repetitiontype=REQUIRED"}
+	md := []string{t.parquetColumn("id", pqUTF8+", repetitiontype=REQUIRED")}
 	if t.ParentColumn != "" {
-		md = append(md, "name="+t.ParentColumn+", "+pqUTF8+", repetitiontype=REQUIRED")
+		md = append(md, t.parquetColumn(t.ParentColumn, pqUTF8+", repetitiontype=REQUIRED"))
 	}
 	for _, c := range t.Columns {
-		md = append(md, "name="+c.Name+", "+parquetTypes[c.Kind]+pqOptional)
+		md = append(md, t.parquetColumn(c.Name, parquetTypes[c.Kind]+pqOptional))
 	}
-	return append(md, "name=_raw, "+pqUTF8+", repetitiontype=REQUIRED")
+	return append(md, t.parquetColumn("_raw", pqUTF8+", repetitiontype=REQUIRED"))
+}
+
+// parquetColumn is column name's metadata: its type and repetition,
+// then its field ID.
+func (t Table) parquetColumn(name, typ string) string {
+	md := "name=" + name + ", " + typ
+	if id := t.FieldIDs[name]; id > 0 {
+		md += ", fieldid=" + strconv.Itoa(id)
+	}
+	return md
 }
 
 // CreateSQL is the table's DuckDB definition, as table name (which may

@@ -329,15 +329,16 @@ CREATE OR REPLACE VIEW latest_snapshot AS
 
 // schemaVersion is stored in billsnap_meta; a database from a newer
 // billsnap is refused, and one of an older version that metaSQL brings up
-// to this one (upgradable) is marked as this version.
-const schemaVersion = "4"
+// to this one (upgradable) is marked as this version. Version 5 adds the
+// catalogue of field IDs.
+const schemaVersion = "5"
 
-var upgradable = []string{"2", "3"}
+var upgradable = []string{"2", "3", "4"}
 
 // MigrateState creates the tables of billsnap's state in db (a fixture
 // database of reconcile's tests, too) and checks their schema version.
 func MigrateState(ctx context.Context, db *sql.DB) error {
-	if _, err := db.ExecContext(ctx, metaSQL); err != nil {
+	if _, err := db.ExecContext(ctx, metaSQL+fieldIDsSQL); err != nil {
 		return fmt.Errorf("duckdb schema: %w", err)
 	}
 	var v string

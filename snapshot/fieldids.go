@@ -1,0 +1,103 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+)
+
+// fieldIDsSQL is the state's catalogue of field IDs: every ID a table's
+// columns have had, with the column's name and kind then. Rows are never
+// deleted, so an ID is never given to another column.
+const fieldIDsSQL = `
+CREATE TABLE IF NOT EXISTS field_ids (
+  table_name VARCHAR NOT NULL,
+  column_name VARCHAR NOT NULL,
+  kind VARCHAR NOT NULL,
+  field_id INTEGER NOT NULL,
+  assigned VARCHAR NOT NULL,
+  PRIMARY KEY (table_name, field_id)
+);
+`
+
+// rawKind is the kind of _raw in the catalogue: the record as sent, JSON.
+const rawKind = "json"
+
+// ColumnKind is a column of a table in Parquet order, with its kind's
+// name (Kind.String; id and the parent's ID are strings, _raw is json).
+type ColumnKind struct{ Name, Kind string }
+
+// ColumnKinds are the table's columns in Parquet order, with their kinds.
+func (t Table) ColumnKinds() []ColumnKind {
+	out := []ColumnKind{{"id", String.String()}}
+	if t.ParentColumn != "" {
+		out = append(out, ColumnKind{t.ParentColumn, String.String()})
+	}
+	for _, c := range t.Columns {
+		out = append(out, ColumnKind{c.Name, c.Kind.String()})
+	}
+	return append(out, ColumnKind{"_raw", rawKind})
+}
+
+// assignFieldIDs gives every column of tables its field ID, recording in
+// db (the state, in a section) those it gives for the first time; by
+// names the snapshot that first has them. A column keeps the ID its
+// table, name and kind had before (a column whose kind changed back gets
+// its earlier ID again). A column new to its table (a column
+// the fields key adds, or one whose kind changed) gets one above the
+// highest its table has ever had. A table new to the catalogue numbers
+// its columns 1…N in Parquet order.
+func assignFieldIDs(ctx context.Context, db *sql.DB, tables []Table, by string) ([]Table, error) {
+	cat, err := loadFieldIDs(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(tables)
+	for i, t := range out {
+		ids := map[string]int{}
+		for _, c := range t.ColumnKinds() {
+			id, ok := cat.ids[fieldKey{t.Name, c.Name, c.Kind}]
+			if !ok {
+				cat.highest[t.Name]++
+				id = cat.highest[t.Name]
+				if _, err := db.ExecContext(ctx, "INSERT INTO field_ids VALUES (?, ?, ?, ?, ?)", t.Name, c.Name, c.Kind, id, by); err != nil {
+					return nil, fmt.Errorf("recording the field ID of %s.%s: %w", t.Name, c.Name, err)
+				}
+			}
+			ids[c.Name] = id
+		}
+		out[i].FieldIDs = ids
+	}
+	return out, nil
+}
+
+// fieldKey is a column of a table, and its kind.
+type fieldKey struct{ table, column, kind string }
+
+// fieldCatalogue is the catalogue of field IDs as the state holds it:
+// each column's ID, and the highest ID each table has had.
+type fieldCatalogue struct {
+	ids     map[fieldKey]int
+	highest map[string]int
+}
+
+// loadFieldIDs reads the catalogue.
+func loadFieldIDs(ctx context.Context, db *sql.DB) (fieldCatalogue, error) {
+	cat := fieldCatalogue{ids: map[fieldKey]int{}, highest: map[string]int{}}
+	rows, err := db.QueryContext(ctx, "SELECT table_name, column_name, kind, field_id FROM field_ids ORDER BY field_id")
+	if err != nil {
+		return cat, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k fieldKey
+		var id int
+		if err := rows.Scan(&k.table, &k.column, &k.kind, &id); err != nil {
+			return cat, err
+		}
+		cat.ids[k] = id
+		cat.highest[k.table] = max(cat.highest[k.table], id)
+	}
+	return cat, rows.Err()
+}
