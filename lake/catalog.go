@@ -26,9 +26,21 @@ type Catalog interface {
 	// Prune calls it after removing their manifests and before their
 	// data.
 	Expire(ctx context.Context, keep []string) error
+	// Referenced is every file the tables still reference, and where
+	// their metadata is: Prune deletes none of those files, and every
+	// other object in those directories.
+	Referenced(ctx context.Context) (Refs, error)
 	// Metadata is each table's current metadata file, by table name.
 	Metadata(ctx context.Context) (map[string]string, error)
 	Close() error
+}
+
+// Refs are the files a catalog's tables reference (their metadata, and
+// the data of every snapshot they keep) and the directories their
+// metadata is written to, as URLs under the lake's root.
+type Refs struct {
+	Files        map[string]bool
+	MetadataDirs []string
 }
 
 // Iceberg is the iceberg section of the configuration: the catalog the

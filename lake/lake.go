@@ -26,9 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -108,8 +110,15 @@ func Open(ctx context.Context, raw string, now func() time.Time) (*Lake, error) 
 			q.Set("prefix", p+"/")
 		}
 		open.Path, open.RawQuery = "", q.Encode()
-	} else if err := os.MkdirAll(u.Path, 0o755); err != nil {
-		return nil, fmt.Errorf("parquet.url %s: %w", raw, err)
+	} else {
+		if err := os.MkdirAll(u.Path, 0o755); err != nil {
+			return nil, fmt.Errorf("parquet.url %s: %w", raw, err)
+		}
+		// No .attrs sidecar beside each object: nothing else in the
+		// lake knows of them, and none is left behind.
+		q := u.Query()
+		q.Set("metadata", "skip")
+		open.RawQuery = q.Encode()
 	}
 	b, err := blob.OpenBucket(ctx, open.String())
 	if err != nil {
@@ -238,7 +247,10 @@ func (l *Lake) Manifests(ctx context.Context) ([]Manifest, error) {
 // Prune keeps the snapshots keep names and removes the others: each one's
 // manifest first, then (when c is not nil) its snapshots of the catalog's
 // tables, then its files; then every data object that no manifest lists
-// (what a publish cut short left). It returns the snapshots removed.
+// (what a publish cut short left) and every object in the catalog's
+// metadata directories that its tables no longer reference, keeping every
+// file the tables reference. On a file:// lake it then removes the
+// directories left empty. It returns the snapshots removed.
 func (l *Lake) Prune(ctx context.Context, keep []string, c Catalog) ([]string, error) {
 	ms, err := l.Manifests(ctx)
 	if err != nil {
@@ -258,16 +270,51 @@ func (l *Lake) Prune(ctx context.Context, keep []string, c Catalog) ([]string, e
 		}
 		removed = append(removed, m.Snapshot)
 	}
+	var metaDirs []string
 	if c != nil {
-		if err := c.Expire(ctx, keep); err != nil {
+		if metaDirs, err = l.referenced(ctx, c, keep, listed); err != nil {
 			return removed, err
 		}
 	}
-	return removed, l.removeUnlisted(ctx, listed)
+	if err := l.removeUnlisted(ctx, listed, metaDirs); err != nil {
+		return removed, err
+	}
+	return removed, l.removeEmptyDirs()
 }
 
-// removeUnlisted deletes every data object no kept manifest lists.
-func (l *Lake) removeUnlisted(ctx context.Context, listed map[string]bool) error {
+// referenced expires the catalog's snapshots that keep does not name,
+// adds to listed the keys of every file its tables still reference, and
+// returns the keys of their metadata directories (each ending in /).
+func (l *Lake) referenced(ctx context.Context, c Catalog, keep []string, listed map[string]bool) ([]string, error) {
+	if err := c.Expire(ctx, keep); err != nil {
+		return nil, err
+	}
+	refs, err := c.Referenced(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for u := range refs.Files {
+		if key, ok := l.key(u); ok {
+			listed[key] = true
+		}
+	}
+	var dirs []string
+	for _, d := range refs.MetadataDirs {
+		if key, ok := l.key(d); ok && key != "" {
+			dirs = append(dirs, key+"/")
+		}
+	}
+	return dirs, nil
+}
+
+// key is the key of the object at URL u, when u is under the lake's root.
+func (l *Lake) key(u string) (string, bool) {
+	return strings.CutPrefix(u, Root(l.url)+"/")
+}
+
+// removeUnlisted deletes every data object and every object in a
+// metadata directory (metaDirs) that listed does not hold.
+func (l *Lake) removeUnlisted(ctx context.Context, listed map[string]bool, metaDirs []string) error {
 	it := l.b.List(nil)
 	for {
 		obj, err := it.Next(ctx)
@@ -277,13 +324,43 @@ func (l *Lake) removeUnlisted(ctx context.Context, listed map[string]bool) error
 		if err != nil {
 			return fmt.Errorf("listing %s: %w", l.url, err)
 		}
-		if listed[obj.Key] || !isData(obj.Key) {
+		inMeta := slices.ContainsFunc(metaDirs, func(d string) bool { return strings.HasPrefix(obj.Key, d) })
+		if listed[obj.Key] || !(isData(obj.Key) || inMeta) {
 			continue
 		}
 		if err := l.b.Delete(ctx, obj.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 			return fmt.Errorf("pruning %s at %s: %w", obj.Key, l.url, err)
 		}
 	}
+}
+
+// removeEmptyDirs removes, on a file:// lake, the directories under its
+// root that hold nothing (those of snapshots pruned), and the .attrs
+// sidecars an earlier billsnap had gocloud write beside each object (it
+// writes none now, and reads none).
+func (l *Lake) removeEmptyDirs() error {
+	u, err := url.Parse(l.url)
+	if err != nil || u.Scheme != "file" {
+		return err
+	}
+	var dirs []string
+	err = filepath.WalkDir(u.Path, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir():
+			dirs = append(dirs, p)
+		case strings.HasSuffix(p, ".attrs"):
+			return os.Remove(p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i > 0 && err == nil; i-- {
+		if entries, rerr := os.ReadDir(dirs[i]); rerr == nil && len(entries) == 0 {
+			err = os.Remove(dirs[i])
+		}
+	}
+	return err
 }
 
 // isData says whether the object at key is a snapshot's data: in a

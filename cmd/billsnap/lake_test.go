@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/lake/laketest"
+	"github.com/billsnap/billsnap/lake/laketest/icebergspec"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -159,8 +161,33 @@ func TestIcebergTablesOnObjectStorage(t *testing.T) {
 			t.Errorf("%s after retention 1: %d Iceberg snapshots, current holds %q, want 1 holding %s", name, n, iceberg.Held(tbl.CurrentSnapshot()), ms[0].Snapshot)
 		}
 		checkScan(t, tbl.Scan(), name+" after retention 1", second.AnswerKey().Tables[name])
+		checkBySpec(t, l, url, tbl.MetadataLocation())
 	}
 	checkTrinoRegisters(t, second, dir, url, l)
+}
+
+// checkBySpec reads the table whose metadata is at loc by the Iceberg
+// spec alone (icebergspec), through the lake at url, and checks that every
+// file it references is there.
+func checkBySpec(t *testing.T, l *lake.Lake, url, loc string) {
+	t.Helper()
+	ctx := context.Background()
+	open := func(ctx context.Context, loc string) (io.ReadCloser, error) {
+		var b bytes.Buffer
+		err := l.Read(ctx, strings.TrimPrefix(loc, lake.Root(url)+"/"), &b)
+		return io.NopCloser(&b), err
+	}
+	tbl, err := icebergspec.Read(ctx, open, loc)
+	if err != nil {
+		t.Errorf("%s, by the spec: %v", loc, err)
+	}
+	for _, f := range tbl.Files() {
+		if r, err := open(ctx, f); err != nil {
+			t.Errorf("%s references %s: %v", loc, f, err)
+		} else {
+			r.Close()
+		}
+	}
 }
 
 // checkTrinoRegisters checks that lake ddl --engine trino registers every
@@ -271,9 +298,9 @@ func TestLakeDDLForDuckDBReadsTheLake(t *testing.T) {
 }
 
 // A column the fields key adds between two exports is added to the
-// Iceberg table (by name, with its name mapping): the current snapshot
-// reads its values from the new files, and the previous one, without it,
-// still reads.
+// Iceberg table with the next field ID (customers' columns are 1…7), and
+// the table needs no name mapping: the current snapshot reads its values
+// from the new files, and the previous one, without it, still reads.
 func TestAnAddedColumnEvolvesTheIcebergTable(t *testing.T) {
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 86, Customers: 20}, "")
 	url := laketest.Start(t, "evolve")
@@ -287,8 +314,11 @@ func TestAnAddedColumnEvolvesTheIcebergTable(t *testing.T) {
 	}
 	i := slices.IndexFunc(icebergTables(t, url, dir), func(tbl *table.Table) bool { return tbl.Identifier()[1] == "customers" })
 	customers := icebergTables(t, url, dir)[i]
-	if _, ok := customers.Schema().FindFieldByName("culture"); !ok {
-		t.Fatalf("customers' schema has no culture: %s", customers.Schema())
+	if f, ok := customers.Schema().FindFieldByName("culture"); !ok || f.ID != 8 {
+		t.Fatalf("customers' schema has no culture with field ID 8: %s", customers.Schema())
+	}
+	if m, ok := customers.Properties()[table.DefaultNameMappingKey]; ok {
+		t.Errorf("customers has a name mapping, which files with field IDs do not need: %s", m)
 	}
 	// filled counts a scan's rows and those with a culture (a snapshot from
 	// before the column reads with its own schema, which has none).
