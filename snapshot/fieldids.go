@@ -8,15 +8,18 @@ import (
 )
 
 // fieldIDsSQL is the state's catalogue of field IDs: every ID a table's
-// columns have had, with the column's name and kind then. Rows are never
-// deleted, so an ID is never given to another column.
+// columns have had, with the column's name and kind then, and the first
+// snapshot that had it. Rows are never deleted (retention deletes the
+// rows of tables with a snapshot_id column, which this has not), so an ID
+// is never given to another column; the read model shows them as the
+// records' field_ids.
 const fieldIDsSQL = `
 CREATE TABLE IF NOT EXISTS field_ids (
   table_name VARCHAR NOT NULL,
   column_name VARCHAR NOT NULL,
   kind VARCHAR NOT NULL,
   field_id INTEGER NOT NULL,
-  assigned VARCHAR NOT NULL,
+  first_snapshot VARCHAR NOT NULL,
   PRIMARY KEY (table_name, field_id)
 );
 `

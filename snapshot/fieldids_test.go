@@ -50,6 +50,11 @@ func TestEveryParquetFileCarriesItsTablesFieldIDs(t *testing.T) {
 	if got := fileFieldIDs(t, db, cfg, ids[1], "customers"); got[6] != "culture=8" {
 		t.Errorf("the second snapshot's files now carry %v", got)
 	}
+	var catalogue string
+	q := "SELECT string_agg(column_name || '=' || field_id || ':' || kind, ' ' ORDER BY field_id) FROM field_ids WHERE table_name = 'customers' AND field_id > 6"
+	if err := readDB(t, cfg).QueryRow(q).Scan(&catalogue); err != nil || catalogue != "_raw=7:json culture=8:string culture=9:bigint region=10:string" {
+		t.Errorf("the read model's field_ids of customers after created: %q (%v)", catalogue, err)
+	}
 }
 
 // checkOtherTables checks that every table's files in snapshot id carry

@@ -21,10 +21,11 @@ import (
 //	snapshots, snapshot_tables, snapshot_fields   the manifest
 //	findings, unjudged, reconciliations          reconcile's
 //	rechecks                                     recheck's
+//	field_ids                                    the catalogue of columns' field IDs
 //	runs                                         the journal, as it was then
 
 // recordTables are the state's tables published as records, in order.
-var recordTables = []string{"snapshots", "snapshot_tables", "snapshot_fields", "findings", "unjudged", "reconciliations", "rechecks"}
+var recordTables = []string{"snapshots", "snapshot_tables", "snapshot_fields", "findings", "unjudged", "reconciliations", "rechecks", "field_ids"}
 
 // runsRecord is the journal's table among the records.
 const runsRecord = "runs"

@@ -4,11 +4,15 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/apache/iceberg-go/table"
 
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
@@ -29,8 +33,7 @@ func killedMidPublish(t *testing.T, seed uint64, at string) (*sandbox.Server, st
 	dir := t.TempDir()
 	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT="+at)
 	cmd.Args = append(cmd.Args, "--parquet-url", url)
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+	if out, err := cmd.CombinedOutput(); !killed(err) {
 		t.Fatalf("the export was not killed: %v\n%s", err, out)
 	}
 	return srv, url, dir
@@ -82,7 +85,61 @@ func TestAnExportKilledMidIcebergCommit(t *testing.T) {
 	if n := len(icebergTables(t, url, dir)); n != 5 {
 		t.Fatalf("after the kill: %d Iceberg tables, want the 5 committed", n)
 	}
+	checkCommitCompleted(t, srv, url, dir)
+}
+
+// An export killed (SIGKILL) right after creating an Iceberg table, before
+// its first commit, leaves a table without a snapshot: the next export
+// commits both snapshots to it, and every table's metadata, read by the
+// spec, references only files that are there.
+func TestAnExportKilledAfterCreatingAnIcebergTable(t *testing.T) {
+	srv, url, dir := killedMidPublish(t, 87, "iceberg.created#6")
+	tables := icebergTables(t, url, dir)
+	empty := slices.IndexFunc(tables, func(tbl *table.Table) bool { return tbl.CurrentSnapshot() == nil })
+	if len(tables) != 6 || empty < 0 {
+		t.Fatalf("after the kill: %d Iceberg tables (one without a snapshot: %v), want 6, one without", len(tables), empty >= 0)
+	}
+	checkCommitCompleted(t, srv, url, dir)
+}
+
+// An export killed (SIGKILL) right after it set the schema of a table to
+// which the fields key added a column, before the table's commit: the next
+// export commits both snapshots, and the column has its field ID.
+func TestAnExportKilledAfterSettingAnIcebergSchema(t *testing.T) {
+	bin := binaryWithTags(t, "crashpoints")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 88, Customers: 25}, "")
+	url, dir := laketest.Start(t, "billing"), t.TempDir()
 	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		t.Fatalf("the first export: %d %s", code, stderr)
+	}
+	conf := filepath.Join(dir, "fields.yml")
+	os.WriteFile(conf, []byte("fields: {customers: {culture: {field: Culture, type: string}}}\n"), 0o644)
+	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT=iceberg.schema#1")
+	cmd.Args = append(cmd.Args, "--parquet-url", url, "--config", conf)
+	if out, err := cmd.CombinedOutput(); !killed(err) {
+		t.Fatalf("the export was not killed: %v\n%s", err, out)
+	}
+	checkCommitCompleted(t, srv, url, dir, "--config", conf)
+	for _, tbl := range icebergTables(t, url, dir) {
+		if f, ok := tbl.Schema().FindFieldByName("culture"); tbl.Identifier()[1] == "customers" && (!ok || f.ID != 8) {
+			t.Errorf("customers' schema: %s, want culture with field ID 8", tbl.Schema())
+		}
+	}
+}
+
+// killed tells whether a child's error is its death by SIGKILL.
+func killed(err error) bool {
+	ee, ok := err.(*exec.ExitError)
+	return ok && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+}
+
+// checkCommitCompleted runs the export after the one killed (with args),
+// and checks that every table holds its snapshot over the killed one's,
+// equal to the answer key, and references only files that are there.
+func checkCommitCompleted(t *testing.T, srv *sandbox.Server, url, dir string, args ...string) {
+	t.Helper()
+	args = append([]string{"export", "--out", dir, "--progress", "none", "--parquet-url", url}, args...)
+	if code, _, stderr := cli(t, srv, args...); code != job.ExitOK {
 		t.Fatalf("the next export: %d %s", code, stderr)
 	}
 	ctx := context.Background()
@@ -93,9 +150,10 @@ func TestAnExportKilledMidIcebergCommit(t *testing.T) {
 	defer l.Close()
 	ms, _ := l.Manifests(ctx)
 	tables := icebergTables(t, url, dir)
-	if len(ms) != 2 || len(tables) != len(srv.AnswerKey().Tables) {
+	if len(ms) < 2 || len(tables) != len(srv.AnswerKey().Tables) {
 		t.Fatalf("after the next export: %d manifests, %d tables", len(ms), len(tables))
 	}
+	ms = ms[len(ms)-2:]
 	for _, tbl := range tables {
 		name := tbl.Identifier()[1]
 		cur := tbl.CurrentSnapshot()
@@ -108,5 +166,6 @@ func TestAnExportKilledMidIcebergCommit(t *testing.T) {
 			t.Errorf("%s holds %q over %v, want %s over %s", name, iceberg.Held(cur), parent, ms[1].Snapshot, ms[0].Snapshot)
 		}
 		checkScan(t, tbl.Scan(), name, srv.AnswerKey().Tables[name])
+		checkBySpec(t, l, url, tbl.MetadataLocation())
 	}
 }

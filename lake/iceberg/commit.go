@@ -73,6 +73,7 @@ func (c *Catalog) commitTable(ctx context.Context, name, id string, files []stri
 		if tbl, err = c.create(ctx, ident, want, withIDs); err != nil {
 			return err
 		}
+		crashpoint.Hit("iceberg.created")
 	}
 	if withIDs {
 		tbl, err = c.setSchema(ctx, tbl, want)
@@ -177,6 +178,7 @@ func (c *Catalog) setSchema(ctx context.Context, tbl *table.Table, want *ice.Sch
 	if _, _, err := c.cat.CommitTable(ctx, tbl.Identifier(), reqs, updates); err != nil {
 		return nil, fmt.Errorf("setting the schema: %w", err)
 	}
+	crashpoint.Hit("iceberg.schema")
 	delete(c.tables, tableName(tbl))
 	return c.load(ctx, tbl.Identifier())
 }
@@ -187,8 +189,10 @@ func reusesNoID(tbl *table.Table, want *ice.Schema) error {
 	for _, sc := range tbl.Metadata().Schemas() {
 		for _, f := range want.Fields() {
 			if g, ok := sc.FindFieldByID(f.ID); ok && (g.Name != f.Name || !g.Type.Equals(f.Type)) {
-				return fmt.Errorf("field ID %d is %s %s in schema %d of the table, but %s %s in billsnap's catalogue of columns: "+
-					"drop the table from the Iceberg catalog, and the next export creates it anew from the snapshots the store keeps",
+				return fmt.Errorf("field ID %d is %s %s in schema %d of the table, but %s %s in billsnap's catalogue of columns "+
+					"(a table created before billsnap gave its columns field IDs, under another fields key): once retention has "+
+					"removed the snapshots published before field IDs, drop the table from the Iceberg catalog (the default "+
+					"catalog: delete .billsnap/iceberg.db), and the next export creates it anew",
 					f.ID, g.Name, g.Type, sc.ID, f.Name, f.Type)
 			}
 		}
