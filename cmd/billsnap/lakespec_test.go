@@ -110,18 +110,10 @@ type readLakeTables struct {
 func readLake(t *testing.T, dir, url string) readLakeTables {
 	t.Helper()
 	ctx := context.Background()
-	c, err := iceberg.Open(ctx, lake.DefaultIceberg(), url, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	metadata, err := c.Metadata(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	lk := readLakeTables{dir: dir, root: lake.Root(url), tables: map[string]icebergspec.Table{}, manifests: map[string]lake.Manifest{}, db: duckDB(t)}
-	for name, loc := range metadata {
-		tbl, err := icebergspec.Read(ctx, openLocal, loc)
+	for _, it := range icebergTables(t, url, dir) {
+		name := it.Identifier()[1]
+		tbl, err := icebergspec.Read(ctx, openLocal, it.MetadataLocation())
 		if err != nil {
 			t.Errorf("%s: by the spec: %v", name, err)
 		}
