@@ -2,7 +2,9 @@
 // by side with the floor (GET every page, bodies thrown away) and a serial
 // walker (one page at a time). Each client runs in a child process of its
 // own, so that its CPU time and peak RSS are its own; the sandbox runs in
-// another. See docs/benchmarks.md.
+// another. With --history it measures instead what everyday operations
+// cost on a store with a year of history against a fresh one (history.go).
+// See docs/benchmarks.md.
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 )
 
@@ -17,9 +20,12 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
-	if len(os.Args) > 1 && os.Args[1] == "child" {
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == "child":
 		err = child(ctx, os.Args[2:])
-	} else {
+	case slices.Contains(os.Args[1:], "--history") || slices.Contains(os.Args[1:], "-history"):
+		err = history(ctx, os.Args[1:])
+	default:
 		err = bench(ctx, os.Args[1:])
 	}
 	if err != nil {

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// historyFlags are the flags of billsnap-bench --history.
+type historyFlags struct {
+	snapshots, findings, customers, rounds int
+	out                                    string
+}
+
+func parseHistory(args []string) (historyFlags, error) {
+	var h historyFlags
+	fs := flag.NewFlagSet("billsnap-bench --history", flag.ContinueOnError)
+	fs.Bool("history", true, "measure a store with a long history against a fresh one")
+	fs.IntVar(&h.snapshots, "snapshots", 365, "snapshots the history store holds (one a day)")
+	fs.IntVar(&h.findings, "findings", 1_000_000, "findings the history store holds, spread over its snapshots")
+	fs.IntVar(&h.customers, "customers", 50, "customers of the small sandbox exported")
+	fs.IntVar(&h.rounds, "rounds", 3, "times each operation is timed on each store (the median counts)")
+	fs.StringVar(&h.out, "out", "", "where the stores go (default: a temporary directory, removed)")
+	return h, fs.Parse(args)
+}
+
+// history measures what billsnap's everyday operations cost on a store
+// with a long history against a fresh store: status's reads, a reconcile
+// of the latest snapshot, and the export of a small sandbox, each timed in
+// this process (start-up not counted). The history store is the fresh
+// one's first export and reconcile, then snapshots going back a day each
+// (their Parquet linked from the first's, their manifest copied), the
+// findings spread over them (the first's, recurring every day), and two
+// runs a day in the journal. Its last line is history_ratio=R, the worst
+// of the operations' ratios (median on the history store over median on
+// the fresh one).
+func history(ctx context.Context, args []string) error {
+	h, err := parseHistory(args)
+	if err != nil {
+		return err
+	}
+	dir, cleanup, err := benchDir(h.out)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{APIKey: benchKey, Data: sandbox.Options{Seed: 1, Customers: h.customers, Planted: 2}}))
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	fresh, old := historyConfig(srv.URL, filepath.Join(dir, "fresh")), historyConfig(srv.URL, filepath.Join(dir, "history"))
+	for _, cfg := range []config.Config{fresh, old} {
+		if err := exportAndReconcile(ctx, cfg); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	if err := seedHistory(ctx, old, h.snapshots, h.findings); err != nil {
+		return fmt.Errorf("seeding the history: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "history store: %d snapshots, %d findings, seeded in %.1f s\n", h.snapshots, h.findings, time.Since(start).Seconds())
+	return reportHistory(ctx, fresh, old, h.rounds)
+}
+
+// benchDir is out, or a temporary directory removed by cleanup.
+func benchDir(out string) (string, func(), error) {
+	if out != "" {
+		return out, func() {}, os.MkdirAll(out, 0o755)
+	}
+	d, err := os.MkdirTemp("", "billsnap-bench-")
+	return d, func() { os.RemoveAll(d) }, err
+}
+
+func historyConfig(url, out string) config.Config {
+	c := benchConfig(url, out, 8, config.Default().Prefetch)
+	c.Retention.Keep = 0
+	return c
+}
+
+// exportAndReconcile exports the sandbox into cfg's store and reconciles
+// it, as the commands do.
+func exportAndReconcile(ctx context.Context, cfg config.Config) error {
+	if _, err := export(ctx, cfg); err != nil {
+		return err
+	}
+	_, err := reconcileLatest(ctx, cfg)
+	return err
+}
+
+// reconcileLatest reconciles the latest snapshot as billsnap reconcile
+// does (job.Reconcile), and returns its findings.
+func reconcileLatest(ctx context.Context, cfg config.Config) (int, error) {
+	log := slog.New(slog.DiscardHandler)
+	store, err := snapshot.OpenShared(ctx, cfg.Options, log, time.Now)
+	if err != nil {
+		return 0, err
+	}
+	defer store.Close()
+	opts, err := job.ReconcileOptions(cfg, "", "")
+	if err != nil {
+		return 0, err
+	}
+	rep, err := job.Reconcile(ctx, store, opts, log, nil)
+	if err != nil {
+		return 0, err
+	}
+	return len(rep.Findings), nil
+}
+
+// status does what billsnap status reads: the journal, the latest
+// snapshot's field notes in the read model, and the deliveries.
+func status(ctx context.Context, cfg config.Config) error {
+	if _, err := journal.List(journal.Dir(cfg.Out), time.Now()); err != nil {
+		return err
+	}
+	db, err := snapshot.OpenRead(ctx, cfg.Options)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, _, err := snapshot.LatestNotes(ctx, db); err != nil {
+		return err
+	}
+	_, err = journal.DeliveriesOf(cfg.Out).List()
+	return err
+}
+
+// historyOps are the operations timed, by name.
+var historyOps = []struct {
+	name string
+	fn   func(context.Context, config.Config) error
+}{
+	{"status", status},
+	{"reconcile", func(ctx context.Context, cfg config.Config) error { _, err := reconcileLatest(ctx, cfg); return err }},
+	{"export", func(ctx context.Context, cfg config.Config) error { _, err := export(ctx, cfg); return err }},
+}
+
+// reportHistory times each operation rounds times on each store, in
+// turn, and prints the medians and their ratios.
+func reportHistory(ctx context.Context, fresh, old config.Config, rounds int) error {
+	times := map[string][]time.Duration{}
+	for range rounds {
+		for _, op := range historyOps {
+			for _, s := range []struct {
+				name string
+				cfg  config.Config
+			}{{"fresh", fresh}, {"history", old}} {
+				start := time.Now()
+				if err := op.fn(ctx, s.cfg); err != nil {
+					return fmt.Errorf("%s on the %s store: %w", op.name, s.name, err)
+				}
+				times[op.name+"/"+s.name] = append(times[op.name+"/"+s.name], time.Since(start))
+			}
+		}
+	}
+	fmt.Printf("%12s %10s %10s %7s\n", "operation", "fresh s", "history s", "ratio")
+	worst := 0.0
+	for _, op := range historyOps {
+		f, h := median(times[op.name+"/fresh"]), median(times[op.name+"/history"])
+		r := h.Seconds() / f.Seconds()
+		worst = max(worst, r)
+		fmt.Printf("%12s %10.3f %10.3f %7.2f\n", op.name, f.Seconds(), h.Seconds(), r)
+	}
+	fmt.Printf("(medians of %d rounds, in this process)\nhistory_ratio=%.2f\n", rounds, worst)
+	return nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// seedHistory gives the store of cfg, which holds one reconciled
+// snapshot, n earlier snapshots a day apart and findings spread over
+// them (each day's with its own amount and detail), in one change of its
+// state, and two runs a day in its journal.
+func seedHistory(ctx context.Context, cfg config.Config, n, findings int) error {
+	store, err := snapshot.Open(ctx, cfg.Options, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	var ids []string
+	err = store.Change(ctx, func(db *sql.DB) error {
+		var real string
+		var started time.Time
+		if err := db.QueryRowContext(ctx, "SELECT id, started FROM latest_snapshot").Scan(&real, &started); err != nil {
+			return err
+		}
+		if ids, err = fakeSnapshots(ctx, db, real, started, n); err != nil {
+			return err
+		}
+		if err := linkPartitions(store.ParquetDir(), real, ids); err != nil {
+			return err
+		}
+		return seedFindings(ctx, db, real, max(1, findings/n))
+	})
+	if err != nil {
+		return err
+	}
+	return seedJournal(cfg.Out, ids)
+}
+
+// fakeSnapshots records n complete snapshots before real, a day apart,
+// with real's manifest and fields, and returns their IDs.
+func fakeSnapshots(ctx context.Context, db *sql.DB, real string, started time.Time, n int) ([]string, error) {
+	if _, err := db.ExecContext(ctx, "CREATE TEMP TABLE fake (id VARCHAR, started TIMESTAMPTZ)"); err != nil {
+		return nil, err
+	}
+	var ids []string
+	for i := range n {
+		at := started.AddDate(0, 0, -(i + 1))
+		id := at.UTC().Format("2006-01-02T150405Z")
+		if _, err := db.ExecContext(ctx, "INSERT INTO fake VALUES (?, ?)", id, at); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	for _, q := range []string{
+		`INSERT INTO snapshots SELECT f.id, f.started, f.started + INTERVAL 1 MINUTE, 'complete', s.base_url, s.front_url, NULL
+		   FROM fake f, snapshots s WHERE s.id = $1`,
+		`INSERT INTO snapshot_tables SELECT f.id, t.* EXCLUDE (snapshot_id) FROM fake f, snapshot_tables t WHERE t.snapshot_id = $1`,
+		`INSERT INTO snapshot_fields SELECT f.id, t.* EXCLUDE (snapshot_id) FROM fake f, snapshot_fields t WHERE t.snapshot_id = $1`,
+	} {
+		if _, err := db.ExecContext(ctx, q, real); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+// seedFindings gives every fake snapshot per findings, made from real's
+// (each a finding that recurs every day), and its reconciliation.
+func seedFindings(ctx context.Context, db *sql.DB, real string, per int) error {
+	if _, err := db.ExecContext(ctx, `CREATE TEMP TABLE base AS SELECT *, row_number() OVER (ORDER BY rule, entity_id) - 1 AS n,
+		count(*) OVER () AS c FROM findings WHERE snapshot_id = ?`, real); err != nil {
+		return err
+	}
+	// Each day's amount and detail of a finding differ, as a real
+	// finding's do (a balance that moves, the dates it names).
+	if _, err := db.ExecContext(ctx, `INSERT INTO findings SELECT f.id, b.period, b.rule, b.severity, b.entity, b.entity_id || '-' || k.i,
+		b.amount + (hash(f.id, k.i) % 100000) / 100, b.currency, b.detail || ' ' || md5(f.id || k.i), b.status, b.first_seen,
+		b.waived, b.waiver_reason, b.waiver_owner, b.waiver_expires,
+		f.started, f.started, b.waiver_id, b.waiver_by
+		FROM fake f, range(?) k(i), base b WHERE b.n = k.i % b.c`, per); err != nil {
+		return err
+	}
+	_, err := db.ExecContext(ctx, `INSERT INTO reconciliations SELECT f.id, r.period, f.started, f.started, ?, r.material
+		FROM fake f, reconciliations r WHERE r.snapshot_id = ?`, per, real)
+	return err
+}
+
+// linkPartitions gives each fake snapshot real's Parquet, hard-linked, in
+// the tree under dir.
+func linkPartitions(dir, real string, ids []string) error {
+	parts, err := filepath.Glob(filepath.Join(dir, "*", "snapshot_id="+real, "*.parquet"))
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		for _, p := range parts {
+			to := filepath.Join(filepath.Dir(filepath.Dir(p)), "snapshot_id="+id, filepath.Base(p))
+			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+				return err
+			}
+			if err := os.Link(p, to); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// seedJournal records an export and a reconcile of each fake snapshot.
+func seedJournal(out string, ids []string) error {
+	for _, id := range ids {
+		at, err := time.Parse("2006-01-02T150405Z", id)
+		if err != nil {
+			return err
+		}
+		for i, name := range []string{"export", "reconcile"} {
+			start := at.Add(time.Duration(i) * time.Minute)
+			e, err := journal.New(journal.Dir(out), func() time.Time { return start }).Start(journal.Run{Job: name, PID: os.Getpid()})
+			if err != nil {
+				return err
+			}
+			if err := e.Finish(journal.End{Status: journal.OK, Snapshot: id}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
