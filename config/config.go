@@ -37,9 +37,14 @@ type Config struct {
 	MetricsFile       string              `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
 }
 
-// Retention keeps the newest complete snapshots.
+// Retention keeps the newest complete snapshots, with what belongs to
+// them, and the runs of the journal since the oldest kept.
 type Retention struct {
 	Keep int `yaml:"keep"` // complete snapshots to keep; 0 keeps all
+	// Runs is how many of the journal's newest runs are kept whatever
+	// their age; older ones that started before the oldest snapshot kept
+	// are pruned (with Keep 0, none), their counts kept for runs_total.
+	Runs int `yaml:"runs"`
 }
 
 // Reports says which report files are written, and where.
@@ -75,5 +80,6 @@ func Default() Config {
 		Reports:     Reports{Dir: "reports", Formats: slices.Clone(reportFormats), MaxRows: 500, Trend: 12},
 		Reconcile:   Reconcile{Grace: 48 * time.Hour, Materiality: reconcile.DefaultMateriality()},
 		Iceberg:     lake.DefaultIceberg(),
+		Retention:   Retention{Runs: 100},
 	}
 }

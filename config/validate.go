@@ -54,6 +54,9 @@ func (c *Config) Validate() error {
 	if c.Retention.Keep < 0 {
 		bad("retention.keep", "must be 0 (keep all) or more")
 	}
+	if c.Retention.Runs < 0 {
+		bad("retention.runs", "must be 0 or more")
+	}
 	for _, f := range c.Reports.Formats {
 		if !contains(reportFormats, f) {
 			bad("reports.formats", "unknown format %q; known: %s", f, strings.Join(reportFormats, ", "))

@@ -2,9 +2,11 @@ package job
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
@@ -64,6 +66,9 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 	if len(pruned) > 0 {
 		svc.Log.Info("retention: deleted old snapshots", "keep", cfg.Retention.Keep, "deleted", strings.Join(pruned, ", "))
 	}
+	if err == nil && cfg.Retention.Keep > 0 {
+		err = pruneJournal(ctx, cfg)
+	}
 	if err == nil && cfg.Parquet.URL != "" {
 		err = publishLake(ctx, cfg, store, svc.Log)
 	}
@@ -97,4 +102,23 @@ func logFields(log *slog.Logger, n snapshot.FieldNotes) {
 	for _, f := range n.New {
 		log.Info("field without a typed column, kept in _raw", "table", f.Table, "field", f.Field, "records", f.Received())
 	}
+}
+
+// pruneJournal prunes the runs of the journal that started before the
+// oldest complete snapshot the store keeps, but for the newest
+// retention.runs.
+func pruneJournal(ctx context.Context, cfg config.Config) error {
+	db, err := snapshot.OpenRead(ctx, cfg.Options)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var oldest sql.NullTime
+	if err := db.QueryRowContext(ctx, "SELECT min(started) FROM snapshots WHERE status = 'complete'").Scan(&oldest); err != nil || !oldest.Valid {
+		return err
+	}
+	if err := journal.Prune(journal.Dir(cfg.Out), oldest.Time, cfg.Retention.Runs, time.Now()); err != nil {
+		return fmt.Errorf("retention of the journal: %w", err)
+	}
+	return nil
 }

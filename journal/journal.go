@@ -177,19 +177,27 @@ func (e *Entry) writeLocked() error {
 	return nil
 }
 
-// List reads every run of the journal in dir, newest first. A run whose
-// file says running is read as killed when its process is gone (on this
-// host) or it has not been seen for Stale; its end is when it was last
-// seen. A journal that does not exist has no runs.
-func List(dir string, now time.Time) ([]Run, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+// List reads every run of the journal in dir that retention has not
+// pruned (Prune), newest first. A run whose file says running is read as
+// killed when its process is gone (on this host) or it has not been seen
+// for Stale; its end is when it was last seen. A journal that does not
+// exist has no runs.
+func List(dir string, now time.Time) ([]Run, error) { return Newest(dir, -1, now) }
+
+// Newest is List of the newest n runs only (all for n < 0): it reads no
+// other run's file.
+func Newest(dir string, n int, now time.Time) ([]Run, error) {
+	ids, err := runIDs(dir)
 	if err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()
-	out := make([]Run, 0, len(names))
-	for _, name := range names {
-		b, err := os.ReadFile(name)
+	out := make([]Run, 0, len(ids))
+	for _, id := range ids {
+		if n >= 0 && len(out) == n {
+			break
+		}
+		b, err := os.ReadFile(filepath.Join(dir, id+".json"))
 		if errors.Is(err, os.ErrNotExist) {
 			continue // pruned meanwhile
 		}
@@ -198,17 +206,33 @@ func List(dir string, now time.Time) ([]Run, error) {
 		}
 		var r Run
 		if err := json.Unmarshal(b, &r); err != nil {
-			r = unreadable(strings.TrimSuffix(filepath.Base(name), ".json"), err)
+			r = unreadable(id, err)
 		}
 		out = append(out, settle(r, host, now))
 	}
-	slices.SortFunc(out, func(a, b Run) int {
-		if c := b.Started.Compare(a.Started); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
 	return out, nil
+}
+
+// runIDs are the IDs of the runs in dir that are not pruned, newest
+// first: an ID begins with its run's start, so IDs sort as the runs
+// started.
+func runIDs(dir string) ([]string, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	tally, err := ReadPruned(dir)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, name := range names {
+		if id := strings.TrimSuffix(filepath.Base(name), ".json"); id > tally.Through {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b string) int { return strings.Compare(b, a) })
+	return ids, nil
 }
 
 // idTime is the layout of the start time that begins a run's ID.
@@ -246,26 +270,6 @@ func settle(r Run, host string, now time.Time) Run {
 func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// Prune deletes the files of all but the newest keep finished runs.
-func Prune(dir string, keep int, now time.Time) error {
-	runs, err := List(dir, now)
-	if err != nil {
-		return err
-	}
-	finished := 0
-	for _, r := range runs {
-		if r.Status == Running {
-			continue
-		}
-		if finished++; finished > keep {
-			if err := os.Remove(filepath.Join(dir, r.ID+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // KeepAlive beats every interval until the returned stop is called; stop

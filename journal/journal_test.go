@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,23 +89,71 @@ func TestKeepAliveBeats(t *testing.T) {
 	})
 }
 
-func TestPruneKeepsTheNewestFinished(t *testing.T) {
+// Prune takes the finished runs that started before its time, the oldest
+// first, never one of the newest keep nor one that started after a run
+// still running; their counts stay in the journal's Pruned, and a file a
+// prune cut short left behind is neither listed nor counted twice.
+func TestPruneKeepsTheNewestAndTheCounts(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
 	j := New(dir, func() time.Time { return now })
-	for i := range 5 {
-		e, _ := j.Start(Run{Job: "export"})
+	var ids []string
+	for i := range 8 {
+		e, _ := j.Start(Run{Job: []string{"export", "reconcile"}[i%2]})
+		ids = append(ids, e.Run().ID)
 		now = now.Add(time.Second)
-		if i < 4 {
-			e.Finish(End{Status: OK})
+		if i != 5 {
+			e.Finish(End{Status: []string{OK, Material}[i%3/2]})
 		}
 	}
-	if err := Prune(dir, 2, now); err != nil {
+	before := now.Add(-2 * time.Second) // runs 0-5 started before it
+	if err := Prune(dir, before, 1, now); err != nil {
 		t.Fatal(err)
 	}
 	runs, _ := List(dir, now)
-	if len(runs) != 3 || runs[0].Status != Running || runs[1].Started.After(now) {
-		t.Errorf("after pruning to 2: %d runs %+v", len(runs), runs)
+	tally, _ := ReadPruned(dir)
+	// Run 5 still runs: 5, 6 and 7 stay; 0-4 go.
+	if len(runs) != 3 || runs[2].ID != ids[5] || tally.Through != ids[4] {
+		t.Fatalf("after the prune: %d runs (oldest %s), pruned through %s; want 3 from %s, through %s", len(runs), runs[len(runs)-1].ID, tally.Through, ids[5], ids[4])
+	}
+	want := map[string]map[string]int{"export": {OK: 2, Material: 1}, "reconcile": {OK: 2}}
+	if fmt.Sprint(tally.Runs) != fmt.Sprint(want) {
+		t.Errorf("pruned %v, want %v", tally.Runs, want)
+	}
+	// A leftover of a prune cut short after its tally was written.
+	os.WriteFile(filepath.Join(dir, ids[0]+".json"), []byte(`{"id":"`+ids[0]+`","job":"export","status":"ok"}`), 0o644)
+	if runs, _ := List(dir, now); len(runs) != 3 {
+		t.Errorf("a pruned run's file is listed: %d runs", len(runs))
+	}
+	if err := Prune(dir, before, 1, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ids[0]+".json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the leftover is still there: %v", err)
+	}
+	if again, _ := ReadPruned(dir); fmt.Sprint(again) != fmt.Sprint(tally) {
+		t.Errorf("a second prune with nothing to take changed the tally: %v", again)
+	}
+}
+
+// Newest reads only the newest runs' files.
+func TestNewestReadsOnlyTheNewest(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
+	j := New(dir, func() time.Time { return now })
+	for range 4 {
+		e, _ := j.Start(Run{Job: "export"})
+		e.Finish(End{Status: OK})
+		now = now.Add(time.Second)
+	}
+	runs, _ := List(dir, now)
+	os.WriteFile(filepath.Join(dir, runs[3].ID+".json"), []byte("not json"), 0o644) // the oldest
+	newest, err := Newest(dir, 2, now)
+	if err != nil || len(newest) != 2 || newest[0].ID != runs[0].ID || newest[1].ID != runs[1].ID {
+		t.Fatalf("Newest 2: %+v, %v", newest, err)
+	}
+	if all, _ := List(dir, now); all[3].Status != Killed {
+		t.Errorf("List reads every file: the oldest is %+v", all[3])
 	}
 }
 

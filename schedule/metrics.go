@@ -76,7 +76,11 @@ func (m *Metrics) Refresh(ctx context.Context, dir string, db *sql.DB, now time.
 	if err != nil {
 		return err
 	}
-	samples, err := compute(ctx, runs, db)
+	pruned, err := journal.ReadPruned(dir)
+	if err != nil {
+		return err
+	}
+	samples, err := compute(ctx, runs, pruned, db)
 	if err != nil {
 		return err
 	}
@@ -101,12 +105,12 @@ func (m *Metrics) WriteTextfile(path string) error { return prometheus.WriteToTe
 
 func seconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
-// compute counts the runs by job and status, and gives every job's last
-// run, its last success and, with db, its snapshot's records, findings and
-// fields.
-func compute(ctx context.Context, runs []journal.Run, db *sql.DB) ([]sample, error) {
+// compute counts the runs by job and status (those retention pruned
+// included), and gives every job's last run, its last success and, with
+// db, its snapshot's records, findings and fields.
+func compute(ctx context.Context, runs []journal.Run, pruned journal.Pruned, db *sql.DB) ([]sample, error) {
 	var out []sample
-	for _, k := range runCounts(runs) {
+	for _, k := range runCounts(runs, pruned) {
 		out = append(out, sample{descRuns, prometheus.CounterValue, float64(k.n), []string{k.job, k.status}})
 	}
 	out = append(out, requestSamples(runs)...)
@@ -126,10 +130,15 @@ type runCount struct {
 }
 
 // runCounts counts the runs by job and status, in that order.
-func runCounts(runs []journal.Run) []runCount {
+func runCounts(runs []journal.Run, pruned journal.Pruned) []runCount {
 	counts := map[[2]string]int{}
 	for _, r := range runs {
 		counts[[2]string{r.Job, r.Status}]++
+	}
+	for job, byStatus := range pruned.Runs {
+		for status, n := range byStatus {
+			counts[[2]string{job, status}] += n
+		}
 	}
 	var out []runCount
 	for k, n := range counts {

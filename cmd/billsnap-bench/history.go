@@ -120,10 +120,11 @@ func reconcileLatest(ctx context.Context, cfg config.Config) (int, error) {
 	return len(rep.Findings), nil
 }
 
-// status does what billsnap status reads: the journal, the latest
-// snapshot's field notes in the read model, and the deliveries.
+// status does what billsnap status reads: the journal's newest ten runs,
+// the latest snapshot's field notes in the read model, and the
+// deliveries.
 func status(ctx context.Context, cfg config.Config) error {
-	if _, err := journal.List(journal.Dir(cfg.Out), time.Now()); err != nil {
+	if _, err := journal.Newest(journal.Dir(cfg.Out), 10, time.Now()); err != nil {
 		return err
 	}
 	db, err := snapshot.OpenRead(ctx, cfg.Options)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -89,13 +90,15 @@ func checkNothingPublished(t *testing.T, dir string) {
 	}
 }
 
-// Retention after each export keeps the newest N complete snapshots.
+// Retention after each export keeps the newest N complete snapshots, and
+// of the journal the runs since the oldest kept, or at least the newest
+// retention.runs: the runs pruned still count in billsnap_runs_total.
 func TestExportAppliesRetention(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 55, Customers: 20}, "")
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "c.yml")
-	os.WriteFile(cfgFile, []byte("retention: {keep: 2}\n"), 0o644)
+	os.WriteFile(cfgFile, []byte("retention: {keep: 2, runs: 1}\n"), 0o644)
 	for i := range 3 {
 		if code, _, stderr := cli(t, srv, "export", "--config", cfgFile, "--out", dir, "--progress", "none"); code != job.ExitOK {
 			t.Fatalf("export %d: %d %s", i, code, stderr)
@@ -106,6 +109,16 @@ func TestExportAppliesRetention(t *testing.T) {
 	db.QueryRow("SELECT count(*) FROM snapshots WHERE status = 'complete'").Scan(&n)
 	if parts, _ := filepath.Glob(filepath.Join(dir, "parquet", "customers", "*")); n != 2 || len(parts) != 2 {
 		t.Errorf("%d complete snapshots, %d partitions; want 2 and 2", n, len(parts))
+	}
+	// The third export pruned the first two runs: the second started
+	// before the oldest snapshot kept (its own), and runs: 1 keeps only
+	// the third, which was running.
+	runs, _ := journal.List(journal.Dir(dir), time.Now())
+	if files, _ := filepath.Glob(filepath.Join(journal.Dir(dir), "*.json")); len(runs) != 1 || len(files) != 1 {
+		t.Errorf("%d runs listed, %d files in the journal; want the last export's alone", len(runs), len(files))
+	}
+	if prom := readFile(t, filepath.Join(dir, "billsnap.prom")); !strings.Contains(prom, `billsnap_runs_total{job="export",status="ok"} 3`) {
+		t.Errorf("the runs pruned no longer count:\n%s", prom)
 	}
 }
 

@@ -84,14 +84,14 @@ func printDeliveries(w io.Writer, out string) error {
 }
 
 func printRuns(ctx context.Context, w io.Writer, cfg config.Config, n int) error {
-	runs, err := journal.List(journal.Dir(cfg.Out), time.Now())
+	runs, err := journal.Newest(journal.Dir(cfg.Out), n, time.Now())
 	if err != nil {
 		return err
 	}
 	if len(runs) == 0 {
 		fmt.Fprintf(w, "No runs yet in %s.\n", cfg.Out)
 	} else {
-		printRunTable(w, cfg.Out, runs[:min(n, len(runs))])
+		printRunTable(w, cfg.Out, runs)
 	}
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	switch {
