@@ -104,9 +104,15 @@ func logFields(log *slog.Logger, n snapshot.FieldNotes) {
 	}
 }
 
+// deliveriesKept is how long the record of notifications is kept at the
+// least: longer than a failed delivery is retried, or a killed run told
+// of (a day).
+const deliveriesKept = 7 * 24 * time.Hour
+
 // pruneJournal prunes the runs of the journal that started before the
 // oldest complete snapshot the store keeps, but for the newest
-// retention.runs.
+// retention.runs, and the deliveries of notifications made before then,
+// or before deliveriesKept ago when that is earlier.
 func pruneJournal(ctx context.Context, cfg config.Config) error {
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	if err != nil {
@@ -117,8 +123,16 @@ func pruneJournal(ctx context.Context, cfg config.Config) error {
 	if err := db.QueryRowContext(ctx, "SELECT min(started) FROM snapshots WHERE status = 'complete'").Scan(&oldest); err != nil || !oldest.Valid {
 		return err
 	}
-	if err := journal.Prune(journal.Dir(cfg.Out), oldest.Time, cfg.Retention.Runs, time.Now()); err != nil {
+	now := time.Now()
+	if err := journal.Prune(journal.Dir(cfg.Out), oldest.Time, cfg.Retention.Runs, now); err != nil {
 		return fmt.Errorf("retention of the journal: %w", err)
+	}
+	before := now.Add(-deliveriesKept)
+	if oldest.Time.Before(before) {
+		before = oldest.Time
+	}
+	if err := journal.DeliveriesOf(cfg.Out).Prune(before); err != nil {
+		return fmt.Errorf("retention of the notifications record: %w", err)
 	}
 	return nil
 }

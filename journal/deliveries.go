@@ -14,6 +14,14 @@ const (
 	DeliverySent   = "sent"
 	DeliveryFailed = "failed" // every attempt failed
 	DeliveryNoted  = "noted"  // not sent (the target does not take the event), recorded so that it is not judged again
+	DeliveryPruned = "pruned" // no delivery: the counts of those retention removed (Pruned)
+)
+
+// The events whose deliveries carry findings: the material ones a target
+// was told of, and those it was told are resolved.
+const (
+	EventMaterial = "material"
+	EventResolved = "resolved"
 )
 
 // Delivery is one notification to one target, as recorded in
@@ -31,6 +39,20 @@ type Delivery struct {
 	// Message is what a failed delivery was to say, so that a later run
 	// can send it again.
 	Message json.RawMessage `json:"message,omitempty"`
+	// Pruned are, on a line of result DeliveryPruned, how many
+	// deliveries retention removed, by target, event and result.
+	Pruned []DeliveryCount `json:"pruned,omitempty"`
+	// Folded marks a noted delivery that retention made of those it
+	// removed (what they had announced).
+	Folded bool `json:"folded,omitempty"`
+}
+
+// DeliveryCount is how many deliveries to Target of Event had Result.
+type DeliveryCount struct {
+	Target string `json:"target"`
+	Event  string `json:"event"`
+	Result string `json:"result"`
+	Count  int    `json:"count"`
 }
 
 // Deliveries is the record of the notifications of a store.

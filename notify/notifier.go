@@ -180,7 +180,7 @@ func (n *Notifier) findings(ctx context.Context, run journal.Run, rep *reconcile
 	}
 	current := materialFindings(rep)
 	for _, t := range n.targets {
-		told, newest := announced(past, t.name)
+		told, newest := journal.Announced(past, t.name)
 		if rep.Snapshot.ID < newest {
 			continue // an older snapshot reconciled again: not news
 		}
@@ -224,33 +224,6 @@ func (n *Notifier) resolved(ctx context.Context, t target, told map[string]time.
 		return
 	}
 	n.deliver(ctx, t, n.where(m), rep.Snapshot.ID, gone)
-}
-
-// announced are the material findings target was told of and not told
-// resolved since, with when it was last told, and the newest snapshot a
-// material or resolved delivery to it was about.
-func announced(past []journal.Delivery, target string) (map[string]time.Time, string) {
-	told := map[string]time.Time{}
-	newest := ""
-	for _, d := range past {
-		if d.Target != target || (d.Result != journal.DeliverySent && d.Result != journal.DeliveryNoted) {
-			continue
-		}
-		switch d.Event {
-		case Material:
-			for _, k := range d.Findings {
-				told[k] = d.Time
-			}
-		case Resolved:
-			for _, k := range d.Findings {
-				delete(told, k)
-			}
-		default:
-			continue
-		}
-		newest = max(newest, d.Key)
-	}
-	return told, newest
 }
 
 func keys(fs []reconcile.Finding) []string {

@@ -14,15 +14,16 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/billsnap/billsnap/configkey"
+	"github.com/billsnap/billsnap/journal"
 )
 
 // Events a target can take.
 const (
-	Material = "material" // material findings new since the last notification
-	Failure  = "failure"  // a job failed (exit 1), was refused or killed
-	Stale    = "stale"    // no complete snapshot for longer than stale_after
-	Resolved = "resolved" // material findings announced before are gone
-	Test     = "test"     // billsnap notify test
+	Material = journal.EventMaterial // material findings new since the last notification
+	Failure  = "failure"             // a job failed (exit 1), was refused or killed
+	Stale    = "stale"               // no complete snapshot for longer than stale_after
+	Resolved = journal.EventResolved // material findings announced before are gone
+	Test     = "test"                // billsnap notify test
 )
 
 // Events are the events of a target's on key.

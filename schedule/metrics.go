@@ -152,7 +152,10 @@ func runCounts(runs []journal.Run, pruned journal.Pruned) []runCount {
 func notificationSamples(ds []journal.Delivery) []sample {
 	counts := map[[3]string]int{}
 	for _, d := range ds {
-		if d.Result != journal.DeliveryNoted {
+		for _, c := range d.Pruned {
+			counts[[3]string{c.Target, c.Event, c.Result}] += c.Count
+		}
+		if d.Result != journal.DeliveryNoted && d.Result != journal.DeliveryPruned {
 			counts[[3]string{d.Target, d.Event, d.Result}]++
 		}
 	}

@@ -99,6 +99,8 @@ func TestExportAppliesRetention(t *testing.T) {
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "c.yml")
 	os.WriteFile(cfgFile, []byte("retention: {keep: 2, runs: 1}\n"), 0o644)
+	notes := journal.DeliveriesOf(dir)
+	notes.Add(journal.Delivery{Time: time.Now().AddDate(0, 0, -30), Target: "ops", Event: "material", Key: "S0", Findings: []string{"k"}, Result: journal.DeliverySent})
 	for i := range 3 {
 		if code, _, stderr := cli(t, srv, "export", "--config", cfgFile, "--out", dir, "--progress", "none"); code != job.ExitOK {
 			t.Fatalf("export %d: %d %s", i, code, stderr)
@@ -117,8 +119,16 @@ func TestExportAppliesRetention(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(journal.Dir(dir), "*.json")); len(runs) != 1 || len(files) != 1 {
 		t.Errorf("%d runs listed, %d files in the journal; want the last export's alone", len(runs), len(files))
 	}
-	if prom := readFile(t, filepath.Join(dir, "billsnap.prom")); !strings.Contains(prom, `billsnap_runs_total{job="export",status="ok"} 3`) {
+	prom := readFile(t, filepath.Join(dir, "billsnap.prom"))
+	if !strings.Contains(prom, `billsnap_runs_total{job="export",status="ok"} 3`) {
 		t.Errorf("the runs pruned no longer count:\n%s", prom)
+	}
+	// The month-old delivery is folded: counted, and what it announced kept.
+	ds, _ := notes.List()
+	told, _ := journal.Announced(ds, "ops")
+	if len(ds) != 2 || ds[0].Result != journal.DeliveryPruned || !ds[1].Folded || told["k"].IsZero() ||
+		!strings.Contains(prom, `billsnap_notifications_total{event="material",result="sent",target="ops"} 1`) {
+		t.Errorf("the notifications record after retention: %+v\n%s", ds, prom)
 	}
 }
 

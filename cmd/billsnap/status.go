@@ -56,7 +56,7 @@ func printDeliveries(w io.Writer, out string) error {
 	last, failingSince := map[string]journal.Delivery{}, map[string]time.Time{}
 	var names []string
 	for _, d := range ds {
-		if d.Result == journal.DeliveryNoted {
+		if d.Result == journal.DeliveryNoted || d.Result == journal.DeliveryPruned {
 			continue
 		}
 		if _, ok := last[d.Target]; !ok {

@@ -1,7 +1,8 @@
-// Package jsonl is a file of JSON lines that billsnap only appends to:
+// Package jsonl is a file of JSON lines that billsnap appends to:
 // writers append under an exclusive lock on the file (flock), each line
 // synced before the lock is let go; readers take no lock and leave out a
 // last line that has no newline yet, so no reader waits for a writer.
+// Retention may rewrite a file whole (Rewrite), under the same lock.
 package jsonl
 
 import (
@@ -48,17 +49,11 @@ func split(b []byte) [][]byte {
 // died left without its newline is cut off first, so that the new line
 // starts a line of its own. The line is synced before Append returns.
 func (f File) Append(decide func(lines [][]byte) ([]byte, error)) error {
-	if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
-		return err
-	}
-	fh, err := os.OpenFile(f.Path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	fh, err := f.lock()
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
-	if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("lock: %w", err)
-	}
 	b, err := os.ReadFile(f.Path)
 	if err != nil {
 		return err
@@ -76,4 +71,89 @@ func (f File) Append(decide func(lines [][]byte) ([]byte, error)) error {
 		return err
 	}
 	return fh.Sync()
+}
+
+// opened is called when lock has opened the file, before it waits for
+// its lock (tests hold it there).
+var opened = func() {}
+
+// lock opens the file for appending, creating it, and takes its lock. A
+// file that Rewrite replaced while this waited for the lock is let go,
+// and the new one opened and locked instead.
+func (f File) lock() (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
+		return nil, err
+	}
+	for {
+		fh, err := os.OpenFile(f.Path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		opened()
+		if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_EX); err != nil {
+			fh.Close()
+			return nil, fmt.Errorf("lock: %w", err)
+		}
+		held, err1 := fh.Stat()
+		now, err2 := os.Stat(f.Path)
+		if err := errors.Join(err1, err2); err != nil && !errors.Is(err2, os.ErrNotExist) {
+			fh.Close()
+			return nil, err
+		}
+		if err2 == nil && os.SameFile(held, now) {
+			return fh, nil
+		}
+		fh.Close() // replaced (or removed) while we waited
+	}
+}
+
+// Rewrite replaces the file's lines with those rewrite returns, given the
+// complete lines so far, under the file's lock: the new lines are written
+// to a file beside it, synced, and renamed over it, so a reader sees the
+// old lines or the new ones, and an Append waiting for the lock appends
+// to the new file.
+func (f File) Rewrite(rewrite func(lines [][]byte) ([][]byte, error)) error {
+	fh, err := f.lock()
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	b, err := os.ReadFile(f.Path)
+	if err != nil {
+		return err
+	}
+	lines, err := rewrite(split(b))
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	for _, l := range lines {
+		out.Write(l)
+		out.WriteByte('\n')
+	}
+	tmp := f.Path + ".rewrite"
+	if err := writeSynced(tmp, out.Bytes()); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, f.Path); err != nil {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(f.Path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// writeSynced writes b to a new file at path and syncs it.
+func writeSynced(path string, b []byte) error {
+	w, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	if err == nil {
+		err = w.Sync()
+	}
+	return errors.Join(err, w.Close())
 }
