@@ -3,7 +3,9 @@
 // walker (one page at a time). Each client runs in a child process of its
 // own, so that its CPU time and peak RSS are its own; the sandbox runs in
 // another. With --history it measures instead what everyday operations
-// cost on a store with a year of history against a fresh one (history.go).
+// cost on a store with a year of history against a fresh one (history.go),
+// and with --year it simulates a year of daily runs under retention
+// (year.go).
 // See docs/benchmarks.md.
 package main
 
@@ -25,6 +27,8 @@ func main() {
 		err = child(ctx, os.Args[2:])
 	case slices.Contains(os.Args[1:], "--history") || slices.Contains(os.Args[1:], "-history"):
 		err = history(ctx, os.Args[1:])
+	case slices.Contains(os.Args[1:], "--year") || slices.Contains(os.Args[1:], "-year"):
+		err = year(ctx, os.Args[1:])
 	default:
 		err = bench(ctx, os.Args[1:])
 	}

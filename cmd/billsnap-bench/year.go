@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/internal/fakeclock"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// yearFlags are the flags of billsnap-bench --year.
+type yearFlags struct {
+	days, keep, customers int
+	out                   string
+}
+
+func parseYear(args []string) (yearFlags, error) {
+	var y yearFlags
+	fs := flag.NewFlagSet("billsnap-bench --year", flag.ContinueOnError)
+	fs.Bool("year", true, "simulate daily exports and reconciles with a clock that moves a day each time")
+	fs.IntVar(&y.days, "days", 365, "days simulated")
+	fs.IntVar(&y.keep, "keep", 30, "retention.keep")
+	fs.IntVar(&y.customers, "customers", 6, "customers of the sandbox exported")
+	fs.StringVar(&y.out, "out", "", "where the store goes (default: a temporary directory, removed)")
+	return y, fs.Parse(args)
+}
+
+// year simulates a store's days: each an export of a small sandbox and a
+// reconcile of it, with retention.keep, the store's clock a day later
+// each time. From the day after keep on, when retention starts to prune,
+// it follows the store's bytes (in all, and in its state and records) and
+// each day's seconds; the last line is year_bytes_ratio=B (the largest
+// store over the smallest, from day keep on) and year_time_ratio=T (the
+// last day's seconds over those of day keep+1).
+func year(ctx context.Context, args []string) error {
+	y, err := parseYear(args)
+	if err != nil {
+		return err
+	}
+	dir, cleanup, err := benchDir(y.out)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{APIKey: benchKey, Data: sandbox.Options{Seed: 7, Customers: y.customers, Planted: 1}}))
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	cfg := benchConfig(srv.URL, dir, 8, config.Default().Prefetch)
+	cfg.Retention.Keep = y.keep
+	day := time.Date(2027, 1, 1, 2, 30, 0, 0, time.UTC)
+	var first, last time.Duration
+	lo, hi := int64(-1), int64(0)
+	fmt.Printf("%5s %12s %12s %12s %9s\n", "day", "store B", "state B", "records B", "seconds")
+	for d := 1; d <= y.days; d++ {
+		start := time.Now()
+		if err := runDay(ctx, cfg, func() time.Time { return day }); err != nil {
+			return fmt.Errorf("day %d: %w", d, err)
+		}
+		took := time.Since(start)
+		if d < y.keep {
+			day = day.AddDate(0, 0, 1)
+			continue
+		}
+		s, err := storeSizes(dir)
+		if err != nil {
+			return err
+		}
+		if lo < 0 || s.all < lo {
+			lo = s.all
+		}
+		hi = max(hi, s.all)
+		if d == y.keep+1 {
+			first = took
+		}
+		last = took
+		if d == y.keep || d == y.keep+1 || d%50 == 0 || d == y.days {
+			fmt.Printf("%5d %12d %12d %12d %9.3f\n", d, s.all, s.state, s.records, took.Seconds())
+		}
+		day = day.AddDate(0, 0, 1)
+	}
+	fmt.Printf("year_bytes_ratio=%.3f year_time_ratio=%.2f\n", float64(hi)/float64(lo), last.Seconds()/first.Seconds())
+	return nil
+}
+
+// runDay is one day: an export of the sandbox and a reconcile of it, with
+// the store's clock at now.
+func runDay(ctx context.Context, cfg config.Config, now func() time.Time) error {
+	log := slog.New(slog.DiscardHandler)
+	store, err := snapshot.Open(ctx, cfg.Options, log, now)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	svc := job.Service{Secret: extract.NewSecret(benchKey), Log: log, Clock: fakeclock.New(now())}
+	if _, _, err := job.Export(ctx, cfg, svc, store); err != nil {
+		return err
+	}
+	opts, err := job.ReconcileOptions(cfg, "", "")
+	if err != nil {
+		return err
+	}
+	opts.Now = now
+	_, err = job.Reconcile(ctx, store, opts, log, nil)
+	return err
+}
+
+// sizes are a store's bytes: in all, and in its state and its records.
+type sizes struct{ all, state, records int64 }
+
+func storeSizes(dir string) (sizes, error) {
+	var s sizes
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		s.all += info.Size()
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case filepath.Base(p) == "state.duckdb":
+			s.state += info.Size()
+		case strings.HasPrefix(rel, ".records-gen"+string(filepath.Separator)):
+			s.records += info.Size()
+		}
+		return nil
+	})
+	return s, err
+}
