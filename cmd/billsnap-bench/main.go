@@ -21,19 +21,46 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var err error
-	switch {
-	case len(os.Args) > 1 && os.Args[1] == "child":
-		err = child(ctx, os.Args[2:])
-	case slices.Contains(os.Args[1:], "--history") || slices.Contains(os.Args[1:], "-history"):
-		err = history(ctx, os.Args[1:])
-	case slices.Contains(os.Args[1:], "--year") || slices.Contains(os.Args[1:], "-year"):
-		err = year(ctx, os.Args[1:])
-	default:
-		err = bench(ctx, os.Args[1:])
-	}
+	err := run(ctx, os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "billsnap-bench:", err)
 		os.Exit(1)
 	}
+}
+
+// run runs the mode args ask for, writing the CPU profile --cpuprofile
+// asks for: of this process with --history or --year, of the local
+// export's child otherwise.
+func run(ctx context.Context, args []string) error {
+	profile, args := cpuProfileArg(args)
+	inProcess := isMode(args, "history") || isMode(args, "year")
+	switch {
+	case len(args) > 0 && args[0] == "child":
+		profile = ""
+		if len(args) > 1 && args[1] == "export" {
+			profile = os.Getenv(profileEnv)
+		}
+	case !inProcess && profile != "":
+		os.Setenv(profileEnv, profile) // for the export's child
+		profile = ""
+	}
+	stop, err := startProfile(profile)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	switch {
+	case len(args) > 0 && args[0] == "child":
+		return child(ctx, args[1:])
+	case isMode(args, "year"):
+		return year(ctx, args)
+	case isMode(args, "history"):
+		return history(ctx, args)
+	}
+	return bench(ctx, args)
+}
+
+// isMode tells whether args ask for the mode --name.
+func isMode(args []string, name string) bool {
+	return slices.Contains(args, "--"+name) || slices.Contains(args, "-"+name)
 }
