@@ -49,15 +49,11 @@ func split(b []byte) [][]byte {
 // died left without its newline is cut off first, so that the new line
 // starts a line of its own. The line is synced before Append returns.
 func (f File) Append(decide func(lines [][]byte) ([]byte, error)) error {
-	fh, err := f.lock()
+	fh, b, err := f.locked()
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
-	b, err := os.ReadFile(f.Path)
-	if err != nil {
-		return err
-	}
 	if whole := complete(b); len(whole) < len(b) {
 		if err := fh.Truncate(int64(len(whole))); err != nil {
 			return err
@@ -71,6 +67,21 @@ func (f File) Append(decide func(lines [][]byte) ([]byte, error)) error {
 		return err
 	}
 	return fh.Sync()
+}
+
+// locked is the file, open for appending and locked (lock), and what it
+// holds; the caller closes it, which lets go of the lock.
+func (f File) locked() (*os.File, []byte, error) {
+	fh, err := f.lock()
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := os.ReadFile(f.Path)
+	if err != nil {
+		fh.Close()
+		return nil, nil, err
+	}
+	return fh, b, nil
 }
 
 // opened is called when lock has opened the file, before it waits for
@@ -113,15 +124,11 @@ func (f File) lock() (*os.File, error) {
 // old lines or the new ones, and an Append waiting for the lock appends
 // to the new file.
 func (f File) Rewrite(rewrite func(lines [][]byte) ([][]byte, error)) error {
-	fh, err := f.lock()
+	fh, b, err := f.locked()
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
-	b, err := os.ReadFile(f.Path)
-	if err != nil {
-		return err
-	}
 	lines, err := rewrite(split(b))
 	if err != nil {
 		return err
