@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/billsnap/billsnap/internal/atomicfile"
 )
 
 // Pruned is what retention took from a journal: every run whose ID sorts
@@ -79,27 +81,11 @@ func Prune(dir string, before time.Time, keep int, now time.Time) error {
 	return removeLeftovers(dir)
 }
 
-// writePruned writes p beside the journal in dir: a new file, synced and
-// renamed over the old one.
+// writePruned writes p beside the journal in dir, replacing the old.
 func writePruned(dir string, p Pruned) error {
 	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	tmp := prunedPath(dir) + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	_, err = f.Write(b)
 	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, prunedPath(dir))
+		err = atomicfile.Write(prunedPath(dir), b)
 	}
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)

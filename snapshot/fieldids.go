@@ -27,20 +27,20 @@ CREATE TABLE IF NOT EXISTS field_ids (
 // rawKind is the kind of _raw in the catalogue: the record as sent, JSON.
 const rawKind = "json"
 
-// ColumnKind is a column of a table in Parquet order, with its kind's
+// columnKind is a column of a table in Parquet order, with its kind's
 // name (Kind.String; id and the parent's ID are strings, _raw is json).
-type ColumnKind struct{ Name, Kind string }
+type columnKind struct{ Name, Kind string }
 
-// ColumnKinds are the table's columns in Parquet order, with their kinds.
-func (t Table) ColumnKinds() []ColumnKind {
-	out := []ColumnKind{{"id", String.String()}}
+// columnKinds are the table's columns in Parquet order, with their kinds.
+func (t Table) columnKinds() []columnKind {
+	out := []columnKind{{"id", String.String()}}
 	if t.ParentColumn != "" {
-		out = append(out, ColumnKind{t.ParentColumn, String.String()})
+		out = append(out, columnKind{t.ParentColumn, String.String()})
 	}
 	for _, c := range t.Columns {
-		out = append(out, ColumnKind{c.Name, c.Kind.String()})
+		out = append(out, columnKind{c.Name, c.Kind.String()})
 	}
-	return append(out, ColumnKind{"_raw", rawKind})
+	return append(out, columnKind{"_raw", rawKind})
 }
 
 // assignFieldIDs gives every column of tables its field ID, recording in
@@ -59,7 +59,7 @@ func assignFieldIDs(ctx context.Context, db *sql.DB, tables []Table, by string) 
 	out := slices.Clone(tables)
 	for i, t := range out {
 		ids := map[string]int{}
-		for _, c := range t.ColumnKinds() {
+		for _, c := range t.columnKinds() {
 			id, ok := cat.ids[fieldKey{t.Name, c.Name, c.Kind}]
 			if !ok {
 				cat.highest[t.Name]++

@@ -66,7 +66,7 @@ func checkOtherTables(t *testing.T, db *sql.DB, cfg testCfg, id string) {
 			continue
 		}
 		var want []string
-		for i, c := range tbl.ColumnKinds() {
+		for i, c := range tbl.columnKinds() {
 			want = append(want, fmt.Sprintf("%s=%d", c.Name, i+1))
 		}
 		if got := fileFieldIDs(t, db, cfg, id, tbl.Name); !slices.Equal(got, want) {

@@ -41,15 +41,11 @@ func bench(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	dir := *out
-	if dir == "" {
-		d, err := os.MkdirTemp("", "billsnap-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
+	dir, cleanup, err := benchDir(*out)
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	customers := max(1, *records/recordsPerCustomer)
 	url, total, stop, err := startSandbox(ctx, customers, *latency)
 	if err != nil {

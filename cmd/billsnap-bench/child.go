@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -48,7 +46,9 @@ func child(ctx context.Context, args []string) error {
 		cfg.Parquet.URL = os.Getenv(lakeEnv)
 		n, err = export(ctx, cfg)
 	case "reconcile":
-		n, err = reconcileSnapshot(ctx, benchConfig(url, dir, 1, 0))
+		var found int
+		found, err = reconcileLatest(ctx, benchConfig(url, dir, 1, 0))
+		n = int64(found)
 	default:
 		err = fmt.Errorf("child: unknown phase %q", args[0])
 	}
@@ -149,27 +149,4 @@ func rows(sum *snapshot.Summary) int64 {
 		n += t.DuckDBRows
 	}
 	return n
-}
-
-// reconcileSnapshot runs the shipped rules over the exported snapshot.
-func reconcileSnapshot(ctx context.Context, cfg config.Config) (int64, error) {
-	store, err := snapshot.OpenShared(ctx, cfg.Options, slog.New(slog.DiscardHandler), time.Now)
-	if err != nil {
-		return 0, err
-	}
-	defer store.Close()
-	rules, err := reconcile.Rules("")
-	if err != nil {
-		return 0, err
-	}
-	var rep *reconcile.Report
-	err = store.Change(ctx, func(db *sql.DB) error {
-		rep, err = reconcile.Run(ctx, db, reconcile.Options{Rules: rules, Grace: cfg.Reconcile.Grace,
-			Materiality: cfg.Reconcile.Materiality, Now: time.Now, Bind: store.Bind})
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return int64(len(rep.Findings)), nil
 }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/billsnap/billsnap/internal/atomicfile"
 )
 
 // File is the file at Path.
@@ -138,29 +140,5 @@ func (f File) Rewrite(rewrite func(lines [][]byte) ([][]byte, error)) error {
 		out.Write(l)
 		out.WriteByte('\n')
 	}
-	tmp := f.Path + ".rewrite"
-	if err := writeSynced(tmp, out.Bytes()); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, f.Path); err != nil {
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(f.Path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
-// writeSynced writes b to a new file at path and syncs it.
-func writeSynced(path string, b []byte) error {
-	w, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	if err == nil {
-		err = w.Sync()
-	}
-	return errors.Join(err, w.Close())
+	return atomicfile.Write(f.Path, out.Bytes())
 }

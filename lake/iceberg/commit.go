@@ -113,15 +113,21 @@ func fileSchema(path string) (sc *ice.Schema, withIDs bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("the schema of %s: %w", path, err)
 	}
-	if !slices.ContainsFunc(as.Fields(), withoutID) {
+	missing := 0
+	for _, f := range as.Fields() {
+		if withoutID(f) {
+			missing++
+		}
+	}
+	switch missing {
+	case 0:
 		sc, err = table.ArrowSchemaToIceberg(as, false, nil)
 		return sc, true, err
+	case len(as.Fields()):
+		sc, err = table.ArrowSchemaToIcebergWithFreshIDs(as, false)
+		return sc, false, err
 	}
-	if slices.IndexFunc(as.Fields(), func(f arrow.Field) bool { return !withoutID(f) }) >= 0 {
-		return nil, false, fmt.Errorf("%s: some columns have field IDs and others not", path)
-	}
-	sc, err = table.ArrowSchemaToIcebergWithFreshIDs(as, false)
-	return sc, false, err
+	return nil, false, fmt.Errorf("%s: some columns have field IDs and others not", path)
 }
 
 // withoutID tells whether a column has no field ID (or ID 0 or less,
