@@ -36,7 +36,17 @@ func Recheck(ctx context.Context, cfg config.Config, svc Service, store *snapsho
 	if err != nil {
 		return nil, nil, req, err
 	}
-	err = store.Change(ctx, func(db *sql.DB) error { return recheck.Store(ctx, db, rep.Snapshot.ID, results) })
+	err = store.Change(ctx, func(db *sql.DB) error {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		if err := recheck.Stage(ctx, conn, rep.Snapshot.ID, results); err != nil {
+			return err
+		}
+		return store.KeepRechecks(ctx, conn, rep.Snapshot.ID)
+	})
 	if err != nil {
 		return nil, nil, req, err
 	}

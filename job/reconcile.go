@@ -85,7 +85,7 @@ func workspaceWaivers(out string) ([]reconcile.Waiver, error) {
 // the findings); the read model is published again with the findings.
 func Reconcile(ctx context.Context, store *snapshot.Store, opts reconcile.Options, log *slog.Logger,
 	then func(db *sql.DB, rep *reconcile.Report) error) (*reconcile.Report, error) {
-	opts.Log, opts.Bind = log, store.Bind
+	opts.Log, opts.Bind, opts.Keep = log, store.Bind, store.KeepFindings
 	var rep *reconcile.Report
 	err := store.Change(ctx, func(db *sql.DB) error {
 		var err error

@@ -23,6 +23,7 @@ import (
 
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 // What a recheck says of a finding.
@@ -150,16 +151,20 @@ func fetch(ctx context.Context, w *extract.Walker, sub string) ([]charge, error)
 	return s.charges, nil
 }
 
-// Store records results for snapshot snap in db, the state (in a section
-// of the store), beside the earlier rechecks: the latest of each finding
-// is its live state.
-func Store(ctx context.Context, db *sql.DB, snap string, results []Result) error {
-	tx, err := db.BeginTx(ctx, nil)
+// Stage puts results for snapshot snap on conn, a connection of the
+// state in a section of the store, as snapshot.StagedRechecks, for the
+// store to keep beside the earlier rechecks (snapshot.Store.KeepRechecks):
+// the latest of each finding is its live state.
+func Stage(ctx context.Context, conn *sql.Conn, snap string, results []Result) error {
+	if err := snapshot.StageTables(ctx, conn); err != nil {
+		return err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, "INSERT INTO rechecks VALUES (?, ?, ?, ?, ?, nullif(?, ''))")
+	st, err := tx.PrepareContext(ctx, "INSERT INTO "+snapshot.StagedRechecks+" VALUES (?, ?, ?, ?, ?, nullif(?, ''))")
 	if err != nil {
 		return err
 	}

@@ -155,7 +155,7 @@ func (fx *fixture) open(t *testing.T) *sql.DB {
 func (fx *fixture) options(rules []Rule) Options {
 	return Options{SnapshotID: "cur", Period: fx.period, AsOf: fx.asOf, Grace: 48 * time.Hour,
 		Rules: rules, Materiality: DefaultMateriality(),
-		Now: func() time.Time { return fx.asOf }, Bind: bindFixture}
+		Now: func() time.Time { return fx.asOf }, Bind: bindFixture, Keep: snapshot.KeepPlain}
 }
 
 // loadFixture is the fixture testdata/rules/name.txtar, loaded: for the
@@ -166,8 +166,9 @@ func loadFixture(t *testing.T, name string) (*fixture, *sql.DB) {
 	return &fx, fx.open(t)
 }
 
-// bindFixture shows the fixture's tables as the views rules read.
-func bindFixture(ctx context.Context, conn *sql.Conn, _, _ string) error {
+// bindFixture shows the fixture's tables as the views rules read, and
+// its stored findings and rechecks (snapshot.PlainHistory).
+func bindFixture(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 	for _, schema := range []string{"cur", "prev"} {
 		for _, tb := range snapshot.Tables() {
 			q := fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM fx_%[1]s.%[2]s", schema, tb.Name)
@@ -176,13 +177,16 @@ func bindFixture(ctx context.Context, conn *sql.Conn, _, _ string) error {
 			}
 		}
 	}
-	return nil
+	return snapshot.BindPlain(ctx, conn, cur, prev)
 }
 
 // load creates the state's tables and the snapshots, and the tables of
 // both with the fixture's rows.
 func (fx *fixture) load(ctx context.Context, db *sql.DB) error {
 	if err := snapshot.MigrateState(ctx, db); err != nil {
+		return err
+	}
+	if err := snapshot.PlainHistory(ctx, db); err != nil {
 		return err
 	}
 	q := "INSERT INTO snapshots (id, started, finished, status) VALUES ('cur', ?, ?, 'complete')"

@@ -126,7 +126,7 @@ func (e *env) options(o Options) Options {
 	if o.Materiality.Severities == nil {
 		o.Materiality = DefaultMateriality()
 	}
-	o.Bind = e.store.Bind
+	o.Bind, o.Keep = e.store.Bind, e.store.KeepFindings
 	return o
 }
 

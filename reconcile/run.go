@@ -25,9 +25,14 @@ type Options struct {
 	Now         func() time.Time
 	Log         *slog.Logger // nil: no log
 	// Bind makes the views cur.<table> and prev.<table> on conn show the
-	// rows of snapshots cur and prev ("" : empty views); the store knows
-	// where they are (snapshot.Store.Bind).
+	// rows of snapshots cur and prev ("" : empty views), and
+	// prev.stored_findings and cur.stored_rechecks their run records; the
+	// store knows where they are (snapshot.Store.Bind).
 	Bind func(ctx context.Context, conn *sql.Conn, cur, prev string) error
+	// Keep records the findings Run staged on conn (snapshot.StagedFindings
+	// and StagedUnjudged) as those of the snapshot and period
+	// (snapshot.Store.KeepFindings); nil keeps them nowhere but the report.
+	Keep func(ctx context.Context, conn *sql.Conn, snapshotID, period string) error
 }
 
 // Check reports what makes the options unusable before any snapshot is
@@ -80,8 +85,9 @@ func unknownSnapshot(ctx context.Context, conn *sql.Conn, id string) error {
 // ErrNoSnapshot is returned when there is no snapshot to reconcile.
 var ErrNoSnapshot = errors.New("no complete snapshot to reconcile: run billsnap export first")
 
-// Run reconciles one snapshot in db, stores its findings (replacing those
-// of an earlier run on the same snapshot and period) and returns the report.
+// Run reconciles one snapshot in db, records the reconciliation and its
+// totals, has o.Keep store its findings (replacing those of an earlier run
+// on the same snapshot and period) and returns the report.
 func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -123,12 +129,17 @@ func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	if err := r.store(ctx, conn, o.Now().UTC()); err != nil {
 		return nil, err
 	}
-	if err := r.load(ctx, conn); err != nil {
+	if err := r.load(ctx, conn, snapshot.StagedFindings, "cur.stored_rechecks"); err != nil {
 		return nil, err
 	}
 	r.Material = judge(r, o.Materiality)
 	if err := r.record(ctx, conn, o.Now().UTC()); err != nil {
 		return nil, err
+	}
+	if o.Keep != nil {
+		if err := o.Keep(ctx, conn, r.Snapshot.ID, r.Period.String()); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }

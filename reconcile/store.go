@@ -3,9 +3,11 @@ package reconcile
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 // applyWaivers loads the waivers active at as-of into the temporary table
@@ -45,23 +47,19 @@ func (r *Report) applyWaivers(ctx context.Context, conn *sql.Conn, waivers []Wai
 	return nil
 }
 
-// store replaces the findings of this snapshot and period: this run's, with
-// their history against the previous complete snapshot's findings of the
-// same period, and the keys found then and not now, as resolved (a key
-// this run did not judge is neither); and what each rule did not judge.
+// store stages this run's findings (snapshot.StagedFindings), with their
+// history against the previous complete snapshot's findings of the same
+// period (prev.stored_findings), and the keys found then and not now, as
+// resolved (a key this run did not judge is neither); and what each rule
+// did not judge (snapshot.StagedUnjudged). Options.Keep records them.
 func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error {
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
+	if err := snapshot.StageTables(ctx, conn); err != nil {
 		return err
 	}
-	defer tx.Rollback()
 	period := r.Period.String()
-	if _, err := tx.ExecContext(ctx, "DELETE FROM findings WHERE snapshot_id = ? AND period = ?", r.Snapshot.ID, period); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `
-		INSERT INTO findings
-		WITH before AS (SELECT * FROM findings WHERE snapshot_id = ? AND period = ? AND status <> 'resolved')
+	_, err := conn.ExecContext(ctx, `
+		INSERT INTO `+snapshot.StagedFindings+`
+		WITH before AS (SELECT * FROM prev.stored_findings WHERE period = ? AND status <> 'resolved')
 		SELECT ?, ?, f.rule, f.severity, f.entity, f.entity_id, f.amount, f.currency, f.detail,
 		       CASE WHEN b.rule IS NULL THEN 'new' ELSE 'recurring' END, coalesce(b.first_seen, ?),
 		       w.rule IS NOT NULL, w.reason, w.owner, w.expires, ?, ?, w.id, w.made_by
@@ -73,21 +71,15 @@ func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error
 		       'resolved', b.first_seen, false, NULL, NULL, NULL, ?, ?, NULL, NULL
 		FROM before b ANTI JOIN run_findings f USING (rule, entity_id)
 		ANTI JOIN run_unjudged u USING (rule, entity_id)`,
-		r.Previous, period,
+		period,
 		r.Snapshot.ID, period, r.Snapshot.ID, r.AsOf.UTC(), now,
 		r.Snapshot.ID, period, r.AsOf.UTC(), now)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM unjudged WHERE snapshot_id = ? AND period = ?", r.Snapshot.ID, period); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO unjudged SELECT DISTINCT ?, ?, rule, entity_id, table_name, field, json_type, ?
+	_, err = conn.ExecContext(ctx, `INSERT INTO `+snapshot.StagedUnjudged+` SELECT DISTINCT ?, ?, rule, entity_id, table_name, field, json_type, ?
 		FROM run_unjudged`, r.Snapshot.ID, period, now)
-	if err != nil {
-		return err
-	}
-	return tx.Commit()
+	return err
 }
 
 // LiveSQL is the latest recheck of each finding of snapshot ? (rule,
@@ -95,13 +87,18 @@ func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error
 const LiveSQL = `SELECT rule, entity_id, arg_max(live, checked_at) AS live, max(checked_at) AS checked_at
 	FROM rechecks WHERE snapshot_id = ? GROUP BY rule, entity_id`
 
-// load reads the stored findings back, in rule order, resolved last, each
-// with its latest recheck.
-func (r *Report) load(ctx context.Context, conn *sql.Conn) error {
+// liveOf is LiveSQL over the rechecks of relation rechecks.
+func liveOf(rechecks string) string {
+	return strings.Replace(LiveSQL, "FROM rechecks", "FROM "+rechecks, 1)
+}
+
+// load reads the stored findings back from the relations findings and
+// rechecks, in rule order, resolved last, each with its latest recheck.
+func (r *Report) load(ctx context.Context, conn *sql.Conn, findings, rechecks string) error {
 	rows, err := conn.QueryContext(ctx, `SELECT rule, severity, entity, entity_id, CAST(amount AS VARCHAR), coalesce(currency, ''),
 		coalesce(detail, ''), status, first_seen, waived, coalesce(waiver_reason, ''), coalesce(waiver_owner, ''), waiver_expires,
 		coalesce(waiver_id, ''), coalesce(waiver_by, ''), coalesce(k.live, ''), k.checked_at
-		FROM findings LEFT JOIN (`+LiveSQL+`) k USING (rule, entity_id) WHERE snapshot_id = ? AND period = ?
+		FROM `+findings+` LEFT JOIN (`+liveOf(rechecks)+`) k USING (rule, entity_id) WHERE snapshot_id = ? AND period = ?
 		ORDER BY status = 'resolved', list_position(?, rule), entity_id`, r.Snapshot.ID, r.Snapshot.ID, r.Period.String(), ruleIDs(r.Rules))
 	if err != nil {
 		return err

@@ -43,7 +43,7 @@ func Stored(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.load(ctx, conn); err != nil {
+	if err := r.load(ctx, conn, "findings", "rechecks"); err != nil {
 		return nil, err
 	}
 	r.Material = judge(r, o.Materiality)

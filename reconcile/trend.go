@@ -6,9 +6,11 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
-// record notes this reconciliation in the reconciliations table,
+// record notes this reconciliation in the reconciliations table, and its
+// open findings' totals in reconciliation_totals (what the trend reads),
 // replacing an earlier one of the same snapshot and period.
 func (r *Report) record(ctx context.Context, conn *sql.Conn, now time.Time) error {
 	tx, err := conn.BeginTx(ctx, nil)
@@ -21,6 +23,14 @@ func (r *Report) record(ctx context.Context, conn *sql.Conn, now time.Time) erro
 	}
 	_, err = tx.ExecContext(ctx, "INSERT INTO reconciliations VALUES (?, ?, ?, ?, ?, ?)",
 		r.Snapshot.ID, r.Period.String(), r.AsOf.UTC(), now, len(r.Open()), len(r.Material) > 0)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM reconciliation_totals WHERE snapshot_id = ? AND period = ?", r.Snapshot.ID, r.Period.String()); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO reconciliation_totals SELECT snapshot_id, period, severity, coalesce(currency, ''), count(*),
+		coalesce(sum(amount) FILTER (WHERE NOT waived), 0) FROM `+snapshot.StagedFindings+` WHERE status <> 'resolved' GROUP BY ALL`)
 	if err != nil {
 		return err
 	}
@@ -52,10 +62,10 @@ func Trend(ctx context.Context, db *sql.DB, period *Period, upTo SnapshotInfo, n
 		  SELECT r.snapshot_id, s.started FROM reconciliations r JOIN snapshots s ON s.id = r.snapshot_id
 		  WHERE r.period = ? AND (s.started < ? OR s.id = ?)
 		  ORDER BY s.started DESC, s.id DESC LIMIT ?)
-		SELECT s.snapshot_id, s.started, coalesce(f.severity, ''), coalesce(f.currency, ''), count(f.rule),
-		       CAST(coalesce(sum(f.amount) FILTER (WHERE NOT f.waived), 0) AS VARCHAR)
-		FROM snaps s LEFT JOIN findings f ON f.snapshot_id = s.snapshot_id AND f.period = ? AND f.status <> 'resolved'
-		GROUP BY ALL ORDER BY s.started, s.snapshot_id`, period.String(), upTo.Started, upTo.ID, n, period.String())
+		SELECT s.snapshot_id, s.started, coalesce(t.severity, ''), coalesce(t.currency, ''), coalesce(t.findings, 0),
+		       CAST(coalesce(t.amount, 0) AS VARCHAR)
+		FROM snaps s LEFT JOIN reconciliation_totals t ON t.snapshot_id = s.snapshot_id AND t.period = ?
+		ORDER BY s.started, s.snapshot_id, 3, 4`, period.String(), upTo.Started, upTo.ID, n, period.String())
 	if err != nil {
 		return nil, err
 	}

@@ -99,11 +99,11 @@ func (s *Store) adoptInto(ctx context.Context, db *sql.DB) error {
 // copyStateTables copies the state's tables the attached store has: an
 // old store's tables, or a read model's views over the records.
 func copyStateTables(ctx context.Context, conn *sql.Conn) error {
-	if _, err := conn.ExecContext(ctx, metaSQL+fieldIDsSQL); err != nil {
+	if _, err := conn.ExecContext(ctx, metaSQL+fieldIDsSQL+runFilesSQL); err != nil {
 		return err
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
-		WHERE table_catalog = ? AND table_schema = 'main' AND list_contains(?, table_name)`, oldAlias, append([]string{"billsnap_meta"}, recordTables...))
+		WHERE table_catalog = ? AND table_schema = 'main' AND list_contains(?, table_name)`, oldAlias, adoptedTables())
 	if err != nil {
 		return err
 	}
@@ -125,6 +125,17 @@ func copyStateTables(ctx context.Context, conn *sql.Conn) error {
 	}
 	_, err = conn.ExecContext(ctx, "UPDATE billsnap_meta SET value = ? WHERE key = 'schema_version'", schemaVersion)
 	return err
+}
+
+// adoptedTables are the tables an adopted store may hold: the state's,
+// and the run records' (as tables or as a read model's views), which
+// the first section makes files (upgradeHistory).
+func adoptedTables() []string {
+	out := append([]string{"billsnap_meta"}, recordTables...)
+	for _, k := range runKinds {
+		out = append(out, k.name)
+	}
+	return out
 }
 
 // migrateData moves an old store's rows out of its one file: the runs to

@@ -13,7 +13,8 @@ import (
 // snapshots cur and prev, for reconcile: the latest complete snapshot from
 // the read model's master (native tables), another from its Parquet, in
 // the tree of complete snapshots or of incomplete ones. prev "" gives
-// empty views. conn is a connection of the state, in a section of it; the
+// empty views. It makes prev.stored_findings and cur.stored_rechecks too
+// (bindHistory), the run records reconcile reads. conn is a connection of the state, in a section of it; the
 // master stays attached (read-only) until the section ends.
 func (s *Store) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 	latest := ""
@@ -42,7 +43,7 @@ func (s *Store) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) erro
 			}
 		}
 	}
-	return nil
+	return s.bindHistory(ctx, conn, cur, prev)
 }
 
 // relation is the relation of table t's rows of snapshot id; latest is

@@ -11,8 +11,9 @@ import (
 // Prune keeps the newest keep complete snapshots and deletes the older
 // ones, with the incomplete and failed snapshots older than the oldest one
 // kept: their Parquet partitions first (one change of each tree), then
-// their rows in every table of the state keyed by snapshot_id, in one
-// transaction; then the read model is published again. The latest
+// their rows in every table of the state keyed by snapshot_id and their
+// run records, in one transaction; then the read model is published
+// again (the run records' files are deleted once the state commits). The latest
 // complete snapshot is never deleted; keep 0 keeps all.
 func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 	if keep <= 0 {
@@ -32,6 +33,9 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 			}
 		}
 		crashpoint.Hit("prune.tree")
+		if err := s.retire(ctx, db, "list_contains(?, snapshot_id)", ids); err != nil {
+			return err
+		}
 		if err := deleteSnapshots(ctx, db, ids); err != nil {
 			return err
 		}
@@ -43,8 +47,8 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 // deleteSnapshots deletes snapshots ids from every table of db keyed by
 // snapshot_id, and from the manifest, in one transaction.
 func deleteSnapshots(ctx context.Context, db *sql.DB, ids []string) error {
-	rows, err := db.QueryContext(ctx, `SELECT table_name FROM information_schema.columns
-		WHERE table_catalog = ? AND table_schema = 'main' AND column_name = 'snapshot_id' ORDER BY table_name`, attachedAs)
+	rows, err := db.QueryContext(ctx, `SELECT c.table_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_catalog, table_schema, table_name)
+		WHERE c.table_catalog = ? AND c.table_schema = 'main' AND c.column_name = 'snapshot_id' AND t.table_type = 'BASE TABLE' ORDER BY c.table_name`, attachedAs)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,13 +20,14 @@ import (
 // findings whole or not at all.
 //
 //	snapshots, snapshot_tables, snapshot_fields   the manifest
-//	findings, unjudged, reconciliations          reconcile's
-//	rechecks                                     recheck's
+//	reconciliations, reconciliation_totals       reconcile's
 //	field_ids                                    the catalogue of columns' field IDs
 //	runs                                         the journal, as it was then
+//	findings/, unjudged/, rechecks/              the run records (history.go):
+//	                                             their files, linked, never rewritten
 
 // recordTables are the state's tables published as records, in order.
-var recordTables = []string{"snapshots", "snapshot_tables", "snapshot_fields", "findings", "unjudged", "reconciliations", "rechecks", "field_ids"}
+var recordTables = []string{"snapshots", "snapshot_tables", "snapshot_fields", "reconciliations", "reconciliation_totals", "field_ids"}
 
 // runsRecord is the journal's table among the records.
 const runsRecord = "runs"
@@ -89,6 +91,43 @@ func (s *Store) writeRecords(ctx context.Context, db *sql.DB, cur, next string) 
 		}
 	}
 	syncDir(cur)
+	return s.linkRunFiles(ctx, conn, cur, next)
+}
+
+// linkRunFiles links every indexed run file into a folder of its kind in
+// next, beside an empty file of the kind (so that a glob of the folder
+// always matches, and gives the kind's columns); cur gets the empty file
+// where it has none.
+func (s *Store) linkRunFiles(ctx context.Context, conn *sql.Conn, cur, next string) error {
+	for _, k := range runKinds {
+		empty := filepath.Join(s.historyDir(), k.name+".parquet")
+		if _, err := os.Stat(empty); err != nil {
+			if err := os.MkdirAll(s.historyDir(), 0o755); err != nil {
+				return err
+			}
+			if err := copyTo(ctx, conn, emptyRelation(k), empty); err != nil {
+				return err
+			}
+		}
+		files, err := s.runFiles(ctx, conn, "kind = ?", k.name)
+		if err != nil {
+			return err
+		}
+		for _, gen := range []string{cur, next} {
+			if err := os.MkdirAll(filepath.Join(gen, k.name), 0o755); err != nil {
+				return err
+			}
+			if err := os.Link(empty, filepath.Join(gen, k.name, "empty.parquet")); err != nil && !errors.Is(err, os.ErrExist) {
+				return err
+			}
+		}
+		for _, f := range files {
+			if err := os.Link(s.runFilePath(f), filepath.Join(next, k.name, filepath.Base(s.runFilePath(f)))); err != nil {
+				return err
+			}
+		}
+		syncDir(filepath.Join(next, k.name))
+	}
 	return nil
 }
 
@@ -145,6 +184,10 @@ func (s *Store) recordViews(latest string) []string {
 	for _, t := range recordNames() {
 		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)",
 			t, sqlString(recordFile(absolute(s.records.link), t))))
+	}
+	for _, k := range runKinds {
+		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)",
+			k.name, sqlString(filepath.Join(absolute(s.records.link), k.name, "*.parquet"))))
 	}
 	return append(out, "CREATE OR REPLACE VIEW latest_snapshot AS SELECT * FROM snapshots WHERE id = "+sqlString(latest))
 }

@@ -37,13 +37,18 @@ func (s *Store) Read(ctx context.Context, fn func(db *sql.DB) error) error {
 	next := s.statePath() + ".next"
 	if err := s.section(ctx, next, fn); err != nil {
 		s.built, s.publicStale = "", false
+		s.retired, s.sweeping = nil, false // the marker stays: the next section sweeps
 		s.dropRecords()
 		os.Remove(next)
 		os.Remove(next + ".wal")
 		return err
 	}
 	crashpoint.Hit("state.written")
-	return s.publishPending()
+	if err := s.publishPending(); err != nil {
+		return err
+	}
+	s.removeRetired()
+	return nil
 }
 
 // section runs fn on a copy of the state at next and, when it succeeds,
@@ -59,6 +64,16 @@ func (s *Store) section(ctx context.Context, next string, fn func(db *sql.DB) er
 		return err
 	}
 	err = MigrateState(ctx, db)
+	if err == nil {
+		err = s.sweepHistory(ctx, db)
+	}
+	var upgraded bool
+	if err == nil {
+		upgraded, err = s.upgradeHistory(ctx, db)
+	}
+	if err == nil && upgraded {
+		err = s.syncModel(ctx, db)
+	}
 	if err == nil {
 		err = s.finishPublish(ctx, db)
 	}

@@ -69,6 +69,8 @@ type Store struct {
 	built       string        // a read model built in the section under way, published when it commits
 	recordsNext string        // the records' generation built in the section under way, shown when it commits
 	publicStale bool          // the public file is to be copied from the master when the section commits
+	retired     []string      // run files the section under way took out of the index, deleted when it commits
+	sweeping    bool          // the section under way wrote the sweep marker
 	log         *slog.Logger
 	now         func() time.Time
 }
@@ -267,41 +269,10 @@ CREATE TABLE IF NOT EXISTS snapshot_fields (
   untyped BIGINT NOT NULL,
   example_id VARCHAR
 );
--- What reconcile writes: every finding of every reconciliation; the
--- records each rule did not judge because a value arrived untyped (which
--- value: table, field, JSON type); one row a reconciliation, so that a
--- snapshot without a finding is in the trend too.
-CREATE TABLE IF NOT EXISTS findings (
-  snapshot_id VARCHAR NOT NULL,
-  period VARCHAR NOT NULL,
-  rule VARCHAR NOT NULL,
-  severity VARCHAR NOT NULL,
-  entity VARCHAR NOT NULL,
-  entity_id VARCHAR NOT NULL,
-  amount DECIMAL(18,2) NOT NULL,
-  currency VARCHAR,
-  detail VARCHAR,
-  status VARCHAR NOT NULL,
-  first_seen VARCHAR NOT NULL,
-  waived BOOLEAN NOT NULL,
-  waiver_reason VARCHAR,
-  waiver_owner VARCHAR,
-  waiver_expires DATE,
-  as_of TIMESTAMPTZ NOT NULL,
-  reconciled_at TIMESTAMPTZ NOT NULL,
-  waiver_id VARCHAR,
-  waiver_by VARCHAR
-);
-CREATE TABLE IF NOT EXISTS unjudged (
-  snapshot_id VARCHAR NOT NULL,
-  period VARCHAR NOT NULL,
-  rule VARCHAR NOT NULL,
-  entity_id VARCHAR NOT NULL,
-  table_name VARCHAR NOT NULL,
-  field VARCHAR NOT NULL,
-  json_type VARCHAR NOT NULL,
-  reconciled_at TIMESTAMPTZ NOT NULL
-);
+-- What reconcile writes besides its run records (history.go): one row a
+-- reconciliation, so that a snapshot without a finding is in the trend
+-- too, and its open findings' totals (by severity and currency: how many,
+-- and the amount not waived), which the trend reads.
 CREATE TABLE IF NOT EXISTS reconciliations (
   snapshot_id VARCHAR NOT NULL,
   period VARCHAR NOT NULL,
@@ -310,19 +281,14 @@ CREATE TABLE IF NOT EXISTS reconciliations (
   findings BIGINT NOT NULL,
   material BOOLEAN NOT NULL
 );
--- What billsnap recheck found of the findings about charges, each time it
--- read the service again (the latest row of a finding is its live state).
-CREATE TABLE IF NOT EXISTS rechecks (
+CREATE TABLE IF NOT EXISTS reconciliation_totals (
   snapshot_id VARCHAR NOT NULL,
-  rule VARCHAR NOT NULL,
-  entity_id VARCHAR NOT NULL,
-  live VARCHAR NOT NULL,
-  checked_at TIMESTAMPTZ NOT NULL,
-  detail VARCHAR
+  period VARCHAR NOT NULL,
+  severity VARCHAR NOT NULL,
+  currency VARCHAR NOT NULL,
+  findings BIGINT NOT NULL,
+  amount DECIMAL(18,2) NOT NULL
 );
--- Version 3 adds who made a finding's waiver in the workspace.
-ALTER TABLE findings ADD COLUMN IF NOT EXISTS waiver_id VARCHAR;
-ALTER TABLE findings ADD COLUMN IF NOT EXISTS waiver_by VARCHAR;
 CREATE OR REPLACE VIEW latest_snapshot AS
   SELECT * FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1;
 `
@@ -330,15 +296,16 @@ CREATE OR REPLACE VIEW latest_snapshot AS
 // schemaVersion is stored in billsnap_meta; a database from a newer
 // billsnap is refused, and one of an older version that metaSQL brings up
 // to this one (upgradable) is marked as this version. Version 5 adds the
-// catalogue of field IDs.
-const schemaVersion = "5"
+// catalogue of field IDs; version 6 keeps findings, unjudged and rechecks
+// as run records (history.go) instead of tables.
+const schemaVersion = "6"
 
-var upgradable = []string{"2", "3", "4"}
+var upgradable = []string{"2", "3", "4", "5"}
 
 // MigrateState creates the tables of billsnap's state in db (a fixture
 // database of reconcile's tests, too) and checks their schema version.
 func MigrateState(ctx context.Context, db *sql.DB) error {
-	if _, err := db.ExecContext(ctx, metaSQL+fieldIDsSQL); err != nil {
+	if _, err := db.ExecContext(ctx, metaSQL+fieldIDsSQL+runFilesSQL); err != nil {
 		return fmt.Errorf("duckdb schema: %w", err)
 	}
 	var v string

@@ -197,18 +197,23 @@ func seedHistory(ctx context.Context, cfg config.Config, n, findings int) error 
 	defer store.Close()
 	var ids []string
 	err = store.Change(ctx, func(db *sql.DB) error {
-		var real string
-		var started time.Time
-		if err := db.QueryRowContext(ctx, "SELECT id, started FROM latest_snapshot").Scan(&real, &started); err != nil {
+		conn, err := db.Conn(ctx)
+		if err != nil {
 			return err
 		}
-		if ids, err = fakeSnapshots(ctx, db, real, started, n); err != nil {
+		defer conn.Close()
+		var real string
+		var started time.Time
+		if err := conn.QueryRowContext(ctx, "SELECT id, started FROM latest_snapshot").Scan(&real, &started); err != nil {
+			return err
+		}
+		if ids, err = fakeSnapshots(ctx, conn, real, started, n); err != nil {
 			return err
 		}
 		if err := linkPartitions(store.ParquetDir(), real, ids); err != nil {
 			return err
 		}
-		return seedFindings(ctx, db, real, max(1, findings/n))
+		return seedFindings(ctx, store, conn, real, ids, max(1, findings/n))
 	})
 	if err != nil {
 		return err
@@ -218,7 +223,7 @@ func seedHistory(ctx context.Context, cfg config.Config, n, findings int) error 
 
 // fakeSnapshots records n complete snapshots before real, a day apart,
 // with real's manifest and fields, and returns their IDs.
-func fakeSnapshots(ctx context.Context, db *sql.DB, real string, started time.Time, n int) ([]string, error) {
+func fakeSnapshots(ctx context.Context, db *sql.Conn, real string, started time.Time, n int) ([]string, error) {
 	if _, err := db.ExecContext(ctx, "CREATE TEMP TABLE fake (id VARCHAR, started TIMESTAMPTZ)"); err != nil {
 		return nil, err
 	}
@@ -245,24 +250,46 @@ func fakeSnapshots(ctx context.Context, db *sql.DB, real string, started time.Ti
 }
 
 // seedFindings gives every fake snapshot per findings, made from real's
-// (each a finding that recurs every day), and its reconciliation.
-func seedFindings(ctx context.Context, db *sql.DB, real string, per int) error {
-	if _, err := db.ExecContext(ctx, `CREATE TEMP TABLE base AS SELECT *, row_number() OVER (ORDER BY rule, entity_id) - 1 AS n,
+// (each a finding that recurs every day), kept as a reconciliation keeps
+// them, and its reconciliation and totals.
+func seedFindings(ctx context.Context, store *snapshot.Store, conn *sql.Conn, real string, ids []string, per int) error {
+	var period string
+	if err := conn.QueryRowContext(ctx, "SELECT period FROM reconciliations WHERE snapshot_id = ?", real).Scan(&period); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE TEMP TABLE base AS SELECT *, row_number() OVER (ORDER BY rule, entity_id) - 1 AS n,
 		count(*) OVER () AS c FROM findings WHERE snapshot_id = ?`, real); err != nil {
 		return err
 	}
-	// Each day's amount and detail of a finding differ, as a real
-	// finding's do (a balance that moves, the dates it names).
-	if _, err := db.ExecContext(ctx, `INSERT INTO findings SELECT f.id, b.period, b.rule, b.severity, b.entity, b.entity_id || '-' || k.i,
-		b.amount + (hash(f.id, k.i) % 100000) / 100, b.currency, b.detail || ' ' || md5(f.id || k.i), b.status, b.first_seen,
-		b.waived, b.waiver_reason, b.waiver_owner, b.waiver_expires,
-		f.started, f.started, b.waiver_id, b.waiver_by
-		FROM fake f, range(?) k(i), base b WHERE b.n = k.i % b.c`, per); err != nil {
-		return err
+	for _, id := range ids {
+		if err := seedDay(ctx, store, conn, id, period, per); err != nil {
+			return err
+		}
 	}
-	_, err := db.ExecContext(ctx, `INSERT INTO reconciliations SELECT f.id, r.period, f.started, f.started, ?, r.material
+	_, err := conn.ExecContext(ctx, `INSERT INTO reconciliations SELECT f.id, r.period, f.started, f.started, ?, r.material
 		FROM fake f, reconciliations r WHERE r.snapshot_id = ?`, per, real)
 	return err
+}
+
+// seedDay keeps snapshot id's findings. Each day's amount and detail of a
+// finding differ, as a real finding's do (a balance that moves, the dates
+// it names).
+func seedDay(ctx context.Context, store *snapshot.Store, conn *sql.Conn, id, period string, per int) error {
+	if err := snapshot.StageTables(ctx, conn); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO `+snapshot.StagedFindings+` SELECT f.id, b.period, b.rule, b.severity, b.entity,
+		b.entity_id || '-' || k.i, b.amount + (hash(f.id, k.i) % 100000) / 100, b.currency, b.detail || ' ' || md5(f.id || k.i),
+		b.status, b.first_seen, b.waived, b.waiver_reason, b.waiver_owner, b.waiver_expires,
+		f.started, f.started, b.waiver_id, b.waiver_by
+		FROM fake f, range(?) k(i), base b WHERE f.id = ? AND b.n = k.i % b.c`, per, id); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO reconciliation_totals SELECT snapshot_id, period, severity, coalesce(currency, ''),
+		count(*), coalesce(sum(amount) FILTER (WHERE NOT waived), 0) FROM `+snapshot.StagedFindings+` WHERE status <> 'resolved' GROUP BY ALL`); err != nil {
+		return err
+	}
+	return store.KeepFindings(ctx, conn, id, period)
 }
 
 // linkPartitions gives each fake snapshot real's Parquet, hard-linked, in
