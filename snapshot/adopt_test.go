@@ -110,12 +110,32 @@ func makeOld(t *testing.T, cfg testCfg) {
 	if err := os.Rename(path, pub); err != nil {
 		t.Fatal(err)
 	}
-	link := filepath.Join(cfg.Out, "parquet")
-	gen, _ := filepath.EvalSymlinks(link)
-	os.Remove(link)
-	os.Rename(gen, link)
-	parts, _ := filepath.Glob(filepath.Join(link, "*", "snapshot_id=*"))
-	for _, p := range parts {
-		os.Rename(p, filepath.Join(filepath.Dir(p), "snapshot="+filepath.Base(p)[len("snapshot_id="):]))
+	plainTree(t, cfg.Out)
+}
+
+// plainTree makes DIR/parquet what billsnap wrote before generations: a
+// plain directory of partition directories named with the old key
+// ("snapshot"), their files hard links of the tree's.
+func plainTree(t *testing.T, out string) {
+	t.Helper()
+	link := filepath.Join(out, "parquet")
+	plain := link + ".plain"
+	files, _ := filepath.Glob(filepath.Join(link, "*", "snapshot_id=*", "*"))
+	for _, f := range files {
+		part := filepath.Dir(f)
+		id := filepath.Base(part)[len("snapshot_id="):]
+		to := filepath.Join(plain, filepath.Base(filepath.Dir(part)), "snapshot="+id, filepath.Base(f))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(f, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{link, link + "-gen", filepath.Join(out, ".parquet-gen"), filepath.Join(out, ".parquet-data")} {
+		os.RemoveAll(p)
+	}
+	if err := os.Rename(plain, link); err != nil {
+		t.Fatal(err)
 	}
 }

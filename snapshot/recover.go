@@ -51,6 +51,9 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 		if err := s.removeStrayPartitions(ctx, db, kind.tr, kind.status); err != nil {
 			return err
 		}
+		if err := kind.tr.sweepData(); err != nil {
+			return err
+		}
 	}
 	_, noModel := os.Stat(s.publicPath)
 	_, noRecords := os.Lstat(s.records.link)
@@ -104,12 +107,12 @@ func (s *Store) removeStrayPartitions(ctx context.Context, db *sql.DB, tr tree, 
 }
 
 // removePartitions takes the snapshots ids out of tree tr, in one change
-// of it.
+// of it, and then deletes their data.
 func removePartitions(tr tree, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return tr.change(func(next string) error {
+	err := tr.change(func(next string) error {
 		for _, id := range ids {
 			dirs, _ := filepath.Glob(filepath.Join(next, "*", partition(id)))
 			for _, d := range dirs {
@@ -120,6 +123,16 @@ func removePartitions(tr tree, ids []string) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		dirs, _ := filepath.Glob(filepath.Join(tr.data, "*", partition(id)))
+		for _, d := range dirs {
+			os.RemoveAll(d)
+		}
+	}
+	return nil
 }
 
 // publishParquet puts the staged tables of snapshot id into tree tr, in
@@ -148,7 +161,7 @@ func (s *Store) publishParquet(tr tree, id string) error {
 	}
 	err = tr.change(func(next string) error {
 		for _, src := range todo {
-			if err := linkTree(src, filepath.Join(next, filepath.Base(src), partition(id))); err != nil {
+			if err := tr.place(next, filepath.Base(src), id, src); err != nil {
 				return err
 			}
 		}

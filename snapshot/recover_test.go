@@ -170,13 +170,8 @@ func TestOpenRenamesTheOldPartitionKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As an older billsnap left it: a plain directory, the old key.
-	cur, _ := filepath.EvalSymlinks(filepath.Join(cfg.Out, "parquet"))
-	os.Remove(filepath.Join(cfg.Out, "parquet"))
-	os.Rename(cur, filepath.Join(cfg.Out, "parquet"))
-	parts, _ := filepath.Glob(filepath.Join(cfg.Out, "parquet", "*", "snapshot_id="+sum.ID))
-	for _, p := range parts {
-		os.Rename(p, filepath.Join(filepath.Dir(p), "snapshot="+sum.ID))
-	}
+	plainTree(t, cfg.Out)
+	parts, _ := filepath.Glob(filepath.Join(cfg.Out, "parquet", "*", "snapshot="+sum.ID))
 	before, _ := os.Stat(filepath.Join(cfg.Out, "parquet", "customers", "snapshot="+sum.ID, "part-00000.parquet"))
 	s := openStore(t, cfg)
 	defer s.Close()

@@ -1,0 +1,88 @@
+//go:build heavy
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"syscall"
+	"testing"
+
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+)
+
+// A reconcile killed (SIGKILL) after it wrote its run records and before
+// the state committed them leaves the findings readers see as they were,
+// and the next command that opens the state removes the files the index
+// does not list.
+func TestAReconcileKilledAfterWritingItsRunRecords(t *testing.T) {
+	t.Parallel()
+	bin := binaryWithTags(t, "crashpoints")
+	srv, dir := exported(t, sandbox.Options{Seed: 81, Customers: 20, Planted: 2})
+	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitMaterial {
+		t.Fatalf("reconcile: exit %d %s", code, stderr)
+	}
+	want := rows(t, openDB(t, dir), recordQueries["findings"])
+	reconcileKilled(t, bin, dir, "history.kept")
+	if got := rows(t, openDB(t, dir), recordQueries["findings"]); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings readers see after a killed reconcile: %d rows, %d before", len(got), len(want))
+	}
+	// An export writes no run record: what the killed reconcile wrote
+	// must be swept, not overwritten by a reconcile that writes the same.
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+		t.Fatalf("the export after the kill: exit %d %s", code, stderr)
+	}
+	checkRunFiles(t, dir)
+	if got := rows(t, openDB(t, dir), recordQueries["findings"]); len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("findings after a killed reconcile and an export: %d rows, %d before", len(got), len(want))
+	}
+}
+
+// An upgrade killed after it wrote the run records' files: the next
+// command upgrades again, to the same findings, with no file left over.
+func TestAnUpgradeKilledAfterWritingTheFiles(t *testing.T) {
+	t.Parallel()
+	bin := binaryWithTags(t, "crashpoints")
+	dir := untar(t, filepath.Join("testdata", "store-v5.tgz"))
+	legacy := legacyRows(t, filepath.Join(dir, ".billsnap", "state.duckdb"))
+	reconcileKilled(t, bin, dir, "history.upgraded")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 3, Customers: 12, Planted: 2}, "")
+	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitMaterial {
+		t.Fatalf("the reconcile after the kill: exit %d %s", code, stderr)
+	}
+	if got := rows(t, openDB(t, dir), recordQueries["findings"]); !reflect.DeepEqual(got, legacy["findings"]) {
+		t.Errorf("findings after a killed upgrade: %d rows, %d before it", len(got), len(legacy["findings"]))
+	}
+	checkRunFiles(t, dir)
+}
+
+// reconcileKilled runs bin's reconcile on the store at dir, killed at
+// crash point at.
+func reconcileKilled(t *testing.T, bin, dir, at string) {
+	t.Helper()
+	cmd := exec.Command(bin, "reconcile", "--out", dir)
+	cmd.Env = append(os.Environ(), "BILLSNAP_OUT=", "BILLSNAP_CRASH_AT="+at)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the reconcile was not killed at %s: %v\n%s", at, err, out)
+	}
+}
+
+// checkRunFiles checks that the store at dir holds exactly the run files
+// its state lists.
+func checkRunFiles(t *testing.T, dir string) {
+	t.Helper()
+	state := readOnly(t, filepath.Join(dir, ".billsnap", "state.duckdb"))
+	var listed int
+	if err := state.QueryRow("SELECT count(*) FROM run_files").Scan(&listed); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, ".billsnap", "history", "*", "*.parquet"))
+	if len(files) != listed {
+		t.Errorf("%d run files for the %d the state lists", len(files), listed)
+	}
+}
