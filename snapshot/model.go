@@ -133,10 +133,22 @@ func (s *Store) runsFile() string { return filepath.Join(s.privDir, "runs.jsonl"
 // one generation whole; the empty latest_ table when the tree has none.
 func (s *Store) history(tr tree, t Table) string {
 	glob := filepath.Join(absolute(tr.link), t.Name, "*", "*.parquet")
-	if files, _ := filepath.Glob(glob); len(files) == 0 {
+	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
 		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)
 	}
 	return parquetRelation(glob)
+}
+
+// hasParquet tells whether a partition of the table directory dir holds a
+// Parquet file, looking no further than the first that does.
+func hasParquet(dir string) bool {
+	parts, _ := os.ReadDir(dir)
+	for _, p := range parts {
+		if files, _ := filepath.Glob(filepath.Join(dir, p.Name(), "*.parquet")); len(files) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // parquetRelation reads the Parquet files of glob as the latest_ tables
