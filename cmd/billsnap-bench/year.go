@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
@@ -35,26 +36,55 @@ func parseYear(args []string) (yearFlags, error) {
 	return y, fs.Parse(args)
 }
 
-// year simulates a store's days: each an export of a small sandbox and a
-// reconcile of it, with retention.keep, the store's clock a day later
-// each time. From the day after keep on, when retention starts to prune,
-// it follows the store's bytes (in all, and in its state and records) and
-// each day's seconds; the last line is year_bytes_ratio=B (the largest
-// store over the smallest, from day keep on) and year_time_ratio=T (the
-// last day's seconds over those of day keep+1).
+// year simulates a store's days (simulateYear) and prints them; the last
+// line is year_bytes_ratio=B (the largest store over the smallest, from
+// day keep on) and year_time_ratio=T (the last day's seconds over those of
+// day keep+1).
 func year(ctx context.Context, args []string) error {
 	y, err := parseYear(args)
 	if err != nil {
 		return err
 	}
-	dir, cleanup, err := benchDir(y.out)
+	fmt.Printf("%5s %12s %12s %12s %9s\n", "day", "store B", "state B", "records B", "seconds")
+	res, err := simulateYear(ctx, y, func(d yearDay) {
+		if d.day == y.keep || d.day == y.keep+1 || d.day%50 == 0 || d.day == y.days {
+			fmt.Printf("%5d %12d %12d %12d %9.3f\n", d.day, d.all, d.state, d.records, d.took.Seconds())
+		}
+	})
 	if err != nil {
 		return err
+	}
+	fmt.Printf("year_bytes_ratio=%.3f year_time_ratio=%.2f\n", res.bytesRatio, res.timeRatio)
+	return nil
+}
+
+// yearDay is one simulated day from day keep on: the store's sizes after
+// it and its seconds.
+type yearDay struct {
+	sizes
+	day  int
+	took time.Duration
+}
+
+// yearResult is what simulateYear measured from day keep on.
+type yearResult struct {
+	bytesRatio float64 // the largest store over the smallest
+	timeRatio  float64 // the last day's seconds over those of day keep+1
+}
+
+// simulateYear simulates a store's days: each an export of a small sandbox
+// and a reconcile of it, with retention.keep, the store's clock a day
+// later each time. From day keep on, when retention starts to prune, it
+// calls each with the store's bytes and the day's seconds.
+func simulateYear(ctx context.Context, y yearFlags, each func(yearDay)) (yearResult, error) {
+	dir, cleanup, err := benchDir(y.out)
+	if err != nil {
+		return yearResult{}, err
 	}
 	defer cleanup()
 	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{APIKey: benchKey, Data: sandbox.Options{Seed: 7, Customers: y.customers, Planted: 1}}))
 	if err != nil {
-		return err
+		return yearResult{}, err
 	}
 	defer srv.Close()
 	cfg := benchConfig(srv.URL, dir, 8, config.Default().Prefetch)
@@ -62,20 +92,19 @@ func year(ctx context.Context, args []string) error {
 	day := time.Date(2027, 1, 1, 2, 30, 0, 0, time.UTC)
 	var first, last time.Duration
 	lo, hi := int64(-1), int64(0)
-	fmt.Printf("%5s %12s %12s %12s %9s\n", "day", "store B", "state B", "records B", "seconds")
-	for d := 1; d <= y.days; d++ {
+	for d := 1; d <= y.days; d, day = d+1, day.AddDate(0, 0, 1) {
 		start := time.Now()
-		if err := runDay(ctx, cfg, func() time.Time { return day }); err != nil {
-			return fmt.Errorf("day %d: %w", d, err)
+		at := day
+		if err := runDay(ctx, cfg, func() time.Time { return at }); err != nil {
+			return yearResult{}, fmt.Errorf("day %d: %w", d, err)
 		}
 		took := time.Since(start)
 		if d < y.keep {
-			day = day.AddDate(0, 0, 1)
 			continue
 		}
 		s, err := storeSizes(dir)
 		if err != nil {
-			return err
+			return yearResult{}, err
 		}
 		if lo < 0 || s.all < lo {
 			lo = s.all
@@ -85,13 +114,9 @@ func year(ctx context.Context, args []string) error {
 			first = took
 		}
 		last = took
-		if d == y.keep || d == y.keep+1 || d%50 == 0 || d == y.days {
-			fmt.Printf("%5d %12d %12d %12d %9.3f\n", d, s.all, s.state, s.records, took.Seconds())
-		}
-		day = day.AddDate(0, 0, 1)
+		each(yearDay{sizes: s, day: d, took: took})
 	}
-	fmt.Printf("year_bytes_ratio=%.3f year_time_ratio=%.2f\n", float64(hi)/float64(lo), last.Seconds()/first.Seconds())
-	return nil
+	return yearResult{bytesRatio: float64(hi) / float64(lo), timeRatio: last.Seconds() / first.Seconds()}, nil
 }
 
 // runDay is one day: an export of the sandbox and a reconcile of it, with
@@ -119,15 +144,24 @@ func runDay(ctx context.Context, cfg config.Config, now func() time.Time) error 
 // sizes are a store's bytes: in all, and in its state and its records.
 type sizes struct{ all, state, records int64 }
 
+// storeSizes adds the bytes of every file under dir once, however many
+// names (hard links) it has.
 func storeSizes(dir string) (sizes, error) {
 	var s sizes
+	seen := map[uint64]bool{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
 		info, err := d.Info()
 		if err != nil {
 			return err
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			if seen[st.Ino] {
+				return nil
+			}
+			seen[st.Ino] = true
 		}
 		s.all += info.Size()
 		rel, _ := filepath.Rel(dir, p)
