@@ -135,7 +135,8 @@ func (s *Store) keep(ctx context.Context, conn *sql.Conn, kind runKind, snap str
 		return err
 	}
 	f := runFile{kind: kind.name, snapshot: snap}
-	if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) + 1 FROM run_files").Scan(&f.seq); err != nil {
+	var err error
+	if f.seq, err = nextSeq(ctx, conn); err != nil {
 		return err
 	}
 	path := s.runFilePath(f)
@@ -150,8 +151,21 @@ func (s *Store) keep(ctx context.Context, conn *sql.Conn, kind runKind, snap str
 		return fmt.Errorf("history: %w", err)
 	}
 	syncDir(filepath.Dir(path))
-	_, err := conn.ExecContext(ctx, "INSERT INTO run_files VALUES (?, ?, ?, ?, ?)", f.kind, snap, period, f.seq, rows)
+	_, err = conn.ExecContext(ctx, "INSERT INTO run_files VALUES (?, ?, ?, ?, ?)", f.kind, snap, period, f.seq, rows)
 	return err
+}
+
+// nextSeq gives the next number of a run file, never one given before
+// (billsnap_meta's run_seq, which the index's numbers cannot pass: a
+// file retired and deleted keeps its number taken).
+func nextSeq(ctx context.Context, conn *sql.Conn) (int64, error) {
+	var n int64
+	err := conn.QueryRowContext(ctx, `SELECT greatest(coalesce((SELECT max(seq) FROM run_files), 0),
+		coalesce((SELECT CAST(value AS BIGINT) FROM billsnap_meta WHERE key = 'run_seq'), 0)) + 1`).Scan(&n)
+	if err == nil {
+		_, err = conn.ExecContext(ctx, "INSERT OR REPLACE INTO billsnap_meta VALUES ('run_seq', ?)", fmt.Sprint(n))
+	}
+	return n, err
 }
 
 // retire takes the files the condition selects out of the index; they

@@ -1,0 +1,92 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+)
+
+// Legacy findings (a table of a state of schema 5) become a run file when
+// the state is next opened; a reconciliation kept again for the same
+// snapshot and period replaces that file with its own, even when the file
+// replaced is the newest the index lists (its number is not given again).
+func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
+	t.Parallel()
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 48, Customers: 5}, "")
+	cfg := testConfig(srv, t.TempDir())
+	sum, err := take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, cfg)
+	defer s.Close()
+	ctx := context.Background()
+	err = s.Read(ctx, func(db *sql.DB) error {
+		for _, q := range []string{"DROP VIEW findings", "CREATE TABLE findings (" + findingsKind.ddl() + ")",
+			"INSERT INTO findings (snapshot_id, period, rule, severity, entity_id, amount, status, waived) VALUES ('" + sum.ID + "', '', 'legacy', 'high', 'e1', 1.50, 'new', false)",
+			"UPDATE billsnap_meta SET value = '5' WHERE key = 'schema_version'"} {
+			if _, err := db.Exec(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keptFindings(t, s); len(got) != 1 || got[0] != "legacy e1" {
+		t.Fatalf("after the upgrade the findings are %q", got)
+	}
+	err = s.Change(ctx, func(db *sql.DB) error {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		if err := StageTables(ctx, conn); err != nil {
+			return err
+		}
+		if _, err := conn.ExecContext(ctx, "INSERT INTO "+StagedFindings+" (snapshot_id, period, rule, severity, entity_id, amount, status, waived) VALUES (?, '', 'new', 'high', 'e2', 2.50, 'new', false)", sum.ID); err != nil {
+			return err
+		}
+		return s.KeepFindings(ctx, conn, sum.ID, "")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keptFindings(t, s); len(got) != 1 || got[0] != "new e2" {
+		t.Fatalf("after a reconciliation kept again the findings are %q", got)
+	}
+	if n := count(t, readDB(t, cfg), "SELECT count(*) FROM findings WHERE rule = 'new'"); n != 1 {
+		t.Errorf("readers see %d of the new findings", n)
+	}
+}
+
+// keptFindings are "rule entity_id" of every finding the state's view
+// reads.
+func keptFindings(t *testing.T, s *Store) []string {
+	t.Helper()
+	var out []string
+	err := s.Read(context.Background(), func(db *sql.DB) error {
+		rows, err := db.Query("SELECT rule || ' ' || entity_id FROM findings ORDER BY ALL")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return err
+			}
+			out = append(out, k)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
