@@ -38,8 +38,8 @@ func parseYear(args []string) (yearFlags, error) {
 
 // year simulates a store's days (simulateYear) and prints them; the last
 // line is year_bytes_ratio=B (the largest store over the smallest, from
-// day keep on) and year_time_ratio=T (the last day's seconds over those of
-// day keep+1).
+// day keep on) and year_time_ratio=T (the median seconds of the last ten
+// days over those of the ten days from keep+1).
 func year(ctx context.Context, args []string) error {
 	y, err := parseYear(args)
 	if err != nil {
@@ -69,8 +69,12 @@ type yearDay struct {
 // yearResult is what simulateYear measured from day keep on.
 type yearResult struct {
 	bytesRatio float64 // the largest store over the smallest
-	timeRatio  float64 // the last day's seconds over those of day keep+1
+	timeRatio  float64 // the last ten days' median seconds over the first ten's
 }
+
+// timeWindow is how many days each end of the time ratio takes the median
+// of: one day's seconds vary by half on a shared machine.
+const timeWindow = 10
 
 // simulateYear simulates a store's days: each an export of a small sandbox
 // and a reconcile of it, with retention.keep, the store's clock a day
@@ -90,7 +94,7 @@ func simulateYear(ctx context.Context, y yearFlags, each func(yearDay)) (yearRes
 	cfg := benchConfig(srv.URL, dir, 8, config.Default().Prefetch)
 	cfg.Retention.Keep = y.keep
 	day := time.Date(2027, 1, 1, 2, 30, 0, 0, time.UTC)
-	var first, last time.Duration
+	var took []time.Duration // from day keep+1
 	lo, hi := int64(-1), int64(0)
 	for d := 1; d <= y.days; d, day = d+1, day.AddDate(0, 0, 1) {
 		start := time.Now()
@@ -98,7 +102,7 @@ func simulateYear(ctx context.Context, y yearFlags, each func(yearDay)) (yearRes
 		if err := runDay(ctx, cfg, func() time.Time { return at }); err != nil {
 			return yearResult{}, fmt.Errorf("day %d: %w", d, err)
 		}
-		took := time.Since(start)
+		dt := time.Since(start)
 		if d < y.keep {
 			continue
 		}
@@ -110,13 +114,17 @@ func simulateYear(ctx context.Context, y yearFlags, each func(yearDay)) (yearRes
 			lo = s.all
 		}
 		hi = max(hi, s.all)
-		if d == y.keep+1 {
-			first = took
+		if d > y.keep {
+			took = append(took, dt)
 		}
-		last = took
-		each(yearDay{sizes: s, day: d, took: took})
+		each(yearDay{sizes: s, day: d, took: dt})
 	}
-	return yearResult{bytesRatio: float64(hi) / float64(lo), timeRatio: last.Seconds() / first.Seconds()}, nil
+	n := min(timeWindow, len(took))
+	if n == 0 {
+		return yearResult{}, fmt.Errorf("no day after day %d (keep) to time: simulate more days", y.keep)
+	}
+	ratio := median(took[len(took)-n:]).Seconds() / median(took[:n]).Seconds()
+	return yearResult{bytesRatio: float64(hi) / float64(lo), timeRatio: ratio}, nil
 }
 
 // runDay is one day: an export of the sandbox and a reconcile of it, with
