@@ -43,7 +43,7 @@ func (s *Store) adopt(ctx context.Context) error {
 	tmp := s.statePath() + ".adopting"
 	os.Remove(tmp)
 	os.Remove(tmp + ".wal")
-	db, err := openDuckDB(tmp, s.duck)
+	db, err := openDuckDBBlocks(tmp, s.duck, stateBlockSize)
 	if err != nil {
 		return err
 	}

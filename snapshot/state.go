@@ -54,12 +54,7 @@ func (s *Store) Read(ctx context.Context, fn func(db *sql.DB) error) error {
 // section runs fn on a copy of the state at next and, when it succeeds,
 // renames the copy over the state.
 func (s *Store) section(ctx context.Context, next string, fn func(db *sql.DB) error) error {
-	os.Remove(next)
-	os.Remove(next + ".wal")
-	if err := copyFile(s.statePath(), next, false); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("billsnap's state: %w", err)
-	}
-	db, err := openDuckDB(next, s.duck)
+	db, err := s.openState(ctx, next)
 	if err != nil {
 		return err
 	}
@@ -114,4 +109,62 @@ func (s *Store) Change(ctx context.Context, fn func(db *sql.DB) error) error {
 		}
 		return s.syncModel(ctx, db)
 	})
+}
+
+// stateBlockSize is the block size of the state's file: its tables are
+// small, and with DuckDB's default (256 KiB) a state of a few thousand
+// rows is a 4–5 MB file, which every section copies and syncs.
+const stateBlockSize = 16 << 10
+
+// openState opens a copy of the state at next for a section: a copy of
+// the file, or a new file when there is no state yet. A state with blocks
+// of another size (a store of a billsnap before) is copied table by table
+// into a new file of stateBlockSize blocks instead, once.
+func (s *Store) openState(ctx context.Context, next string) (*sql.DB, error) {
+	os.Remove(next)
+	os.Remove(next + ".wal")
+	err := copyFile(s.statePath(), next, false)
+	if errors.Is(err, os.ErrNotExist) {
+		return openDuckDBBlocks(next, s.duck, stateBlockSize)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("billsnap's state: %w", err)
+	}
+	db, err := openDuckDB(next, s.duck)
+	if err != nil {
+		return nil, err
+	}
+	var size int
+	err = db.QueryRowContext(ctx, "SELECT block_size FROM pragma_database_size() WHERE database_name = ?", attachedAs).Scan(&size)
+	if err != nil || size == stateBlockSize {
+		return db, err
+	}
+	db.Close()
+	os.Remove(next)
+	os.Remove(next + ".wal")
+	return s.compactState(ctx, next)
+}
+
+// compactState copies the state into a new file at next with blocks of
+// stateBlockSize.
+func (s *Store) compactState(ctx context.Context, next string) (*sql.DB, error) {
+	db, err := openDuckDBBlocks(next, s.duck, stateBlockSize)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err == nil {
+		for _, q := range []string{fmt.Sprintf("ATTACH %s AS old_state (READ_ONLY)", sqlString(s.statePath())),
+			"COPY FROM DATABASE old_state TO " + attachedAs, "DETACH old_state"} {
+			if _, err = conn.ExecContext(ctx, q); err != nil {
+				break
+			}
+		}
+		conn.Close()
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("billsnap's state: copying it to blocks of %d bytes: %w", stateBlockSize, err)
+	}
+	return db, nil
 }

@@ -174,11 +174,22 @@ const attachedAs = "billsnap"
 // back within 8 MB instead of 128 MB, which lowers the export's peak RSS
 // (docs/benchmarks.md has the measurement).
 func openDuckDB(path string, cfg DuckDB) (*sql.DB, error) {
+	return openDuckDBBlocks(path, cfg, 0)
+}
+
+// openDuckDBBlocks is openDuckDB for a file created with blocks of
+// blockSize bytes (0: DuckDB's default, 256 KiB). A file's block size is
+// set when it is created.
+func openDuckDBBlocks(path string, cfg DuckDB, blockSize int) (*sql.DB, error) {
 	dsn := "?" + url.Values{"threads": {fmt.Sprint(cfg.Threads)}, "memory_limit": {cfg.MemoryLimit},
 		"preserve_insertion_order": {"false"}, "temp_directory": {path + ".tmp"},
 		"allocator_flush_threshold": {"8MB"}, "allocator_bulk_deallocation_flush_threshold": {"8MB"},
 		"allocator_background_threads": {"true"}}.Encode()
-	attach := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (ROW_GROUP_SIZE %d)", sqlString(path), attachedAs, cfg.RowGroupSize)
+	opts := fmt.Sprintf("ROW_GROUP_SIZE %d", cfg.RowGroupSize)
+	if blockSize > 0 {
+		opts += fmt.Sprintf(", BLOCK_SIZE %d", blockSize)
+	}
+	attach := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (%s)", sqlString(path), attachedAs, opts)
 	c, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
 		for _, q := range []string{attach, "USE " + attachedAs} {
 			if _, err := ex.ExecContext(context.Background(), q, nil); err != nil {

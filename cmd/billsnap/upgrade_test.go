@@ -19,7 +19,8 @@ import (
 )
 
 // A store written by the billsnap before run records opens, upgrades in
-// place and reconciles to the same findings. testdata/store-v5.tgz was
+// place (its state copied into a file of small blocks) and reconciles to
+// the same findings. testdata/store-v5.tgz was
 // made by the tree at 6dbc5c8 (state schema 5: findings, unjudged and
 // rechecks are tables of the state), against `billsnap sandbox --seed 3
 // --customers 12 --months 3 --now 2026-11-20T12:00:00Z`: export,
@@ -43,12 +44,13 @@ func TestAStoreOfTheEarlierFormatUpgrades(t *testing.T) {
 	}
 	state := readOnly(t, filepath.Join(dir, ".billsnap", "state.duckdb"))
 	var version string
-	var tables int
+	var tables, blockSize int
 	state.QueryRow("SELECT value FROM billsnap_meta WHERE key = 'schema_version'").Scan(&version)
+	state.QueryRow("SELECT block_size FROM pragma_database_size() WHERE database_name = 'state'").Scan(&blockSize)
 	state.QueryRow(`SELECT count(*) FROM duckdb_tables() WHERE table_name IN ('findings', 'unjudged', 'rechecks')`).Scan(&tables)
 	files, _ := filepath.Glob(filepath.Join(dir, ".billsnap", "history", "*", "*.parquet"))
-	if version != "6" || tables != 0 || len(files) == 0 {
-		t.Errorf("the upgraded state: version %s, %d tables of run records, %d run files", version, tables, len(files))
+	if version != "6" || tables != 0 || len(files) == 0 || blockSize != 16<<10 {
+		t.Errorf("the upgraded state: version %s, %d tables of run records, %d run files, blocks of %d bytes", version, tables, len(files), blockSize)
 	}
 }
 
