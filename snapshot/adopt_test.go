@@ -132,7 +132,7 @@ func plainTree(t *testing.T, out string) {
 			t.Fatal(err)
 		}
 	}
-	for _, p := range []string{link, link + "-gen", filepath.Join(out, ".parquet-gen"), filepath.Join(out, ".parquet-data")} {
+	for _, p := range []string{link, filepath.Join(out, ".parquet-gen")} {
 		os.RemoveAll(p)
 	}
 	if err := os.Rename(plain, link); err != nil {

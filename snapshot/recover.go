@@ -127,7 +127,7 @@ func removePartitions(tr tree, ids []string) error {
 		return err
 	}
 	for _, id := range ids {
-		dirs, _ := filepath.Glob(filepath.Join(tr.data, "*", partition(id)))
+		dirs, _ := filepath.Glob(tr.dataDir("*", partition(id)))
 		for _, d := range dirs {
 			os.RemoveAll(d)
 		}

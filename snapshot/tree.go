@@ -17,8 +17,10 @@ import (
 // tree is the Parquet tree readers see. Its path (DIR/parquet) is a
 // symbolic link to one generation, DIR/.parquet-gen/NNNNNN/, a directory
 // a table whose entries are symbolic links, one a partition, to the
-// partition's directory of files in DIR/.parquet-data/<table>/, which is
-// written once and never changed. A change (publishing a snapshot,
+// partition's directory of files, DIR/.parquet-gen/d/<table>/<id>/, which
+// is written once and never changed. (The links' targets are kept under
+// 60 bytes, which ext4 stores in the link's inode: a longer one takes a
+// block of its own, and made a change of a year's tree ten times slower.) A change (publishing a snapshot,
 // pruning one, removing strays) builds the next generation beside the
 // current one — a link to each partition kept, plus the new ones — and
 // then points the tree's link at it with one rename. A rename is the only
@@ -32,16 +34,28 @@ import (
 type tree struct {
 	link string // DIR/parquet
 	gens string // DIR/.parquet-gen
-	data string // DIR/.parquet-data
+	data string // DIR/.parquet-gen/d
 }
 
 func newTree(link string) tree {
-	hidden := filepath.Join(filepath.Dir(link), "."+filepath.Base(link))
-	return tree{link: link, gens: hidden + "-gen", data: hidden + "-data"}
+	gens := filepath.Join(filepath.Dir(link), "."+filepath.Base(link)+"-gen")
+	return tree{link: link, gens: gens, data: filepath.Join(gens, "d")}
 }
 
-// dataDir is where the files of a table's partition are.
-func (t tree) dataDir(table, part string) string { return filepath.Join(t.data, table, part) }
+// dataDir is where the files of a table's partition are: named by the
+// snapshot's ID alone (a partition of another key by the partition's
+// name), to keep the links short.
+func (t tree) dataDir(table, part string) string {
+	return filepath.Join(t.data, table, strings.TrimPrefix(part, PartitionKey+"="))
+}
+
+// partOf is the partition whose data is the directory called name.
+func partOf(name string) string {
+	if strings.Contains(name, "=") {
+		return name
+	}
+	return partition(name)
+}
 
 // current is the generation the link points at. A Parquet tree that is a
 // plain directory (from a billsnap before generations) becomes the first
@@ -157,7 +171,7 @@ func (t tree) build(cur, next string, edit func(string) error) error {
 func (t tree) removeOthers(keep string) {
 	names, _ := filepath.Glob(filepath.Join(t.gens, "*"))
 	for _, n := range names {
-		if n != keep {
+		if n != keep && n != t.data {
 			os.RemoveAll(n)
 		}
 	}
@@ -313,7 +327,7 @@ func (t tree) sweepData() error {
 	for _, tb := range tables {
 		parts, _ := os.ReadDir(filepath.Join(t.data, tb.Name()))
 		for _, p := range parts {
-			if _, err := os.Lstat(filepath.Join(cur, tb.Name(), p.Name())); errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Lstat(filepath.Join(cur, tb.Name(), partOf(p.Name()))); errors.Is(err, fs.ErrNotExist) {
 				os.RemoveAll(filepath.Join(t.data, tb.Name(), p.Name()))
 			}
 		}

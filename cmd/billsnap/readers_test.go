@@ -168,7 +168,7 @@ func checkCleanedUp(t *testing.T, dir string) {
 		}
 	}
 	for _, tree := range []string{".parquet-gen", ".records-gen"} {
-		if gens, _ := filepath.Glob(filepath.Join(dir, tree, "*")); len(gens) != 1 {
+		if gens, _ := filepath.Glob(filepath.Join(dir, tree, "[0-9]*")); len(gens) != 1 {
 			t.Errorf("generations of %s: %v", tree, gens)
 		}
 	}
