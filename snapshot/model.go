@@ -25,8 +25,9 @@ import (
 //	latest_<table>      the latest complete snapshot, native tables
 //	<table>             every complete snapshot: a view over the Parquet tree
 //	incomplete_<table>  the incomplete snapshots: a view over their tree
-//	snapshots, snapshot_tables, snapshot_fields, findings, unjudged,
-//	reconciliations, runs
+//	snapshots, snapshot_tables, snapshot_fields, reconciliations,
+//	reconciliation_totals, field_ids, runs, and the run records
+//	findings, unjudged, rechecks
 //	                    views over the records (records.go)
 //	latest_snapshot     the snapshot its latest_ tables hold, a view
 //	billsnap_model      that snapshot's ID, and a digest of the views

@@ -40,14 +40,18 @@ const (
 //	DIR/parquet             the Parquet tree of complete snapshots, the system
 //	                        of record, switched in one rename (tree)
 //	DIR/incomplete          the Parquet tree of incomplete snapshots
-//	DIR/records             billsnap's tables (the manifest, findings, runs),
-//	                        written anew at each publish (records.go)
+//	DIR/records             billsnap's tables (the manifest, reconciliations,
+//	                        runs), written anew at each publish, and the run
+//	                        records' files, linked (records.go)
 //
 // billsnap's own state lives apart, where no reader can lock it:
 //
-//	DIR/.billsnap/state.duckdb   the manifest, fields, findings and their
-//	                             history: opened only by billsnap, briefly,
-//	                             under DIR/.billsnap/state.lock
+//	DIR/.billsnap/state.duckdb   the manifest, fields, reconciliations and
+//	                             the run records' index: opened only by
+//	                             billsnap, briefly, under
+//	                             DIR/.billsnap/state.lock
+//	DIR/.billsnap/history/       the run records: findings, unjudged and
+//	                             rechecks, a file a run (history.go)
 //	DIR/.billsnap/model.duckdb   the read model's private copy, which
 //	                             reconcile reads
 //	DIR/.billsnap/runs/          the journal of every run
