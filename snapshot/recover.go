@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // recover finishes what an interrupted run left, with the export lock
@@ -160,12 +162,13 @@ func (s *Store) publishParquet(tr tree, id string) error {
 		return nil
 	}
 	err = tr.change(func(next string) error {
+		// At once: each table's place ends with two syncs.
+		var g errgroup.Group
+		g.SetLimit(syncers)
 		for _, src := range todo {
-			if err := tr.place(next, filepath.Base(src), id, src); err != nil {
-				return err
-			}
+			g.Go(func() error { return tr.place(next, filepath.Base(src), id, src) })
 		}
-		return nil
+		return g.Wait()
 	})
 	if err != nil {
 		return fmt.Errorf("publishing the Parquet of snapshot %s: %w", id, err)

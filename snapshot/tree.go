@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/lake"
 )
@@ -365,13 +367,31 @@ func linkFile(src, dst string) error {
 // syncDirs makes the directories of a new generation durable before the
 // link points at it.
 func syncDirs(root string) error {
-	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
-			syncDir(path)
+			dirs = append(dirs, path)
 		}
 		return err
 	})
+	syncAll(dirs)
+	return err
 }
+
+// syncAll syncs the directories at once: the file system's journal then
+// commits several in one write where one after the other each waits for
+// its own.
+func syncAll(dirs []string) {
+	var g errgroup.Group
+	g.SetLimit(syncers)
+	for _, d := range dirs {
+		g.Go(func() error { syncDir(d); return nil })
+	}
+	g.Wait()
+}
+
+// syncers is how many directories syncAll syncs at once.
+const syncers = 8
 
 // Files are the Parquet files of complete snapshot id in the tree, by
 // table in the catalogue's order, as the lake publishes them.
