@@ -18,9 +18,9 @@ import (
 var benchFindings = flag.Int("findings", 100_000, "findings in the benchmarks' reconciliation")
 
 // inflate replaces the findings of the store's latest reconciliation with
-// n made-up ones spread over the rules, currencies and statuses, through
-// the store's own section, so that they reach the read model as records,
-// as a reconciliation's do.
+// n made-up ones spread over the rules, currencies and statuses, kept by
+// the store as a reconciliation's are (KeepFindings), so that they reach
+// the read model as its run records.
 func inflate(b *testing.B, fx *fixture, n int) {
 	b.Helper()
 	ctx := context.Background()
@@ -35,24 +35,32 @@ func inflate(b *testing.B, fx *fixture, n int) {
 		rules = append(rules, "'"+id+"'")
 	}
 	err = store.Change(ctx, func(db *sql.DB) error {
-		var snap string
-		if err := db.QueryRow("SELECT snapshot_id FROM reconciliations ORDER BY reconciled_at DESC LIMIT 1").Scan(&snap); err != nil {
+		conn, err := db.Conn(ctx)
+		if err != nil {
 			return err
 		}
-		q := fmt.Sprintf(`INSERT INTO findings
+		defer conn.Close()
+		var snap string
+		if err := conn.QueryRowContext(ctx, "SELECT snapshot_id FROM reconciliations ORDER BY reconciled_at DESC LIMIT 1").Scan(&snap); err != nil {
+			return err
+		}
+		q := fmt.Sprintf(`INSERT INTO %[3]s
 			SELECT ?, '', ([%[1]s])[1 + i %% 8], (['critical', 'high', 'medium', 'low'])[1 + i %% 4], 'invoice_line',
 			       printf('%%08x-0000-4000-8000-%%012x', i, i), CAST((i %% 50000 - 20000) / 100 AS DECIMAL(18,2)),
 			       (['EUR', 'USD', 'DKK', 'GBP'])[1 + i %% 4],
 			       printf('line of invoice INV-%%07d bills 199.50 a unit; the product costs 198.00', i),
 			       (['new', 'recurring', 'resolved'])[1 + i %% 3], ?, i %% 17 = 0, NULL, NULL, NULL, now(), now(), NULL, NULL
-			FROM range(%[2]d) t(i)`, strings.Join(rules, ", "), n)
-		if _, err := db.Exec("DELETE FROM findings WHERE snapshot_id = ?", snap); err != nil {
+			FROM range(%[2]d) t(i)`, strings.Join(rules, ", "), n, snapshot.StagedFindings)
+		if err := snapshot.StageTables(ctx, conn); err != nil {
 			return err
 		}
-		if _, err := db.Exec(q, snap, snap); err != nil {
+		if _, err := conn.ExecContext(ctx, q, snap, snap); err != nil {
 			return err
 		}
-		_, err := db.Exec("UPDATE reconciliations SET findings = ? WHERE snapshot_id = ?", n, snap)
+		if err := store.KeepFindings(ctx, conn, snap, ""); err != nil {
+			return err
+		}
+		_, err = conn.ExecContext(ctx, "UPDATE reconciliations SET findings = ? WHERE snapshot_id = ?", n, snap)
 		return err
 	})
 	if err != nil {
