@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // recover finishes what an interrupted run left, with the export lock
@@ -51,9 +49,6 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 		status string
 	}{{s.tree, StatusComplete}, {s.incomplete, StatusIncomplete}} {
 		if err := s.removeStrayPartitions(ctx, db, kind.tr, kind.status); err != nil {
-			return err
-		}
-		if err := kind.tr.sweepData(); err != nil {
 			return err
 		}
 	}
@@ -109,12 +104,12 @@ func (s *Store) removeStrayPartitions(ctx context.Context, db *sql.DB, tr tree, 
 }
 
 // removePartitions takes the snapshots ids out of tree tr, in one change
-// of it, and then deletes their data.
+// of it.
 func removePartitions(tr tree, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	err := tr.change(func(next string) error {
+	return tr.change(func(next string) error {
 		for _, id := range ids {
 			dirs, _ := filepath.Glob(filepath.Join(next, "*", partition(id)))
 			for _, d := range dirs {
@@ -125,16 +120,6 @@ func removePartitions(tr tree, ids []string) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		dirs, _ := filepath.Glob(tr.dataDir("*", partition(id)))
-		for _, d := range dirs {
-			os.RemoveAll(d)
-		}
-	}
-	return nil
 }
 
 // publishParquet puts the staged tables of snapshot id into tree tr, in
@@ -162,13 +147,12 @@ func (s *Store) publishParquet(tr tree, id string) error {
 		return nil
 	}
 	err = tr.change(func(next string) error {
-		// At once: each table's place ends with two syncs.
-		var g errgroup.Group
-		g.SetLimit(syncers)
 		for _, src := range todo {
-			g.Go(func() error { return tr.place(next, filepath.Base(src), id, src) })
+			if err := linkTree(src, filepath.Join(next, filepath.Base(src), partition(id))); err != nil {
+				return err
+			}
 		}
-		return g.Wait()
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("publishing the Parquet of snapshot %s: %w", id, err)

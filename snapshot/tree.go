@@ -17,46 +17,23 @@ import (
 )
 
 // tree is the Parquet tree readers see. Its path (DIR/parquet) is a
-// symbolic link to one generation, DIR/.parquet-gen/NNNNNN/, a directory
-// a table whose entries are symbolic links, one a partition, to the
-// partition's directory of files, DIR/.parquet-gen/d/<table>/<id>/, which
-// is written once and never changed. (The links' targets are kept under
-// 60 bytes, which ext4 stores in the link's inode: a longer one takes a
-// block of its own, and made a change of a year's tree ten times slower.) A change (publishing a snapshot,
-// pruning one, removing strays) builds the next generation beside the
-// current one — a link to each partition kept, plus the new ones — and
-// then points the tree's link at it with one rename. A rename is the only
-// step a file system makes atomic across many directories, so a reader
-// sees a whole snapshot or none of it, whenever the process dies; the
-// promise that a reader never sees half a snapshot holds through a crash,
-// not only until the next start. Files are never rewritten, so a file a
-// reader has open stays whole. A change costs a link a partition kept
-// (not a directory and a link a file, as when generations held the
-// files themselves, which a change turns into links).
+// symbolic link to one generation, DIR/.parquet-gen/NNNNNN/, a tree of
+// table and partition directories whose files are hard links. A change
+// (publishing a snapshot, pruning one, removing strays) builds the next
+// generation beside the current one — links to the files kept, plus the
+// new ones — and then points the link at it with one rename. A rename is
+// the only step a file system makes atomic across many directories, so a
+// reader sees a whole snapshot or none of it, whenever the process dies;
+// the promise that a reader never sees half a snapshot holds through a crash,
+// not only until the next start. Files are never rewritten, only linked,
+// so a file a reader has open stays whole.
 type tree struct {
 	link string // DIR/parquet
 	gens string // DIR/.parquet-gen
-	data string // DIR/.parquet-gen/d
 }
 
 func newTree(link string) tree {
-	gens := filepath.Join(filepath.Dir(link), "."+filepath.Base(link)+"-gen")
-	return tree{link: link, gens: gens, data: filepath.Join(gens, "d")}
-}
-
-// dataDir is where the files of a table's partition are: named by the
-// snapshot's ID alone (a partition of another key by the partition's
-// name), to keep the links short.
-func (t tree) dataDir(table, part string) string {
-	return filepath.Join(t.data, table, strings.TrimPrefix(part, PartitionKey+"="))
-}
-
-// partOf is the partition whose data is the directory called name.
-func partOf(name string) string {
-	if strings.Contains(name, "=") {
-		return name
-	}
-	return partition(name)
+	return tree{link: link, gens: filepath.Join(filepath.Dir(link), "."+filepath.Base(link)+"-gen")}
 }
 
 // current is the generation the link points at. A Parquet tree that is a
@@ -154,12 +131,12 @@ func (t tree) change(edit func(next string) error) error {
 	return nil
 }
 
-// build makes next a copy of cur, its partitions linked, edited by edit.
+// build makes next a copy of cur in hard links, edited by edit.
 func (t tree) build(cur, next string, edit func(string) error) error {
 	if err := os.RemoveAll(next); err != nil {
 		return fmt.Errorf("parquet tree: %w", err)
 	}
-	if err := t.linkGen(cur, next); err != nil {
+	if err := linkTree(cur, next); err != nil {
 		return fmt.Errorf("parquet tree: %w", err)
 	}
 	if err := edit(next); err != nil {
@@ -173,7 +150,7 @@ func (t tree) build(cur, next string, edit func(string) error) error {
 func (t tree) removeOthers(keep string) {
 	names, _ := filepath.Glob(filepath.Join(t.gens, "*"))
 	for _, n := range names {
-		if n != keep && n != t.data {
+		if n != keep {
 			os.RemoveAll(n)
 		}
 	}
@@ -222,119 +199,12 @@ func (t tree) renameOldPartitions() error {
 		old, _ := filepath.Glob(filepath.Join(next, "*", oldPartitionKey+"=*"))
 		for _, d := range old {
 			id := strings.TrimPrefix(filepath.Base(d), oldPartitionKey+"=")
-			table := filepath.Base(filepath.Dir(d))
-			if err := t.place(next, table, id, t.dataDir(table, filepath.Base(d))); err != nil {
-				return fmt.Errorf("parquet tree: renaming %s: %w", d, err)
-			}
-			if err := os.Remove(d); err != nil {
+			if err := os.Rename(d, filepath.Join(filepath.Dir(d), partition(id))); err != nil {
 				return fmt.Errorf("parquet tree: renaming %s: %w", d, err)
 			}
 		}
 		return nil
 	})
-}
-
-// linkGen makes next's table directories, with a link to the data of
-// each partition cur has. A partition that is a directory in cur (a
-// generation written before partitions were links) has its files
-// hard-linked into the data first.
-func (t tree) linkGen(cur, next string) error {
-	tables, err := os.ReadDir(cur)
-	if err == nil {
-		err = os.MkdirAll(next, 0o755)
-	}
-	if err != nil {
-		return err
-	}
-	for _, tb := range tables {
-		if !tb.IsDir() {
-			continue
-		}
-		parts, err := os.ReadDir(filepath.Join(cur, tb.Name()))
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Join(next, tb.Name()), 0o755); err != nil {
-			return err
-		}
-		for _, p := range parts {
-			if p.IsDir() {
-				if err := t.adoptPartition(filepath.Join(cur, tb.Name(), p.Name()), tb.Name(), p.Name()); err != nil {
-					return err
-				}
-			}
-			if err := t.linkPartition(next, tb.Name(), p.Name()); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// adoptPartition makes the files of partition directory src the data of
-// the table's partition part (hard links), replacing what a change cut
-// short left there.
-func (t tree) adoptPartition(src, table, part string) error {
-	dst := t.dataDir(table, part)
-	if err := os.RemoveAll(dst); err != nil {
-		return err
-	}
-	if err := linkTree(src, dst); err != nil {
-		return err
-	}
-	syncDir(dst)
-	syncDir(filepath.Dir(dst))
-	return nil
-}
-
-// linkPartition links the table's partition part in generation gen to its
-// data, relatively, so that the store can be moved.
-func (t tree) linkPartition(gen, table, part string) error {
-	from := filepath.Join(gen, table)
-	rel, err := filepath.Rel(from, t.dataDir(table, part))
-	if err != nil {
-		return err
-	}
-	return os.Symlink(rel, filepath.Join(from, part))
-}
-
-// place makes the files of directory src the data of snapshot id's
-// partition of table, and links it in generation next: the edit of a
-// change that publishes.
-func (t tree) place(next, table, id, src string) error {
-	if err := t.adoptPartition(src, table, partition(id)); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Join(next, table), 0o755); err != nil {
-		return err
-	}
-	return t.linkPartition(next, table, partition(id))
-}
-
-// sweepData removes the data of every partition the current generation
-// does not link: what a change removed and a crash kept it from deleting,
-// or what a change cut short placed.
-func (t tree) sweepData() error {
-	cur, err := t.current()
-	if err != nil {
-		return err
-	}
-	tables, err := os.ReadDir(t.data)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("parquet tree: %w", err)
-	}
-	for _, tb := range tables {
-		parts, _ := os.ReadDir(filepath.Join(t.data, tb.Name()))
-		for _, p := range parts {
-			if _, err := os.Lstat(filepath.Join(cur, tb.Name(), partOf(p.Name()))); errors.Is(err, fs.ErrNotExist) {
-				os.RemoveAll(filepath.Join(t.data, tb.Name(), p.Name()))
-			}
-		}
-	}
-	return nil
 }
 
 // linkTree recreates the directories of src under dst and hard-links its
@@ -378,9 +248,9 @@ func syncDirs(root string) error {
 	return err
 }
 
-// syncAll syncs the directories at once: the file system's journal then
-// commits several in one write where one after the other each waits for
-// its own.
+// syncAll syncs the directories, several at once: the file system's
+// journal then commits several in one write, where one after the other
+// each waits for its own (a generation of a year's tree has thousands).
 func syncAll(dirs []string) {
 	var g errgroup.Group
 	g.SetLimit(syncers)
