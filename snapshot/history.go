@@ -369,9 +369,12 @@ func (s *Store) upgradeHistory(ctx context.Context, db *sql.DB) (bool, error) {
 		return false, err
 	}
 	defer conn.Close()
+	if current, err := s.historyViewsCurrent(ctx, conn); err != nil || current {
+		return false, err // a state of this version, in this directory
+	}
 	legacy, err := legacyTables(ctx, conn)
 	if err != nil || len(legacy) == 0 {
-		return false, errors.Join(err, s.moveHistoryViews(ctx, conn))
+		return false, errors.Join(err, s.historyViews(ctx, conn))
 	}
 	s.log.Warn("upgrading billsnap's state: findings, unjudged and rechecks become a file a run", "dir", s.dir)
 	if err := StageTables(ctx, conn); err != nil {
@@ -391,19 +394,17 @@ func (s *Store) upgradeHistory(ctx context.Context, db *sql.DB) (bool, error) {
 	return true, s.historyViews(ctx, conn)
 }
 
-// moveHistoryViews makes the state's views over the run files again when
-// they name another directory than the store's (a new state, a store
-// that was moved).
-func (s *Store) moveHistoryViews(ctx context.Context, conn *sql.Conn) error {
+// historyViewsCurrent tells whether the state's views over the run files
+// are made, for this directory: billsnap_meta's history_dir, which
+// historyViews sets, is the store's (not so in a new state, one of an
+// earlier version, or a store that was moved).
+func (s *Store) historyViewsCurrent(ctx context.Context, conn *sql.Conn) (bool, error) {
 	var dir string
 	err := conn.QueryRowContext(ctx, "SELECT value FROM billsnap_meta WHERE key = 'history_dir'").Scan(&dir)
-	switch {
-	case err == nil && dir == s.historyDir():
-		return nil
-	case err != nil && !errors.Is(err, sql.ErrNoRows):
-		return err
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
 	}
-	return s.historyViews(ctx, conn)
+	return dir == s.historyDir(), err
 }
 
 // upgradeKind writes legacy table k's rows as run files, a file for each

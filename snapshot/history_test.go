@@ -27,7 +27,8 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 	err = s.Read(ctx, func(db *sql.DB) error {
 		for _, q := range []string{"DROP VIEW findings", "CREATE TABLE findings (" + findingsKind.ddl() + ")",
 			"INSERT INTO findings (snapshot_id, period, rule, severity, entity_id, amount, status, waived) VALUES ('" + sum.ID + "', '', 'legacy', 'high', 'e1', 1.50, 'new', false)",
-			"UPDATE billsnap_meta SET value = '5' WHERE key = 'schema_version'"} {
+			"UPDATE billsnap_meta SET value = '5' WHERE key = 'schema_version'",
+			"DELETE FROM billsnap_meta WHERE key = 'history_dir'"} { // as a state of version 5 has it
 			if _, err := db.Exec(q); err != nil {
 				return err
 			}

@@ -99,6 +99,7 @@ func (s *Store) writeRecords(ctx context.Context, db *sql.DB, cur, next string) 
 // always matches, and gives the kind's columns); cur gets the empty file
 // where it has none.
 func (s *Store) linkRunFiles(ctx context.Context, conn *sql.Conn, cur, next string) error {
+	var synced []string
 	for _, k := range runKinds {
 		empty := filepath.Join(s.historyDir(), k.name+".parquet")
 		if _, err := os.Stat(empty); err != nil {
@@ -126,8 +127,9 @@ func (s *Store) linkRunFiles(ctx context.Context, conn *sql.Conn, cur, next stri
 				return err
 			}
 		}
-		syncDir(filepath.Join(next, k.name))
+		synced = append(synced, filepath.Join(next, k.name))
 	}
+	syncAll(synced)
 	return nil
 }
 
