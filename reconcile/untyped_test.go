@@ -2,12 +2,12 @@ package reconcile
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 // variantTypesChangeNoFinding checks, for each seed, that fields sent in
@@ -133,21 +133,27 @@ func twoSnapshots(t *testing.T, o sandbox.Options, faults string) *env {
 	return e
 }
 
-// unjudgedKeys are "rule entity_id" of the records r's rules did not judge.
+// unjudgedKeys are "rule entity_id" of the records r's rules did not
+// judge, as readers of the store see them.
 func (e *env) unjudgedKeys(r *Report) map[string]bool {
 	out := map[string]bool{}
-	e.query(func(db *sql.DB) {
-		rows, err := db.QueryContext(context.Background(), "SELECT rule || ' ' || entity_id FROM unjudged WHERE snapshot_id = ? AND period = ?",
-			r.Snapshot.ID, r.Period.String())
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k string
-			rows.Scan(&k)
-			out[k] = true
-		}
-	})
+	opts := snapshot.DefaultOptions()
+	opts.Out = e.store.Dir()
+	db, err := snapshot.OpenRead(context.Background(), opts)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(context.Background(), "SELECT rule || ' ' || entity_id FROM unjudged WHERE snapshot_id = ? AND period = ?",
+		r.Snapshot.ID, r.Period.String())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		rows.Scan(&k)
+		out[k] = true
+	}
 	return out
 }

@@ -22,9 +22,8 @@ import (
 // has committed); retention deletes a snapshot's files with its rows.
 //
 // The records readers see link the indexed files into each generation
-// (records.go); in the state, the views findings, unjudged and rechecks
-// read them all (for tests and readers of the state), while reconcile
-// binds only the files of the snapshots it reads (Bind, bindHistory).
+// (records.go); reconcile binds only the files of the snapshots it reads
+// (Bind, bindHistory). Nothing in a section reads them all.
 
 // runKind is one kind of run record and its columns ("name TYPE").
 type runKind struct {
@@ -117,16 +116,13 @@ func (s *Store) KeepFindings(ctx context.Context, conn *sql.Conn, snap, period s
 		}
 	}
 	crashpoint.Hit("history.kept")
-	return s.historyViews(ctx, conn)
+	return nil
 }
 
 // KeepRechecks records what conn's StagedRechecks holds as one recheck of
 // snapshot snap's findings, beside the earlier ones.
 func (s *Store) KeepRechecks(ctx context.Context, conn *sql.Conn, snap string) error {
-	if err := s.keep(ctx, conn, rechecksKind, snap, sql.NullString{}, StagedRechecks); err != nil {
-		return err
-	}
-	return s.historyViews(ctx, conn)
+	return s.keep(ctx, conn, rechecksKind, snap, sql.NullString{}, StagedRechecks)
 }
 
 // keep writes table's rows to a new file of kind and indexes it.
@@ -232,22 +228,6 @@ func emptyRelation(kind runKind) string {
 		cols = append(cols, fmt.Sprintf("NULL::%s AS %s", typ, name))
 	}
 	return "SELECT * FROM (SELECT " + strings.Join(cols, ", ") + ") WHERE false"
-}
-
-// historyViews makes the state's views findings, unjudged and rechecks
-// over every indexed file.
-func (s *Store) historyViews(ctx context.Context, q querier) error {
-	for _, k := range runKinds {
-		files, err := s.runFiles(ctx, q, "kind = ?", k.name)
-		if err != nil {
-			return err
-		}
-		if _, err := q.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", k.name, s.filesRelation(k, files))); err != nil {
-			return err
-		}
-	}
-	_, err := q.ExecContext(ctx, "INSERT OR REPLACE INTO billsnap_meta VALUES ('history_dir', ?)", s.historyDir())
-	return err
 }
 
 // bindHistory makes the views prev.stored_findings (every finding stored
@@ -358,53 +338,53 @@ func legacyTables(ctx context.Context, q querier) ([]runKind, error) {
 // unjudged and rechecks are tables (a state before version 6): each
 // reconciliation's rows (each snapshot's, for rechecks) become a file,
 // the findings' totals are computed for the trend, and the tables are
-// dropped, in the section's state; and it makes the state's views over
-// the files when they name another directory (a new state, a store that
-// was moved). It tells whether it upgraded: the records are then to be
-// published again. A kill during the upgrade leaves the state as it was,
-// and files that the next section sweeps away.
+// dropped, in the section's state, which is then marked (billsnap_meta's
+// run_records) so that later sections look no further. It tells whether
+// it upgraded: the records are then to be published again. A kill during
+// the upgrade leaves the state as it was, and files that the next section
+// sweeps away.
 func (s *Store) upgradeHistory(ctx context.Context, db *sql.DB) (bool, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return false, err
 	}
 	defer conn.Close()
-	if current, err := s.historyViewsCurrent(ctx, conn); err != nil || current {
-		return false, err // a state of this version, in this directory
+	var marked int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM billsnap_meta WHERE key = 'run_records'").Scan(&marked); err != nil || marked > 0 {
+		return false, err
 	}
 	legacy, err := legacyTables(ctx, conn)
-	if err != nil || len(legacy) == 0 {
-		return false, errors.Join(err, s.historyViews(ctx, conn))
+	if err != nil {
+		return false, err
 	}
+	if len(legacy) > 0 {
+		if err := s.upgradeTables(ctx, conn, legacy); err != nil {
+			return false, err
+		}
+	}
+	_, err = conn.ExecContext(ctx, "INSERT INTO billsnap_meta VALUES ('run_records', 'files')")
+	return len(legacy) > 0, err
+}
+
+// upgradeTables writes the legacy tables' rows as run files and drops
+// the tables.
+func (s *Store) upgradeTables(ctx context.Context, conn *sql.Conn, legacy []runKind) error {
 	s.log.Warn("upgrading billsnap's state: findings, unjudged and rechecks become a file a run", "dir", s.dir)
 	if err := StageTables(ctx, conn); err != nil {
-		return false, err
+		return err
 	}
 	for _, k := range legacy {
 		if err := s.upgradeKind(ctx, conn, k); err != nil {
-			return false, fmt.Errorf("upgrading %s: %w", k.name, err)
+			return fmt.Errorf("upgrading %s: %w", k.name, err)
 		}
 	}
 	for _, k := range legacy {
 		if _, err := conn.ExecContext(ctx, "DROP TABLE main."+k.name); err != nil {
-			return false, err
+			return err
 		}
 	}
 	crashpoint.Hit("history.upgraded")
-	return true, s.historyViews(ctx, conn)
-}
-
-// historyViewsCurrent tells whether the state's views over the run files
-// are made, for this directory: billsnap_meta's history_dir, which
-// historyViews sets, is the store's (not so in a new state, one of an
-// earlier version, or a store that was moved).
-func (s *Store) historyViewsCurrent(ctx context.Context, conn *sql.Conn) (bool, error) {
-	var dir string
-	err := conn.QueryRowContext(ctx, "SELECT value FROM billsnap_meta WHERE key = 'history_dir'").Scan(&dir)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return dir == s.historyDir(), err
+	return nil
 }
 
 // upgradeKind writes legacy table k's rows as run files, a file for each

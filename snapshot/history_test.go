@@ -25,10 +25,10 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	err = s.Read(ctx, func(db *sql.DB) error {
-		for _, q := range []string{"DROP VIEW findings", "CREATE TABLE findings (" + findingsKind.ddl() + ")",
+		for _, q := range []string{"CREATE TABLE findings (" + findingsKind.ddl() + ")",
 			"INSERT INTO findings (snapshot_id, period, rule, severity, entity_id, amount, status, waived) VALUES ('" + sum.ID + "', '', 'legacy', 'high', 'e1', 1.50, 'new', false)",
 			"UPDATE billsnap_meta SET value = '5' WHERE key = 'schema_version'",
-			"DELETE FROM billsnap_meta WHERE key = 'history_dir'"} { // as a state of version 5 has it
+			"DELETE FROM billsnap_meta WHERE key = 'run_records'"} { // as a state of version 5 has it
 			if _, err := db.Exec(q); err != nil {
 				return err
 			}
@@ -38,7 +38,10 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := keptFindings(t, s); len(got) != 1 || got[0] != "legacy e1" {
+	s.Close()
+	s = openStore(t, cfg) // the upgrade, in the first section
+	defer s.Close()
+	if got := keptFindings(t, cfg); len(got) != 1 || got[0] != "legacy e1" {
 		t.Fatalf("after the upgrade the findings are %q", got)
 	}
 	err = s.Change(ctx, func(db *sql.DB) error {
@@ -58,7 +61,11 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := keptFindings(t, s); len(got) != 1 || got[0] != "new e2" {
+	// A later publish links the records anew from the run files.
+	if err := s.Change(ctx, func(*sql.DB) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := keptFindings(t, cfg); len(got) != 1 || got[0] != "new e2" {
 		t.Fatalf("after a reconciliation kept again the findings are %q", got)
 	}
 	if n := count(t, readDB(t, cfg), "SELECT count(*) FROM findings WHERE rule = 'new'"); n != 1 {
@@ -66,27 +73,23 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 	}
 }
 
-// keptFindings are "rule entity_id" of every finding the state's view
-// reads.
-func keptFindings(t *testing.T, s *Store) []string {
+// keptFindings are "rule entity_id" of every finding readers see.
+func keptFindings(t *testing.T, cfg testCfg) []string {
 	t.Helper()
-	var out []string
-	err := s.Read(context.Background(), func(db *sql.DB) error {
-		rows, err := db.Query("SELECT rule || ' ' || entity_id FROM findings ORDER BY ALL")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				return err
-			}
-			out = append(out, k)
-		}
-		return rows.Err()
-	})
+	rows, err := readDB(t, cfg).Query("SELECT rule || ' ' || entity_id FROM findings ORDER BY ALL")
 	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return out

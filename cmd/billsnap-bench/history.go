@@ -250,15 +250,16 @@ func fakeSnapshots(ctx context.Context, db *sql.Conn, real string, started time.
 }
 
 // seedFindings gives every fake snapshot per findings, made from real's
-// (each a finding that recurs every day), kept as a reconciliation keeps
-// them, and its reconciliation and totals.
+// (as readers see them: each a finding that recurs every day), kept as a
+// reconciliation keeps them, and its reconciliation and totals.
 func seedFindings(ctx context.Context, store *snapshot.Store, conn *sql.Conn, real string, ids []string, per int) error {
 	var period string
 	if err := conn.QueryRowContext(ctx, "SELECT period FROM reconciliations WHERE snapshot_id = ?", real).Scan(&period); err != nil {
 		return err
 	}
+	glob := filepath.Join(store.Dir(), "records", "findings", "*.parquet")
 	if _, err := conn.ExecContext(ctx, `CREATE TEMP TABLE base AS SELECT *, row_number() OVER (ORDER BY rule, entity_id) - 1 AS n,
-		count(*) OVER () AS c FROM findings WHERE snapshot_id = ?`, real); err != nil {
+		count(*) OVER () AS c FROM read_parquet(?) WHERE snapshot_id = ?`, glob, real); err != nil {
 		return err
 	}
 	for _, id := range ids {

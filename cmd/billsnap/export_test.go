@@ -40,14 +40,10 @@ func cli(t *testing.T, srv *sandbox.Server, args ...string) (int, string, string
 	return code, out.String(), errb.String()
 }
 
+// openDB opens the read model of the store at dir, read-only.
 func openDB(t *testing.T, dir string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("duckdb", filepath.Join(dir, "billsnap.duckdb")+"?access_mode=READ_ONLY")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return readOnly(t, filepath.Join(dir, "billsnap.duckdb"))
 }
 
 const idsHash = "count(*), coalesce(sha256(string_agg(id, chr(10) ORDER BY id) || chr(10)), sha256(''))"
