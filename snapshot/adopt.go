@@ -99,7 +99,7 @@ func (s *Store) adoptInto(ctx context.Context, db *sql.DB) error {
 // copyStateTables copies the state's tables the attached store has: an
 // old store's tables, or a read model's views over the records.
 func copyStateTables(ctx context.Context, conn *sql.Conn) error {
-	if _, err := conn.ExecContext(ctx, metaSQL+fieldIDsSQL+runFilesSQL); err != nil {
+	if _, err := conn.ExecContext(ctx, stateSQL); err != nil {
 		return err
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables

@@ -186,6 +186,7 @@ func (s *Store) retire(ctx context.Context, q querier, cond string, args ...any)
 // querier is a connection or a database of the state.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 

@@ -79,7 +79,10 @@ func (s *Store) publishModel(ctx context.Context, db *sql.DB, base, latest strin
 // fillModel writes the model attached on conn: its views and the snapshot
 // its latest_ tables hold.
 func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) error {
-	views := s.views(latest)
+	views, err := s.views(ctx, conn, latest)
+	if err != nil {
+		return err
+	}
 	stmts := append([]string{"USE " + modelAlias}, views...)
 	stmts = append(stmts,
 		fmt.Sprintf("CREATE OR REPLACE TABLE billsnap_model AS SELECT * FROM (VALUES ('latest', %s), ('views', %s)) AS m(key, value)",
@@ -89,15 +92,24 @@ func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) er
 }
 
 // views are the statements of the views of a model whose latest_ tables
-// hold snapshot latest: over the records and the Parquet trees.
-func (s *Store) views(latest string) []string {
+// hold snapshot latest: over the records and the Parquet trees. q is the
+// state, in a section.
+func (s *Store) views(ctx context.Context, q querier, latest string) ([]string, error) {
 	out := s.recordViews(latest)
+	complete, err := byName(ctx, q, StatusComplete)
+	if err != nil {
+		return nil, err
+	}
+	incomplete, err := byName(ctx, q, StatusIncomplete)
+	if err != nil {
+		return nil, err
+	}
 	for _, t := range s.tables {
 		out = append(out,
-			fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", t.Name, s.history(s.tree, t)),
-			fmt.Sprintf("CREATE OR REPLACE VIEW incomplete_%s AS %s", t.Name, s.history(s.incomplete, t)))
+			fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", t.Name, s.history(s.tree, t, StatusComplete, complete[t.Name])),
+			fmt.Sprintf("CREATE OR REPLACE VIEW incomplete_%s AS %s", t.Name, s.history(s.incomplete, t, StatusIncomplete, incomplete[t.Name])))
 	}
-	return out
+	return out, nil
 }
 
 // digest names a list of statements in a few bytes.
@@ -129,15 +141,18 @@ func fillIn(ctx context.Context, conn *sql.Conn, stmts []string) error {
 // runsFile is where the runs are written for the model to read.
 func (s *Store) runsFile() string { return filepath.Join(s.privDir, "runs.jsonl") }
 
-// history is the relation of every snapshot of table t in tree tr: a view
-// over its Parquet files through the tree's link, so that a query reads
-// one generation whole; the empty latest_ table when the tree has none.
-func (s *Store) history(tr tree, t Table) string {
+// history is the relation of every snapshot of table t in tree tr that
+// the records list as status: a view over its Parquet files through the
+// tree's link, so that a query sees a snapshot only once every table of
+// it is in the tree, and none that retention is taking out; the empty
+// latest_ table when the tree has none. Its files are read by name when
+// byName is set (parquetRelation), else by position.
+func (s *Store) history(tr tree, t Table, status string, byName bool) string {
 	glob := filepath.Join(absolute(tr.link), t.Name, "*", "*.parquet")
 	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
 		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)
 	}
-	return parquetRelation(glob)
+	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName), PartitionKey, sqlString(status))
 }
 
 // hasParquet tells whether a partition of the table directory dir holds a
@@ -158,7 +173,13 @@ func hasParquet(dir string) bool {
 // older snapshots), _raw as JSON. DuckDB reads every key=value directory
 // of a path as a Hive partition: those above the tree (an output
 // directory under /data/env=prod/) are left out.
-func parquetRelation(glob string) string {
+func parquetRelation(glob string) string { return readParquet(glob, true) }
+
+// readParquet is parquetRelation, reading the files' columns by name
+// when byName is set and by position (the first file's) when not: for
+// files that all have the same columns, whose footers DuckDB then need
+// not all read to bind the relation.
+func readParquet(glob string, byName bool) string {
 	exclude := []string{sqlString(PartitionKey), "'_raw'"}
 	for _, dir := range strings.Split(filepath.Dir(filepath.Dir(filepath.Dir(glob))), string(filepath.Separator)) {
 		if k, _, ok := strings.Cut(dir, "="); ok && k != "" {
@@ -166,8 +187,8 @@ func parquetRelation(glob string) string {
 		}
 	}
 	return fmt.Sprintf(`SELECT %[2]s, COLUMNS(c -> NOT list_contains([%[3]s], c)), CAST(_raw AS JSON) AS _raw
-		FROM read_parquet(%[1]s, hive_partitioning = true, hive_types = {'%[2]s': VARCHAR}, union_by_name = true)`,
-		sqlString(glob), PartitionKey, strings.Join(exclude, ", "))
+		FROM read_parquet(%[1]s, hive_partitioning = true, hive_types = {'%[2]s': VARCHAR}, union_by_name = %[4]t)`,
+		sqlString(glob), PartitionKey, strings.Join(exclude, ", "), byName)
 }
 
 func absolute(path string) string {
@@ -301,12 +322,18 @@ func (s *Store) syncModel(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	held, views, err := s.modelInfo(ctx, db)
+	var want []string
+	if err == nil && held == latest {
+		if want, err = s.views(ctx, db, held); err != nil {
+			return err
+		}
+	}
 	switch {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		s.log.Warn("the read model's master cannot be read; building it anew", "error", err)
 	case err != nil:
 	case held != latest:
-	case views == digest(s.views(held)):
+	case views == digest(want):
 		return nil // the records are all that changed
 	case s.built != "":
 		return s.publishModel(ctx, db, s.built, held)

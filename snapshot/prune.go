@@ -10,11 +10,13 @@ import (
 
 // Prune keeps the newest keep complete snapshots and deletes the older
 // ones, with the incomplete and failed snapshots older than the oldest one
-// kept: their Parquet partitions first (one change of each tree), then
-// their rows in every table of the state keyed by snapshot_id and their
-// run records, in one transaction; then the read model is published
-// again (the run records' files are deleted once the state commits). The latest
-// complete snapshot is never deleted; keep 0 keeps all.
+// kept: their rows in every table of the state keyed by snapshot_id and
+// their run records, in one transaction, and the read model published
+// again; then, once the state has committed, their Parquet partitions and
+// run records' files. So the records never list a snapshot whose Parquet
+// is gone; partitions a kill leaves behind are removed by the next start
+// (recover). The latest complete snapshot is never deleted; keep 0 keeps
+// all.
 func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 	if keep <= 0 {
 		return nil, nil
@@ -25,14 +27,6 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		if ids, err = prunable(ctx, db, keep); err != nil || len(ids) == 0 {
 			return err
 		}
-		// Parquet first: a reader of a tree never sees a snapshot the
-		// state no longer has, whenever the process dies.
-		for _, tr := range []tree{s.tree, s.incomplete} {
-			if err := removePartitions(tr, ids); err != nil {
-				return err
-			}
-		}
-		crashpoint.Hit("prune.tree")
 		if err := s.retire(ctx, db, "list_contains(?, snapshot_id)", ids); err != nil {
 			return err
 		}
@@ -41,7 +35,16 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		}
 		return s.syncModel(ctx, db)
 	})
-	return ids, err
+	if err != nil {
+		return nil, err
+	}
+	crashpoint.Hit("prune.committed")
+	for _, tr := range []tree{s.tree, s.incomplete} {
+		if err := tr.remove(ids); err != nil {
+			return ids, err
+		}
+	}
+	return ids, nil
 }
 
 // deleteSnapshots deletes snapshots ids from every table of db keyed by

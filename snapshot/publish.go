@@ -214,6 +214,9 @@ func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []TableStats, fiel
 	if err := r.fieldRows(ctx, tx, fields); err != nil {
 		return err
 	}
+	if err := recordColumns(ctx, tx, r.ID, r.s.tables); err != nil {
+		return err
+	}
 	_, err := tx.ExecContext(ctx, "UPDATE snapshots SET status = ?, finished = ? WHERE id = ?", status, r.s.now().UTC(), r.ID)
 	return err
 }

@@ -100,30 +100,11 @@ func (s *Store) removeStrayPartitions(ctx context.Context, db *sql.DB, tr tree, 
 			stray = append(stray, id)
 		}
 	}
-	return removePartitions(tr, stray)
+	return tr.remove(stray)
 }
 
-// removePartitions takes the snapshots ids out of tree tr, in one change
-// of it.
-func removePartitions(tr tree, ids []string) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	return tr.change(func(next string) error {
-		for _, id := range ids {
-			dirs, _ := filepath.Glob(filepath.Join(next, "*", partition(id)))
-			for _, d := range dirs {
-				if err := os.RemoveAll(d); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-}
-
-// publishParquet puts the staged tables of snapshot id into tree tr, in
-// one change of it; tables the tree has already are left alone.
+// publishParquet moves the staged tables of snapshot id into tree tr,
+// each as its partition; tables the tree has already are left alone.
 func (s *Store) publishParquet(tr tree, id string) error {
 	staged, _ := filepath.Glob(filepath.Join(s.stagingDir, id, "*"))
 	staged = slices.DeleteFunc(staged, func(p string) bool {
@@ -146,14 +127,7 @@ func (s *Store) publishParquet(tr tree, id string) error {
 		}
 		return nil
 	}
-	err = tr.change(func(next string) error {
-		for _, src := range todo {
-			if err := linkTree(src, filepath.Join(next, filepath.Base(src), partition(id))); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err = tr.add(id, todo)
 	if err != nil {
 		return fmt.Errorf("publishing the Parquet of snapshot %s: %w", id, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,13 +96,14 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	// The process dies while the next generation of the Parquet tree is
-	// half built: two of the fifteen tables are linked into it.
-	half := filepath.Join(cfg.Out, ".parquet-gen", "000002")
+	// The process dies while the snapshot's partitions go into the
+	// Parquet tree: two of the fifteen tables are in it.
+	var moved []string
 	for _, table := range []string{"customers", "invoices"} {
-		if err := linkTree(filepath.Join(cfg.Out, ".staging", run.ID, table), filepath.Join(half, table, "snapshot_id="+run.ID)); err != nil {
-			t.Fatal(err)
-		}
+		moved = append(moved, filepath.Join(cfg.Out, ".staging", run.ID, table))
+	}
+	if err := s.tree.add(run.ID, moved); err != nil {
+		t.Fatal(err)
 	}
 	s.Close()
 	s = openStore(t, cfg)
@@ -187,5 +189,33 @@ func TestOpenRenamesTheOldPartitionKey(t *testing.T) {
 		filepath.Join(cfg.Out, "parquet", "*", "*", "*.parquet"), sum.ID)
 	if err := readDB(t, cfg).QueryRow(q).Scan(&n); err != nil || n != 1 {
 		t.Errorf("a Hive reader filtering on snapshot_id: %d, %v", n, err)
+	}
+}
+
+// The read model's views of every snapshot show only the snapshots the
+// records list as complete: a snapshot whose partitions are part-way into
+// the tree (a run killed there, or one publishing now) is not in them,
+// though a reader of the tree's files meets its partition.
+func TestTheViewsShowNoSnapshotPartWayIntoTheTree(t *testing.T) {
+	t.Parallel()
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 44, Customers: 10}, "")
+	cfg := testConfig(srv, t.TempDir())
+	sum, err := take(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const partWay = "2099-01-01T000000Z"
+	src := filepath.Join(cfg.Out, "parquet", "customers", "snapshot_id="+sum.ID)
+	dst := filepath.Join(cfg.Out, "parquet", "customers", "snapshot_id="+partWay)
+	if out, err := exec.Command("cp", "-r", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	db := readDB(t, cfg)
+	want := srv.AnswerKey().Tables["customers"].Count
+	if n := count(t, db, "SELECT count(*) FROM read_parquet(?)", filepath.Join(dst, "*.parquet")); n != want {
+		t.Fatalf("the copied partition has %d rows", n)
+	}
+	if n := count(t, db, "SELECT count(*) FROM customers"); n != want {
+		t.Errorf("the view of every snapshot shows %d customers, want the complete snapshot's %d", n, want)
 	}
 }

@@ -317,10 +317,13 @@ const schemaVersion = "6"
 
 var upgradable = []string{"2", "3", "4", "5"}
 
+// stateSQL creates the state's tables.
+const stateSQL = metaSQL + fieldIDsSQL + runFilesSQL + parquetColumnsSQL
+
 // MigrateState creates the tables of billsnap's state in db (a fixture
 // database of reconcile's tests, too) and checks their schema version.
 func MigrateState(ctx context.Context, db *sql.DB) error {
-	if _, err := db.ExecContext(ctx, metaSQL+fieldIDsSQL+runFilesSQL); err != nil {
+	if _, err := db.ExecContext(ctx, stateSQL); err != nil {
 		return fmt.Errorf("duckdb schema: %w", err)
 	}
 	var v string

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -16,17 +15,18 @@ import (
 	"github.com/billsnap/billsnap/lake"
 )
 
-// tree is the Parquet tree readers see. Its path (DIR/parquet) is a
-// symbolic link to one generation, DIR/.parquet-gen/NNNNNN/, a tree of
-// table and partition directories whose files are hard links. A change
-// (publishing a snapshot, pruning one, removing strays) builds the next
-// generation beside the current one — links to the files kept, plus the
-// new ones — and then points the link at it with one rename. A rename is
-// the only step a file system makes atomic across many directories, so a
-// reader sees a whole snapshot or none of it, whenever the process dies;
-// the promise that a reader never sees half a snapshot holds through a crash,
-// not only until the next start. Files are never rewritten, only linked,
-// so a file a reader has open stays whole.
+// tree is a Parquet tree readers see. Its path (DIR/parquet) is a
+// symbolic link to a generation, DIR/.parquet-gen/NNNNNN/, a tree of table
+// and partition directories. A snapshot's partitions go into it in place
+// (add), each in one rename, and leave it the same way (remove): a change
+// costs what it adds or removes, never what the tree holds. A reader sees
+// each partition whole or not at all, and a file once in the tree is
+// never rewritten, so a file a reader has open stays whole. Which
+// snapshots are whole across tables is what the records say
+// (snapshots.parquet): the read model's views read only those, and a
+// snapshot a run left part-way in is finished by the next (recover).
+// The records (records.go) are a tree of generations switched by the
+// link, each built whole.
 type tree struct {
 	link string // DIR/parquet
 	gens string // DIR/.parquet-gen
@@ -104,45 +104,64 @@ func (t tree) point(gen string) error {
 	return nil
 }
 
-// change builds the next generation from the current one, lets edit change
-// it, and shows it to readers; the old generation is then removed. On error
-// the current generation stays as it was and the next one is removed.
-func (t tree) change(edit func(next string) error) error {
+// add puts the staged tables srcs into the current generation as
+// snapshot id's partitions: each src, a directory of one table's files
+// named for its table, is renamed into place, so that a reader sees the
+// partition whole or not at all. The staged files are durable already;
+// their names are made so before the renames, and the renames after.
+func (t tree) add(id string, srcs []string) error {
 	cur, err := t.current()
-	if err != nil {
+	if err != nil || len(srcs) == 0 {
 		return err
 	}
-	n, err := strconv.Atoi(filepath.Base(cur))
-	if err != nil {
-		return fmt.Errorf("parquet tree: %s is not a generation", cur)
+	syncAll(srcs)
+	var dirs []string
+	for _, src := range srcs {
+		table := filepath.Join(cur, filepath.Base(src))
+		if err := os.MkdirAll(table, 0o755); err != nil {
+			return fmt.Errorf("parquet tree: %w", err)
+		}
+		if err := crashpoint.Err("tree.add"); err != nil {
+			return err
+		}
+		if err := os.Rename(src, filepath.Join(table, partition(id))); err != nil {
+			return fmt.Errorf("parquet tree: %w", err)
+		}
+		crashpoint.Hit("tree.add")
+		dirs = append(dirs, table)
 	}
-	next := t.gen(n + 1)
-	if err := t.build(cur, next, edit); err != nil {
-		os.RemoveAll(next)
-		return err
-	}
-	crashpoint.Hit("tree.built")
-	if err := t.point(next); err != nil {
-		os.RemoveAll(next)
-		return err
-	}
-	crashpoint.Hit("tree.swapped")
-	t.removeOthers(next)
+	syncAll(append(dirs, cur, filepath.Dir(srcs[0])))
 	return nil
 }
 
-// build makes next a copy of cur in hard links, edited by edit.
-func (t tree) build(cur, next string, edit func(string) error) error {
-	if err := os.RemoveAll(next); err != nil {
-		return fmt.Errorf("parquet tree: %w", err)
-	}
-	if err := linkTree(cur, next); err != nil {
-		return fmt.Errorf("parquet tree: %w", err)
-	}
-	if err := edit(next); err != nil {
+// remove takes the partitions of snapshots ids out of the current
+// generation: each is renamed out of readers' sight in one step, then
+// deleted.
+func (t tree) remove(ids []string) error {
+	cur, err := t.current()
+	if err != nil || len(ids) == 0 {
 		return err
 	}
-	return syncDirs(next)
+	trash := filepath.Join(t.gens, ".removed")
+	if err := os.RemoveAll(trash); err != nil {
+		return fmt.Errorf("parquet tree: %w", err)
+	}
+	if err := os.MkdirAll(trash, 0o755); err != nil {
+		return fmt.Errorf("parquet tree: %w", err)
+	}
+	var dirs []string
+	for _, id := range ids {
+		parts, _ := filepath.Glob(filepath.Join(cur, "*", partition(id)))
+		for _, p := range parts {
+			table := filepath.Dir(p)
+			if err := os.Rename(p, filepath.Join(trash, filepath.Base(table)+"."+id)); err != nil {
+				return fmt.Errorf("parquet tree: removing %s: %w", p, err)
+			}
+			dirs = append(dirs, table)
+		}
+	}
+	syncAll(dirs)
+	return os.RemoveAll(trash)
 }
 
 // removeOthers deletes every generation but keep: older ones, and one
@@ -185,72 +204,29 @@ func partition(id string) string { return PartitionKey + "=" + id }
 const oldPartitionKey = "snapshot"
 
 // renameOldPartitions gives every partition of the current generation
-// named with the old key the key readers filter on, in one change of the
-// tree: a store written by an earlier billsnap is migrated when opened.
+// named with the old key the key readers filter on, each in one rename:
+// a store written by an earlier billsnap is migrated when opened.
 func (t tree) renameOldPartitions() error {
 	cur, err := t.current()
 	if err != nil {
 		return err
 	}
-	if old, _ := filepath.Glob(filepath.Join(cur, "*", oldPartitionKey+"=*")); len(old) == 0 {
-		return nil
-	}
-	return t.change(func(next string) error {
-		old, _ := filepath.Glob(filepath.Join(next, "*", oldPartitionKey+"=*"))
-		for _, d := range old {
-			id := strings.TrimPrefix(filepath.Base(d), oldPartitionKey+"=")
-			if err := os.Rename(d, filepath.Join(filepath.Dir(d), partition(id))); err != nil {
-				return fmt.Errorf("parquet tree: renaming %s: %w", d, err)
-			}
-		}
-		return nil
-	})
-}
-
-// linkTree recreates the directories of src under dst and hard-links its
-// files.
-func linkTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		return linkFile(path, filepath.Join(dst, rel))
-	})
-}
-
-// linkFile hard-links one file of a generation.
-func linkFile(src, dst string) error {
-	if err := crashpoint.Err("tree.link"); err != nil {
-		return err
-	}
-	if err := os.Link(src, dst); err != nil {
-		return err
-	}
-	crashpoint.Hit("tree.link")
-	return nil
-}
-
-// syncDirs makes the directories of a new generation durable before the
-// link points at it.
-func syncDirs(root string) error {
+	old, _ := filepath.Glob(filepath.Join(cur, "*", oldPartitionKey+"=*"))
 	var dirs []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, path)
+	for _, d := range old {
+		id := strings.TrimPrefix(filepath.Base(d), oldPartitionKey+"=")
+		if err := os.Rename(d, filepath.Join(filepath.Dir(d), partition(id))); err != nil {
+			return fmt.Errorf("parquet tree: renaming %s: %w", d, err)
 		}
-		return err
-	})
+		dirs = append(dirs, filepath.Dir(d))
+	}
 	syncAll(dirs)
-	return err
+	return nil
 }
 
 // syncAll syncs the directories, several at once: the file system's
 // journal then commits several in one write, where one after the other
-// each waits for its own (a generation of a year's tree has thousands).
+// each waits for its own.
 func syncAll(dirs []string) {
 	var g errgroup.Group
 	g.SetLimit(syncers)

@@ -1,10 +1,8 @@
 package snapshot
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -32,50 +30,49 @@ func TestTreeAdoptsAPlainDirectory(t *testing.T) {
 	}
 }
 
-// A change either shows readers the whole next generation or leaves the
-// current one as it was; files are linked, not copied.
-func TestTreeChangeIsAllOrNothing(t *testing.T) {
+// A snapshot's partitions go into the tree and leave it in place, each
+// in one rename: the generation stays the same, a file added is the
+// staged file itself (moved, not copied), and a removal leaves nothing
+// behind.
+func TestTreeAddsAndRemovesPartitionsInPlace(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	tr := newTree(filepath.Join(dir, "parquet"))
-	add := func(id string) func(string) error {
-		return func(next string) error {
-			p := filepath.Join(next, "customers", "snapshot_id="+id)
+	stage := func(id string) []string {
+		var srcs []string
+		for _, table := range []string{"customers", "invoices"} {
+			p := filepath.Join(dir, ".staging", id, table)
 			os.MkdirAll(p, 0o755)
-			return os.WriteFile(filepath.Join(p, "part-00000.parquet"), []byte(id), 0o644)
+			os.WriteFile(filepath.Join(p, "part-00000.parquet"), []byte(id), 0o644)
+			srcs = append(srcs, p)
 		}
+		return srcs
 	}
-	if err := tr.change(add("A")); err != nil {
+	staged, _ := os.Stat(filepath.Join(dir, ".staging", "A", "customers", "part-00000.parquet"))
+	if err := tr.add("A", stage("A")); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.Stat(filepath.Join(tr.link, "customers", "snapshot_id=A", "part-00000.parquet"))
-	full := errors.New("no space left")
-	err := tr.change(func(next string) error {
-		add("B")(next)
-		return full
-	})
-	if !errors.Is(err, full) {
-		t.Fatalf("a failed change returned %v", err)
+	added, err := os.Stat(filepath.Join(tr.link, "customers", "snapshot_id=A", "part-00000.parquet"))
+	if err != nil || (staged != nil && !os.SameFile(staged, added)) {
+		t.Errorf("the staged file is not the one in the tree: %v", err)
+	}
+	if err := tr.add("B", []string{filepath.Join(dir, ".staging", "B", "nothing")}); err == nil {
+		t.Error("adding a partition that is not staged succeeded")
+	}
+	if err := tr.add("C", stage("C")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.remove([]string{"A"}); err != nil {
+		t.Fatal(err)
 	}
 	parts, _ := tr.partitions()
-	if len(parts) != 1 || len(parts["A"]) != 1 {
-		t.Errorf("after a failed change readers see %v", parts)
+	if len(parts) != 1 || len(parts["C"]) != 2 {
+		t.Errorf("after adding A and C and removing A readers see %v", parts)
 	}
-	if err := tr.change(add("C")); err != nil {
-		t.Fatal(err)
-	}
-	parts, _ = tr.partitions()
-	if len(parts) != 2 || parts["A"] == nil || parts["C"] == nil {
-		t.Errorf("after a change readers see %v", parts)
-	}
-	after, _ := os.Stat(filepath.Join(tr.link, "customers", "snapshot_id=A", "part-00000.parquet"))
-	if !os.SameFile(before, after) {
-		t.Error("a kept file was copied, not linked")
-	}
-	if gens, _ := filepath.Glob(filepath.Join(dir, ".parquet-gen", "*")); len(gens) != 1 || filepath.Base(gens[0]) != "000003" {
+	if gens, _ := filepath.Glob(filepath.Join(dir, ".parquet-gen", "*")); len(gens) != 1 || filepath.Base(gens[0]) != "000001" {
 		t.Errorf("generations left: %v", gens)
 	}
-	if st := after.Sys().(*syscall.Stat_t); st.Nlink != 1 {
-		t.Errorf("the kept file has %d links; the old generation was not removed", st.Nlink)
+	if left, _ := filepath.Glob(filepath.Join(dir, ".parquet-gen", ".*")); len(left) != 0 {
+		t.Errorf("left after the removal: %v", left)
 	}
 }

@@ -80,9 +80,9 @@ var crashMoments = []crashMoment{
 	{at: "load.insert#15"},
 	{at: "publish.verified"},
 	{at: "publish.manifest"},
-	{at: "tree.link#7"},
-	{at: "tree.built"},
-	{at: "tree.swapped"},
+	{at: "tree.add#1"},
+	{at: "tree.add#7"},
+	{at: "tree.add#15"}, // every table's partition is in the tree; not yet recorded complete
 	{at: "publish.complete"}, // recorded complete in the state not yet committed
 	{at: "model.built"},
 	{at: "state.written#4"}, // the publish committed in the state; the read model not published yet
@@ -91,7 +91,7 @@ var crashMoments = []crashMoment{
 	{at: "model.copied"},
 	{at: "model.public", after: next},
 	{at: "publish.done", after: next},
-	{at: "prune.tree", keep: 1, after: next},
+	{at: "prune.committed", keep: 1, after: next},
 	{at: "close", after: next},
 	{file: ".billsnap/state.duckdb.next", events: unix.IN_MODIFY, n: 1},
 	{file: ".billsnap/state.duckdb.next", events: unix.IN_MODIFY, n: 6},
@@ -99,7 +99,6 @@ var crashMoments = []crashMoment{
 	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 4},
 	{file: "billsnap.duckdb.next", events: unix.IN_MODIFY, n: 1},
 	{file: "billsnap.duckdb", events: unix.IN_MOVED_TO, n: 1},
-	{file: "parquet", events: unix.IN_MOVED_TO, n: 1},
 	{file: "records", events: unix.IN_MOVED_TO, n: 1},
 }
 
@@ -153,7 +152,7 @@ func (b *crashBench) recovers(t *testing.T, dir string) {
 	checkCleanedUp(t, dir)
 }
 
-// An export killed at any of 31 moments leaves a store that opens, whose
+// An export killed at any of 30 moments leaves a store that opens, whose
 // readers see the previous complete snapshot (or, after the commit point,
 // the new one) whole, with nothing half published in the Parquet tree; the
 // next export completes and cleans up.
@@ -185,15 +184,15 @@ func TestCrashAtAnyMomentKeepsTheLastGoodSnapshot(t *testing.T) {
 }
 
 // A disk that fills up part-way — from the n-th write of a staged Parquet
-// file, or the n-th link of the next Parquet tree, every write fails with
+// file, or the n-th rename into the Parquet tree, every write fails with
 // ENOSPC — stops the export with exit 1 and a message that says so;
 // readers still see the previous snapshot whole; the next export
 // completes. Before the manifest the snapshot is dropped with its staging;
-// after it (the tree's links) it is kept for the next run to publish.
+// after it (the tree's renames) it is kept for the next run to publish.
 func TestDiskFullKeepsTheLastGoodSnapshot(t *testing.T) {
 	t.Parallel()
 	b := newCrashBench(t)
-	for at, keptStaging := range map[string]bool{"parquet.write#30": false, "tree.link#5": true} {
+	for at, keptStaging := range map[string]bool{"parquet.write#30": false, "tree.add#5": true} {
 		t.Run(at, func(t *testing.T) {
 			t.Parallel()
 			dir := b.store(t)

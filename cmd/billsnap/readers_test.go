@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,10 +58,13 @@ func withDB(t *testing.T, dir string, fn func(*sql.DB)) {
 }
 
 // checkReaders checks what readers of dir see: latest_ tables equal to
-// the answer key of the latest complete snapshot, and in the Parquet tree
-// only whole snapshots whose manifest billsnap's state has recorded, equal
-// to their answer keys, and nothing else. It returns the latest snapshot's
-// ID.
+// the answer key of the latest complete snapshot; in the read model's
+// views of every snapshot, exactly the snapshots the records list as
+// complete, each whole and equal to its answer key; in the Parquet tree
+// only partitions of snapshots whose manifest billsnap's state has
+// recorded, each equal to its answer key, every table of a complete one
+// (one still publishing, which the next start finishes, may have only
+// some), and nothing else. It returns the latest snapshot's ID.
 func checkReaders(t *testing.T, dir string, key func(id string) sandbox.AnswerKey) (latest string) {
 	t.Helper()
 	parts := partitionsOf(t, filepath.Join(dir, "parquet"))
@@ -69,19 +74,60 @@ func checkReaders(t *testing.T, dir string, key func(id string) sandbox.AnswerKe
 			t.Fatalf("no latest snapshot: %v", err)
 		}
 		checkTables(t, db, key(latest), func(table string) string { return "latest_" + table })
+		checkViews(t, db, key)
 		for id, tables := range parts {
-			if status := recorded[id]; status != "complete" && status != "publishing" {
+			status := recorded[id]
+			if status != "complete" && status != "publishing" {
 				t.Errorf("the Parquet tree shows snapshot %s, which billsnap's state records as %q", id, status)
 			}
-			if len(tables) != len(key(id).Tables) {
-				t.Errorf("the Parquet tree shows %d tables of snapshot %s", len(tables), id)
+			if status == "complete" && len(tables) != len(key(id).Tables) {
+				t.Errorf("the Parquet tree shows %d tables of complete snapshot %s", len(tables), id)
 			}
-			checkTables(t, db, key(id), func(table string) string {
+			want := key(id)
+			want.Tables = maps.Clone(want.Tables)
+			maps.DeleteFunc(want.Tables, func(table string, _ sandbox.TableKey) bool { return !slices.Contains(tables, table) })
+			checkTables(t, db, want, func(table string) string {
 				return fmt.Sprintf("read_parquet('%s')", filepath.Join(dir, "parquet", table, "snapshot_id="+id, "*.parquet"))
 			})
 		}
 	})
 	return latest
+}
+
+// checkViews checks that the read model's views of every snapshot show
+// exactly the snapshots its records list as complete, each equal to its
+// answer key.
+func checkViews(t *testing.T, db *sql.DB, key func(id string) sandbox.AnswerKey) {
+	t.Helper()
+	rows, err := db.Query("SELECT id FROM snapshots WHERE status = 'complete' ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var complete []string
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		complete = append(complete, id)
+	}
+	rows.Close()
+	for table := range key(complete[0]).Tables {
+		var shown string
+		if err := db.QueryRow("SELECT coalesce(string_agg(DISTINCT snapshot_id, ',' ORDER BY snapshot_id), '') FROM " + table).Scan(&shown); err != nil {
+			t.Errorf("the view %s: %v", table, err)
+		} else if want := withRows(complete, table, key); shown != strings.Join(want, ",") {
+			t.Errorf("the view %s shows snapshots %s; want the complete ones with rows, %v", table, shown, want)
+		}
+	}
+	for _, id := range complete {
+		checkTables(t, db, key(id), func(table string) string {
+			return fmt.Sprintf("(SELECT * FROM %s WHERE snapshot_id = '%s')", table, id)
+		})
+	}
+}
+
+// withRows are the snapshots ids whose answer key has rows of table.
+func withRows(ids []string, table string, key func(id string) sandbox.AnswerKey) []string {
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return key(id).Tables[table].Count == 0 })
 }
 
 // checkTables compares the ID sets of every table, read from from(table),

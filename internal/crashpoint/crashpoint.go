@@ -27,9 +27,7 @@ var names = []string{
 	"load.checkpoint",  // DuckDB checkpointed while walks go on
 	"publish.verified", // every count agrees; nothing recorded yet
 	"publish.manifest", // the manifest is committed with status publishing
-	"tree.link",        // (Hit and Err) a file was linked into the next Parquet tree
-	"tree.built",       // the next Parquet tree is built, not yet shown
-	"tree.swapped",     // readers see the next tree; the old one is not removed
+	"tree.add",         // (Hit and Err) a table's partition was renamed into the Parquet tree
 	"publish.complete", // the snapshot is recorded complete; staging is left
 	"model.built",      // the next read model is built beside the master
 	"state.written",    // a section of the state committed (renamed over it)
@@ -38,7 +36,7 @@ var names = []string{
 	"model.copied",     // the master's copy is beside the public file
 	"model.public",     // the copy is renamed over the public file
 	"publish.done",     // staging removed
-	"prune.tree",       // pruned snapshots are gone from Parquet, not yet from DuckDB
+	"prune.committed",  // pruned snapshots are gone from the state and the records, not yet from Parquet
 	"close",            // everything done, DuckDB not yet closed
 	"fix.sending",      // (fix apply) a write is on record as sending, not yet sent
 	"lake.data",        // (parquet.url) a data file is in object storage; the manifest is not

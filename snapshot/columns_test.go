@@ -1,0 +1,67 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+)
+
+// The read model's view of every snapshot reads a table's files by
+// position while every snapshot kept has the same columns, and by name
+// once the fields key has changed them: a column added later is NULL in
+// the snapshots before it, and no row is lost. Once retention has left
+// one set of columns, it reads by position again.
+func TestTheViewOfEverySnapshotReadsByNameOnlyWhenColumnsDiffer(t *testing.T) {
+	t.Parallel()
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 33, Customers: 12}, "")
+	cfg := testConfig(srv, t.TempDir())
+	customers := srv.AnswerKey().Tables["customers"].Count
+	var ids []string
+	for _, fields := range []Mapping{nil, nil, {"customers": {"culture": {Field: "Culture", Type: "string"}}}} {
+		cfg.Fields = fields
+		sum, err := take(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, sum.ID)
+		if len(ids) == 2 {
+			checkByName(t, readDB(t, cfg), map[string]bool{"customers": false, "invoices": false})
+		}
+	}
+	db := readDB(t, cfg)
+	checkByName(t, db, map[string]bool{"customers": true, "invoices": false})
+	var rows, before, after int
+	q := `SELECT count(*), count(culture) FILTER (snapshot_id <> ?), count(culture) FILTER (snapshot_id = ?) FROM customers`
+	if err := db.QueryRow(q, ids[2], ids[2]).Scan(&rows, &before, &after); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 3*customers || before != 0 || after != customers {
+		t.Errorf("customers over three snapshots: %d rows, %d cultures before the column, %d after; want %d, 0, %d", rows, before, after, 3*customers, customers)
+	}
+	s := openStore(t, cfg)
+	if _, err := s.Prune(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	checkByName(t, readDB(t, cfg), map[string]bool{"customers": false, "invoices": false})
+}
+
+// checkByName checks whether the read model's views of tables read their
+// files by name.
+func checkByName(t *testing.T, db *sql.DB, want map[string]bool) {
+	t.Helper()
+	for table, byName := range want {
+		var view string
+		if err := db.QueryRow("SELECT sql FROM duckdb_views() WHERE view_name = ?", table).Scan(&view); err != nil {
+			t.Fatal(err)
+		}
+		got, set := strings.Contains(view, "union_by_name = CAST('t'"), strings.Contains(view, "union_by_name = CAST(")
+		if !set || got != byName {
+			t.Errorf("the view %s reads by name: %v, want %v\n%s", table, got, byName, view)
+		}
+	}
+}
