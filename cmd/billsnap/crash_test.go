@@ -82,7 +82,7 @@ var crashMoments = []crashMoment{
 	{at: "publish.manifest"},
 	{at: "tree.add#1"},
 	{at: "tree.add#7"},
-	{at: "tree.add#15"}, // every table's partition is in the tree; not yet recorded complete
+	{at: "tree.add#15"},      // every table's partition is in the tree; not yet recorded complete
 	{at: "publish.complete"}, // recorded complete in the state not yet committed
 	{at: "model.built"},
 	{at: "state.written#4"}, // the publish committed in the state; the read model not published yet
