@@ -46,33 +46,43 @@ func recordColumns(ctx context.Context, q querier, id string, tables []Table) er
 	return nil
 }
 
-// byName are the tables whose snapshots in status must be read by name:
-// not all of them have the same columns, or some were written before
-// their columns were recorded.
-func byName(ctx context.Context, q querier, status string) (map[string]bool, error) {
-	var total int
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM snapshots WHERE status = ?", status).Scan(&total); err != nil {
-		return nil, err
+// kept is what the Parquet of the snapshots in one status holds: how many
+// there are, and by table the column lists they have (distinct, joined by
+// "|") and how many have them on record.
+type kept struct {
+	total  int
+	lists  map[string]string
+	counts map[string]int
+	listed map[string]int
+}
+
+// keptColumns reads the columns of the snapshots in status, from q (the
+// state, in a section).
+func keptColumns(ctx context.Context, q querier, status string) (kept, error) {
+	k := kept{lists: map[string]string{}, counts: map[string]int{}, listed: map[string]int{}}
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM snapshots WHERE status = ?", status).Scan(&k.total); err != nil {
+		return k, err
 	}
-	out := map[string]bool{}
-	if total == 0 {
-		return out, nil
-	}
-	for _, t := range Tables() {
-		out[t.Name] = true
-	}
-	rows, err := q.QueryContext(ctx, `SELECT c.table_name FROM parquet_columns c JOIN snapshots s ON s.id = c.snapshot_id
-		WHERE s.status = ? GROUP BY c.table_name HAVING count(DISTINCT c.columns) = 1 AND count(*) = ?`, status, total)
+	rows, err := q.QueryContext(ctx, `SELECT c.table_name, string_agg(DISTINCT c.columns, '|' ORDER BY c.columns), count(DISTINCT c.columns), count(*)
+		FROM parquet_columns c JOIN snapshots s ON s.id = c.snapshot_id WHERE s.status = ? GROUP BY c.table_name`, status)
 	if err != nil {
-		return nil, err
+		return k, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
+		var name, lists string
+		var distinct, n int
+		if err := rows.Scan(&name, &lists, &distinct, &n); err != nil {
+			return k, err
 		}
-		delete(out, name)
+		k.lists[name], k.counts[name], k.listed[name] = lists, distinct, n
 	}
-	return out, rows.Err()
+	return k, rows.Err()
+}
+
+// byName tells whether the snapshots' files of table must be read by
+// name: not all of them have the same columns, or some were written
+// before their columns were recorded.
+func (k kept) byName(table string) bool {
+	return k.total > 0 && (k.counts[table] != 1 || k.listed[table] != k.total)
 }

@@ -2,16 +2,13 @@ package snapshot
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/journal"
@@ -76,52 +73,11 @@ func (s *Store) publishModel(ctx context.Context, db *sql.DB, base, latest strin
 	return nil
 }
 
-// fillModel writes the model attached on conn: its views and the snapshot
-// its latest_ tables hold.
-func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) error {
-	views, err := s.views(ctx, conn, latest)
-	if err != nil {
-		return err
-	}
-	stmts := append([]string{"USE " + modelAlias}, views...)
-	stmts = append(stmts,
-		fmt.Sprintf("CREATE OR REPLACE TABLE billsnap_model AS SELECT * FROM (VALUES ('latest', %s), ('views', %s)) AS m(key, value)",
-			sqlString(latest), sqlString(digest(views))),
-		"USE "+attachedAs)
-	return fillIn(ctx, conn, stmts)
-}
-
-// views are the statements of the views of a model whose latest_ tables
-// hold snapshot latest: over the records and the Parquet trees. q is the
-// state, in a section.
-func (s *Store) views(ctx context.Context, q querier, latest string) ([]string, error) {
-	out := s.recordViews(latest)
-	complete, err := byName(ctx, q, StatusComplete)
-	if err != nil {
-		return nil, err
-	}
-	incomplete, err := byName(ctx, q, StatusIncomplete)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range s.tables {
-		out = append(out,
-			fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", t.Name, s.history(s.tree, t, StatusComplete, complete[t.Name])),
-			fmt.Sprintf("CREATE OR REPLACE VIEW incomplete_%s AS %s", t.Name, s.history(s.incomplete, t, StatusIncomplete, incomplete[t.Name])))
-	}
-	return out, nil
-}
-
-// digest names a list of statements in a few bytes.
-func digest(stmts []string) string {
-	sum := sha256.Sum256([]byte(strings.Join(stmts, ";\n")))
-	return hex.EncodeToString(sum[:])
-}
-
-// fillIn runs the statements that fill the model in one transaction (one
-// commit, one sync of the model's WAL, where each statement would have
-// its own), then checkpoints the model so that it is one file.
-func fillIn(ctx context.Context, conn *sql.Conn, stmts []string) error {
+// fillIn runs the statements that fill the DuckDB file attached as alias
+// in one transaction (one commit, one sync of its WAL, where each
+// statement would have its own), then checkpoints it so that it is one
+// file.
+func fillIn(ctx context.Context, conn *sql.Conn, alias string, stmts []string) error {
 	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 		return err
 	}
@@ -134,69 +90,12 @@ func fillIn(ctx context.Context, conn *sql.Conn, stmts []string) error {
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return err
 	}
-	_, err := conn.ExecContext(ctx, "CHECKPOINT "+modelAlias)
+	_, err := conn.ExecContext(ctx, "CHECKPOINT "+alias)
 	return err
 }
 
 // runsFile is where the runs are written for the model to read.
 func (s *Store) runsFile() string { return filepath.Join(s.privDir, "runs.jsonl") }
-
-// history is the relation of every snapshot of table t in tree tr that
-// the records list as status: a view over its Parquet files through the
-// tree's link, so that a query sees a snapshot only once every table of
-// it is in the tree, and none that retention is taking out; the empty
-// latest_ table when the tree has none. Its files are read by name when
-// byName is set (parquetRelation), else by position.
-func (s *Store) history(tr tree, t Table, status string, byName bool) string {
-	glob := filepath.Join(absolute(tr.link), t.Name, "*", "*.parquet")
-	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
-		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)
-	}
-	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName), PartitionKey, sqlString(status))
-}
-
-// hasParquet tells whether a partition of the table directory dir holds a
-// Parquet file, looking no further than the first that does.
-func hasParquet(dir string) bool {
-	parts, _ := os.ReadDir(dir)
-	for _, p := range parts {
-		if files, _ := filepath.Glob(filepath.Join(dir, p.Name(), "*.parquet")); len(files) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// parquetRelation reads the Parquet files of glob as the latest_ tables
-// have their rows: the snapshot's ID (from the partition directory) first,
-// columns by name (a column the configuration added later is NULL in
-// older snapshots), _raw as JSON. DuckDB reads every key=value directory
-// of a path as a Hive partition: those above the tree (an output
-// directory under /data/env=prod/) are left out.
-func parquetRelation(glob string) string { return readParquet(glob, true) }
-
-// readParquet is parquetRelation, reading the files' columns by name
-// when byName is set and by position (the first file's) when not: for
-// files that all have the same columns, whose footers DuckDB then need
-// not all read to bind the relation.
-func readParquet(glob string, byName bool) string {
-	exclude := []string{sqlString(PartitionKey), "'_raw'"}
-	for _, dir := range strings.Split(filepath.Dir(filepath.Dir(filepath.Dir(glob))), string(filepath.Separator)) {
-		if k, _, ok := strings.Cut(dir, "="); ok && k != "" {
-			exclude = append(exclude, sqlString(k))
-		}
-	}
-	return fmt.Sprintf(`SELECT %[2]s, COLUMNS(c -> NOT list_contains([%[3]s], c)), CAST(_raw AS JSON) AS _raw
-		FROM read_parquet(%[1]s, hive_partitioning = true, hive_types = {'%[2]s': VARCHAR}, union_by_name = %[4]t)`,
-		sqlString(glob), PartitionKey, strings.Join(exclude, ", "), byName)
-}
-
-func absolute(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
-	}
-	return path
-}
 
 // runsSQL writes the journal's runs where the state can read them, and
 // the statements that load them into a temporary table runs.
@@ -322,9 +221,9 @@ func (s *Store) syncModel(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	held, views, err := s.modelInfo(ctx, db)
-	var want []string
+	var want viewSet
 	if err == nil && held == latest {
-		if want, err = s.views(ctx, db, held); err != nil {
+		if want, err = s.views(ctx, db); err != nil {
 			return err
 		}
 	}
@@ -333,7 +232,7 @@ func (s *Store) syncModel(ctx context.Context, db *sql.DB) error {
 		s.log.Warn("the read model's master cannot be read; building it anew", "error", err)
 	case err != nil:
 	case held != latest:
-	case views == digest(want):
+	case views == want.key:
 		return nil // the records are all that changed
 	case s.built != "":
 		return s.publishModel(ctx, db, s.built, held)

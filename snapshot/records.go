@@ -178,10 +178,8 @@ func (s *Store) dropRecords() {
 }
 
 // recordViews are the statements of the read model's views over the
-// records, one a table, read through the records' link, and
-// latest_snapshot: the snapshot the model's latest_ tables hold, so that
-// a session that keeps the file open sees the two agree.
-func (s *Store) recordViews(latest string) []string {
+// records, one a table, read through the records' link.
+func (s *Store) recordViews() []string {
 	var out []string
 	for _, t := range recordNames() {
 		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)",
@@ -191,5 +189,12 @@ func (s *Store) recordViews(latest string) []string {
 		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)",
 			k.name, sqlString(filepath.Join(absolute(s.records.link), k.name, "*.parquet"))))
 	}
-	return append(out, "CREATE OR REPLACE VIEW latest_snapshot AS SELECT * FROM snapshots WHERE id = "+sqlString(latest))
+	return out
+}
+
+// latestView is the statement of the view latest_snapshot: the snapshot
+// the model's latest_ tables hold, so that a session that keeps the file
+// open sees the two agree.
+func latestView(latest string) string {
+	return "CREATE OR REPLACE VIEW latest_snapshot AS SELECT * FROM snapshots WHERE id = " + sqlString(latest)
 }

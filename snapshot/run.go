@@ -80,17 +80,32 @@ func (r *Run) stage() string { return filepath.Join(r.s.stagingDir, r.ID) }
 // dbPath is the run's DuckDB file.
 func (r *Run) dbPath() string { return filepath.Join(r.stage(), "model.duckdb") }
 
-// openDB creates the run's DuckDB file with a latest_ table per table.
+// openDB creates the run's DuckDB file, a copy of the views' template
+// when there is one (views.go), with a latest_ table per table.
 func (r *Run) openDB(ctx context.Context) error {
 	if err := os.MkdirAll(r.stage(), 0o755); err != nil {
 		return fmt.Errorf("staging: %w", err)
 	}
+	copied, err := r.s.startFromTemplate(r.dbPath())
+	if err != nil {
+		return fmt.Errorf("staging: %w", err)
+	}
 	db, err := openDuckDB(r.dbPath(), r.s.duck)
+	if err != nil && copied {
+		r.s.log.Warn("the views' template does not open; starting without it", "error", err)
+		os.Remove(r.dbPath())
+		copied = false
+		db, err = openDuckDB(r.dbPath(), r.s.duck)
+	}
 	if err != nil {
 		return err
 	}
 	for _, t := range r.s.tables {
-		if _, err := db.ExecContext(ctx, t.CreateSQL("latest_"+t.Name)); err != nil {
+		q := t.CreateSQL("latest_" + t.Name)
+		if copied {
+			q = "DROP TABLE IF EXISTS latest_" + t.Name + "; " + q
+		}
+		if _, err := db.ExecContext(ctx, q); err != nil {
 			db.Close()
 			return fmt.Errorf("duckdb schema: %w", err)
 		}

@@ -241,6 +241,7 @@ func fakeSnapshots(ctx context.Context, db *sql.Conn, real string, started time.
 		   FROM fake f, snapshots s WHERE s.id = $1`,
 		`INSERT INTO snapshot_tables SELECT f.id, t.* EXCLUDE (snapshot_id) FROM fake f, snapshot_tables t WHERE t.snapshot_id = $1`,
 		`INSERT INTO snapshot_fields SELECT f.id, t.* EXCLUDE (snapshot_id) FROM fake f, snapshot_fields t WHERE t.snapshot_id = $1`,
+		`INSERT INTO parquet_columns SELECT f.id, t.* EXCLUDE (snapshot_id) FROM fake f, parquet_columns t WHERE t.snapshot_id = $1`,
 	} {
 		if _, err := db.ExecContext(ctx, q, real); err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"database/sql"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,5 +64,53 @@ func checkByName(t *testing.T, db *sql.DB, want map[string]bool) {
 		if !set || got != byName {
 			t.Errorf("the view %s reads by name: %v, want %v\n%s", table, got, byName, view)
 		}
+	}
+}
+
+// A publish whose views are those of the views' template binds none of
+// them: the run's DuckDB file starts as the template, views included.
+// One whose views changed (the fields key adds a column) makes them, and
+// the template, anew.
+func TestAPublishTakesItsViewsFromTheTemplate(t *testing.T) {
+	t.Parallel()
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 34, Customers: 8}, "")
+	cfg := testConfig(srv, t.TempDir())
+	if _, err := take(t, cfg); err != nil {
+		t.Fatal(err)
+	}
+	template := filepath.Join(cfg.Out, ".billsnap", "views.duckdb")
+	marked := func(path string) bool {
+		db, err := sql.Open("duckdb", path+"?access_mode=READ_ONLY")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var marker string
+		db.QueryRow("SELECT marker FROM customers").Scan(&marker)
+		return marker == "template"
+	}
+	db, err := sql.Open("duckdb", template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE OR REPLACE VIEW customers AS SELECT 'template' AS marker"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := take(t, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !marked(filepath.Join(cfg.Out, "billsnap.duckdb")) {
+		t.Error("the read model's views were made anew though the template's are the ones it must have")
+	}
+	cfg.Fields = Mapping{"customers": {"culture": {Field: "Culture", Type: "string"}}}
+	if _, err := take(t, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if marked(filepath.Join(cfg.Out, "billsnap.duckdb")) || marked(template) {
+		t.Error("after the fields key added a column, the views were not made anew")
+	}
+	if n := count(t, readDB(t, cfg), "SELECT count(culture) FROM customers"); n != srv.AnswerKey().Tables["customers"].Count {
+		t.Errorf("%d cultures in the view of every snapshot", n)
 	}
 }

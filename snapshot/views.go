@@ -1,0 +1,197 @@
+package snapshot
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The read model's views: over the records, and over the Parquet trees
+// (every snapshot of a table). Binding a view over a tree lists every
+// partition kept (and, read by name, opens every file's footer), so a
+// store of a year's snapshots paid that at each publish. The views are
+// therefore kept bound in a template, DIR/.billsnap/views.duckdb, that a
+// run's DuckDB file starts as (Run.openDB); a publish whose views are the
+// template's binds none of them. A model and the template name their
+// views by a key (billsnap_model's 'views'): the statements, and what
+// their binding depends on (the columns of every table, and those of the
+// snapshots kept).
+
+// viewSet is the views a model must have, but latest_snapshot.
+type viewSet struct {
+	stmts []string
+	key   string
+}
+
+// views are the views a model must have now; q is the state, in a
+// section.
+func (s *Store) views(ctx context.Context, q querier) (viewSet, error) {
+	stmts := s.recordViews()
+	keyed := slices.Clone(stmts)
+	for _, tr := range []struct {
+		tree   tree
+		status string
+		prefix string
+	}{{s.tree, StatusComplete, ""}, {s.incomplete, StatusIncomplete, "incomplete_"}} {
+		kept, err := keptColumns(ctx, q, tr.status)
+		if err != nil {
+			return viewSet{}, err
+		}
+		for _, t := range s.tables {
+			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s%s AS %s", tr.prefix, t.Name, s.history(tr.tree, t, tr.status, kept.byName(t.Name))))
+			keyed = append(keyed, stmts[len(stmts)-1], t.columnList(), kept.lists[t.Name])
+		}
+	}
+	return viewSet{stmts: stmts, key: digest(keyed)}, nil
+}
+
+// digest names a list of statements in a few bytes.
+func digest(stmts []string) string {
+	sum := sha256.Sum256([]byte(strings.Join(stmts, ";\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// fillModel writes the model attached on conn: its views (none when it
+// has the views it must have: a run's DuckDB file that started as the
+// template) and the snapshot its latest_ tables hold; the template is
+// made anew when the model's views had to be.
+func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) error {
+	want, err := s.views(ctx, conn)
+	if err != nil {
+		return err
+	}
+	var have string
+	conn.QueryRowContext(ctx, "SELECT value FROM "+modelAlias+".billsnap_model WHERE key = 'views'").Scan(&have)
+	stmts := []string{"USE " + modelAlias}
+	if have != want.key {
+		stmts = append(stmts, want.stmts...)
+	}
+	stmts = append(stmts, latestView(latest), modelInfoSQL(latest, want.key), "USE "+attachedAs)
+	if err := fillIn(ctx, conn, modelAlias, stmts); err != nil {
+		return err
+	}
+	if have == want.key {
+		return nil
+	}
+	return s.saveTemplate(ctx, conn, want)
+}
+
+// modelInfoSQL writes billsnap_model: the snapshot the latest_ tables
+// hold and the key of the views.
+func modelInfoSQL(latest, key string) string {
+	return fmt.Sprintf("CREATE OR REPLACE TABLE billsnap_model AS SELECT * FROM (VALUES ('latest', %s), ('views', %s)) AS m(key, value)",
+		sqlString(latest), sqlString(key))
+}
+
+// templateAlias is the name the template is attached under while it is
+// made.
+const templateAlias = "views_next"
+
+func (s *Store) templatePath() string { return filepath.Join(s.privDir, "views.duckdb") }
+
+// saveTemplate makes the template anew: empty latest_ tables (which the
+// views of an empty tree read) and the views want, bound, written beside
+// it and renamed over it. conn is on the state, in a section.
+func (s *Store) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) error {
+	tmp := s.templatePath() + ".next"
+	os.Remove(tmp)
+	os.Remove(tmp + ".wal")
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s", sqlString(tmp), templateAlias)); err != nil {
+		return fmt.Errorf("the views' template: %w", err)
+	}
+	stmts := []string{"USE " + templateAlias}
+	for _, t := range s.tables {
+		stmts = append(stmts, t.CreateSQL("latest_"+t.Name))
+	}
+	stmts = append(append(stmts, want.stmts...), modelInfoSQL("", want.key), "USE "+attachedAs)
+	err := fillIn(ctx, conn, templateAlias, stmts)
+	if _, derr := conn.ExecContext(context.WithoutCancel(ctx), "USE "+attachedAs+"; DETACH DATABASE IF EXISTS "+templateAlias); err == nil {
+		err = derr
+	}
+	if err == nil {
+		err = syncFile(tmp)
+	}
+	if err == nil {
+		err = os.Rename(tmp, s.templatePath())
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("the views' template: %w", err)
+	}
+	return nil
+}
+
+// startFromTemplate makes path, a run's DuckDB file, a copy of the
+// template when there is one (without its latest_ tables, which the run
+// makes with its own columns); it tells whether it did.
+func (s *Store) startFromTemplate(path string) (bool, error) {
+	err := copyFile(s.templatePath(), path, false)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// history is the relation of every snapshot of table t in tree tr that
+// the records list as status: a view over its Parquet files through the
+// tree's link, so that a query sees a snapshot only once every table of
+// it is in the tree, and none that retention is taking out; the empty
+// latest_ table when the tree has none. Its files are read by name when
+// byName is set (parquetRelation), else by position.
+func (s *Store) history(tr tree, t Table, status string, byName bool) string {
+	glob := filepath.Join(absolute(tr.link), t.Name, "*", "*.parquet")
+	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
+		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)
+	}
+	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName), PartitionKey, sqlString(status))
+}
+
+// hasParquet tells whether a partition of the table directory dir holds a
+// Parquet file, looking no further than the first that does.
+func hasParquet(dir string) bool {
+	parts, _ := os.ReadDir(dir)
+	for _, p := range parts {
+		if files, _ := filepath.Glob(filepath.Join(dir, p.Name(), "*.parquet")); len(files) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// parquetRelation reads the Parquet files of glob as the latest_ tables
+// have their rows: the snapshot's ID (from the partition directory) first,
+// columns by name (a column the configuration added later is NULL in
+// older snapshots), _raw as JSON. DuckDB reads every key=value directory
+// of a path as a Hive partition: those above the tree (an output
+// directory under /data/env=prod/) are left out.
+func parquetRelation(glob string) string { return readParquet(glob, true) }
+
+// readParquet is parquetRelation, reading the files' columns by name
+// when byName is set and by position (the first file's) when not: for
+// files that all have the same columns, whose footers DuckDB then need
+// not all read to bind the relation.
+func readParquet(glob string, byName bool) string {
+	exclude := []string{sqlString(PartitionKey), "'_raw'"}
+	for _, dir := range strings.Split(filepath.Dir(filepath.Dir(filepath.Dir(glob))), string(filepath.Separator)) {
+		if k, _, ok := strings.Cut(dir, "="); ok && k != "" {
+			exclude = append(exclude, sqlString(k))
+		}
+	}
+	return fmt.Sprintf(`SELECT %[2]s, COLUMNS(c -> NOT list_contains([%[3]s], c)), CAST(_raw AS JSON) AS _raw
+		FROM read_parquet(%[1]s, hive_partitioning = true, hive_types = {'%[2]s': VARCHAR}, union_by_name = %[4]t)`,
+		sqlString(glob), PartitionKey, strings.Join(exclude, ", "), byName)
+}
+
+func absolute(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
