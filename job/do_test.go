@@ -15,6 +15,7 @@ import (
 
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 type dbStore struct{}
@@ -117,7 +118,11 @@ func (busy) Is(e error) bool { _, ok := e.(busy); return ok }
 func TestMetricsTextfile(t *testing.T) {
 	env, db, clock := testEnv(t)
 	ctx := context.Background()
-	db.ExecContext(ctx, "CREATE TABLE snapshot_tables AS SELECT 's1' AS snapshot_id, 'customers' AS table_name, 'customers' AS collection, 278 AS parquet_rows")
+	if err := snapshot.MigrateState(ctx, db); err != nil { // the manifest's tables and macros, as a read model has them
+		t.Fatal(err)
+	}
+	db.ExecContext(ctx, "INSERT INTO snapshots (id, started, status) VALUES ('s1', now(), 'complete')")
+	db.ExecContext(ctx, "INSERT INTO snapshot_tables (snapshot_id, table_name, collection, parquet_rows, complete) VALUES ('s1', 'customers', 'customers', 278, true)")
 	db.ExecContext(ctx, `CREATE TABLE findings AS SELECT * FROM (VALUES ('s1', '2026-10', 'critical', 'new'), ('s1', '2026-10', 'high', 'recurring'),
 		('s1', '2026-10', 'high', 'resolved'), ('s1', '', 'low', 'new')) AS f(snapshot_id, period, severity, status)`)
 	Do(ctx, env, Spec{Name: "run", Period: "2026-10"}, func(context.Context, Store) (Outcome, error) {

@@ -230,8 +230,8 @@ func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
 		return out, nil
 	}
 	var records sql.NullFloat64
-	if exists(ctx, db, "snapshot_tables") {
-		db.QueryRowContext(ctx, "SELECT sum(parquet_rows) FROM snapshot_tables WHERE snapshot_id = ? AND collection = table_name", r.Snapshot).Scan(&records)
+	if manifested(ctx, db, r.Snapshot) {
+		db.QueryRowContext(ctx, "SELECT sum(parquet_rows) FROM snapshot_tables_of(?) WHERE collection = table_name", r.Snapshot).Scan(&records)
 	}
 	if records.Valid {
 		out = append(out, sample{descRecords, prometheus.GaugeValue, records.Float64, job})
@@ -270,20 +270,20 @@ func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
 
 // fieldSamples are the field metrics of the snapshot of a job's last run.
 func fieldSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
-	if !exists(ctx, db, "snapshot_fields") {
+	if !manifested(ctx, db, r.Snapshot) {
 		return nil, nil
 	}
 	rows, err := db.QueryContext(ctx, `
-		SELECT table_name, field, 'coerced', coerced FROM snapshot_fields WHERE snapshot_id = ? AND coerced > 0
+		SELECT table_name, field, 'coerced', coerced FROM snapshot_fields_of($1) WHERE coerced > 0
 		UNION ALL
-		SELECT table_name, field, 'untyped', untyped FROM snapshot_fields WHERE snapshot_id = ? AND untyped > 0
+		SELECT table_name, field, 'untyped', untyped FROM snapshot_fields_of($1) WHERE untyped > 0
 		UNION ALL
-		SELECT NULL, NULL, 'new', count(*) FROM snapshot_fields WHERE snapshot_id = ? AND column_name IS NULL
+		SELECT NULL, NULL, 'new', count(*) FROM snapshot_fields_of($1) WHERE column_name IS NULL
 		UNION ALL
-		SELECT NULL, NULL, 'absent', count(*) FROM snapshot_fields f JOIN snapshot_tables t USING (snapshot_id, table_name)
-		WHERE snapshot_id = ? AND column_name IS NOT NULL AND t.duckdb_rows > 0
+		SELECT NULL, NULL, 'absent', count(*) FROM snapshot_fields_of($1) f JOIN snapshot_tables_of($1) t USING (snapshot_id, table_name)
+		WHERE column_name IS NOT NULL AND t.duckdb_rows > 0
 		  AND nulls + strings + numbers + booleans + objects + arrays = 0
-		ORDER BY ALL`, r.Snapshot, r.Snapshot, r.Snapshot, r.Snapshot)
+		ORDER BY ALL`, r.Snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -327,6 +327,14 @@ func notJudgedSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, err
 		out = append(out, sample{descNotJudged, prometheus.GaugeValue, n, []string{r.Job, rule}})
 	}
 	return out, rows.Err()
+}
+
+// manifested tells whether the read model db has the manifest of
+// snapshot id (a snapshot still running has none yet).
+func manifested(ctx context.Context, db *sql.DB, id string) bool {
+	var n int
+	db.QueryRowContext(ctx, "SELECT count(*) FROM snapshots WHERE id = ? AND status <> 'running'", id).Scan(&n)
+	return n > 0
 }
 
 func exists(ctx context.Context, db *sql.DB, table string) bool {

@@ -21,9 +21,10 @@ import (
 // files (the index names the new ones; the old are deleted once the state
 // has committed); retention deletes a snapshot's files with its rows.
 //
-// The records readers see link the indexed files into each generation
-// (records.go); reconcile binds only the files of the snapshots it reads
-// (Bind, bindHistory). Nothing in a section reads them all.
+// Every generation of the records readers see links to the folders, and
+// the read model's views read the files the index lists (records.go);
+// reconcile binds only the files of the snapshots it reads (Bind,
+// bindHistory). Nothing in a section reads them all.
 
 // runKind is one kind of run record and its columns ("name TYPE").
 type runKind struct {
@@ -302,7 +303,7 @@ func (s *Store) sweepHistory(ctx context.Context, db *sql.DB) error {
 			return fmt.Errorf("history: %w", err)
 		}
 		for _, e := range entries {
-			if p := filepath.Join(s.historyDir(), k.name, e.Name()); !listed[p] {
+			if p := filepath.Join(s.historyDir(), k.name, e.Name()); !listed[p] && e.Name() != emptyFile {
 				os.Remove(p)
 			}
 		}

@@ -8,12 +8,13 @@ import (
 	"strings"
 )
 
-// Manifest reads the per-table figures of snapshot id from db.
+// Manifest reads the per-table figures of snapshot id from db (the state,
+// or a read model: snapshot_tables_of reads the snapshot's rows only).
 func Manifest(ctx context.Context, db *sql.DB, id string) ([]TableStats, error) {
 	rows, err := db.QueryContext(ctx, `SELECT table_name, collection, coalesce(walks, 0), coalesce(pages, 0), coalesce(records_received, 0),
 		coalesce(distinct_ids, -1), coalesce(total_count, -1), coalesce(parquet_rows, 0), coalesce(duckdb_rows, 0),
 		coalesce(ids_sha256, ''), coalesce(seconds, 0), complete, coalesce(problem, '')
-		FROM snapshot_tables WHERE snapshot_id = ?`, id)
+		FROM snapshot_tables_of(?)`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []FieldStats) er
 func Fields(ctx context.Context, db *sql.DB, id string) ([]FieldStats, error) {
 	rows, err := db.QueryContext(ctx, `SELECT table_name, coalesce(column_name, ''), field, coalesce(kind, ''), contract,
 		nulls, strings, numbers, booleans, objects, arrays, coerced, untyped, coalesce(example_id, '')
-		FROM snapshot_fields WHERE snapshot_id = ?`, id)
+		FROM snapshot_fields_of(?)`, id)
 	if err != nil {
 		return nil, err
 	}

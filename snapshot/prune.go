@@ -12,8 +12,8 @@ import (
 // ones, with the incomplete and failed snapshots older than the oldest one
 // kept: their rows in every table of the state keyed by snapshot_id and
 // their run records, in one transaction, and the read model published
-// again; then, once the state has committed, their Parquet partitions and
-// run records' files. So the records never list a snapshot whose Parquet
+// again; then, once the state has committed, their Parquet partitions,
+// their run records' files and their files of the manifest. So the records never list a snapshot whose Parquet
 // is gone; partitions a kill leaves behind are removed by the next start
 // (recover). The latest complete snapshot is never deleted; keep 0 keeps
 // all.
@@ -44,6 +44,7 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 			return ids, err
 		}
 	}
+	s.removeSnapshotRecords(ids, false)
 	return ids, nil
 }
 

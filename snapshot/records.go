@@ -9,28 +9,41 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 )
 
-// The records are billsnap's own tables as readers see them: one Parquet
-// file a table in a generation of DIR/records (a link, switched in one
-// rename like the Parquet tree's), read by the read model's views of the
-// same names. A publish writes a new generation whole from the state,
-// so a reconciliation publishes its findings without writing the read
-// model's snapshot tables again, and a reader sees one reconciliation's
-// findings whole or not at all.
+// The records are billsnap's own tables as readers see them, read by the
+// read model's views of the same names. DIR/records is a link to a
+// generation, switched in one rename like the Parquet tree's: a publish
+// writes the small tables whole into a new generation, so a reader sees
+// one publish's records whole or not at all. What grows with the history
+// kept is written once, in a file a snapshot or a run, in folders under
+// DIR/.billsnap/history/ that every generation links to (a symbolic link
+// each): a publish writes only the files of what it added, and the views
+// read of them only what the generation's small tables list (the
+// snapshots, the index of run files), so a file written by a section that
+// did not commit, or retired and not yet deleted, is in no view.
 //
-//	snapshots, snapshot_tables, snapshot_fields   the manifest
+//	snapshots                                    the snapshots (the manifest's status)
+//	snapshot_tables/, snapshot_fields/           the manifest: a file a snapshot
 //	reconciliations, reconciliation_totals       reconcile's
 //	field_ids                                    the catalogue of columns' field IDs
 //	runs                                         the journal, as it was then
-//	findings/, unjudged/, rechecks/              the run records (history.go):
-//	                                             their files, linked, never rewritten
+//	run_files                                    the index of the run records' files
+//	findings/, unjudged/, rechecks/              the run records (history.go): a file a run
 
 // recordTables are the state's tables published as records, in order.
 var recordTables = []string{"snapshots", "snapshot_tables", "snapshot_fields", "reconciliations", "reconciliation_totals", "field_ids"}
 
-// runsRecord is the journal's table among the records.
-const runsRecord = "runs"
+// snapshotRecords are the record tables published in a file a snapshot.
+var snapshotRecords = []string{"snapshot_tables", "snapshot_fields"}
+
+// runsRecord is the journal's table among the records, runFilesRecord the
+// index of the run files.
+const (
+	runsRecord     = "runs"
+	runFilesRecord = "run_files"
+)
 
 // buildRecords writes the next generation of the records from the state
 // and the journal, to be shown once the state commits (showRecords). A
@@ -62,8 +75,9 @@ func (s *Store) buildRecords(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// writeRecords writes one Parquet file a record table into next, and an
-// empty one into cur where it has none.
+// writeRecords writes the small record tables into next (and an empty
+// file of each into cur where it has none), the files of the snapshots
+// that have none, and the links to the folders.
 func (s *Store) writeRecords(ctx context.Context, db *sql.DB, cur, next string) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -82,59 +96,151 @@ func (s *Store) writeRecords(ctx context.Context, db *sql.DB, cur, next string) 
 	}
 	for _, t := range recordNames() {
 		if _, err := os.Stat(recordFile(cur, t)); err != nil {
-			if err := copyTo(ctx, conn, "SELECT * FROM "+t+" LIMIT 0", recordFile(cur, t)); err != nil {
+			if err := copyTo(ctx, conn, recordQuery(t)+" LIMIT 0", recordFile(cur, t)); err != nil {
 				return err
 			}
 		}
-		if err := copyTo(ctx, conn, "SELECT * FROM "+t, recordFile(next, t)); err != nil {
+		if err := copyTo(ctx, conn, recordQuery(t), recordFile(next, t)); err != nil {
 			return err
 		}
 	}
 	syncDir(cur)
-	return s.linkRunFiles(ctx, conn, cur, next)
+	if err := s.writeSnapshotRecords(ctx, conn); err != nil {
+		return err
+	}
+	return s.linkFolders(ctx, conn, cur, next)
 }
 
-// linkRunFiles links every indexed run file into a folder of its kind in
-// next, beside an empty file of the kind (so that a glob of the folder
-// always matches, and gives the kind's columns); cur gets the empty file
-// where it has none.
-func (s *Store) linkRunFiles(ctx context.Context, conn *sql.Conn, cur, next string) error {
-	var synced []string
-	for _, k := range runKinds {
-		empty := filepath.Join(s.historyDir(), k.name+".parquet")
-		if _, err := os.Stat(empty); err != nil {
-			if err := os.MkdirAll(s.historyDir(), 0o755); err != nil {
-				return err
-			}
-			if err := copyTo(ctx, conn, emptyRelation(k), empty); err != nil {
+// recordQuery is what record table t holds.
+func recordQuery(t string) string {
+	if t == runFilesRecord {
+		return "SELECT kind, snapshot_id, period, seq, rows, snapshot_id || '.' || seq || '.parquet' AS file FROM run_files"
+	}
+	return "SELECT * FROM " + t
+}
+
+// writeSnapshotRecords writes, for every snapshot of the state past its
+// manifest (or failed before it) that has none, its file of each
+// per-snapshot record table, and an empty file of each (so that a glob of
+// the folder always matches).
+func (s *Store) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error {
+	for _, t := range snapshotRecords {
+		dir := filepath.Join(s.historyDir(), t)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		have := map[string]bool{}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			have[e.Name()] = true
+		}
+		if !have[emptyFile] {
+			if err := copyTo(ctx, conn, "SELECT * FROM "+t+" LIMIT 0", filepath.Join(dir, emptyFile)); err != nil {
 				return err
 			}
 		}
-		files, err := s.runFiles(ctx, conn, "kind = ?", k.name)
+		ids, err := snapshotIDs(ctx, conn, "SELECT id FROM snapshots WHERE status <> 'running'")
 		if err != nil {
 			return err
 		}
-		for _, gen := range []string{cur, next} {
-			if err := os.MkdirAll(filepath.Join(gen, k.name), 0o755); err != nil {
+		written := false
+		for _, id := range ids {
+			if have[id+".parquet"] {
+				continue
+			}
+			q := fmt.Sprintf("SELECT * FROM %s WHERE snapshot_id = %s ORDER BY ALL", t, sqlString(id))
+			if err := copyTo(ctx, conn, q, filepath.Join(dir, id+".parquet")); err != nil {
 				return err
 			}
-			if err := os.Link(empty, filepath.Join(gen, k.name, "empty.parquet")); err != nil && !errors.Is(err, os.ErrExist) {
-				return err
-			}
+			written = true
 		}
-		for _, f := range files {
-			if err := os.Link(s.runFilePath(f), filepath.Join(next, k.name, filepath.Base(s.runFilePath(f)))); err != nil {
-				return err
-			}
+		if written || !have[emptyFile] {
+			syncDir(dir)
 		}
-		synced = append(synced, filepath.Join(next, k.name))
 	}
-	syncAll(synced)
 	return nil
 }
 
-// recordNames are the record tables, the runs last.
-func recordNames() []string { return append(slices.Clone(recordTables), runsRecord) }
+// snapshotMacrosSQL are the state's macros <table>_of(snapshot) of the
+// per-snapshot record tables: a snapshot's rows, as in the read model.
+const snapshotMacrosSQL = `
+CREATE MACRO IF NOT EXISTS snapshot_tables_of(snap) AS TABLE SELECT * FROM snapshot_tables WHERE snapshot_id = snap;
+CREATE MACRO IF NOT EXISTS snapshot_fields_of(snap) AS TABLE SELECT * FROM snapshot_fields WHERE snapshot_id = snap;
+`
+
+// emptyFile is the empty file of a folder of records.
+const emptyFile = "empty.parquet"
+
+// snapshotIDs are the IDs query returns.
+func snapshotIDs(ctx context.Context, q querier, query string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// removeSnapshotRecords deletes the per-snapshot record files of
+// snapshots ids, or of every snapshot but those when keep is set.
+func (s *Store) removeSnapshotRecords(ids []string, keep bool) {
+	for _, t := range snapshotRecords {
+		dir := filepath.Join(s.historyDir(), t)
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			id, ok := strings.CutSuffix(e.Name(), ".parquet")
+			if ok && e.Name() != emptyFile && slices.Contains(ids, id) != keep {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+}
+
+// linkFolders gives next (and cur, where it has none) a link to each
+// folder of records written once: the per-snapshot record tables' and
+// the run records' (which get an empty file of their kind).
+func (s *Store) linkFolders(ctx context.Context, conn *sql.Conn, cur, next string) error {
+	var folders []string
+	for _, k := range runKinds {
+		dir := filepath.Join(s.historyDir(), k.name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		os.Remove(filepath.Join(s.historyDir(), k.name+".parquet")) // where the empty file was before
+		if _, err := os.Stat(filepath.Join(dir, emptyFile)); err != nil {
+			if err := copyTo(ctx, conn, emptyRelation(k), filepath.Join(dir, emptyFile)); err != nil {
+				return err
+			}
+			syncDir(dir)
+		}
+		folders = append(folders, k.name)
+	}
+	for _, name := range append(folders, snapshotRecords...) {
+		for _, gen := range []string{cur, next} {
+			target, _ := filepath.Rel(gen, filepath.Join(s.historyDir(), name))
+			if err := os.Symlink(target, filepath.Join(gen, name)); err != nil && !errors.Is(err, os.ErrExist) {
+				return err
+			}
+		}
+	}
+	syncDir(cur)
+	return nil
+}
+
+// recordNames are the record tables written whole, the runs and the
+// index of the run files last.
+func recordNames() []string {
+	out := slices.DeleteFunc(slices.Clone(recordTables), func(t string) bool { return slices.Contains(snapshotRecords, t) })
+	return append(out, runsRecord, runFilesRecord)
+}
 
 func recordFile(gen, table string) string { return filepath.Join(gen, table+".parquet") }
 
@@ -178,16 +284,27 @@ func (s *Store) dropRecords() {
 }
 
 // recordViews are the statements of the read model's views over the
-// records, one a table, read through the records' link.
+// records, one a table, read through the records' link: a per-snapshot
+// table's rows of the snapshots the records list, a run record's rows of
+// the files the index lists; and the macros <table>_of(snapshot) of the
+// per-snapshot tables, which read that snapshot's file only (the state
+// has the same macros: snapshotMacrosSQL).
 func (s *Store) recordViews() []string {
 	var out []string
+	link := absolute(s.records.link)
 	for _, t := range recordNames() {
-		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)",
-			t, sqlString(recordFile(absolute(s.records.link), t))))
+		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)", t, sqlString(recordFile(link, t))))
+	}
+	for _, t := range snapshotRecords {
+		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s) WHERE snapshot_id IN (SELECT id FROM snapshots)",
+			t, sqlString(filepath.Join(link, t, "*.parquet"))),
+			fmt.Sprintf("CREATE OR REPLACE MACRO %s_of(snap) AS TABLE SELECT * FROM read_parquet(%s || snap || '.parquet')",
+				t, sqlString(filepath.Join(link, t)+string(filepath.Separator))))
 	}
 	for _, k := range runKinds {
-		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)",
-			k.name, sqlString(filepath.Join(absolute(s.records.link), k.name, "*.parquet"))))
+		out = append(out, fmt.Sprintf(`CREATE OR REPLACE VIEW %s AS SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true)
+		WHERE parse_filename(filename) IN (SELECT file FROM read_parquet(%s) WHERE kind = %s)`,
+			k.name, sqlString(filepath.Join(link, k.name, "*.parquet")), sqlString(recordFile(link, runFilesRecord)), sqlString(k.name)))
 	}
 	return out
 }

@@ -15,8 +15,8 @@ import (
 // marked failed; one stopped while publishing (its manifest recorded:
 // publishing, or incomplete with its staging still there) is published;
 // staging is removed; partitions of no snapshot of their kind
-// are taken out of the Parquet trees, and generations a run left half
-// built removed; the read model is brought up to the state and published.
+// are taken out of the Parquet trees, and files of the manifest of no
+// snapshot removed; the read model is brought up to the state and published.
 func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 	unfinished, err := snapshotsWith(ctx, db, StatusRunning, StatusPublishing, StatusIncomplete)
 	if err != nil {
@@ -52,6 +52,11 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
+	known, err := snapshotIDs(ctx, db, "SELECT id FROM snapshots")
+	if err != nil {
+		return err
+	}
+	s.removeSnapshotRecords(known, true)
 	_, noModel := os.Stat(s.publicPath)
 	_, noRecords := os.Lstat(s.records.link)
 	if noModel != nil {

@@ -318,7 +318,7 @@ const schemaVersion = "6"
 var upgradable = []string{"2", "3", "4", "5"}
 
 // stateSQL creates the state's tables.
-const stateSQL = metaSQL + fieldIDsSQL + runFilesSQL + parquetColumnsSQL
+const stateSQL = metaSQL + fieldIDsSQL + runFilesSQL + parquetColumnsSQL + snapshotMacrosSQL
 
 // MigrateState creates the tables of billsnap's state in db (a fixture
 // database of reconcile's tests, too) and checks their schema version.
