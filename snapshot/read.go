@@ -92,11 +92,12 @@ func Query(ctx context.Context, db *sql.DB, statement string) (*sql.Rows, error)
 }
 
 // TornRead tells whether err is what DuckDB reports when a query read a
-// Parquet file of the records or of the tree while a publish switched it:
-// DuckDB opens a file by its path several times in one query (to bind, to
-// bind again when the statement runs, to scan), so a query that spans the
-// switch of a link can meet the old file's metadata and the new file's
-// bytes. Such a query is only to be run again.
+// Parquet file of the records while a publish switched them, or a file
+// retention deleted after the query listed it: DuckDB opens a file by its
+// path several times in one query (to bind, to bind again when the
+// statement runs, to scan), so a query that spans the switch of a link can
+// meet the old file's metadata and the new file's bytes. Such a query is
+// only to be run again.
 func TornRead(err error) bool {
 	if err == nil {
 		return false

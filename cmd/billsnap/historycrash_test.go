@@ -81,7 +81,11 @@ func checkRunFiles(t *testing.T, dir string) {
 	if err := state.QueryRow("SELECT count(*) FROM run_files").Scan(&listed); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, ".billsnap", "history", "*", "*.parquet"))
+	var files []string
+	for _, kind := range []string{"findings", "unjudged", "rechecks"} {
+		names, _ := filepath.Glob(filepath.Join(dir, ".billsnap", "history", kind, "*.*.parquet")) // <snapshot>.<n>.parquet, not the empty file
+		files = append(files, names...)
+	}
 	if len(files) != listed {
 		t.Errorf("%d run files for the %d the state lists", len(files), listed)
 	}
