@@ -187,16 +187,22 @@ func List(dir string, now time.Time) ([]Run, error) { return Newest(dir, -1, now
 // Newest is List of the newest n runs only (all for n < 0): it reads no
 // other run's file.
 func Newest(dir string, n int, now time.Time) ([]Run, error) {
-	ids, err := runIDs(dir)
+	ids, err := IDs(dir)
 	if err != nil {
 		return nil, err
 	}
+	if n >= 0 && len(ids) > n {
+		ids = ids[:n]
+	}
+	return Read(dir, ids, now)
+}
+
+// Read reads the runs ids of the journal in dir as List does; a run
+// pruned meanwhile is left out.
+func Read(dir string, ids []string, now time.Time) ([]Run, error) {
 	host, _ := os.Hostname()
 	out := make([]Run, 0, len(ids))
 	for _, id := range ids {
-		if n >= 0 && len(out) == n {
-			break
-		}
 		b, err := os.ReadFile(filepath.Join(dir, id+".json"))
 		if errors.Is(err, os.ErrNotExist) {
 			continue // pruned meanwhile
@@ -213,10 +219,10 @@ func Newest(dir string, n int, now time.Time) ([]Run, error) {
 	return out, nil
 }
 
-// runIDs are the IDs of the runs in dir that are not pruned, newest
-// first: an ID begins with its run's start, so IDs sort as the runs
-// started.
-func runIDs(dir string) ([]string, error) {
+// IDs are the IDs of the runs of the journal in dir that retention has
+// not pruned, newest first: an ID begins with its run's start, so IDs
+// sort as the runs started.
+func IDs(dir string) ([]string, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package snapshot
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
-	"github.com/billsnap/billsnap/journal"
 )
 
 // The read model is a DuckDB file built whole and then renamed into place,
@@ -92,43 +90,6 @@ func fillIn(ctx context.Context, conn *sql.Conn, alias string, stmts []string) e
 	}
 	_, err := conn.ExecContext(ctx, "CHECKPOINT "+alias)
 	return err
-}
-
-// runsFile is where the runs are written for the model to read.
-func (s *Store) runsFile() string { return filepath.Join(s.privDir, "runs.jsonl") }
-
-// runsSQL writes the journal's runs where the state can read them, and
-// the statements that load them into a temporary table runs.
-func (s *Store) runsSQL() ([]string, error) {
-	runs, err := journal.List(journal.Dir(s.dir), s.now())
-	if err != nil {
-		return nil, err
-	}
-	create := `CREATE OR REPLACE TEMP TABLE runs (id VARCHAR, job VARCHAR, schedule VARCHAR, period VARCHAR,
-		pid INTEGER, host VARCHAR, started TIMESTAMPTZ, alive TIMESTAMPTZ, finished TIMESTAMPTZ, status VARCHAR,
-		exit_code INTEGER, snapshot_id VARCHAR, error VARCHAR)`
-	if len(runs) == 0 {
-		return []string{create}, nil
-	}
-	path := s.runsFile()
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	enc := json.NewEncoder(f)
-	for _, r := range runs {
-		if err := enc.Encode(r); err != nil {
-			f.Close()
-			return nil, err
-		}
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	return []string{create, fmt.Sprintf(`INSERT INTO runs BY NAME SELECT * FROM read_json(%s, format = 'newline_delimited', hive_partitioning = false,
-		columns = {id: 'VARCHAR', job: 'VARCHAR', schedule: 'VARCHAR', period: 'VARCHAR', pid: 'INTEGER', host: 'VARCHAR',
-		started: 'TIMESTAMPTZ', alive: 'TIMESTAMPTZ', finished: 'TIMESTAMPTZ', status: 'VARCHAR', exit_code: 'INTEGER',
-		snapshot_id: 'VARCHAR', error: 'VARCHAR'})`, sqlString(path))}, nil
 }
 
 // markPending records, before a section commits, that what it built is

@@ -84,15 +84,8 @@ func (s *Store) writeRecords(ctx context.Context, db *sql.DB, cur, next string) 
 		return err
 	}
 	defer conn.Close()
-	runs, err := s.runsSQL()
-	if err != nil {
+	if err := s.loadRuns(ctx, conn, cur); err != nil {
 		return err
-	}
-	defer os.Remove(s.runsFile())
-	for _, q := range runs {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return err
-		}
 	}
 	for _, t := range recordNames() {
 		if _, err := os.Stat(recordFile(cur, t)); err != nil {

@@ -1,0 +1,111 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/billsnap/billsnap/journal"
+)
+
+// The records' runs are the journal as it was at the publish. A run whose
+// end is on record (ok, material, failed, refused, interrupted) never
+// changes, so a publish takes those from the current generation's runs
+// record and reads the journal's files of the others only (the runs
+// since, and those still running or read as killed): a year's journal is
+// not read whole at every publish.
+
+// runsFile is where the runs read from the journal are written for the
+// state to load.
+func (s *Store) runsFile() string { return filepath.Join(s.privDir, "runs.jsonl") }
+
+// runsColumns are the runs record's columns.
+const runsColumns = `id VARCHAR, job VARCHAR, schedule VARCHAR, period VARCHAR, pid INTEGER, host VARCHAR,
+	started TIMESTAMPTZ, alive TIMESTAMPTZ, finished TIMESTAMPTZ, status VARCHAR, exit_code INTEGER, snapshot_id VARCHAR, error VARCHAR`
+
+// loadRuns fills a temporary table runs on conn (the state, in a
+// section) with the journal's runs; cur is the current generation of the
+// records.
+func (s *Store) loadRuns(ctx context.Context, conn *sql.Conn, cur string) error {
+	dir := journal.Dir(s.dir)
+	ids, err := journal.IDs(dir)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE runs ("+runsColumns+")"); err != nil {
+		return err
+	}
+	todo := s.keepEndedRuns(ctx, conn, recordFile(cur, runsRecord), ids)
+	runs, err := journal.Read(dir, todo, s.now())
+	if err != nil || len(runs) == 0 {
+		return err
+	}
+	if err := writeJSONLines(s.runsFile(), runs); err != nil {
+		return err
+	}
+	defer os.Remove(s.runsFile())
+	_, err = conn.ExecContext(ctx, fmt.Sprintf(`INSERT INTO runs BY NAME SELECT * FROM read_json(%s, format = 'newline_delimited', hive_partitioning = false,
+		columns = {id: 'VARCHAR', job: 'VARCHAR', schedule: 'VARCHAR', period: 'VARCHAR', pid: 'INTEGER', host: 'VARCHAR',
+		started: 'TIMESTAMPTZ', alive: 'TIMESTAMPTZ', finished: 'TIMESTAMPTZ', status: 'VARCHAR', exit_code: 'INTEGER',
+		snapshot_id: 'VARCHAR', error: 'VARCHAR'})`, sqlString(s.runsFile())))
+	return err
+}
+
+// keepEndedRuns copies into runs the rows of the runs ids whose end is on
+// record in the runs record at path, and returns the IDs of the others.
+// It copies none when the record cannot be read (there is none yet, or it
+// has other columns).
+func (s *Store) keepEndedRuns(ctx context.Context, conn *sql.Conn, path string, ids []string) []string {
+	if _, err := os.Stat(path); err != nil {
+		return ids
+	}
+	var quoted []string
+	for _, id := range ids {
+		quoted = append(quoted, sqlString(id))
+	}
+	if len(quoted) == 0 {
+		return nil
+	}
+	q := fmt.Sprintf(`INSERT INTO runs BY NAME SELECT * FROM read_parquet(%s)
+		WHERE status NOT IN ('running', 'killed') AND list_contains([%s], id) RETURNING id`, sqlString(path), strings.Join(quoted, ", "))
+	rows, err := conn.QueryContext(ctx, q)
+	if err != nil {
+		s.log.Warn("the runs record cannot be read; reading the whole journal", "error", err)
+		return ids
+	}
+	defer rows.Close()
+	kept := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if rows.Scan(&id) == nil {
+			kept[id] = true
+		}
+	}
+	var todo []string
+	for _, id := range ids {
+		if !kept[id] {
+			todo = append(todo, id)
+		}
+	}
+	return todo
+}
+
+// writeJSONLines writes runs to path, a JSON object a line.
+func writeJSONLines(path string, runs []journal.Run) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, r := range runs {
+		if err := enc.Encode(r); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}

@@ -1,0 +1,75 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+)
+
+// The records' runs are the journal as it was at each publish, and a
+// publish reads the journal's files of the runs whose end it has not on
+// record only: an ended run's row is taken from the record (its file,
+// rewritten behind billsnap's back, is not read again), a running run is
+// read again until it ends, and a pruned run leaves the record.
+func TestThePublishedRunsReadOnlyRunsNotEnded(t *testing.T) {
+	t.Parallel()
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 50, Customers: 4}, "")
+	cfg := testConfig(srv, t.TempDir())
+	if _, err := take(t, cfg); err != nil {
+		t.Fatal(err)
+	}
+	dir := journal.Dir(cfg.Out)
+	j := journal.New(dir, time.Now)
+	ended, err := j.Start(journal.Run{Job: "export"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended.Finish(journal.End{Status: journal.OK})
+	running, err := j.Start(journal.Run{Job: "reconcile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func() map[string]string {
+		t.Helper()
+		s := openStore(t, cfg)
+		defer s.Close()
+		if err := s.Change(context.Background(), func(*sql.DB) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		rows, err := readDB(t, cfg).Query("SELECT id, status FROM runs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, status string
+			rows.Scan(&id, &status)
+			out[id] = status
+		}
+		return out
+	}
+	endedID, runningID := ended.Run().ID, running.Run().ID
+	if got := publish(); got[endedID] != journal.OK || got[runningID] != journal.Running {
+		t.Fatalf("the runs published: %v", got)
+	}
+	file := filepath.Join(dir, endedID+".json")
+	b, _ := os.ReadFile(file)
+	os.WriteFile(file, []byte(strings.Replace(string(b), `"status":"ok"`, `"status":"failed"`, 1)), 0o644)
+	running.Finish(journal.End{Status: journal.Material, ExitCode: 3})
+	if got := publish(); got[endedID] != journal.OK || got[runningID] != journal.Material {
+		t.Errorf("after the running run ended: %v (the ended run's file says failed and is not to be read again)", got)
+	}
+	os.Remove(file)
+	if got := publish(); got[endedID] != "" || got[runningID] != journal.Material {
+		t.Errorf("after the ended run was pruned: %v", got)
+	}
+}
