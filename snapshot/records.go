@@ -132,7 +132,7 @@ func (s *Store) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error 
 				return err
 			}
 		}
-		ids, err := snapshotIDs(ctx, conn, "SELECT id FROM snapshots WHERE status <> 'running'")
+		ids, err := queryStrings(ctx, conn, "SELECT id FROM snapshots WHERE status <> 'running'")
 		if err != nil {
 			return err
 		}
@@ -164,8 +164,8 @@ CREATE MACRO IF NOT EXISTS snapshot_fields_of(snap) AS TABLE SELECT * FROM snaps
 // emptyFile is the empty file of a folder of records.
 const emptyFile = "empty.parquet"
 
-// snapshotIDs are the IDs query returns.
-func snapshotIDs(ctx context.Context, q querier, query string) ([]string, error) {
+// queryStrings are the strings query returns, one a row.
+func queryStrings(ctx context.Context, q querier, query string) ([]string, error) {
 	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err

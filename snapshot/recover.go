@@ -52,7 +52,7 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
-	known, err := snapshotIDs(ctx, db, "SELECT id FROM snapshots")
+	known, err := queryStrings(ctx, db, "SELECT id FROM snapshots")
 	if err != nil {
 		return err
 	}

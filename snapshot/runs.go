@@ -63,27 +63,28 @@ func (s *Store) keepEndedRuns(ctx context.Context, conn *sql.Conn, path string, 
 	if _, err := os.Stat(path); err != nil {
 		return ids
 	}
-	var quoted []string
-	for _, id := range ids {
-		quoted = append(quoted, sqlString(id))
-	}
-	if len(quoted) == 0 {
-		return nil
-	}
-	q := fmt.Sprintf(`INSERT INTO runs BY NAME SELECT * FROM read_parquet(%s)
-		WHERE status NOT IN ('running', 'killed') AND list_contains([%s], id) RETURNING id`, sqlString(path), strings.Join(quoted, ", "))
-	rows, err := conn.QueryContext(ctx, q)
+	ended, err := queryStrings(ctx, conn, fmt.Sprintf("SELECT id FROM read_parquet(%s) WHERE %s", sqlString(path), endedSQL))
 	if err != nil {
 		s.log.Warn("the runs record cannot be read; reading the whole journal", "error", err)
 		return ids
 	}
-	defer rows.Close()
-	kept := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if rows.Scan(&id) == nil {
+	inJournal := map[string]bool{}
+	for _, id := range ids {
+		inJournal[id] = true
+	}
+	kept, gone := map[string]bool{}, []string{"''"}
+	for _, id := range ended {
+		if inJournal[id] {
 			kept[id] = true
+		} else {
+			gone = append(gone, sqlString(id)) // pruned since
 		}
+	}
+	q := fmt.Sprintf("INSERT INTO runs BY NAME SELECT * FROM read_parquet(%s) WHERE %s AND NOT list_contains([%s], id)",
+		sqlString(path), endedSQL, strings.Join(gone, ", "))
+	if _, err := conn.ExecContext(ctx, q); err != nil {
+		s.log.Warn("the runs record cannot be read; reading the whole journal", "error", err)
+		return ids
 	}
 	var todo []string
 	for _, id := range ids {
@@ -93,6 +94,9 @@ func (s *Store) keepEndedRuns(ctx context.Context, conn *sql.Conn, path string, 
 	}
 	return todo
 }
+
+// endedSQL selects the runs whose end is on record.
+const endedSQL = "status NOT IN ('running', 'killed')"
 
 // writeJSONLines writes runs to path, a JSON object a line.
 func writeJSONLines(path string, runs []journal.Run) error {
