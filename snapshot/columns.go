@@ -37,11 +37,14 @@ func (t Table) columnList() string {
 // recordColumns records the columns of every table of snapshot id, in
 // the manifest's transaction.
 func recordColumns(ctx context.Context, q querier, id string, tables []Table) error {
-	for _, t := range tables {
-		_, err := q.ExecContext(ctx, "INSERT OR REPLACE INTO parquet_columns VALUES (?, ?, ?)", id, t.Name, t.columnList())
-		if err != nil {
-			return fmt.Errorf("recording the columns of %s: %w", t.Name, err)
-		}
+	rows := make([]string, len(tables))
+	args := make([]any, 0, 3*len(tables))
+	for i, t := range tables {
+		rows[i] = "(?, ?, ?)"
+		args = append(args, id, t.Name, t.columnList())
+	}
+	if _, err := q.ExecContext(ctx, "INSERT OR REPLACE INTO parquet_columns VALUES "+strings.Join(rows, ", "), args...); err != nil {
+		return fmt.Errorf("recording the tables' columns: %w", err)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
 )
@@ -27,6 +29,9 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		if ids, err = prunable(ctx, db, keep); err != nil || len(ids) == 0 {
 			return err
 		}
+		if err := s.markPruning(); err != nil {
+			return err
+		}
 		if err := s.retire(ctx, db, "list_contains(?, snapshot_id)", ids); err != nil {
 			return err
 		}
@@ -35,7 +40,7 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		}
 		return s.syncModel(ctx, db)
 	})
-	if err != nil {
+	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
 	crashpoint.Hit("prune.committed")
@@ -45,7 +50,21 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		}
 	}
 	s.removeSnapshotRecords(ids, false)
-	return ids, nil
+	return ids, os.Remove(s.pruningMarker())
+}
+
+// pruningMarker is there from before a prune commits until it has removed
+// the pruned snapshots' files: the next start finds it when a kill cut
+// that short, and removes the files of snapshots the state no longer has
+// (recover), which it does not look for otherwise.
+func (s *Store) pruningMarker() string { return filepath.Join(s.privDir, "prune.pending") }
+
+func (s *Store) markPruning() error {
+	if err := os.WriteFile(s.pruningMarker(), nil, 0o644); err != nil {
+		return err
+	}
+	syncDir(s.privDir)
+	return nil
 }
 
 // deleteSnapshots deletes snapshots ids from every table of db keyed by

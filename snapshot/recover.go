@@ -14,9 +14,10 @@ import (
 // held and db the state, in a section: a snapshot stopped while walking is
 // marked failed; one stopped while publishing (its manifest recorded:
 // publishing, or incomplete with its staging still there) is published;
-// staging is removed; partitions of no snapshot of their kind
-// are taken out of the Parquet trees, and files of the manifest of no
-// snapshot removed; the read model is brought up to the state and published.
+// staging is removed; after a prune cut short, partitions of no snapshot
+// of their kind are taken out of the Parquet trees, and files of the
+// manifest of no snapshot removed (removeStrays); the read model is
+// brought up to the state and published.
 func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 	unfinished, err := snapshotsWith(ctx, db, StatusRunning, StatusPublishing, StatusIncomplete)
 	if err != nil {
@@ -44,6 +45,33 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 	if err := s.tree.renameOldPartitions(); err != nil {
 		return err
 	}
+	if _, err := s.incomplete.current(); err != nil { // the tree readers of incomplete snapshots look in
+		return err
+	}
+	if err := s.removeStrays(ctx, db); err != nil {
+		return err
+	}
+	_, noModel := os.Stat(s.publicPath)
+	_, noRecords := os.Lstat(s.records.link)
+	if noModel != nil {
+		s.publicStale = true // the master may be whole
+	}
+	if noModel != nil || noRecords != nil || len(unfinished) > 0 {
+		return s.syncModel(ctx, db)
+	}
+	return nil
+}
+
+// removeStrays removes, when a prune was cut short (its marker is
+// there), the partitions and manifest files of snapshots the state does
+// not have in their status: nothing but complete snapshots stays where
+// readers look for them, and incomplete ones where they look for those.
+// Without the marker there are none to look for: a publish cut short is
+// finished, not undone.
+func (s *Store) removeStrays(ctx context.Context, db *sql.DB) error {
+	if _, err := os.Stat(s.pruningMarker()); err != nil {
+		return nil
+	}
 	for _, kind := range []struct {
 		tr     tree
 		status string
@@ -57,15 +85,7 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	s.removeSnapshotRecords(known, true)
-	_, noModel := os.Stat(s.publicPath)
-	_, noRecords := os.Lstat(s.records.link)
-	if noModel != nil {
-		s.publicStale = true // the master may be whole
-	}
-	if noModel != nil || noRecords != nil || len(unfinished) > 0 {
-		return s.syncModel(ctx, db)
-	}
-	return nil
+	return os.Remove(s.pruningMarker())
 }
 
 // snapshotsWith returns the snapshots in the given statuses.

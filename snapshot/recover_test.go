@@ -127,7 +127,10 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 	}
 }
 
-func TestOpenRemovesPartitionsOfNoCompleteSnapshot(t *testing.T) {
+// A prune cut short after it committed leaves the pruned snapshots'
+// partitions and manifest files, with its marker: the next Open removes
+// them, and leaves the complete snapshot's.
+func TestOpenRemovesWhatAPruneCutShortLeft(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 43, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
@@ -135,12 +138,21 @@ func TestOpenRemovesPartitionsOfNoCompleteSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stray := filepath.Join(cfg.Out, "parquet", "customers", "snapshot_id=2001-01-01T000000Z")
+	const pruned = "2001-01-01T000000Z"
+	stray := filepath.Join(cfg.Out, "parquet", "customers", "snapshot_id="+pruned)
 	os.MkdirAll(stray, 0o755)
 	os.WriteFile(filepath.Join(stray, "part-00000.parquet"), []byte("junk"), 0o644)
+	manifest := filepath.Join(cfg.Out, ".billsnap", "history", "snapshot_fields", pruned+".parquet")
+	os.WriteFile(manifest, []byte("junk"), 0o644)
+	os.WriteFile(filepath.Join(cfg.Out, ".billsnap", "prune.pending"), nil, 0o644)
 	openStore(t, cfg).Close()
-	if _, err := os.Stat(stray); !os.IsNotExist(err) {
-		t.Error("a partition of no snapshot survived Open")
+	for _, left := range []string{stray, manifest, filepath.Join(cfg.Out, ".billsnap", "prune.pending")} {
+		if _, err := os.Stat(left); !os.IsNotExist(err) {
+			t.Errorf("%s survived Open: %v", left, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Out, ".billsnap", "history", "snapshot_fields", sum.ID+".parquet")); err != nil {
+		t.Errorf("the complete snapshot's manifest is gone: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Out, "parquet", "customers", "snapshot_id="+sum.ID)); err != nil {
 		t.Errorf("the complete snapshot's partition is gone: %v", err)

@@ -61,7 +61,10 @@ func digest(stmts []string) string {
 // fillModel writes the model attached on conn: its views (none when it
 // has the views it must have: a run's DuckDB file that started as the
 // template) and the snapshot its latest_ tables hold; the template is
-// made anew when the model's views had to be.
+// made anew when the model's views had to be, unless the tree is empty
+// (the next publish, which puts a snapshot in it, changes them again). A
+// template that cannot be saved costs the next publish the views'
+// binding, nothing else.
 func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) error {
 	want, err := s.views(ctx, conn)
 	if err != nil {
@@ -77,10 +80,12 @@ func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) er
 	if err := fillIn(ctx, conn, modelAlias, stmts); err != nil {
 		return err
 	}
-	if have == want.key {
-		return nil
+	if parts, _ := s.tree.partitions(); have != want.key && len(parts) > 0 {
+		if err := s.saveTemplate(ctx, conn, want); err != nil {
+			s.log.Warn("the next export will bind the read model's views again", "error", err)
+		}
 	}
-	return s.saveTemplate(ctx, conn, want)
+	return nil
 }
 
 // modelInfoSQL writes billsnap_model: the snapshot the latest_ tables
@@ -129,8 +134,8 @@ func (s *Store) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) 
 }
 
 // startFromTemplate makes path, a run's DuckDB file, a copy of the
-// template when there is one (without its latest_ tables, which the run
-// makes with its own columns); it tells whether it did.
+// template when there is one (whose latest_ tables the run makes anew,
+// with its own columns); it tells whether it did.
 func (s *Store) startFromTemplate(path string) (bool, error) {
 	err := copyFile(s.templatePath(), path, false)
 	if errors.Is(err, os.ErrNotExist) {
