@@ -59,28 +59,36 @@ type kept struct {
 	listed map[string]int
 }
 
-// keptColumns reads the columns of the snapshots in status, from q (the
-// state, in a section).
-func keptColumns(ctx context.Context, q querier, status string) (kept, error) {
-	k := kept{lists: map[string]string{}, counts: map[string]int{}, listed: map[string]int{}}
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM snapshots WHERE status = ?", status).Scan(&k.total); err != nil {
-		return k, err
+// keptColumns reads the columns of the snapshots of each status, from q
+// (the state, in a section).
+func keptColumns(ctx context.Context, q querier) (map[string]kept, error) {
+	out := map[string]kept{}
+	for _, st := range []string{StatusComplete, StatusIncomplete} {
+		out[st] = kept{lists: map[string]string{}, counts: map[string]int{}, listed: map[string]int{}}
 	}
-	rows, err := q.QueryContext(ctx, `SELECT c.table_name, string_agg(DISTINCT c.columns, '|' ORDER BY c.columns), count(DISTINCT c.columns), count(*)
-		FROM parquet_columns c JOIN snapshots s ON s.id = c.snapshot_id WHERE s.status = ? GROUP BY c.table_name`, status)
+	rows, err := q.QueryContext(ctx, `SELECT s.status, coalesce(c.table_name, ''), coalesce(string_agg(DISTINCT c.columns, '|' ORDER BY c.columns), ''),
+		count(DISTINCT c.columns), count(c.columns), count(DISTINCT s.id)
+		FROM snapshots s LEFT JOIN parquet_columns c ON s.id = c.snapshot_id WHERE list_contains(?, s.status)
+		GROUP BY GROUPING SETS ((s.status, c.table_name), (s.status))`, []string{StatusComplete, StatusIncomplete})
 	if err != nil {
-		return k, err
+		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var name, lists string
-		var distinct, n int
-		if err := rows.Scan(&name, &lists, &distinct, &n); err != nil {
-			return k, err
+		var status, name, lists string
+		var distinct, n, total int
+		if err := rows.Scan(&status, &name, &lists, &distinct, &n, &total); err != nil {
+			return nil, err
+		}
+		k := out[status]
+		if name == "" {
+			k.total = total
+			out[status] = k
+			continue
 		}
 		k.lists[name], k.counts[name], k.listed[name] = lists, distinct, n
 	}
-	return k, rows.Err()
+	return out, rows.Err()
 }
 
 // byName tells whether the snapshots' files of table must be read by

@@ -35,15 +35,16 @@ type viewSet struct {
 func (s *Store) views(ctx context.Context, q querier) (viewSet, error) {
 	stmts := s.recordViews()
 	keyed := slices.Clone(stmts)
+	columns, err := keptColumns(ctx, q)
+	if err != nil {
+		return viewSet{}, err
+	}
 	for _, tr := range []struct {
 		tree   tree
 		status string
 		prefix string
 	}{{s.tree, StatusComplete, ""}, {s.incomplete, StatusIncomplete, "incomplete_"}} {
-		kept, err := keptColumns(ctx, q, tr.status)
-		if err != nil {
-			return viewSet{}, err
-		}
+		kept := columns[tr.status]
 		for _, t := range s.tables {
 			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s%s AS %s", tr.prefix, t.Name, s.history(tr.tree, t, tr.status, kept.byName(t.Name))))
 			keyed = append(keyed, stmts[len(stmts)-1], t.columnList(), kept.lists[t.Name])
@@ -61,8 +62,10 @@ func digest(stmts []string) string {
 // fillModel writes the model attached on conn: its views (none when it
 // has the views it must have: a run's DuckDB file that started as the
 // template) and the snapshot its latest_ tables hold; the template is
-// made anew when the model's views had to be, unless the tree is empty
-// (the next publish, which puts a snapshot in it, changes them again). A
+// made anew when the model's views had to be though the master has them:
+// views the same over two publishes. (Views that change at a publish —
+// a store's first, or the first after the fields key changed — may change
+// again at the next; the template would be written for nothing.) A
 // template that cannot be saved costs the next publish the views'
 // binding, nothing else.
 func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) error {
@@ -80,12 +83,22 @@ func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) er
 	if err := fillIn(ctx, conn, modelAlias, stmts); err != nil {
 		return err
 	}
-	if parts, _ := s.tree.partitions(); have != want.key && len(parts) > 0 {
+	if have != want.key && s.masterViews(ctx, conn) == want.key {
 		if err := s.saveTemplate(ctx, conn, want); err != nil {
 			s.log.Warn("the next export will bind the read model's views again", "error", err)
 		}
 	}
 	return nil
+}
+
+// masterViews is the key of the master's views ("" when there is no
+// master), attaching it on conn.
+func (s *Store) masterViews(ctx context.Context, conn *sql.Conn) string {
+	var key string
+	if _, err := os.Stat(s.masterPath()); err == nil && s.attachMaster(ctx, conn) == nil {
+		conn.QueryRowContext(ctx, "SELECT value FROM "+masterAlias+".billsnap_model WHERE key = 'views'").Scan(&key)
+	}
+	return key
 }
 
 // modelInfoSQL writes billsnap_model: the snapshot the latest_ tables
