@@ -50,8 +50,9 @@ func recordColumns(ctx context.Context, q querier, id string, tables []Table) er
 }
 
 // kept is what the Parquet of the snapshots in one status holds: how many
-// there are, and by table the column lists they have (distinct, joined by
-// "|") and how many have them on record.
+// there are, and by table the column lists they have (distinct, in order,
+// joined by "|"), how many lists, and how many snapshots have them on
+// record.
 type kept struct {
 	total  int
 	lists  map[string]string
@@ -64,29 +65,29 @@ type kept struct {
 func keptColumns(ctx context.Context, q querier) (map[string]kept, error) {
 	out := map[string]kept{}
 	for _, st := range []string{StatusComplete, StatusIncomplete} {
-		out[st] = kept{lists: map[string]string{}, counts: map[string]int{}, listed: map[string]int{}}
+		k := kept{lists: map[string]string{}, counts: map[string]int{}, listed: map[string]int{}}
+		if err := q.QueryRowContext(ctx, "SELECT count(*) FROM snapshots WHERE status = ?", st).Scan(&k.total); err != nil {
+			return nil, err
+		}
+		out[st] = k
 	}
-	rows, err := q.QueryContext(ctx, `SELECT s.status, coalesce(c.table_name, ''), coalesce(string_agg(DISTINCT c.columns, '|' ORDER BY c.columns), ''),
-		count(DISTINCT c.columns), count(c.columns), count(DISTINCT s.id)
-		FROM snapshots s LEFT JOIN parquet_columns c ON s.id = c.snapshot_id WHERE list_contains(?, s.status)
-		GROUP BY GROUPING SETS ((s.status, c.table_name), (s.status))`, []string{StatusComplete, StatusIncomplete})
+	rows, err := q.QueryContext(ctx, `SELECT s.status, c.table_name, c.columns, count(*) FROM snapshots s JOIN parquet_columns c ON s.id = c.snapshot_id
+		WHERE s.status IN (?, ?) GROUP BY ALL ORDER BY ALL`, StatusComplete, StatusIncomplete)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var status, name, lists string
-		var distinct, n, total int
-		if err := rows.Scan(&status, &name, &lists, &distinct, &n, &total); err != nil {
+		var status, name, columns string
+		var n int
+		if err := rows.Scan(&status, &name, &columns, &n); err != nil {
 			return nil, err
 		}
 		k := out[status]
-		if name == "" {
-			k.total = total
-			out[status] = k
-			continue
+		if k.lists[name] != "" {
+			columns = k.lists[name] + "|" + columns
 		}
-		k.lists[name], k.counts[name], k.listed[name] = lists, distinct, n
+		k.lists[name], k.counts[name], k.listed[name] = columns, k.counts[name]+1, k.listed[name]+n
 	}
 	return out, rows.Err()
 }

@@ -87,17 +87,21 @@ func (s *Store) writeRecords(ctx context.Context, db *sql.DB, cur, next string) 
 	if err := s.loadRuns(ctx, conn, cur); err != nil {
 		return err
 	}
+	curChanged := false
 	for _, t := range recordNames() {
 		if _, err := os.Stat(recordFile(cur, t)); err != nil {
 			if err := copyTo(ctx, conn, recordQuery(t)+" LIMIT 0", recordFile(cur, t)); err != nil {
 				return err
 			}
+			curChanged = true
 		}
 		if err := copyTo(ctx, conn, recordQuery(t), recordFile(next, t)); err != nil {
 			return err
 		}
 	}
-	syncDir(cur)
+	if curChanged {
+		syncDir(cur)
+	}
 	if err := s.writeSnapshotRecords(ctx, conn); err != nil {
 		return err
 	}
@@ -216,15 +220,20 @@ func (s *Store) linkFolders(ctx context.Context, conn *sql.Conn, cur, next strin
 		}
 		folders = append(folders, k.name)
 	}
+	curChanged := false
 	for _, name := range append(folders, snapshotRecords...) {
 		for _, gen := range []string{cur, next} {
 			target, _ := filepath.Rel(gen, filepath.Join(s.historyDir(), name))
-			if err := os.Symlink(target, filepath.Join(gen, name)); err != nil && !errors.Is(err, os.ErrExist) {
+			err := os.Symlink(target, filepath.Join(gen, name))
+			if err != nil && !errors.Is(err, os.ErrExist) {
 				return err
 			}
+			curChanged = curChanged || (err == nil && gen == cur)
 		}
 	}
-	syncDir(cur)
+	if curChanged {
+		syncDir(cur)
+	}
 	return nil
 }
 
