@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // The records are billsnap's own tables as readers see them, read by the
@@ -88,6 +90,7 @@ func (s *Store) writeRecords(ctx context.Context, db *sql.DB, cur, next string) 
 		return err
 	}
 	curChanged := false
+	var written []string
 	for _, t := range recordNames() {
 		if _, err := os.Stat(recordFile(cur, t)); err != nil {
 			if err := copyTo(ctx, conn, recordQuery(t)+" LIMIT 0", recordFile(cur, t)); err != nil {
@@ -95,12 +98,19 @@ func (s *Store) writeRecords(ctx context.Context, db *sql.DB, cur, next string) 
 			}
 			curChanged = true
 		}
-		if err := copyTo(ctx, conn, recordQuery(t), recordFile(next, t)); err != nil {
+		// next is seen by no reader before the link is switched to it: its
+		// files are written in place, and made durable together.
+		q := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", recordQuery(t), sqlString(recordFile(next, t)))
+		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return err
 		}
+		written = append(written, recordFile(next, t))
 	}
 	if curChanged {
 		syncDir(cur)
+	}
+	if err := syncFiles(written); err != nil {
+		return err
 	}
 	if err := s.writeSnapshotRecords(ctx, conn); err != nil {
 		return err
@@ -260,6 +270,16 @@ func copyTo(ctx context.Context, conn *sql.Conn, query, path string) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// syncFiles makes the files durable, several at once.
+func syncFiles(paths []string) error {
+	var g errgroup.Group
+	g.SetLimit(syncers)
+	for _, p := range paths {
+		g.Go(func() error { return syncFile(p) })
+	}
+	return g.Wait()
 }
 
 // showRecords points the records' link at the generation built, and
