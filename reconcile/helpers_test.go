@@ -133,7 +133,7 @@ func (e *env) options(o Options) Options {
 // query runs fn on the store's state.
 func (e *env) query(fn func(db *sql.DB)) {
 	e.t.Helper()
-	err := e.store.Read(context.Background(), func(db *sql.DB) error {
+	err := e.store.Update(context.Background(), func(db *sql.DB) error {
 		fn(db)
 		return nil
 	})

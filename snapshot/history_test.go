@@ -24,7 +24,7 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 	s := openStore(t, cfg)
 	defer s.Close()
 	ctx := context.Background()
-	err = s.Read(ctx, func(db *sql.DB) error {
+	err = s.Update(ctx, func(db *sql.DB) error {
 		for _, q := range []string{"CREATE TABLE findings (" + findingsKind.ddl() + ")",
 			"INSERT INTO findings (snapshot_id, period, rule, severity, entity_id, amount, status, waived) VALUES ('" + sum.ID + "', '', 'legacy', 'high', 'e1', 1.50, 'new', false)",
 			"UPDATE billsnap_meta SET value = '5' WHERE key = 'schema_version'",

@@ -24,7 +24,7 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		return nil, nil
 	}
 	var ids []string
-	err := s.Read(ctx, func(db *sql.DB) error {
+	err := s.Update(ctx, func(db *sql.DB) error {
 		var err error
 		if ids, err = prunable(ctx, db, keep); err != nil || len(ids) == 0 {
 			return err
@@ -70,21 +70,11 @@ func (s *Store) markPruning() error {
 // deleteSnapshots deletes snapshots ids from every table of db keyed by
 // snapshot_id, and from the manifest, in one transaction.
 func deleteSnapshots(ctx context.Context, db *sql.DB, ids []string) error {
-	rows, err := db.QueryContext(ctx, `SELECT c.table_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_catalog, table_schema, table_name)
+	tables, err := queryStrings(ctx, db, `SELECT c.table_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_catalog, table_schema, table_name)
 		WHERE c.table_catalog = ? AND c.table_schema = 'main' AND c.column_name = 'snapshot_id' AND t.table_type = 'BASE TABLE' ORDER BY c.table_name`, attachedAs)
 	if err != nil {
 		return err
 	}
-	var tables []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return err
-		}
-		tables = append(tables, t)
-	}
-	rows.Close()
 	return tx(ctx, db, func(tx *sql.Tx) error {
 		for _, t := range tables {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE list_contains(?, snapshot_id)", ids); err != nil {
@@ -98,23 +88,10 @@ func deleteSnapshots(ctx context.Context, db *sql.DB, ids []string) error {
 
 // prunable lists the snapshots Prune deletes.
 func prunable(ctx context.Context, db *sql.DB, keep int) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `
+	return queryStrings(ctx, db, `
 		WITH kept AS (SELECT id, started FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT ?),
 		     oldest AS (SELECT min(started) AS started FROM kept)
 		SELECT id FROM snapshots, oldest
 		WHERE id NOT IN (SELECT id FROM kept) AND status IN ('complete', 'incomplete', 'failed') AND snapshots.started < oldest.started
 		ORDER BY snapshots.started`, keep)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
 }

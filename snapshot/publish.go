@@ -73,7 +73,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	fields := r.Fields()
 	// The manifest is committed before anything is published, so that a
 	// tree never shows a snapshot the state has not recorded.
-	err := r.s.Read(ctx, func(db *sql.DB) error {
+	err := r.s.Update(ctx, func(db *sql.DB) error {
 		return tx(ctx, db, func(t *sql.Tx) error { return r.manifest(ctx, t, stats, fields, status) })
 	})
 	if err != nil {
@@ -81,7 +81,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	}
 	r.committed = true
 	crashpoint.Hit("publish.manifest")
-	err = r.s.Read(ctx, func(db *sql.DB) error {
+	err = r.s.Update(ctx, func(db *sql.DB) error {
 		var err error
 		status, err = r.s.finish(ctx, db, r.ID, status)
 		return err

@@ -179,8 +179,8 @@ CREATE MACRO IF NOT EXISTS snapshot_fields_of(snap) AS TABLE SELECT * FROM snaps
 const emptyFile = "empty.parquet"
 
 // queryStrings are the strings query returns, one a row.
-func queryStrings(ctx context.Context, q querier, query string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query)
+func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

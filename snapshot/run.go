@@ -40,7 +40,7 @@ type Meta struct{ BaseURL, FrontURL string }
 func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	started := s.now().UTC().Truncate(time.Microsecond)
 	var id string
-	err := s.Read(ctx, func(db *sql.DB) error {
+	err := s.Update(ctx, func(db *sql.DB) error {
 		var err error
 		if id, err = newID(ctx, db, started); err != nil {
 			return err
@@ -191,7 +191,7 @@ func (r *Run) Fail(msg string) error {
 	}
 	r.closeDB()
 	r.removeStaging()
-	return r.s.Read(ctx, func(db *sql.DB) error {
+	return r.s.Update(ctx, func(db *sql.DB) error {
 		if err := setStatus(ctx, db, r.ID, StatusFailed, msg, r.s.now); err != nil {
 			return err
 		}

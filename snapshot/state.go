@@ -17,7 +17,7 @@ import (
 // lock_wait is about the export lock.
 const stateLockWait = 5 * time.Minute
 
-// Read runs fn on billsnap's state, a database only billsnap opens, in a
+// Update runs fn on billsnap's state, a database only billsnap opens, in a
 // section: under the state lock, on a copy of the state that replaces it
 // (renamed over it) only when fn succeeds; what the section built (the
 // records, a read model) is shown after that (publishPending). So a
@@ -28,7 +28,7 @@ const stateLockWait = 5 * time.Minute
 // finishes a publish that a crash cut short (finishPublish). Sections are
 // brief; an export holds one at its start and one to publish, a
 // reconciliation one.
-func (s *Store) Read(ctx context.Context, fn func(db *sql.DB) error) error {
+func (s *Store) Update(ctx context.Context, fn func(db *sql.DB) error) error {
 	lock, err := lockDir(filepath.Join(s.privDir, "state.lock"), max(s.lockWait, stateLockWait))
 	if err != nil {
 		return fmt.Errorf("billsnap's state: %w", err)
@@ -99,11 +99,11 @@ func (s *Store) section(ctx context.Context, next string, fn func(db *sql.DB) er
 	return nil
 }
 
-// Change is Read for a change of the state that readers should see: after
+// Change is Update for a change of the state that readers should see: after
 // fn, the read model is published again with the state's tables as they
 // are (the findings of a reconciliation, a pruned manifest).
 func (s *Store) Change(ctx context.Context, fn func(db *sql.DB) error) error {
-	return s.Read(ctx, func(db *sql.DB) error {
+	return s.Update(ctx, func(db *sql.DB) error {
 		if err := fn(db); err != nil {
 			return err
 		}

@@ -95,7 +95,7 @@ func Open(ctx context.Context, cfg Options, log *slog.Logger, now func() time.Ti
 	}
 	err = s.adopt(ctx)
 	if err == nil {
-		err = s.Read(ctx, func(db *sql.DB) error { return s.recover(ctx, db) })
+		err = s.Update(ctx, func(db *sql.DB) error { return s.recover(ctx, db) })
 	}
 	if err != nil {
 		s.Close()

@@ -117,7 +117,7 @@ func TestSIGTERMMidExport(t *testing.T) {
 		t.Fatalf("runs %+v", runs)
 	}
 	var latest, failed string
-	store.Read(context.Background(), func(db *sql.DB) error {
+	store.Update(context.Background(), func(db *sql.DB) error {
 		db.QueryRow("SELECT id FROM latest_snapshot").Scan(&latest)
 		return db.QueryRow("SELECT error FROM snapshots WHERE status = 'failed'").Scan(&failed)
 	})
