@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // fieldIDsSQL is the state's catalogue of field IDs: every ID a table's
@@ -57,6 +58,8 @@ func assignFieldIDs(ctx context.Context, db *sql.DB, tables []Table, by string) 
 		return nil, err
 	}
 	out := slices.Clone(tables)
+	var rows []string
+	var args []any
 	for i, t := range out {
 		ids := map[string]int{}
 		for _, c := range t.columnKinds() {
@@ -64,13 +67,17 @@ func assignFieldIDs(ctx context.Context, db *sql.DB, tables []Table, by string) 
 			if !ok {
 				cat.highest[t.Name]++
 				id = cat.highest[t.Name]
-				if _, err := db.ExecContext(ctx, "INSERT INTO field_ids VALUES (?, ?, ?, ?, ?)", t.Name, c.Name, c.Kind, id, by); err != nil {
-					return nil, fmt.Errorf("recording the field ID of %s.%s: %w", t.Name, c.Name, err)
-				}
+				rows = append(rows, "(?, ?, ?, ?, ?)")
+				args = append(args, t.Name, c.Name, c.Kind, id, by)
 			}
 			ids[c.Name] = id
 		}
 		out[i].FieldIDs = ids
+	}
+	if len(rows) > 0 { // one statement, not one a column: a new store records about a hundred
+		if _, err := db.ExecContext(ctx, "INSERT INTO field_ids VALUES "+strings.Join(rows, ", "), args...); err != nil {
+			return nil, fmt.Errorf("recording the columns' field IDs: %w", err)
+		}
 	}
 	return out, nil
 }
