@@ -45,8 +45,12 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 	if err := s.tree.renameOldPartitions(); err != nil {
 		return err
 	}
-	if _, err := s.incomplete.current(); err != nil { // the tree readers of incomplete snapshots look in
-		return err
+	for _, tr := range []tree{s.tree, s.incomplete} {
+		cur, err := tr.current()
+		if err != nil {
+			return err
+		}
+		tr.removeOthers(cur) // generations an earlier billsnap left half built, what a removal left
 	}
 	if err := s.removeStrays(ctx, db); err != nil {
 		return err
