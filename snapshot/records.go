@@ -131,24 +131,19 @@ func recordQuery(t string) string {
 // per-snapshot record table, and an empty file of each (so that a glob of
 // the folder always matches).
 func (s *Store) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error {
+	ids, err := queryStrings(ctx, conn, "SELECT id FROM snapshots WHERE status <> 'running'")
+	if err != nil {
+		return err
+	}
 	for _, t := range snapshotRecords {
-		dir := filepath.Join(s.historyDir(), t)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		dir, err := s.recordFolder(ctx, conn, t, "SELECT * FROM "+t+" LIMIT 0")
+		if err != nil {
 			return err
 		}
 		have := map[string]bool{}
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			have[e.Name()] = true
-		}
-		if !have[emptyFile] {
-			if err := copyTo(ctx, conn, "SELECT * FROM "+t+" LIMIT 0", filepath.Join(dir, emptyFile)); err != nil {
-				return err
-			}
-		}
-		ids, err := queryStrings(ctx, conn, "SELECT id FROM snapshots WHERE status <> 'running'")
-		if err != nil {
-			return err
 		}
 		written := false
 		for _, id := range ids {
@@ -161,11 +156,30 @@ func (s *Store) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error 
 			}
 			written = true
 		}
-		if written || !have[emptyFile] {
+		if written {
 			syncDir(dir)
 		}
 	}
 	return nil
+}
+
+// recordFolder is the folder of records name under the history
+// directory, made with its empty file (emptyQuery's columns, no rows)
+// when it has none.
+func (s *Store) recordFolder(ctx context.Context, conn *sql.Conn, name, emptyQuery string) (string, error) {
+	dir := filepath.Join(s.historyDir(), name)
+	if _, err := os.Stat(filepath.Join(dir, emptyFile)); err == nil {
+		return dir, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := copyTo(ctx, conn, emptyQuery, filepath.Join(dir, emptyFile)); err != nil {
+		return "", err
+	}
+	os.Remove(filepath.Join(s.historyDir(), name+".parquet")) // where a run kind's empty file was before
+	syncDir(dir)
+	return dir, nil
 }
 
 // snapshotMacrosSQL are the state's macros <table>_of(snapshot) of the
@@ -217,16 +231,8 @@ func (s *Store) removeSnapshotRecords(ids []string, keep bool) {
 func (s *Store) linkFolders(ctx context.Context, conn *sql.Conn, cur, next string) error {
 	var folders []string
 	for _, k := range runKinds {
-		dir := filepath.Join(s.historyDir(), k.name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if _, err := s.recordFolder(ctx, conn, k.name, emptyRelation(k)); err != nil {
 			return err
-		}
-		os.Remove(filepath.Join(s.historyDir(), k.name+".parquet")) // where the empty file was before
-		if _, err := os.Stat(filepath.Join(dir, emptyFile)); err != nil {
-			if err := copyTo(ctx, conn, emptyRelation(k), filepath.Join(dir, emptyFile)); err != nil {
-				return err
-			}
-			syncDir(dir)
 		}
 		folders = append(folders, k.name)
 	}

@@ -48,11 +48,20 @@ func (s *Store) loadRuns(ctx context.Context, conn *sql.Conn, cur string) error 
 		return err
 	}
 	defer os.Remove(s.runsFile())
-	_, err = conn.ExecContext(ctx, fmt.Sprintf(`INSERT INTO runs BY NAME SELECT * FROM read_json(%s, format = 'newline_delimited', hive_partitioning = false,
-		columns = {id: 'VARCHAR', job: 'VARCHAR', schedule: 'VARCHAR', period: 'VARCHAR', pid: 'INTEGER', host: 'VARCHAR',
-		started: 'TIMESTAMPTZ', alive: 'TIMESTAMPTZ', finished: 'TIMESTAMPTZ', status: 'VARCHAR', exit_code: 'INTEGER',
-		snapshot_id: 'VARCHAR', error: 'VARCHAR'})`, sqlString(s.runsFile())))
+	_, err = conn.ExecContext(ctx, fmt.Sprintf(`INSERT INTO runs BY NAME SELECT * FROM read_json(%s, format = 'newline_delimited',
+		hive_partitioning = false, columns = %s)`, sqlString(s.runsFile()), jsonColumns(runsColumns)))
 	return err
+}
+
+// jsonColumns is read_json's columns parameter for a column list
+// ("name TYPE, …").
+func jsonColumns(columns string) string {
+	var fields []string
+	for _, c := range strings.Split(columns, ",") {
+		name, typ, _ := strings.Cut(strings.TrimSpace(c), " ")
+		fields = append(fields, fmt.Sprintf("%s: %s", name, sqlString(typ)))
+	}
+	return "{" + strings.Join(fields, ", ") + "}"
 }
 
 // keepEndedRuns copies into runs the rows of the runs ids whose end is on
