@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/schedule"
-	"github.com/billsnap/billsnap/snapshot"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -34,7 +34,7 @@ func TestLoadLayersDefaultsFileEnv(t *testing.T) {
 		t.Errorf("collections: %v", c.Collections)
 	}
 	inv := c.Fields["invoices"]
-	if inv["invoice_number"] != (snapshot.FieldMap{Field: "InvoiceNo"}) || inv["po_number"] != (snapshot.FieldMap{Field: "PurchaseOrder", Type: "string"}) {
+	if inv["invoice_number"] != (catalog.FieldMap{Field: "InvoiceNo"}) || inv["po_number"] != (catalog.FieldMap{Field: "PurchaseOrder", Type: "string"}) {
 		t.Errorf("fields, short and long form: %+v", c.Fields)
 	}
 	if err := c.Validate(); err != nil {

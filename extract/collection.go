@@ -7,7 +7,7 @@ import (
 )
 
 // Collection is one paged list of the service, as the walker needs it
-// (the catalogue of them is the snapshot's: snapshot.Collections).
+// (the catalogue of them is package catalog: catalog.Collections).
 type Collection struct {
 	Table  string // the snapshot table its records go to: customers
 	Path   string // path (and query) of its first page, relative to the origin below

@@ -79,7 +79,7 @@ func newRetryingWalker(t *testing.T, base, front, key string, clock Clock, prefe
 }
 
 // testCollections are the sandbox's lists, as the snapshot's catalogue
-// names them (snapshot.Collections, which these tests cannot import).
+// names them (catalog.Collections, which these tests cannot import).
 var testCollections = []Collection{
 	{"customers", "/Customers/", true, 2},
 	{"contacts", "/Contacts/", true, 4},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/journal"
@@ -48,7 +49,7 @@ func requestsOf(client *extract.Client) journal.Requests {
 // error of retention comes with the summary — and, whatever happened, what
 // the requests to the service met.
 func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot.Store) (*snapshot.Summary, journal.Requests, error) {
-	colls, err := snapshot.Collections(cfg.Options)
+	colls, err := catalog.Collections(cfg.Collections)
 	if err != nil {
 		return nil, journal.Requests{}, err
 	}

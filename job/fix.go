@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/fix"
@@ -98,7 +99,7 @@ type readBack struct {
 }
 
 func newReadBack(ctx context.Context, cfg config.Config, w *extract.Walker, snap string) (*readBack, error) {
-	colls, err := snapshot.Collections(cfg.Options)
+	colls, err := catalog.Collections(cfg.Collections)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -170,7 +171,7 @@ func loadFixture(t *testing.T, name string) (*fixture, *sql.DB) {
 // its stored findings and rechecks (snapshot.PlainHistory).
 func bindFixture(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 	for _, schema := range []string{"cur", "prev"} {
-		for _, tb := range snapshot.Tables() {
+		for _, tb := range catalog.Tables() {
 			q := fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM fx_%[1]s.%[2]s", schema, tb.Name)
 			if _, err := conn.ExecContext(ctx, q); err != nil {
 				return err
@@ -204,7 +205,7 @@ func (fx *fixture) load(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
-	for _, tb := range snapshot.Tables() {
+	for _, tb := range catalog.Tables() {
 		for _, schema := range []string{"fx_cur", "fx_prev"} {
 			if err := createFixtureTable(ctx, db, tb, schema); err != nil {
 				return err
@@ -237,7 +238,7 @@ func (fx *fixture) hasPrev() bool {
 
 // createFixtureTable creates table tb in schema, its snapshot_id and _raw
 // given defaults so that a fixture names only the columns it needs.
-func createFixtureTable(ctx context.Context, db *sql.DB, tb snapshot.Table, schema string) error {
+func createFixtureTable(ctx context.Context, db *sql.DB, tb catalog.Table, schema string) error {
 	name := schema + "." + tb.Name
 	id := strings.TrimPrefix(schema, "fx_")
 	for _, q := range []string{tb.CreateSQL(name),

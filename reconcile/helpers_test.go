@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
@@ -51,7 +52,7 @@ func (e *env) export() *snapshot.Summary {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	colls, _ := snapshot.Collections(snapshot.DefaultOptions())
+	colls, _ := catalog.Collections(nil)
 	w := &extract.Walker{Client: c, BaseURL: e.srv.BaseURL(), FrontURL: e.srv.FrontURL(), Prefetch: 8, MaxRewalks: 2, Clock: clock}
 	sum, err := e.store.Take(context.Background(), w, colls)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -143,7 +144,7 @@ func JSONDocument(w io.Writer, in *Input) error {
 }
 
 func fieldsDocument(n snapshot.FieldNotes) fieldsJSON {
-	list := func(fs []snapshot.FieldStats) []fieldJSON {
+	list := func(fs []ingest.FieldStats) []fieldJSON {
 		out := []fieldJSON{}
 		for _, f := range fs {
 			fj := fieldJSON{Table: f.Table, Field: f.Field, Column: f.Column, Kind: f.Kind, Contract: f.Contract,

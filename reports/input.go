@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
@@ -13,7 +14,7 @@ import (
 type Input struct {
 	Report    *reconcile.Report
 	Tables    []snapshot.TableStats  // the snapshot's manifest
-	Fields    []snapshot.FieldStats  // what the snapshot received of each field
+	Fields    []ingest.FieldStats    // what the snapshot received of each field
 	Trend     []reconcile.TrendPoint // the last reconciliations, oldest first, this one last
 	ExitCode  int                    // what the run exits with
 	Generated time.Time

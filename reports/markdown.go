@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -85,7 +86,7 @@ func markdownFields(w io.Writer, n snapshot.FieldNotes) {
 	}
 	for _, group := range []struct {
 		label  string
-		fields []snapshot.FieldStats
+		fields []ingest.FieldStats
 	}{{"New fields, no typed column (kept in `_raw`)", n.New}, {"Never arrived", n.Absent}} {
 		if len(group.fields) == 0 {
 			continue

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -92,7 +93,7 @@ func makeOld(t *testing.T, cfg testCfg) {
 	exec("UPDATE billsnap_meta SET value = '1' WHERE key = 'schema_version'")
 	var firstID string
 	db.QueryRow("SELECT id FROM snapshots WHERE status = 'complete'").Scan(&firstID)
-	for _, tb := range tables {
+	for _, tb := range catalog.Tables() {
 		exec(tb.CreateSQL(tb.Name))
 		for _, tree := range []string{"parquet", "incomplete"} {
 			glob := filepath.Join(cfg.Out, tree, tb.Name, "*", "*.parquet")

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/billsnap/billsnap/catalog"
 )
 
 // Bind makes the views cur.<table> and prev.<table> on conn show the
@@ -48,7 +50,7 @@ func (s *Store) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) erro
 
 // relation is the relation of table t's rows of snapshot id; latest is
 // the snapshot the master holds.
-func (s *Store) relation(t Table, id, latest string) (string, error) {
+func (s *Store) relation(t catalog.Table, id, latest string) (string, error) {
 	switch {
 	case id == "":
 		return fmt.Sprintf("SELECT * FROM cur.%s WHERE false", t.Name), nil

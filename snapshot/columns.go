@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/billsnap/billsnap/catalog"
 )
 
 // parquetColumnsSQL records the columns of each table's Parquet in each
@@ -21,11 +23,11 @@ CREATE TABLE IF NOT EXISTS parquet_columns (
 );
 `
 
-// columnList is the table's columns in Parquet order, with their kinds,
+// columnList is t's columns in Parquet order, with their kinds,
 // in one string.
-func (t Table) columnList() string {
+func columnList(t catalog.Table) string {
 	var b strings.Builder
-	for i, c := range t.columnKinds() {
+	for i, c := range t.ColumnKinds() {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -36,12 +38,12 @@ func (t Table) columnList() string {
 
 // recordColumns records the columns of every table of snapshot id, in
 // the manifest's transaction.
-func recordColumns(ctx context.Context, q querier, id string, tables []Table) error {
+func recordColumns(ctx context.Context, q querier, id string, tables []catalog.Table) error {
 	rows := make([]string, len(tables))
 	args := make([]any, 0, 3*len(tables))
 	for i, t := range tables {
 		rows[i] = "(?, ?, ?)"
-		args = append(args, id, t.Name, t.columnList())
+		args = append(args, id, t.Name, columnList(t))
 	}
 	if _, err := q.ExecContext(ctx, "INSERT OR REPLACE INTO parquet_columns VALUES "+strings.Join(rows, ", "), args...); err != nil {
 		return fmt.Errorf("recording the tables' columns: %w", err)

@@ -1,12 +1,12 @@
-// Package snapshot is the snapshot store (docs/store.md) and the one
-// catalogue of what billsnap takes from the service (schema.go): complete
-// snapshots as Parquet files Hive-partitioned by snapshot_id under a tree
-// switched in one rename, billsnap's own state in a DuckDB file only it
-// opens, and the read model readers open, a DuckDB file replaced whole at
-// each publish. Options are the store's part of the configuration.
+// Package snapshot is the snapshot store (docs/store.md): complete
+// snapshots of the tables package catalog lists, as Parquet files
+// Hive-partitioned by snapshot_id under a tree readers see, billsnap's own
+// state in a DuckDB file only it opens, and the read model readers open, a
+// DuckDB file replaced whole at each publish. Options are the store's part
+// of the configuration.
 //
 // Publishing is all or nothing. Rows are written to Parquet files in
-// DIR/.staging/<id>/ while the service is walked and loaded into the
+// DIR/.staging/<id>/ while the service is walked (package ingest) and loaded into the
 // export's own DuckDB file as each walk ends; Publish checks that
 // TotalCount, distinct IDs received, Parquet rows and DuckDB rows agree
 // and records the manifest — the point of no return — and only then links

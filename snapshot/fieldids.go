@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/billsnap/billsnap/catalog"
 )
 
 // fieldIDsSQL is the state's catalogue of field IDs: every ID a table's
@@ -25,25 +27,6 @@ CREATE TABLE IF NOT EXISTS field_ids (
 );
 `
 
-// rawKind is the kind of _raw in the catalogue: the record as sent, JSON.
-const rawKind = "json"
-
-// columnKind is a column of a table in Parquet order, with its kind's
-// name (Kind.String; id and the parent's ID are strings, _raw is json).
-type columnKind struct{ Name, Kind string }
-
-// columnKinds are the table's columns in Parquet order, with their kinds.
-func (t Table) columnKinds() []columnKind {
-	out := []columnKind{{"id", String.String()}}
-	if t.ParentColumn != "" {
-		out = append(out, columnKind{t.ParentColumn, String.String()})
-	}
-	for _, c := range t.Columns {
-		out = append(out, columnKind{c.Name, c.Kind.String()})
-	}
-	return append(out, columnKind{"_raw", rawKind})
-}
-
 // assignFieldIDs gives every column of tables its field ID, recording in
 // db (the state, in a section) those it gives for the first time; by
 // names the snapshot that first has them. A column keeps the ID its
@@ -52,7 +35,7 @@ func (t Table) columnKinds() []columnKind {
 // the fields key adds, or one whose kind changed) gets one above the
 // highest its table has ever had. A table new to the catalogue numbers
 // its columns 1…N in Parquet order.
-func assignFieldIDs(ctx context.Context, db *sql.DB, tables []Table, by string) ([]Table, error) {
+func assignFieldIDs(ctx context.Context, db *sql.DB, tables []catalog.Table, by string) ([]catalog.Table, error) {
 	cat, err := loadFieldIDs(ctx, db)
 	if err != nil {
 		return nil, err
@@ -62,7 +45,7 @@ func assignFieldIDs(ctx context.Context, db *sql.DB, tables []Table, by string) 
 	var args []any
 	for i, t := range out {
 		ids := map[string]int{}
-		for _, c := range t.columnKinds() {
+		for _, c := range t.ColumnKinds() {
 			id, ok := cat.ids[fieldKey{t.Name, c.Name, c.Kind}]
 			if !ok {
 				cat.highest[t.Name]++

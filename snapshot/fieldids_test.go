@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -22,14 +23,14 @@ func TestEveryParquetFileCarriesItsTablesFieldIDs(t *testing.T) {
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 31, Customers: 12}, "")
 	cfg := testConfig(srv, t.TempDir())
 	steps := []struct {
-		fields Mapping
+		fields catalog.Mapping
 		want   []string // customers' columns after id…created: name=ID
 	}{
 		{nil, []string{"_raw=7"}},
-		{Mapping{"customers": {"culture": {Field: "Culture", Type: "string"}}}, []string{"culture=8", "_raw=7"}},
-		{Mapping{"customers": {"culture": {Field: "Culture", Type: "bigint"}}}, []string{"culture=9", "_raw=7"}},
-		{Mapping{"customers": {"region": {Field: "Region", Type: "string"}}}, []string{"region=10", "_raw=7"}},
-		{Mapping{"customers": {"culture": {Field: "Culture", Type: "string"}}}, []string{"culture=8", "_raw=7"}},
+		{catalog.Mapping{"customers": {"culture": {Field: "Culture", Type: "string"}}}, []string{"culture=8", "_raw=7"}},
+		{catalog.Mapping{"customers": {"culture": {Field: "Culture", Type: "bigint"}}}, []string{"culture=9", "_raw=7"}},
+		{catalog.Mapping{"customers": {"region": {Field: "Region", Type: "string"}}}, []string{"region=10", "_raw=7"}},
+		{catalog.Mapping{"customers": {"culture": {Field: "Culture", Type: "string"}}}, []string{"culture=8", "_raw=7"}},
 	}
 	db := duckDB(t)
 	var ids []string
@@ -61,12 +62,12 @@ func TestEveryParquetFileCarriesItsTablesFieldIDs(t *testing.T) {
 // IDs 1…N in order (the fields key of the test changes only customers).
 func checkOtherTables(t *testing.T, db *sql.DB, cfg testCfg, id string) {
 	t.Helper()
-	for _, tbl := range Tables() {
+	for _, tbl := range catalog.Tables() {
 		if tbl.Name == "customers" {
 			continue
 		}
 		var want []string
-		for i, c := range tbl.columnKinds() {
+		for i, c := range tbl.ColumnKinds() {
 			want = append(want, fmt.Sprintf("%s=%d", c.Name, i+1))
 		}
 		if got := fileFieldIDs(t, db, cfg, id, tbl.Name); !slices.Equal(got, want) {

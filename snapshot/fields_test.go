@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -116,7 +118,7 @@ func checkKey(t *testing.T, sum *Summary, key sandbox.AnswerKey) {
 
 // checkFieldCounts compares what the export counted of each field with
 // what the sandbox sent.
-func checkFieldCounts(t *testing.T, got []FieldStats, key map[string]map[string]sandbox.FieldKey) {
+func checkFieldCounts(t *testing.T, got []ingest.FieldStats, key map[string]map[string]sandbox.FieldKey) {
 	t.Helper()
 	seen := 0
 	for _, f := range got {
@@ -137,7 +139,7 @@ func checkFieldCounts(t *testing.T, got []FieldStats, key map[string]map[string]
 		for f := range fields {
 			// A collection's record ID is the walker's, checked as a
 			// GUID there: not counted as a field.
-			if f != "ID" || slices.ContainsFunc(got, func(s FieldStats) bool { return s.Table == table && s.Field == "ID" }) {
+			if f != "ID" || slices.ContainsFunc(got, func(s ingest.FieldStats) bool { return s.Table == table && s.Field == "ID" }) {
 				sent++
 			}
 		}
@@ -147,14 +149,14 @@ func checkFieldCounts(t *testing.T, got []FieldStats, key map[string]map[string]
 	}
 }
 
-func fieldNamed(fs []FieldStats, tableColumn string) FieldStats {
+func fieldNamed(fs []ingest.FieldStats, tableColumn string) ingest.FieldStats {
 	table, column, _ := strings.Cut(tableColumn, ".")
 	for _, f := range fs {
 		if f.Table == table && f.Column == column {
 			return f
 		}
 	}
-	return FieldStats{}
+	return ingest.FieldStats{}
 }
 
 // dumpStore is every table's id, parent and typed columns, a line per row
@@ -168,7 +170,7 @@ func dumpStoreOf(t *testing.T, cfg testCfg, id string) map[string]string {
 	t.Helper()
 	db := readDB(t, cfg)
 	out := map[string]string{}
-	for _, tb := range tables {
+	for _, tb := range catalog.Tables() {
 		cols := tb.ColumnNames()
 		cols = cols[:len(cols)-1] // without _raw
 		pq := fmt.Sprintf("read_parquet('%s')", filepath.Join(cfg.Out, "parquet", tb.Name, "snapshot_id="+id, "*.parquet"))
@@ -245,7 +247,7 @@ func TestMappedFieldsLandInTheirColumns(t *testing.T) {
 	}
 
 	cfg = testConfig(srv, t.TempDir())
-	cfg.Fields = Mapping{"invoices": {"invoice_number": {Field: "InvoiceNo"}},
+	cfg.Fields = catalog.Mapping{"invoices": {"invoice_number": {Field: "InvoiceNo"}},
 		"customers": {"culture": {Field: "Culture", Type: "string"}}}
 	sum, err = take(t, cfg)
 	if err != nil {
@@ -264,13 +266,13 @@ func TestMappedFieldsLandInTheirColumns(t *testing.T) {
 	}
 }
 
-func newField(fs []FieldStats, table, field string) FieldStats {
+func newField(fs []ingest.FieldStats, table, field string) ingest.FieldStats {
 	for _, f := range fs {
 		if f.Table == table && f.Field == field && f.New() {
 			return f
 		}
 	}
-	return FieldStats{}
+	return ingest.FieldStats{}
 }
 
 func rowsOf(sum *Summary, table string) int64 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
@@ -45,7 +46,7 @@ func take(t *testing.T, cfg testCfg) (*Summary, error) {
 	t.Helper()
 	s := openStore(t, cfg)
 	defer s.Close()
-	return s.Take(context.Background(), walker(t, cfg), catalog(t, cfg))
+	return s.Take(context.Background(), walker(t, cfg), collections(t, cfg))
 }
 
 func walker(t *testing.T, cfg testCfg) *extract.Walker {
@@ -60,9 +61,9 @@ func walker(t *testing.T, cfg testCfg) *extract.Walker {
 	return &extract.Walker{Client: c, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch, MaxRewalks: cfg.MaxRewalks, Clock: clock}
 }
 
-func catalog(t *testing.T, cfg testCfg) []extract.Collection {
+func collections(t *testing.T, cfg testCfg) []extract.Collection {
 	t.Helper()
-	colls, err := Collections(cfg.Options)
+	colls, err := catalog.Collections(cfg.Collections)
 	if err != nil {
 		t.Fatal(err)
 	}

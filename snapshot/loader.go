@@ -16,6 +16,8 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
@@ -24,7 +26,7 @@ import (
 // when the last walk ends: each part file a table finishes (every
 // parquet.rows_per_file rows), and the rest of a collection's tables as
 // soon as its walk has ended, when their IDs are counted for the walker
-// (see collectionSink.End). No reader sees the file before it is
+// (collectionEnded). No reader sees the file before it is
 // published. A re-walk drops what was loaded of its tables. Jobs are done
 // in the order they come, by one goroutine.
 type loader struct {
@@ -72,7 +74,7 @@ type idTally struct {
 }
 
 func newLoader(ctx context.Context, r *Run) *loader {
-	l := &loader{r: r, ctx: ctx, queue: make(chan loadJob, 4*len(tables)), done: make(chan struct{}),
+	l := &loader{r: r, ctx: ctx, queue: make(chan loadJob, 4*len(catalog.Tables())), done: make(chan struct{}),
 		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]loadedTable{}}
 	l.limit, _ = MemoryBytes(r.s.duck.LoadMemoryLimit)
 	l.ceil, _ = MemoryBytes(r.s.duck.MemoryLimit)
@@ -158,21 +160,32 @@ func (l *loader) table(name string) (lt loadedTable, ok bool) {
 	return lt, ok
 }
 
+// collectionEnded loads what is not loaded yet of the files of a walked
+// collection (ingest.Hooks.Ended) and tallies the IDs of its table. It
+// waits for the loader, which loads the tables of walks that ended before
+// first; the other walks go on meanwhile.
+func (l *loader) collectionEnded(collection string) (extract.Tally, error) {
+	done := make(chan error, 1)
+	l.queue <- loadJob{collection: collection, done: done}
+	if err := <-done; err != nil {
+		return extract.Tally{}, err
+	}
+	lt, _ := l.table(collection)
+	return extract.Tally{Distinct: int(lt.distinct), Twice: lt.twice}, nil
+}
+
 // loadCollection finishes the tables of a walked collection (its own and
-// those of its nested lists): their last files are closed and loaded, and
-// their IDs counted and hashed.
+// those of its nested lists), whose files are closed: what is not loaded
+// of them is, and their IDs are counted and hashed.
 func (l *loader) loadCollection(parent string) error {
 	tables := []string{parent}
-	for _, ch := range children[parent] {
+	for _, ch := range catalog.Children(parent) {
 		tables = append(tables, ch.Table)
 	}
 	for _, name := range tables {
 		t, _ := l.r.s.table(name)
-		w := l.r.writers[name]
-		if err := w.close(); err != nil {
-			return err
-		}
-		for _, f := range w.files {
+		files, _ := l.r.staged.Files(name)
+		for _, f := range files {
 			if err := l.loadFile(t, f); err != nil {
 				return err
 			}
@@ -189,7 +202,7 @@ func (l *loader) loadCollection(parent string) error {
 }
 
 // loadFile inserts the rows of a staged file of t, once.
-func (l *loader) loadFile(t Table, file string) error {
+func (l *loader) loadFile(t catalog.Table, file string) error {
 	if l.files[t.Name][file] {
 		return nil
 	}

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/ingest"
 )
 
 // Manifest reads the per-table figures of snapshot id from db (the state,
@@ -29,7 +32,7 @@ func Manifest(ctx context.Context, db *sql.DB, id string) ([]TableStats, error) 
 		byName[st.Table] = st
 	}
 	var out []TableStats
-	for _, t := range tables {
+	for _, t := range catalog.Tables() {
 		if st, ok := byName[t.Name]; ok {
 			out = append(out, st)
 		}
@@ -38,7 +41,7 @@ func Manifest(ctx context.Context, db *sql.DB, id string) ([]TableStats, error) 
 }
 
 // fieldRows writes what the snapshot received of each field, in tx.
-func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []FieldStats) error {
+func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []ingest.FieldStats) error {
 	if len(fields) == 0 {
 		return nil
 	}
@@ -60,7 +63,7 @@ func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []FieldStats) er
 
 // Fields reads what snapshot id received of each field from db, in the
 // order of the tables and their columns (new fields last in their table).
-func Fields(ctx context.Context, db *sql.DB, id string) ([]FieldStats, error) {
+func Fields(ctx context.Context, db *sql.DB, id string) ([]ingest.FieldStats, error) {
 	rows, err := db.QueryContext(ctx, `SELECT table_name, coalesce(column_name, ''), field, coalesce(kind, ''), contract,
 		nulls, strings, numbers, booleans, objects, arrays, coerced, untyped, coalesce(example_id, '')
 		FROM snapshot_fields_of(?)`, id)
@@ -68,9 +71,9 @@ func Fields(ctx context.Context, db *sql.DB, id string) ([]FieldStats, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []FieldStats
+	var out []ingest.FieldStats
 	for rows.Next() {
-		var f FieldStats
+		var f ingest.FieldStats
 		t := &f.Types
 		if err := rows.Scan(&f.Table, &f.Column, &f.Field, &f.Kind, &f.Contract, &t.Null, &t.String, &t.Number, &t.Boolean,
 			&t.Object, &t.Array, &f.Coerced, &f.Untyped, &f.Example); err != nil {
@@ -78,7 +81,7 @@ func Fields(ctx context.Context, db *sql.DB, id string) ([]FieldStats, error) {
 		}
 		out = append(out, f)
 	}
-	sortFields(out, tables)
+	ingest.SortFields(out, catalog.Tables())
 	return out, rows.Err()
 }
 

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/configkey"
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/lake"
 )
 
@@ -19,7 +21,7 @@ import (
 type Options struct {
 	Out         string            `yaml:"out"`         // the store's directory
 	Collections map[string]string `yaml:"collections"` // table name -> list path, overriding the catalogue's
-	Fields      Mapping           `yaml:"fields"`      // typed columns mapped or added (docs/fields.md)
+	Fields      catalog.Mapping   `yaml:"fields"`      // typed columns mapped or added (docs/fields.md)
 	Parquet     Parquet           `yaml:"parquet"`
 	DuckDB      DuckDB            `yaml:"duckdb"`
 	LockWait    time.Duration     `yaml:"lock_wait"` // how long an export waits for another to leave the store
@@ -49,6 +51,12 @@ type Parquet struct {
 	// (?endpoint=…&region=…&use_path_style=true for any S3-compatible
 	// store), gs://BUCKET/PREFIX, azblob://CONTAINER/PREFIX.
 	URL string `yaml:"url"`
+}
+
+// settings are what the walk's Parquet writers take of p.
+func (p Parquet) settings() ingest.Settings {
+	return ingest.Settings{Compression: p.Compression, PageSize: int64(p.PageSize), RowGroupSize: int64(p.RowGroupSize),
+		Writers: p.Writers, RowsPerFile: p.RowsPerFile}
 }
 
 // DuckDB tunes the database.

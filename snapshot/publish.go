@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
@@ -36,7 +38,7 @@ type Summary struct {
 	Started  time.Time
 	Finished time.Time
 	Tables   []TableStats
-	Fields   []FieldStats // what the snapshot received of each field
+	Fields   []ingest.FieldStats // what the snapshot received of each field
 }
 
 // Publish finishes the snapshot. Every table has been loaded into the
@@ -140,15 +142,15 @@ func (s *Store) modelOf(ctx context.Context, db *sql.DB, id string) error {
 }
 
 // verified is a table's figures, checked.
-func (r *Run) verified(t Table) (TableStats, error) {
-	w := r.writers[t.Name]
-	st := r.tableStats(t, w.rows)
+func (r *Run) verified(t catalog.Table) (TableStats, error) {
+	_, written := r.staged.Files(t.Name)
+	st := r.tableStats(t, written)
 	lt, ok := r.loader.table(t.Name)
 	if !ok {
 		return st, fmt.Errorf("table %s was not loaded: %s", t.Name, orNotWalked(st.Problem))
 	}
 	st.ParquetRows, st.DuckDBRows, st.IDsSHA256 = lt.parquetRows, lt.rows, lt.idsSHA256
-	return st, st.check(w.rows, lt.distinct)
+	return st, st.check(written, lt.distinct)
 }
 
 func orNotWalked(problem string) string {
@@ -159,15 +161,8 @@ func orNotWalked(problem string) string {
 }
 
 // tableStats starts a table's figures from its collection's walk.
-func (r *Run) tableStats(t Table, written int64) TableStats {
-	coll := t.Name
-	for parent, children := range children {
-		for _, ch := range children {
-			if ch.Table == t.Name {
-				coll = parent
-			}
-		}
-	}
+func (r *Run) tableStats(t catalog.Table, written int64) TableStats {
+	coll := catalog.CollectionOf(t.Name)
 	r.mu.Lock()
 	walk, ok := r.walks[coll]
 	r.mu.Unlock()
@@ -205,7 +200,7 @@ func (st TableStats) check(written, distinct int64) error {
 
 // manifest writes the per-table figures, what came of each field, and
 // the status, in tx of the state.
-func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []TableStats, fields []FieldStats, status string) error {
+func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []TableStats, fields []ingest.FieldStats, status string) error {
 	for i := range stats {
 		if err := r.manifestRow(ctx, tx, &stats[i]); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -118,7 +119,7 @@ func TestRecordsThatGrowAreWrittenOnce(t *testing.T) {
 	if n := count(t, db, "SELECT count(DISTINCT snapshot_id) FROM snapshot_fields"); n != 4 {
 		t.Errorf("snapshot_fields shows %d snapshots", n)
 	}
-	if n := count(t, db, "SELECT count(*) FROM snapshot_tables_of(?)", ids[1]); n != len(Tables()) {
+	if n := count(t, db, "SELECT count(*) FROM snapshot_tables_of(?)", ids[1]); n != len(catalog.Tables()) {
 		t.Errorf("snapshot_tables_of shows %d tables of one snapshot", n)
 	}
 	stray := filepath.Join(cfg.Out, "records", "findings", ids[0]+".999.parquet")

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -24,7 +25,7 @@ func walkInto(t *testing.T, cfg testCfg, run *Run) {
 	t.Helper()
 	w := walker(t, cfg)
 	var g errgroup.Group
-	for _, c := range catalog(t, cfg) {
+	for _, c := range collections(t, cfg) {
 		g.Go(func() error {
 			res, err := w.Walk(context.Background(), c, run.Sink(c.Table))
 			run.Walked(res)
@@ -80,7 +81,7 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stats []TableStats
-	for _, tb := range tables {
+	for _, tb := range catalog.Tables() {
 		st, err := run.verified(tb)
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +117,7 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 		t.Errorf("generations of the Parquet tree after recovery: %v", gens)
 	}
 	key := srv.AnswerKey()
-	for _, tb := range tables {
+	for _, tb := range catalog.Tables() {
 		q := "SELECT count(*) FROM read_parquet('" + filepath.Join(s.partitionDir(tb.Name, run.ID), "*.parquet") + "')"
 		if n := count(t, db, q); n != key.Tables[tb.Name].Count {
 			t.Errorf("%s: %d Parquet rows after roll-forward, want %d", tb.Name, n, key.Tables[tb.Name].Count)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/ingest"
 )
 
 // Run is one snapshot being taken. Its rows go to Parquet files in
@@ -24,11 +25,10 @@ type Run struct {
 	// this one does not
 	committed bool
 
-	mu      sync.Mutex
-	writers map[string]*partWriter    // by table
-	walks   map[string]extract.Result // by walked (parent) table
-	fields  map[string][]FieldStats   // by walked table: what its last walk received
-	loader  *loader
+	staged *ingest.Staging // the Parquet files being written
+	loader *loader
+	mu     sync.Mutex
+	walks  map[string]extract.Result // by walked (parent) table
 }
 
 // Meta is what the manifest records about where a snapshot came from.
@@ -55,21 +55,20 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording the snapshot: %w", err)
 	}
-	r := &Run{s: s, ID: id, Started: started, writers: map[string]*partWriter{}, walks: map[string]extract.Result{},
-		fields: map[string][]FieldStats{}}
+	r := &Run{s: s, ID: id, Started: started, walks: map[string]extract.Result{}}
 	if err := r.openDB(ctx); err != nil {
 		return nil, err
 	}
-	for _, t := range s.tables {
-		r.writers[t.Name] = newPartWriter(t, filepath.Join(r.stage(), t.Name), s.pq)
-		if err := r.writers[t.Name].reset(); err != nil {
-			return nil, fmt.Errorf("staging: %w", err)
-		}
-	}
 	r.loader = newLoader(ctx, r)
-	for name, w := range r.writers {
-		w.filled = func(path string) { r.loader.queue <- loadJob{table: name, file: path} }
-		w.drop = func(files []string) { r.loader.queue <- loadJob{table: name, drop: files} }
+	r.staged, err = ingest.New(r.stage(), s.tables, s.pq.settings(), ingest.Hooks{
+		Filled:  func(table, file string) { r.loader.queue <- loadJob{table: table, file: file} },
+		Dropped: func(table string, files []string) { r.loader.queue <- loadJob{table: table, drop: files} },
+		Ended:   r.loader.collectionEnded,
+	})
+	if err != nil {
+		r.loader.wait()
+		r.closeDB()
+		return nil, err
 	}
 	return r, nil
 }
@@ -151,26 +150,13 @@ func (r *Run) Walked(res extract.Result) {
 	r.mu.Unlock()
 }
 
-// fieldsWalked keeps what a walk of the collection table received of each
-// field of its tables, in place of an earlier walk's.
-func (r *Run) fieldsWalked(table string, fs []FieldStats) {
-	r.mu.Lock()
-	r.fields[table] = fs
-	r.mu.Unlock()
-}
+// Sink is where the walker hands the pages of the collection whose
+// records go to table (ingest.Staging.Sink).
+func (r *Run) Sink(table string) extract.Sink { return r.staged.Sink(table) }
 
 // Fields is what the last walk of each collection received of each field,
 // in the order of the tables and their columns.
-func (r *Run) Fields() []FieldStats {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []FieldStats
-	for _, fs := range r.fields {
-		out = append(out, fs...)
-	}
-	sortFields(out, r.s.tables)
-	return out
-}
+func (r *Run) Fields() []ingest.FieldStats { return r.staged.Fields() }
 
 // Fail records the snapshot as failed with msg (which must hold no
 // secret), removes its staging, and publishes the read model again (its
@@ -186,9 +172,7 @@ func (r *Run) Fail(msg string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	r.loader.wait()
-	for _, w := range r.writers {
-		w.abort()
-	}
+	r.staged.Abort()
 	r.closeDB()
 	r.removeStaging()
 	return r.s.Update(ctx, func(db *sql.DB) error {

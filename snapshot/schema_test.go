@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/golden"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -56,7 +57,7 @@ func TestParquetTypesGolden(t *testing.T) {
 	}
 	db := readDB(t, cfg)
 	var b strings.Builder
-	for _, tb := range tables {
+	for _, tb := range catalog.Tables() {
 		glob := filepath.Join(cfg.Out, "parquet", tb.Name, "*", "*.parquet")
 		rows, err := db.Query(fmt.Sprintf("DESCRIBE SELECT * FROM read_parquet('%s', hive_partitioning = true)", glob))
 		if err != nil {

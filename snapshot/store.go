@@ -16,6 +16,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	// DuckDB's trim of the C heap on every close is skipped in any program
 	// that opens a store (the package says why).
@@ -57,7 +58,7 @@ const (
 //	DIR/.billsnap/runs/          the journal of every run
 //	DIR/billsnap.lock            one export at a time
 type Store struct {
-	tables      []Table // Tables, with the configuration's fields applied
+	tables      []catalog.Table // catalog.Tables, with the configuration's fields applied
 	dir         string
 	parquetDir  string
 	tree        tree // complete snapshots
@@ -136,7 +137,7 @@ func Exists(cfg Options) bool {
 }
 
 func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, error) {
-	tables, err := ApplyFields(cfg.Fields)
+	tables, err := catalog.ApplyFields(cfg.Fields)
 	if err != nil {
 		return nil, err
 	}
@@ -158,13 +159,13 @@ func (s *Store) statePath() string  { return filepath.Join(s.privDir, stateFile)
 func (s *Store) masterPath() string { return filepath.Join(s.privDir, "model.duckdb") }
 
 // table is the store's table called name.
-func (s *Store) table(name string) (Table, bool) {
+func (s *Store) table(name string) (catalog.Table, bool) {
 	for _, t := range s.tables {
 		if t.Name == name {
 			return t, true
 		}
 	}
-	return Table{}, false
+	return catalog.Table{}, false
 }
 
 // attachedAs is the name the database file is attached under.
@@ -229,7 +230,7 @@ func (s *Store) Dir() string        { return s.dir }
 func (s *Store) ParquetDir() string { return s.parquetDir }
 
 // Tables are the store's tables, the configuration's fields applied.
-func (s *Store) Tables() []Table { return s.tables }
+func (s *Store) Tables() []catalog.Table { return s.tables }
 
 // Close releases the export lock.
 func (s *Store) Close() error {

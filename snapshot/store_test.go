@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -36,7 +37,7 @@ func fingerprint(t *testing.T, cfg testCfg) map[string]string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, tb := range tables {
+	for _, tb := range catalog.Tables() {
 		var n int
 		var h string
 		q := "SELECT count(*), coalesce(sha256(string_agg(id, chr(10) ORDER BY id) || chr(10)), sha256('')) FROM latest_" + tb.Name

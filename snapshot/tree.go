@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/lake"
 )
@@ -243,7 +244,7 @@ const syncers = 8
 // table in the catalogue's order, as the lake publishes them.
 func (s *Store) Files(id string) ([]lake.Local, error) {
 	var out []lake.Local
-	for _, t := range tables {
+	for _, t := range catalog.Tables() {
 		paths, err := filepath.Glob(filepath.Join(s.parquetDir, t.Name, PartitionKey+"="+id, "*.parquet"))
 		if err != nil {
 			return nil, err

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/billsnap/billsnap/catalog"
 )
 
 // The read model's views: over the records, and over the Parquet trees
@@ -47,7 +49,7 @@ func (s *Store) views(ctx context.Context, q querier) (viewSet, error) {
 		kept := columns[tr.status]
 		for _, t := range s.tables {
 			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s%s AS %s", tr.prefix, t.Name, s.history(tr.tree, t, tr.status, kept.byName(t.Name))))
-			keyed = append(keyed, stmts[len(stmts)-1], t.columnList(), kept.lists[t.Name])
+			keyed = append(keyed, stmts[len(stmts)-1], columnList(t), kept.lists[t.Name])
 		}
 	}
 	return viewSet{stmts: stmts, key: digest(keyed)}, nil
@@ -163,7 +165,7 @@ func (s *Store) startFromTemplate(path string) (bool, error) {
 // it is in the tree, and none that retention is taking out; the empty
 // latest_ table when the tree has none. Its files are read by name when
 // byName is set (parquetRelation), else by position.
-func (s *Store) history(tr tree, t Table, status string, byName bool) string {
+func (s *Store) history(tr tree, t catalog.Table, status string, byName bool) string {
 	glob := filepath.Join(absolute(tr.link), t.Name, "*", "*.parquet")
 	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
 		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -23,7 +24,7 @@ func TestTheViewOfEverySnapshotReadsByNameOnlyWhenColumnsDiffer(t *testing.T) {
 	cfg := testConfig(srv, t.TempDir())
 	customers := srv.AnswerKey().Tables["customers"].Count
 	var ids []string
-	for _, fields := range []Mapping{nil, nil, {"customers": {"culture": {Field: "Culture", Type: "string"}}}} {
+	for _, fields := range []catalog.Mapping{nil, nil, {"customers": {"culture": {Field: "Culture", Type: "string"}}}} {
 		cfg.Fields = fields
 		sum, err := take(t, cfg)
 		if err != nil {
@@ -113,7 +114,7 @@ func TestAPublishTakesItsViewsFromTheTemplate(t *testing.T) {
 	if !marked(filepath.Join(cfg.Out, "billsnap.duckdb")) {
 		t.Error("the read model's views were made anew though the template's are the ones it must have")
 	}
-	cfg.Fields = Mapping{"customers": {"culture": {Field: "Culture", Type: "string"}}}
+	cfg.Fields = catalog.Mapping{"customers": {"culture": {Field: "Culture", Type: "string"}}}
 	takeN(1)
 	if marked(filepath.Join(cfg.Out, "billsnap.duckdb")) {
 		t.Error("after the fields key added a column, the views were not made anew")

@@ -9,15 +9,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/reconcile"
-	"github.com/billsnap/billsnap/snapshot"
 )
 
 // kinds maps what a record is called (a finding's entity, or a table's
 // name) to its table: invoice and invoices are both invoices.
 var kinds = func() map[string]string {
 	m := map[string]string{"unit_of_measure": "units_of_measure"}
-	for _, t := range snapshot.Tables() {
+	for _, t := range catalog.Tables() {
 		m[t.Name] = t.Name
 		if k, ok := strings.CutSuffix(t.Name, "s"); ok {
 			if _, taken := m[k]; !taken {
@@ -200,7 +200,7 @@ func (v *entityView) readRecord(ctx context.Context, db *sql.DB) error {
 func childrenOf(ctx context.Context, db *sql.DB, table, id, snap string) ([]link, error) {
 	col := kindOf(table) + "_id"
 	var out []link
-	for _, t := range snapshot.Tables() {
+	for _, t := range catalog.Tables() {
 		if !slices.Contains(t.ColumnNames(), col) {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
@@ -127,7 +128,7 @@ func serial(ctx context.Context, cfg config.Config) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	colls, _ := snapshot.Collections(cfg.Options)
+	colls, _ := catalog.Collections(cfg.Collections)
 	for _, c := range colls {
 		res, err := w.Walk(ctx, c, run.Sink(c.Table))
 		run.Walked(res)

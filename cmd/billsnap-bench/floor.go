@@ -12,8 +12,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
-	"github.com/billsnap/billsnap/snapshot"
 )
 
 // floor GETs every page of every list at the given concurrency and throws
@@ -21,7 +21,7 @@ import (
 // says how many pages there are; the others are fetched by page number.
 func floor(ctx context.Context, url string, concurrency int) (int64, error) {
 	cfg := benchConfig(url, "", concurrency, 0)
-	colls, _ := snapshot.Collections(cfg.Options)
+	colls, _ := catalog.Collections(cfg.Collections)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * concurrency, MaxIdleConns: 4 * concurrency}}
 	auth := extract.NewSecret(benchKey).Authorization()
 	get := func(ctx context.Context, u string, front bool) ([]byte, error) {

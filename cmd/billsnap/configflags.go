@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
@@ -83,10 +84,10 @@ func prepare(c config.Config, service bool) error {
 	if err != nil {
 		return job.Usage(err)
 	}
-	if _, err := snapshot.Collections(c.Options); err != nil {
+	if _, err := catalog.Collections(c.Collections); err != nil {
 		return job.Usage(err)
 	}
-	if _, err := snapshot.ApplyFields(c.Fields); err != nil {
+	if _, err := catalog.ApplyFields(c.Fields); err != nil {
 		return job.Usage(err)
 	}
 	return nil

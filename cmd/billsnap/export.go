@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
@@ -75,7 +76,7 @@ func printFieldNotes(out io.Writer, n snapshot.FieldNotes) {
 	}
 	for _, group := range []struct {
 		label  string
-		fields []snapshot.FieldStats
+		fields []ingest.FieldStats
 	}{{"", n.Drifted}, {"new ", n.New}, {"absent ", n.Absent}} {
 		for _, f := range group.fields {
 			fmt.Fprintf(out, "  %s%s: %s\n", group.label, f.Name(), f.Summary())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
@@ -20,7 +21,7 @@ func (env *cliEnv) job(ctx context.Context, cfg config.Config, j job.Spec, metri
 
 // export takes a snapshot with the progress cfg asks for.
 func (env *cliEnv) export(ctx context.Context, cfg config.Config, secret *extract.Secret, store *snapshot.Store) (*snapshot.Summary, journal.Requests, error) {
-	prog := newProgress(cfg.Progress, env, 5*time.Second, len(snapshot.CollectionNames()))
+	prog := newProgress(cfg.Progress, env, 5*time.Second, len(catalog.CollectionNames()))
 	defer prog.Done()
 	return job.Export(ctx, cfg, job.Service{Secret: secret, Log: env.log, Clock: env.clock, Progress: prog}, store)
 }

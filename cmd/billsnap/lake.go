@@ -6,11 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/ddl"
-	"github.com/billsnap/billsnap/snapshot"
 )
 
 // lakeUsage is lake's own help: its subcommand.
@@ -54,7 +54,7 @@ func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.Parquet.URL == "" {
 		return job.Usagef("parquet.url is not set (config key parquet.url, or --parquet-url): nothing is published to object storage")
 	}
-	tables, err := snapshot.ApplyFields(cfg.Fields)
+	tables, err := catalog.ApplyFields(cfg.Fields)
 	if err != nil {
 		return job.Usage(err)
 	}
@@ -90,7 +90,7 @@ func icebergMetadata(ctx context.Context, cfg config.Config) (map[string]string,
 }
 
 // ddlTables are the store's tables as their Parquet files have them.
-func ddlTables(ts []snapshot.Table) []ddl.Table {
+func ddlTables(ts []catalog.Table) []ddl.Table {
 	out := make([]ddl.Table, len(ts))
 	for i, t := range ts {
 		kinds := map[string]string{}
@@ -101,7 +101,7 @@ func ddlTables(ts []snapshot.Table) []ddl.Table {
 		for _, name := range t.ColumnNames() {
 			k, ok := kinds[name]
 			if !ok {
-				k = snapshot.String.String() // id, the parent's ID, _raw
+				k = catalog.String.String() // id, the parent's ID, _raw
 			}
 			out[i].Columns = append(out[i].Columns, ddl.Column{Name: name, Kind: k})
 		}

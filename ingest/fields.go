@@ -1,9 +1,11 @@
-package snapshot
+package ingest
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/billsnap/billsnap/catalog"
 )
 
 // FieldStats is what one walk received of one field of a table: how many
@@ -92,7 +94,7 @@ func (f *fieldTally) add(t jsonType, o outcome, id string) {
 // tally does not keep the body alive.
 func cloneID(id string) string { return string(append([]byte(nil), id...)) }
 
-func (f *fieldTally) stats(table string, c *Column, field string) FieldStats {
+func (f *fieldTally) stats(table string, c *catalog.Column, field string) FieldStats {
 	st := FieldStats{Table: table, Field: field, Coerced: f.coerced, Untyped: f.untyped, Example: f.example,
 		Types: TypeCounts{Null: f.types[typeNull], String: f.types[typeString], Number: f.types[typeNumber],
 			Boolean: f.types[typeBoolean], Object: f.types[typeObject], Array: f.types[typeArray]}}
@@ -102,11 +104,11 @@ func (f *fieldTally) stats(table string, c *Column, field string) FieldStats {
 	return st
 }
 
-// sortFields orders field statistics by table (in the schema's order),
+// SortFields orders field statistics by table (in the schema's order),
 // then typed columns in their order, then new fields by name.
-func sortFields(fs []FieldStats, tables []Table) {
+func SortFields(fs []FieldStats, tables []catalog.Table) {
 	pos := func(f FieldStats) (int, int) {
-		ti := slices.IndexFunc(tables, func(t Table) bool { return t.Name == f.Table })
+		ti := slices.IndexFunc(tables, func(t catalog.Table) bool { return t.Name == f.Table })
 		switch {
 		case f.New() || ti < 0:
 			return ti, 1 << 30
@@ -115,7 +117,7 @@ func sortFields(fs []FieldStats, tables []Table) {
 		case f.Column == "id":
 			return ti, -1
 		}
-		return ti, slices.IndexFunc(tables[ti].Columns, func(c Column) bool { return c.Name == f.Column })
+		return ti, slices.IndexFunc(tables[ti].Columns, func(c catalog.Column) bool { return c.Name == f.Column })
 	}
 	slices.SortStableFunc(fs, func(a, b FieldStats) int {
 		at, ac := pos(a)
@@ -128,54 +130,6 @@ func sortFields(fs []FieldStats, tables []Table) {
 		}
 		return strings.Compare(a.Field, b.Field)
 	})
-}
-
-// FieldNotes is what a snapshot received of its fields that people
-// should see: fields with values coerced or untyped, fields the service
-// sent that have no typed column (new), and typed fields or nested lists
-// that never arrived in a table that has rows (absent).
-type FieldNotes struct {
-	Drifted, New, Absent []FieldStats
-}
-
-// Notes picks the notes out of a snapshot's fields; tables are its
-// manifest (the rows of each table).
-func Notes(fields []FieldStats, tables []TableStats) FieldNotes {
-	rows := map[string]int64{}
-	for _, t := range tables {
-		rows[t.Table] = t.DuckDBRows
-	}
-	var n FieldNotes
-	for _, f := range fields {
-		switch {
-		case f.New():
-			n.New = append(n.New, f)
-		case f.Drifted():
-			n.Drifted = append(n.Drifted, f)
-		case f.Received() == 0 && rows[f.Table] > 0:
-			n.Absent = append(n.Absent, f)
-		}
-	}
-	return n
-}
-
-// Empty tells whether there is nothing to note.
-func (n FieldNotes) Empty() bool { return len(n.Drifted)+len(n.New)+len(n.Absent) == 0 }
-
-// Coerced and Untyped are the values coerced and untyped, all fields
-// together.
-func (n FieldNotes) Coerced() (c int64) {
-	for _, f := range n.Drifted {
-		c += f.Coerced
-	}
-	return c
-}
-
-func (n FieldNotes) Untyped() (u int64) {
-	for _, f := range n.Drifted {
-		u += f.Untyped
-	}
-	return u
 }
 
 // TypesText names the JSON types that came with their counts: "number

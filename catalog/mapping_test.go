@@ -1,4 +1,4 @@
-package snapshot
+package catalog
 
 import (
 	"errors"
@@ -70,4 +70,13 @@ func tableIn(tables []Table, name string) Table {
 		}
 	}
 	panic("no table " + name)
+}
+
+func indexOfColumn(t Table, name string) int {
+	for i, c := range t.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	panic("no column " + name)
 }

@@ -1,4 +1,4 @@
-package snapshot
+package catalog
 
 import (
 	"fmt"
@@ -161,6 +161,23 @@ var children = map[string][]Child{
 	},
 }
 
+// Children are the nested lists of table's records that fill child
+// tables, in the catalogue's order.
+func Children(table string) []Child { return slices.Clone(children[table]) }
+
+// CollectionOf is the collection whose walk fills table: the table
+// itself, or the parent whose records hold its nested list.
+func CollectionOf(table string) string {
+	for parent, kids := range children {
+		for _, ch := range kids {
+			if ch.Table == table {
+				return parent
+			}
+		}
+	}
+	return table
+}
+
 // TableNamed returns the table called name.
 func TableNamed(name string) (Table, error) {
 	for _, t := range tables {
@@ -202,10 +219,10 @@ var parquetTypes = map[Kind]string{
 	Float:     "type=DOUBLE",
 }
 
-// parquetSchema is the table's schema in parquet-go's metadata form,
+// ParquetSchema is the table's schema in parquet-go's metadata form,
 // with each column's field ID when the table has them (parquet-go
 // writes field_id 0 for a column without one).
-func (t Table) parquetSchema() []string {
+func (t Table) ParquetSchema() []string {
 	md := []string{t.parquetColumn("id", pqUTF8+", repetitiontype=REQUIRED")}
 	if t.ParentColumn != "" {
 		md = append(md, t.parquetColumn(t.ParentColumn, pqUTF8+", repetitiontype=REQUIRED"))
@@ -239,6 +256,25 @@ func (t Table) CreateSQL(name string) string {
 	return s + ",\n  _raw JSON NOT NULL\n)"
 }
 
+// RawKind is the kind of _raw in the catalogue: the record as sent, JSON.
+const RawKind = "json"
+
+// ColumnKind is a column of a table in Parquet order, with its kind's
+// name (Kind.String; id and the parent's ID are strings, _raw is json).
+type ColumnKind struct{ Name, Kind string }
+
+// ColumnKinds are the table's columns in Parquet order, with their kinds.
+func (t Table) ColumnKinds() []ColumnKind {
+	out := []ColumnKind{{"id", String.String()}}
+	if t.ParentColumn != "" {
+		out = append(out, ColumnKind{t.ParentColumn, String.String()})
+	}
+	for _, c := range t.Columns {
+		out = append(out, ColumnKind{c.Name, c.Kind.String()})
+	}
+	return append(out, ColumnKind{"_raw", RawKind})
+}
+
 // Tables returns every table of the snapshot (a copy: the catalogue itself
 // cannot be changed), in the store's order.
 func Tables() []Table {
@@ -254,21 +290,21 @@ func Tables() []Table {
 }
 
 // Collections returns the lists the snapshot is taken from, in the
-// catalogue's order, with the paths of cfg's collections key applied. An
+// catalogue's order, with the paths of the collections key applied. An
 // unknown name is a *configkey.Error naming it.
-func Collections(cfg Options) ([]extract.Collection, error) {
+func Collections(paths map[string]string) ([]extract.Collection, error) {
 	var out []extract.Collection
 	for _, t := range tables {
 		if t.List != nil {
 			out = append(out, extract.Collection{Table: t.Name, Path: t.List.Path, Front: t.List.Front, Object: t.List.Object})
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(cfg.Collections)) {
+	for _, name := range slices.Sorted(maps.Keys(paths)) {
 		i := slices.IndexFunc(out, func(c extract.Collection) bool { return c.Table == name })
 		if i < 0 {
 			return nil, &configkey.Error{Key: "collections." + name, Msg: fmt.Sprintf("unknown collection; known: %s", strings.Join(CollectionNames(), ", "))}
 		}
-		out[i].Path = cfg.Collections[name]
+		out[i].Path = paths[name]
 	}
 	return out, nil
 }

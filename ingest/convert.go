@@ -1,4 +1,4 @@
-package snapshot
+package ingest
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/billsnap/billsnap/catalog"
 )
 
 // jsonType is a JSON value's type, as its first byte tells it.
@@ -65,7 +67,7 @@ const (
 // the column holds it exactly, "true"/"false" (any case) and 0/1 into a
 // boolean column. Anything else is untyped (nil) in an assumed column, and
 // an error naming what was wanted in a contract column.
-func convert(c Column, raw string) (any, outcome, error) {
+func convert(c catalog.Column, raw string) (any, outcome, error) {
 	if raw == "" || raw == "null" {
 		return nil, typed, nil
 	}
@@ -87,36 +89,36 @@ func convert(c Column, raw string) (any, outcome, error) {
 // parse reads raw in the JSON type of kind k. exact is false for a value
 // in another form than the kind's own that parse still reads without loss
 // (a date-time not in UTC, see timestampMicros).
-func parse(k Kind, raw string) (v any, exact bool, err error) {
+func parse(k catalog.Kind, raw string) (v any, exact bool, err error) {
 	switch k {
-	case String:
+	case catalog.String:
 		v, err = jsonString(raw)
 		return v, true, err
-	case Timestamp:
+	case catalog.Timestamp:
 		return timestampMicros(raw)
-	case Money:
+	case catalog.Money:
 		v, err = decimal(raw, 2)
-	case Quantity:
+	case catalog.Quantity:
 		v, err = decimal(raw, 4)
-	case Int32:
+	case catalog.Int32:
 		var n int64
 		n, err = whole(raw, math.MinInt32, math.MaxInt32)
 		v = int32(n)
-	case Int64:
+	case catalog.Int64:
 		v, err = whole(raw, math.MinInt64, math.MaxInt64)
-	case Bool:
+	case catalog.Bool:
 		if raw != "true" && raw != "false" {
 			return nil, false, fmt.Errorf("want true or false, got %s", clip(raw))
 		}
 		v = raw == "true"
-	case Float:
+	case catalog.Float:
 		v, err = float(raw)
 	}
 	return v, true, err
 }
 
 // coerce reads raw, not in k's own JSON type, when that loses nothing.
-func coerce(k Kind, raw string) (any, bool) {
+func coerce(k catalog.Kind, raw string) (any, bool) {
 	t := typeOf(raw)
 	var s string
 	if t == typeString {
@@ -126,16 +128,16 @@ func coerce(k Kind, raw string) (any, bool) {
 		}
 	}
 	switch {
-	case k == String && (t == typeNumber || t == typeBoolean):
+	case k == catalog.String && (t == typeNumber || t == typeBoolean):
 		return raw, true
-	case k == Bool && t == typeString && (strings.EqualFold(s, "true") || strings.EqualFold(s, "false")):
+	case k == catalog.Bool && t == typeString && (strings.EqualFold(s, "true") || strings.EqualFold(s, "false")):
 		return strings.EqualFold(s, "true"), true
-	case k == Bool && (raw == "0" || raw == "1"):
+	case k == catalog.Bool && (raw == "0" || raw == "1"):
 		return raw == "1", true
-	case t == typeNumber && (k == Int32 || k == Int64):
+	case t == typeNumber && (k == catalog.Int32 || k == catalog.Int64):
 		// A whole value written with decimals or an exponent: 7.0, 7e0.
 		return fromString(k, raw)
-	case t == typeString && k != String && k != Timestamp && k != Bool && isNumberText(s):
+	case t == typeString && k != catalog.String && k != catalog.Timestamp && k != catalog.Bool && isNumberText(s):
 		return fromString(k, s)
 	}
 	return nil, false
@@ -145,8 +147,8 @@ func coerce(k Kind, raw string) (any, bool) {
 // value written with decimals or an exponent), as kind k: a money,
 // quantity or number column as parse reads a number, a whole-number
 // column when the value is whole and in range.
-func fromString(k Kind, s string) (any, bool) {
-	if k != Int32 && k != Int64 {
+func fromString(k catalog.Kind, s string) (any, bool) {
+	if k != catalog.Int32 && k != catalog.Int64 {
 		v, _, err := parse(k, s)
 		return v, err == nil
 	}
@@ -154,9 +156,9 @@ func fromString(k Kind, s string) (any, bool) {
 	switch {
 	case err != nil:
 		return nil, false
-	case k == Int32 && (n < math.MinInt32 || n > math.MaxInt32):
+	case k == catalog.Int32 && (n < math.MinInt32 || n > math.MaxInt32):
 		return nil, false
-	case k == Int32:
+	case k == catalog.Int32:
 		return int32(n), true
 	}
 	return n, true

@@ -1,4 +1,4 @@
-package snapshot
+package ingest
 
 import (
 	"database/sql"
@@ -8,6 +8,10 @@ import (
 	"testing"
 	"unsafe"
 	"weak"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/billsnap/billsnap/catalog"
 )
 
 // Rows encoded into a row group that is not full yet keep no response body
@@ -17,9 +21,9 @@ import (
 // right statistics.
 func TestFlushedRowsKeepNoBodyAlive(t *testing.T) {
 	t.Parallel()
-	tbl, _ := TableNamed("units_of_measure")
+	tbl, _ := catalog.TableNamed("units_of_measure")
 	dir := t.TempDir()
-	p := newPartWriter(tbl, dir, DefaultOptions().Parquet)
+	p := newPartWriter(tbl, dir, testSettings)
 	if err := p.reset(); err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +88,13 @@ func TestFlushedRowsKeepNoBodyAlive(t *testing.T) {
 // pages per flush, and small row groups make many of them.
 func TestNullCountsAreTrue(t *testing.T) {
 	t.Parallel()
-	tbl, _ := TableNamed("tax_rules")
+	tbl, _ := catalog.TableNamed("tax_rules")
 	for _, tc := range []struct {
 		rows, rowGroup int
 	}{{4, 4 << 20}, {flushRows * 3, 64 << 10}} {
 		dir := t.TempDir()
-		cfg := DefaultOptions().Parquet
-		cfg.RowGroupSize = Size(tc.rowGroup)
+		cfg := testSettings
+		cfg.RowGroupSize = int64(tc.rowGroup)
 		p := newPartWriter(tbl, dir, cfg)
 		if err := p.reset(); err != nil {
 			t.Fatal(err)
@@ -127,6 +131,9 @@ func TestNullCountsAreTrue(t *testing.T) {
 		}
 	}
 }
+
+// testSettings are the configuration's default Parquet settings.
+var testSettings = Settings{Compression: "snappy", PageSize: 1 << 20, RowGroupSize: 4 << 20, Writers: 2, RowsPerFile: 1_000_000}
 
 // collected reports whether the garbage collector frees what alive points
 // to within a few cycles. One cycle is not always enough: parquet-go encodes

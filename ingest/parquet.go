@@ -1,4 +1,4 @@
-package snapshot
+package ingest
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/xitongsys/parquet-go/source"
 	"github.com/xitongsys/parquet-go/writer"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
@@ -22,9 +23,9 @@ var codecs = map[string]parquet.CompressionCodec{"snappy": parquet.CompressionCo
 // finishes while rows still come is handed to filled (the loader loads it
 // into DuckDB while the walk goes on); the last one is left to the caller.
 type partWriter struct {
-	table  Table
+	table  catalog.Table
 	dir    string
-	cfg    Parquet
+	cfg    Settings
 	filled func(path string)    // a file finished before the last
 	drop   func(files []string) // files a reset discards
 
@@ -46,7 +47,7 @@ type partWriter struct {
 	counted int
 }
 
-func newPartWriter(t Table, dir string, cfg Parquet) *partWriter {
+func newPartWriter(t catalog.Table, dir string, cfg Settings) *partWriter {
 	return &partWriter{table: t, dir: dir, cfg: cfg, filled: func(string) {}, drop: func([]string) {}}
 }
 
@@ -163,14 +164,14 @@ func (p *partWriter) next() error {
 		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
 	}
 	f := diskFile{lf.(*local.LocalFile)}
-	w, err := writer.NewCSVWriter(p.table.parquetSchema(), f, int64(p.cfg.Writers))
+	w, err := writer.NewCSVWriter(p.table.ParquetSchema(), f, int64(p.cfg.Writers))
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
 	}
 	w.CompressionType = codecs[p.cfg.Compression]
-	w.PageSize = int64(p.cfg.PageSize)
-	w.RowGroupSize = int64(p.cfg.RowGroupSize)
+	w.PageSize = p.cfg.PageSize
+	w.RowGroupSize = p.cfg.RowGroupSize
 	p.file, p.w, p.inFile, p.released = f, w, 0, nil
 	p.nulls, p.counted = make([]int64, len(p.table.ColumnNames())), 0
 	p.files = append(p.files, path)

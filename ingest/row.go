@@ -1,4 +1,4 @@
-package snapshot
+package ingest
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 )
 
@@ -18,9 +19,9 @@ import (
 // builder remembers where each field of the last record went and reuses
 // that while the names repeat.
 type rowBuilder struct {
-	t       Table
-	child   *Child   // the nested list a child table's items come from
-	columns []Column // t's typed columns, then for a child with its own IDs the item's ID
+	t       catalog.Table
+	child   *catalog.Child   // the nested list a child table's items come from
+	columns []catalog.Column // t's typed columns, then for a child with its own IDs the item's ID
 	byName  map[string]int
 
 	names []string // the fields of the last record, in order
@@ -31,7 +32,7 @@ type rowBuilder struct {
 	outs  []outcome
 
 	tallies []fieldTally // per column
-	lists   []fieldTally // per nested list (children[t.Name])
+	lists   []fieldTally // per nested list (catalog.Children(t.Name))
 	fresh   []freshField // fields without a column, in the order they first came
 }
 
@@ -45,22 +46,22 @@ const notColumn = -1
 
 // newRowBuilder makes the builder of table t; ch is the nested list it
 // comes from when t is a child table, else nil.
-func newRowBuilder(t Table, ch *Child) *rowBuilder {
+func newRowBuilder(t catalog.Table, ch *catalog.Child) *rowBuilder {
 	b := &rowBuilder{t: t, child: ch, columns: t.Columns, byName: map[string]int{}}
 	if ch != nil && len(ch.KeyColumns) == 0 {
-		b.columns = append(append([]Column(nil), t.Columns...), Column{Name: "id", Field: "ID", Kind: String, Contract: ch.ItemContract})
+		b.columns = append(append([]catalog.Column(nil), t.Columns...), catalog.Column{Name: "id", Field: "ID", Kind: catalog.String, Contract: ch.ItemContract})
 	} else {
 		b.byName["ID"] = notColumn // a record's own ID is the walker's
 	}
 	for i, c := range b.columns {
 		b.byName[c.Field] = i
 	}
-	for _, nested := range children[t.Name] {
+	for _, nested := range catalog.Children(t.Name) {
 		b.byName[nested.Field] = notColumn
 	}
 	n := len(b.columns)
 	b.vals, b.types, b.outs, b.tallies = make([]string, n), make([]jsonType, n), make([]outcome, n), make([]fieldTally, n)
-	b.lists = make([]fieldTally, len(children[t.Name]))
+	b.lists = make([]fieldTally, len(catalog.Children(t.Name)))
 	return b
 }
 
@@ -201,7 +202,7 @@ func (b *rowBuilder) itemID(row []any, parentID string, i int) (string, error) {
 
 // rowIndex is where the typed column called name is in a row.
 func (b *rowBuilder) rowIndex(name string) int {
-	i := slices.IndexFunc(b.t.Columns, func(c Column) bool { return c.Name == name }) + 1
+	i := slices.IndexFunc(b.t.Columns, func(c catalog.Column) bool { return c.Name == name }) + 1
 	if b.t.ParentColumn != "" {
 		i++
 	}
@@ -214,7 +215,7 @@ func (b *rowBuilder) stats() []FieldStats {
 	for i := range b.columns {
 		out = append(out, b.tallies[i].stats(b.t.Name, &b.columns[i], b.columns[i].Field))
 	}
-	for k, ch := range children[b.t.Name] {
+	for k, ch := range catalog.Children(b.t.Name) {
 		st := b.lists[k].stats(b.t.Name, nil, ch.Field)
 		st.Column, st.Kind, st.Contract = ch.Table, "list", ch.Contract
 		out = append(out, st)
