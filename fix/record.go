@@ -3,14 +3,10 @@ package fix
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/billsnap/billsnap/internal/jsonl"
 )
-
-// RecordPath is the record of every write of the output directory out.
-func RecordPath(out string) string { return filepath.Join(out, ".billsnap", "fixes.jsonl") }
 
 // Events of the record.
 const (

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/schedule"
 )
@@ -30,7 +31,7 @@ type Spec struct {
 type Env struct {
 	Open        func(ctx context.Context) (Store, error)   // opens the output directory, waiting for its lock
 	ReadModel   func(ctx context.Context) (*sql.DB, error) // the store's read model, for the metrics; nil: the runs' metrics only
-	Journal     string                                     // the journal's directory (journal.Dir of the output directory)
+	Out         layout.Dir                                 // the output directory, whose journal records the run
 	MetricsFile string                                     // "" writes none
 	Metrics     *schedule.Metrics                          // refreshed after the run when not nil (for /metrics)
 	Log         *slog.Logger
@@ -50,7 +51,7 @@ var ErrPanic = errors.New("the job panicked")
 // returns fn's error (or the panic as an error wrapping ErrPanic) with the
 // outcome.
 func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (Outcome, error)) (Outcome, error) {
-	entry, err := journal.New(env.Journal, env.Now).Start(journal.Run{Job: j.Name, Schedule: j.Schedule, Period: j.Period})
+	entry, err := journal.New(env.Out.Runs(), env.Now).Start(journal.Run{Job: j.Name, Schedule: j.Schedule, Period: j.Period})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("recording the run: %w", err)
 	}
@@ -96,7 +97,7 @@ func (env Env) refreshMetrics(ctx context.Context) {
 			defer db.Close()
 		}
 	}
-	if err := m.Refresh(context.Background(), env.Journal, db, env.Now()); err != nil {
+	if err := m.Refresh(context.Background(), env.Out, db, env.Now()); err != nil {
 		env.Log.Error("computing the metrics", "error", err)
 		return
 	}

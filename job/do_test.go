@@ -15,6 +15,7 @@ import (
 
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -32,7 +33,7 @@ func testEnv(t *testing.T) (Env, *sql.DB, *fakeclock.Clock) {
 	t.Cleanup(func() { db.Close() })
 	clock := fakeclock.New(time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
 	env := Env{Open: func(context.Context) (Store, error) { return dbStore{}, nil }, MetricsFile: filepath.Join(dir, "billsnap.prom"),
-		Journal:   filepath.Join(dir, "runs"),
+		Out:       layout.Dir(dir),
 		ReadModel: func(context.Context) (*sql.DB, error) { return sql.Open("duckdb", filepath.Join(dir, "t.duckdb")) },
 		Log:       slog.New(slog.DiscardHandler), Now: clock.Now, Redact: func(s string) string { return strings.ReplaceAll(s, "s3cret", "[REDACTED]") }}
 	return env, db, clock
@@ -70,7 +71,7 @@ func TestDoRecordsEveryOutcome(t *testing.T) {
 		cancel() // SIGTERM while it runs
 		return Outcome{}, ctx.Err()
 	})
-	runs, err := journal.List(env.Journal, clock.Now())
+	runs, err := journal.List(env.Out.Runs(), clock.Now())
 	if err != nil || len(runs) != 5 {
 		t.Fatalf("%d runs, %v", len(runs), err)
 	}
@@ -99,7 +100,7 @@ func TestARefusedRunIsOnRecord(t *testing.T) {
 		t.Fatal("the job ran without its store")
 		return Outcome{}, nil
 	})
-	runs, _ := journal.List(env.Journal, clock.Now())
+	runs, _ := journal.List(env.Out.Runs(), clock.Now())
 	if !errors.Is(err, busy{}) || len(runs) != 1 || runs[0].Status != journal.Refused || runs[0].ExitCode != 1 || !strings.Contains(runs[0].Error, "held") {
 		t.Errorf("%v; runs %+v", err, runs)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -125,14 +126,14 @@ func pruneJournal(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	now := time.Now()
-	if err := journal.Prune(journal.Dir(cfg.Out), oldest.Time, cfg.Retention.Runs, now); err != nil {
+	if err := journal.Prune(layout.Dir(cfg.Out).Runs(), oldest.Time, cfg.Retention.Runs, now); err != nil {
 		return fmt.Errorf("retention of the journal: %w", err)
 	}
 	before := now.Add(-deliveriesKept)
 	if oldest.Time.Before(before) {
 		before = oldest.Time
 	}
-	if err := journal.DeliveriesOf(cfg.Out).Prune(before); err != nil {
+	if err := journal.DeliveriesIn(layout.Dir(cfg.Out).Notifications()).Prune(before); err != nil {
 		return fmt.Errorf("retention of the notifications record: %w", err)
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
@@ -45,7 +46,7 @@ func TestRetriesAreLoggedRecordedAndCounted(t *testing.T) {
 	if int64(lines) != out.Retries || waits < lines || strings.Count(logged.String(), "in_flight=") != int(out.Throttles) {
 		t.Errorf("%d retries and %d throttles, %d lines saying so:\n%s", out.Retries, out.Throttles, lines, logged.String())
 	}
-	runs, err := journal.List(journal.Dir(cfg.Out), time.Now())
+	runs, err := journal.List(layout.Dir(cfg.Out).Runs(), time.Now())
 	if err != nil || len(runs) != 1 || runs[0].Requests != out.Requests {
 		t.Errorf("journal %+v, %v; want %+v", runs, err, out.Requests)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/fix"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/recheck"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
@@ -79,7 +80,7 @@ func FixApply(ctx context.Context, cfg config.Config, svc Service, p fix.Plan, d
 	if err != nil {
 		return fix.Summary{}, journal.Requests{}, err
 	}
-	a := &fix.Applier{Client: client, BaseURL: cfg.BaseURL, Record: fix.NewRecord(fix.RecordPath(cfg.Out), time.Now),
+	a := &fix.Applier{Client: client, BaseURL: cfg.BaseURL, Record: fix.NewRecord(layout.Dir(cfg.Out).Fixes(), time.Now),
 		ReadBack: rb.made, Out: out}
 	if dryRun {
 		return fix.Summary{}, journal.Requests{}, a.DryRun(p)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
@@ -48,7 +49,7 @@ func ReconcileOptions(cfg config.Config, rulesDir, waivers string) (reconcile.Op
 // signOffsUpTo are the sign-offs made in the workspace of the store at out
 // for rep's period, of its snapshot or an earlier one.
 func signOffsUpTo(out string, rep *reconcile.Report) ([]ledger.Signed, error) {
-	entries, err := ledger.New(ledger.Path(out), time.Now).Read()
+	entries, err := ledger.New(layout.Dir(out).Ledger(), time.Now).Read()
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func signOffsUpTo(out string, rep *reconcile.Report) ([]ledger.Signed, error) {
 // workspaceWaivers are the waivers made in the workspace of the store at
 // out and not lifted.
 func workspaceWaivers(out string) ([]reconcile.Waiver, error) {
-	entries, err := ledger.New(ledger.Path(out), time.Now).Read()
+	entries, err := ledger.New(layout.Dir(out).Ledger(), time.Now).Read()
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
-	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
@@ -37,7 +37,7 @@ func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, r
 			return s, nil
 		},
 		ReadModel: func(ctx context.Context) (*sql.DB, error) { return snapshot.OpenRead(ctx, cfg.Options) },
-		Journal:   journal.Dir(cfg.Out), MetricsFile: metricsPath(cfg), Metrics: metrics, Log: log, Now: time.Now, Redact: redact,
+		Out:       layout.Dir(cfg.Out), MetricsFile: metricsPath(cfg), Metrics: metrics, Log: log, Now: time.Now, Redact: redact,
 		Notify: Notifier(cfg, log, redact),
 	}
 	return Do(ctx, env, j, func(ctx context.Context, s Store) (Outcome, error) {
@@ -93,7 +93,7 @@ func PrimeMetrics(ctx context.Context, cfg config.Config, m *schedule.Metrics, l
 	} else {
 		defer db.Close()
 	}
-	if err := m.Refresh(ctx, journal.Dir(cfg.Out), db, time.Now()); err != nil {
+	if err := m.Refresh(ctx, layout.Dir(cfg.Out), db, time.Now()); err != nil {
 		log.Debug("metrics at start", "error", err)
 	}
 }

@@ -3,7 +3,6 @@ package journal
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/billsnap/billsnap/internal/jsonl"
@@ -58,13 +57,9 @@ type DeliveryCount struct {
 // Deliveries is the record of the notifications of a store.
 type Deliveries struct{ file jsonl.File }
 
-// DeliveriesOf is the record of the store at out.
-func DeliveriesOf(out string) Deliveries { return DeliveriesBeside(Dir(out)) }
-
-// DeliveriesBeside is the record of the store whose runs' journal is dir.
-func DeliveriesBeside(dir string) Deliveries {
-	return Deliveries{jsonl.File{Path: filepath.Join(filepath.Dir(dir), "notifications.jsonl")}}
-}
+// DeliveriesIn is the record kept in the file at path
+// (layout.Dir.Notifications).
+func DeliveriesIn(path string) Deliveries { return Deliveries{jsonl.File{Path: path}} }
 
 // List is every delivery, oldest first; a line that does not parse is
 // left out.

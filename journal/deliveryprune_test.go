@@ -13,7 +13,7 @@ import (
 // target, event and result (noted ones aside); the later deliveries stay
 // as they were, and pruning again changes nothing of it.
 func TestPruningDeliveriesKeepsWhatTheyMean(t *testing.T) {
-	d := DeliveriesBeside(filepath.Join(t.TempDir(), "runs"))
+	d := DeliveriesIn(filepath.Join(t.TempDir(), "notifications.jsonl"))
 	at := func(h int) time.Time { return time.Date(2026, 11, 1, h, 0, 0, 0, time.UTC) }
 	for _, x := range []Delivery{
 		{Time: at(1), Target: "ops", Event: EventMaterial, Key: "S1", Findings: []string{"a", "b"}, Result: DeliverySent},

@@ -83,9 +83,6 @@ func (r Run) Seconds() float64 {
 	return end.Sub(r.Started).Seconds()
 }
 
-// Dir is the journal of the output directory out.
-func Dir(out string) string { return filepath.Join(out, ".billsnap", "runs") }
-
 // Journal writes the runs of one output directory.
 type Journal struct {
 	dir string

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/configkey"
+	"github.com/billsnap/billsnap/layout"
 )
 
 // Catalog keeps the published snapshots as tables of an open table
@@ -82,7 +83,7 @@ var CatalogKinds = []string{"sql", "rest", "glue", "none"}
 // DefaultIceberg is the iceberg section by default: a SQL catalog in a
 // local file.
 func DefaultIceberg() Iceberg {
-	return Iceberg{Catalog: "sql", URI: ".billsnap/iceberg.db", Namespace: "billsnap"}
+	return Iceberg{Catalog: "sql", URI: layout.IcebergCatalog, Namespace: "billsnap"}
 }
 
 // Validate returns every problem of o, each a *configkey.Error naming

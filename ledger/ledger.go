@@ -14,14 +14,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/billsnap/billsnap/internal/jsonl"
 )
-
-// Path is the ledger of the output directory out.
-func Path(out string) string { return filepath.Join(out, ".billsnap", "ledger.jsonl") }
 
 // Actions an entry records.
 const (

@@ -12,7 +12,7 @@ import (
 func testLedger(t *testing.T) *Ledger {
 	t.Helper()
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	return New(Path(t.TempDir()), func() time.Time { return now })
+	return New(filepath.Join(t.TempDir(), "ledger.jsonl"), func() time.Time { return now })
 }
 
 var alice = Actor{By: "alice", From: "127.0.0.1:5000"}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/reconcile"
 )
 
@@ -53,7 +54,7 @@ func New(o Options, w Where) *Notifier {
 		return nil
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	n := &Notifier{o: o, w: w, record: journal.DeliveriesOf(w.Out), Sleep: sleep}
+	n := &Notifier{o: o, w: w, record: journal.DeliveriesIn(layout.Dir(w.Out).Notifications()), Sleep: sleep}
 	for i, h := range o.Webhooks {
 		n.targets = append(n.targets, webhookTarget(h, i, client))
 	}
@@ -134,7 +135,7 @@ func (n *Notifier) failure(ctx context.Context, run journal.Run) {
 // killed sends the failure of each run killed in the last day that no
 // target was told of.
 func (n *Notifier) killed(ctx context.Context) {
-	runs, err := journal.List(journal.Dir(n.w.Out), n.w.Now())
+	runs, err := journal.List(layout.Dir(n.w.Out).Runs(), n.w.Now())
 	if err != nil {
 		n.w.Log.Warn("notifications: reading the runs", "error", err)
 		return

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/notify/notifytest"
 	"github.com/billsnap/billsnap/reconcile"
@@ -165,7 +166,7 @@ func TestAFailingTarget(t *testing.T) {
 	if want := []time.Duration{Backoff, 2 * Backoff, 4 * Backoff}; fmt.Sprint(f.slept) != fmt.Sprint(want) {
 		t.Errorf("waits %v, want %v", f.slept, want)
 	}
-	ds, _ := journal.DeliveriesOf(f.out).List()
+	ds, _ := journal.DeliveriesIn(layout.Dir(f.out).Notifications()).List()
 	if len(ds) != 2 || ds[0].Target != "ops" || ds[0].Result != journal.DeliverySent || ds[1].Target != "finance" || ds[1].Result != journal.DeliveryFailed ||
 		!strings.Contains(ds[1].Error, "502") || strings.Contains(ds[1].Error, "secret-token") {
 		t.Fatalf("record %+v", ds)
@@ -180,7 +181,7 @@ func TestAFailingTarget(t *testing.T) {
 	closed := newFixture(t, Options{}, 0)
 	closed.n.targets[0] = webhookTarget(Webhook{Name: "closed", URL: "http://127.0.0.1:1/hooks/secret-token", Format: "json", On: Events}, 0, http.DefaultClient)
 	closed.n.AfterRun(ctx, run("r1", 1), nil)
-	if ds, _ := journal.DeliveriesOf(closed.out).List(); len(ds) != 1 || ds[0].Result != journal.DeliveryFailed || strings.Contains(ds[0].Error, "secret-token") || ds[0].Error == "" {
+	if ds, _ := journal.DeliveriesIn(layout.Dir(closed.out).Notifications()).List(); len(ds) != 1 || ds[0].Result != journal.DeliveryFailed || strings.Contains(ds[0].Error, "secret-token") || ds[0].Error == "" {
 		t.Errorf("a target that refuses the connection: %+v (its URL must not be in the error)", ds)
 	}
 	gone := newFixture(t, Options{}, http.StatusNotFound)
@@ -249,7 +250,7 @@ func TestNoMailInTheClear(t *testing.T) {
 func TestAKilledRunIsAFailure(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Options{}, 0)
-	e, err := journal.New(journal.Dir(f.out), f.clock.now).Start(journal.Run{Job: "export"})
+	e, err := journal.New(layout.Dir(f.out).Runs(), f.clock.now).Start(journal.Run{Job: "export"})
 	if err != nil {
 		t.Fatal(err)
 	}

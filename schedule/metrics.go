@@ -10,10 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/billsnap/billsnap/journal"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 )
 
 // sample is one metric value.
@@ -69,9 +70,11 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// Refresh computes the metrics from the runs of the journal in dir, and
-// the snapshots and findings in db (nil: the runs' metrics only).
-func (m *Metrics) Refresh(ctx context.Context, dir string, db *sql.DB, now time.Time) error {
+// Refresh computes the metrics from the runs of the journal of the output
+// directory out and its record of notifications, and the snapshots and
+// findings in db (nil: the runs' metrics only).
+func (m *Metrics) Refresh(ctx context.Context, out layout.Dir, db *sql.DB, now time.Time) error {
+	dir := out.Runs()
 	runs, err := journal.List(dir, now)
 	if err != nil {
 		return err
@@ -84,7 +87,7 @@ func (m *Metrics) Refresh(ctx context.Context, dir string, db *sql.DB, now time.
 	if err != nil {
 		return err
 	}
-	deliveries, err := journal.DeliveriesBeside(dir).List()
+	deliveries, err := journal.DeliveriesIn(out.Notifications()).List()
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ import (
 // The state is built beside its place and renamed into it last, so a
 // crash before leaves the directory to adopt again.
 func (s *Store) adopt(ctx context.Context) error {
-	if _, err := os.Stat(s.statePath()); err == nil {
+	if _, err := os.Stat(s.at.State()); err == nil {
 		return nil
 	}
 	if _, err := os.Stat(s.publicPath); err != nil {
@@ -35,12 +35,12 @@ func (s *Store) adopt(ctx context.Context) error {
 	}
 	// A reconcile may open the store as soon as the state is there: it
 	// waits for this lock until the adopted store is published.
-	lock, err := lockDir(filepath.Join(s.privDir, "state.lock"), max(s.lockWait, stateLockWait))
+	lock, err := lockDir(s.at.StateLock(), max(s.lockWait, stateLockWait))
 	if err != nil {
 		return fmt.Errorf("billsnap's state: %w", err)
 	}
 	defer lock.Close()
-	tmp := s.statePath() + ".adopting"
+	tmp := s.at.State() + ".adopting"
 	os.Remove(tmp)
 	os.Remove(tmp + ".wal")
 	db, err := openDuckDBBlocks(tmp, s.duck, stateBlockSize)
@@ -57,10 +57,10 @@ func (s *Store) adopt(ctx context.Context) error {
 	if err := s.markPending(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, s.statePath()); err != nil {
+	if err := os.Rename(tmp, s.at.State()); err != nil {
 		return err
 	}
-	syncDir(s.privDir)
+	syncDir(s.at.Private())
 	return s.publishPending()
 }
 
@@ -92,7 +92,7 @@ func (s *Store) adoptInto(ctx context.Context, db *sql.DB) error {
 		s.log.Warn("billsnap's state was missing; taken back from the read model", "from", s.publicPath)
 		return nil
 	}
-	s.log.Warn("migrating a store of an earlier billsnap: one DuckDB file becomes the read model, the state and the journal", "dir", s.dir)
+	s.log.Warn("migrating a store of an earlier billsnap: one DuckDB file becomes the read model, the state and the journal", "dir", s.at)
 	return s.migrateData(ctx, conn, db)
 }
 
@@ -165,7 +165,7 @@ func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, db *sql.DB) err
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	next := filepath.Join(s.privDir, "model.next.duckdb")
+	next := s.at.MasterNext()
 	os.Remove(next)
 	if err := s.emptyModel(ctx, db, next); err != nil {
 		return err
@@ -173,7 +173,7 @@ func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, db *sql.DB) err
 	if err := s.copyOldLatest(ctx, conn, next, latest); err != nil {
 		return err
 	}
-	os.RemoveAll(s.stagingDir)
+	os.RemoveAll(s.at.Staging())
 	if _, err := conn.ExecContext(ctx, "DETACH DATABASE "+oldAlias); err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func (s *Store) copyOldLatest(ctx context.Context, conn *sql.Conn, path, latest 
 // staging as Parquet, a directory per table, for publishParquet.
 func (s *Store) exportOld(ctx context.Context, conn *sql.Conn, id string) error {
 	for _, t := range s.tables {
-		dir := filepath.Join(s.stagingDir, id, t.Name)
+		dir := filepath.Join(s.at.Staged(id), t.Name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
@@ -230,7 +230,7 @@ func (s *Store) migrateRuns(ctx context.Context, conn *sql.Conn) error {
 		return err
 	}
 	defer rows.Close()
-	dir := journal.Dir(s.dir)
+	dir := s.at.Runs()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -57,7 +58,7 @@ func TestAnOldStoreIsMigratedWhenOpened(t *testing.T) {
 	if n := count(t, db, "SELECT count(*) FROM customers WHERE snapshot_id = ?", first.ID); n != key.Tables["customers"].Count {
 		t.Errorf("the history of customers: %d rows of the first snapshot", n)
 	}
-	runs, _ := journal.List(journal.Dir(cfg.Out), time.Now())
+	runs, _ := journal.List(layout.Dir(cfg.Out).Runs(), time.Now())
 	if len(runs) != 1 || runs[0].Job != "export" || runs[0].Status != journal.OK || runs[0].Snapshot != first.ID {
 		t.Errorf("the old runs in the journal: %+v", runs)
 	}

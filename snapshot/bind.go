@@ -20,7 +20,7 @@ import (
 // master stays attached (read-only) until the section ends.
 func (s *Store) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 	latest := ""
-	if _, err := os.Stat(s.masterPath()); err == nil {
+	if _, err := os.Stat(s.at.Master()); err == nil {
 		err := s.attachMaster(ctx, conn)
 		if err == nil {
 			err = conn.QueryRowContext(ctx, "SELECT value FROM "+masterAlias+".billsnap_model WHERE key = 'latest'").Scan(&latest)

@@ -74,17 +74,15 @@ type runFile struct {
 	seq            int64
 }
 
-func (s *Store) historyDir() string { return filepath.Join(s.privDir, "history") }
-
 func (s *Store) runFilePath(f runFile) string {
-	return filepath.Join(s.historyDir(), f.kind, fmt.Sprintf("%s.%d.parquet", f.snapshot, f.seq))
+	return filepath.Join(s.at.History(), f.kind, fmt.Sprintf("%s.%d.parquet", f.snapshot, f.seq))
 }
 
 // sweepMarker is there while a section may leave files the index does
 // not list: written before a section writes or retires a run file,
 // removed once the retired files are gone. A section that finds it
 // removes every file the index does not list (sweepHistory).
-func (s *Store) sweepMarker() string { return filepath.Join(s.historyDir(), "sweep") }
+func (s *Store) sweepMarker() string { return filepath.Join(s.at.History(), "sweep") }
 
 // StageTables creates the temporary tables StagedFindings,
 // StagedUnjudged and StagedRechecks on conn, empty.
@@ -257,13 +255,13 @@ func (s *Store) markSweep() error {
 	if s.sweeping {
 		return nil
 	}
-	if err := os.MkdirAll(s.historyDir(), 0o755); err != nil {
+	if err := os.MkdirAll(s.at.History(), 0o755); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
 	if err := os.WriteFile(s.sweepMarker(), nil, 0o644); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	syncDir(s.historyDir())
+	syncDir(s.at.History())
 	s.sweeping = true
 	return nil
 }
@@ -298,12 +296,12 @@ func (s *Store) sweepHistory(ctx context.Context, db *sql.DB) error {
 		listed[s.runFilePath(f)] = true
 	}
 	for _, k := range runKinds {
-		entries, err := os.ReadDir(filepath.Join(s.historyDir(), k.name))
+		entries, err := os.ReadDir(filepath.Join(s.at.History(), k.name))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("history: %w", err)
 		}
 		for _, e := range entries {
-			if p := filepath.Join(s.historyDir(), k.name, e.Name()); !listed[p] && e.Name() != emptyFile {
+			if p := filepath.Join(s.at.History(), k.name, e.Name()); !listed[p] && e.Name() != emptyFile {
 				os.Remove(p)
 			}
 		}
@@ -371,7 +369,7 @@ func (s *Store) upgradeHistory(ctx context.Context, db *sql.DB) (bool, error) {
 // upgradeTables writes the legacy tables' rows as run files and drops
 // the tables.
 func (s *Store) upgradeTables(ctx context.Context, conn *sql.Conn, legacy []runKind) error {
-	s.log.Warn("upgrading billsnap's state: findings, unjudged and rechecks become a file a run", "dir", s.dir)
+	s.log.Warn("upgrading billsnap's state: findings, unjudged and rechecks become a file a run", "dir", s.at)
 	if err := StageTables(ctx, conn); err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func (s *Store) markPending() error {
 	if s.built == "" && s.recordsNext == "" {
 		return nil
 	}
-	return os.WriteFile(s.pendingMarker(), nil, 0o644)
+	return os.WriteFile(s.at.PublishPending(), nil, 0o644)
 }
 
 // publishPending shows what a section built, once the state has
@@ -123,10 +123,10 @@ func (s *Store) publishPending() error {
 		if _, err := os.Stat(built + ".wal"); err == nil {
 			return fmt.Errorf("read model: %s still has a WAL after its checkpoint", built)
 		}
-		if err := os.Rename(built, s.masterPath()); err != nil {
+		if err := os.Rename(built, s.at.Master()); err != nil {
 			return fmt.Errorf("read model: %w", err)
 		}
-		syncDir(s.privDir)
+		syncDir(s.at.Private())
 		crashpoint.Hit("model.master")
 	}
 	if built != "" || stale {
@@ -134,16 +134,14 @@ func (s *Store) publishPending() error {
 			return err
 		}
 	}
-	return os.Remove(s.pendingMarker())
+	return os.Remove(s.at.PublishPending())
 }
-
-func (s *Store) pendingMarker() string { return filepath.Join(s.privDir, "publish.pending") }
 
 // copyToPublic publishes the master: a copy written beside the public
 // file, made durable, and renamed over it.
 func (s *Store) copyToPublic() error {
 	tmp := s.publicPath + ".next"
-	if err := copyFile(s.masterPath(), tmp, true); err != nil {
+	if err := copyFile(s.at.Master(), tmp, true); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("publishing the read model: %w", err)
 	}
@@ -159,7 +157,7 @@ func (s *Store) copyToPublic() error {
 // finishPublish publishes the state and the master again when a crash cut
 // a publish short; db is the state, in a section.
 func (s *Store) finishPublish(ctx context.Context, db *sql.DB) error {
-	if _, err := os.Stat(s.pendingMarker()); err != nil {
+	if _, err := os.Stat(s.at.PublishPending()); err != nil {
 		return nil
 	}
 	s.log.Warn("finishing the publication a run left unfinished")
@@ -199,7 +197,7 @@ func (s *Store) syncModel(ctx context.Context, db *sql.DB) error {
 		return s.publishModel(ctx, db, s.built, held)
 	default:
 		next := s.nextModel()
-		if err := copyFile(s.masterPath(), next, false); err != nil { // private: the public copy is made durable
+		if err := copyFile(s.at.Master(), next, false); err != nil { // private: the public copy is made durable
 			return err
 		}
 		return s.publishModel(ctx, db, next, held)
@@ -216,7 +214,7 @@ func (s *Store) syncModel(ctx context.Context, db *sql.DB) error {
 
 // nextModel is where the next model is built, emptied.
 func (s *Store) nextModel() string {
-	next := filepath.Join(s.privDir, "model.next.duckdb")
+	next := s.at.MasterNext()
 	os.Remove(next)
 	os.Remove(next + ".wal")
 	return next
@@ -228,7 +226,7 @@ const masterAlias = "model"
 
 // attachMaster attaches the master on conn, read-only, unless it is.
 func (s *Store) attachMaster(ctx context.Context, conn *sql.Conn) error {
-	q := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", sqlString(s.masterPath()), masterAlias)
+	q := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", sqlString(s.at.Master()), masterAlias)
 	if _, err := conn.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("read model: %w", err)
 	}
@@ -245,7 +243,7 @@ func (s *Store) modelInfo(ctx context.Context, db *sql.DB) (latest, views string
 	}
 	defer conn.Close()
 	alias := masterAlias
-	switch _, err := os.Stat(s.masterPath()); {
+	switch _, err := os.Stat(s.at.Master()); {
 	case s.built != "":
 		alias = "model_built"
 		q := fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", sqlString(s.built), alias)

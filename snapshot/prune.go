@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
 )
@@ -50,20 +49,14 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		}
 	}
 	s.removeSnapshotRecords(ids, false)
-	return ids, os.Remove(s.pruningMarker())
+	return ids, os.Remove(s.at.PrunePending())
 }
 
-// pruningMarker is there from before a prune commits until it has removed
-// the pruned snapshots' files: the next start finds it when a kill cut
-// that short, and removes the files of snapshots the state no longer has
-// (recover), which it does not look for otherwise.
-func (s *Store) pruningMarker() string { return filepath.Join(s.privDir, "prune.pending") }
-
 func (s *Store) markPruning() error {
-	if err := os.WriteFile(s.pruningMarker(), nil, 0o644); err != nil {
+	if err := os.WriteFile(s.at.PrunePending(), nil, 0o644); err != nil {
 		return err
 	}
-	syncDir(s.privDir)
+	syncDir(s.at.Private())
 	return nil
 }
 

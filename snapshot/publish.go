@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -125,10 +124,10 @@ func (s *Store) finish(ctx context.Context, db *sql.DB, id, status string) (stri
 // file in staging, or rebuilt from its Parquet when that is gone or cannot
 // be used (a run killed while it was being made the model).
 func (s *Store) modelOf(ctx context.Context, db *sql.DB, id string) error {
-	next := filepath.Join(s.privDir, "model.next.duckdb")
+	next := s.at.MasterNext()
 	os.Remove(next)
 	os.Remove(next + ".wal")
-	if err := os.Rename(filepath.Join(s.stagingDir, id, "model.duckdb"), next); err == nil {
+	if err := os.Rename(s.at.StagedModel(id), next); err == nil {
 		err := s.publishModel(ctx, db, next, id)
 		if err == nil {
 			return nil

@@ -167,7 +167,7 @@ func (s *Store) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error 
 // directory, made with its empty file (emptyQuery's columns, no rows)
 // when it has none.
 func (s *Store) recordFolder(ctx context.Context, conn *sql.Conn, name, emptyQuery string) (string, error) {
-	dir := filepath.Join(s.historyDir(), name)
+	dir := filepath.Join(s.at.History(), name)
 	if _, err := os.Stat(filepath.Join(dir, emptyFile)); err == nil {
 		return dir, nil
 	}
@@ -177,7 +177,7 @@ func (s *Store) recordFolder(ctx context.Context, conn *sql.Conn, name, emptyQue
 	if err := copyTo(ctx, conn, emptyQuery, filepath.Join(dir, emptyFile)); err != nil {
 		return "", err
 	}
-	os.Remove(filepath.Join(s.historyDir(), name+".parquet")) // where a run kind's empty file was before
+	os.Remove(filepath.Join(s.at.History(), name+".parquet")) // where a run kind's empty file was before
 	syncDir(dir)
 	return dir, nil
 }
@@ -214,7 +214,7 @@ func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]
 // snapshots ids, or of every snapshot but those when keep is set.
 func (s *Store) removeSnapshotRecords(ids []string, keep bool) {
 	for _, t := range snapshotRecords {
-		dir := filepath.Join(s.historyDir(), t)
+		dir := filepath.Join(s.at.History(), t)
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			id, ok := strings.CutSuffix(e.Name(), ".parquet")
@@ -239,7 +239,7 @@ func (s *Store) linkFolders(ctx context.Context, conn *sql.Conn, cur, next strin
 	curChanged := false
 	for _, name := range append(folders, snapshotRecords...) {
 		for _, gen := range []string{cur, next} {
-			target, _ := filepath.Rel(gen, filepath.Join(s.historyDir(), name))
+			target, _ := filepath.Rel(gen, filepath.Join(s.at.History(), name))
 			err := os.Symlink(target, filepath.Join(gen, name))
 			if err != nil && !errors.Is(err, os.ErrExist) {
 				return err

@@ -24,7 +24,7 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	for id, status := range unfinished {
-		if _, err := os.Stat(filepath.Join(s.stagingDir, id)); status == StatusIncomplete && err != nil {
+		if _, err := os.Stat(s.at.Staged(id)); status == StatusIncomplete && err != nil {
 			delete(unfinished, id) // published
 			continue
 		}
@@ -39,7 +39,7 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
-	if err := os.RemoveAll(s.stagingDir); err != nil {
+	if err := os.RemoveAll(s.at.Staging()); err != nil {
 		return fmt.Errorf("removing staging: %w", err)
 	}
 	if err := s.tree.renameOldPartitions(); err != nil {
@@ -73,7 +73,7 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 // Without the marker there are none to look for: a publish cut short is
 // finished, not undone.
 func (s *Store) removeStrays(ctx context.Context, db *sql.DB) error {
-	if _, err := os.Stat(s.pruningMarker()); err != nil {
+	if _, err := os.Stat(s.at.PrunePending()); err != nil {
 		return nil
 	}
 	for _, kind := range []struct {
@@ -89,7 +89,7 @@ func (s *Store) removeStrays(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	s.removeSnapshotRecords(known, true)
-	return os.Remove(s.pruningMarker())
+	return os.Remove(s.at.PrunePending())
 }
 
 // snapshotsWith returns the snapshots in the given statuses.
@@ -135,7 +135,7 @@ func (s *Store) removeStrayPartitions(ctx context.Context, db *sql.DB, tr tree, 
 // publishParquet moves the staged tables of snapshot id into tree tr,
 // each as its partition; tables the tree has already are left alone.
 func (s *Store) publishParquet(tr tree, id string) error {
-	staged, _ := filepath.Glob(filepath.Join(s.stagingDir, id, "*"))
+	staged, _ := filepath.Glob(filepath.Join(s.at.Staged(id), "*"))
 	staged = slices.DeleteFunc(staged, func(p string) bool {
 		_, isTable := s.table(filepath.Base(p))
 		return !isTable

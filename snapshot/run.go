@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -74,10 +73,10 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 }
 
 // stage is the run's staging directory.
-func (r *Run) stage() string { return filepath.Join(r.s.stagingDir, r.ID) }
+func (r *Run) stage() string { return r.s.at.Staged(r.ID) }
 
 // dbPath is the run's DuckDB file.
-func (r *Run) dbPath() string { return filepath.Join(r.stage(), "model.duckdb") }
+func (r *Run) dbPath() string { return r.s.at.StagedModel(r.ID) }
 
 // openDB creates the run's DuckDB file, a copy of the views' template
 // when there is one (views.go), with a latest_ table per table.
@@ -200,5 +199,5 @@ func tx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 // other run's is in it.
 func (r *Run) removeStaging() {
 	os.RemoveAll(r.stage())
-	os.Remove(r.s.stagingDir)
+	os.Remove(r.s.at.Staging())
 }

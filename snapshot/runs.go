@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/billsnap/billsnap/journal"
@@ -19,10 +18,6 @@ import (
 // since, and those still running or read as killed): a year's journal is
 // not read whole at every publish.
 
-// runsFile is where the runs read from the journal are written for the
-// state to load.
-func (s *Store) runsFile() string { return filepath.Join(s.privDir, "runs.jsonl") }
-
 // runsColumns are the runs record's columns.
 const runsColumns = `id VARCHAR, job VARCHAR, schedule VARCHAR, period VARCHAR, pid INTEGER, host VARCHAR,
 	started TIMESTAMPTZ, alive TIMESTAMPTZ, finished TIMESTAMPTZ, status VARCHAR, exit_code INTEGER, snapshot_id VARCHAR, error VARCHAR`
@@ -31,7 +26,7 @@ const runsColumns = `id VARCHAR, job VARCHAR, schedule VARCHAR, period VARCHAR, 
 // section) with the journal's runs; cur is the current generation of the
 // records.
 func (s *Store) loadRuns(ctx context.Context, conn *sql.Conn, cur string) error {
-	dir := journal.Dir(s.dir)
+	dir := s.at.Runs()
 	ids, err := journal.IDs(dir)
 	if err != nil {
 		return err
@@ -44,12 +39,12 @@ func (s *Store) loadRuns(ctx context.Context, conn *sql.Conn, cur string) error 
 	if err != nil || len(runs) == 0 {
 		return err
 	}
-	if err := writeJSONLines(s.runsFile(), runs); err != nil {
+	if err := writeJSONLines(s.at.RunsRecord(), runs); err != nil {
 		return err
 	}
-	defer os.Remove(s.runsFile())
+	defer os.Remove(s.at.RunsRecord())
 	_, err = conn.ExecContext(ctx, fmt.Sprintf(`INSERT INTO runs BY NAME SELECT * FROM read_json(%s, format = 'newline_delimited',
-		hive_partitioning = false, columns = %s)`, sqlString(s.runsFile()), jsonColumns(runsColumns)))
+		hive_partitioning = false, columns = %s)`, sqlString(s.at.RunsRecord()), jsonColumns(runsColumns)))
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -26,7 +27,7 @@ func TestThePublishedRunsReadOnlyRunsNotEnded(t *testing.T) {
 	if _, err := take(t, cfg); err != nil {
 		t.Fatal(err)
 	}
-	dir := journal.Dir(cfg.Out)
+	dir := layout.Dir(cfg.Out).Runs()
 	j := journal.New(dir, time.Now)
 	ended, err := j.Start(journal.Run{Job: "export"})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
@@ -29,12 +28,12 @@ const stateLockWait = 5 * time.Minute
 // brief; an export holds one at its start and one to publish, a
 // reconciliation one.
 func (s *Store) Update(ctx context.Context, fn func(db *sql.DB) error) error {
-	lock, err := lockDir(filepath.Join(s.privDir, "state.lock"), max(s.lockWait, stateLockWait))
+	lock, err := lockDir(s.at.StateLock(), max(s.lockWait, stateLockWait))
 	if err != nil {
 		return fmt.Errorf("billsnap's state: %w", err)
 	}
 	defer lock.Close()
-	next := s.statePath() + ".next"
+	next := s.at.State() + ".next"
 	if err := s.section(ctx, next, fn); err != nil {
 		s.built, s.publicStale = "", false
 		s.retired, s.sweeping = nil, false // the marker stays: the next section sweeps
@@ -92,10 +91,10 @@ func (s *Store) section(ctx context.Context, next string, fn func(db *sql.DB) er
 	if err := syncFile(next); err != nil {
 		return fmt.Errorf("billsnap's state: %w", err)
 	}
-	if err := os.Rename(next, s.statePath()); err != nil {
+	if err := os.Rename(next, s.at.State()); err != nil {
 		return fmt.Errorf("billsnap's state: %w", err)
 	}
-	syncDir(s.privDir)
+	syncDir(s.at.Private())
 	return nil
 }
 
@@ -123,7 +122,7 @@ const stateBlockSize = 16 << 10
 func (s *Store) openState(ctx context.Context, next string) (*sql.DB, error) {
 	os.Remove(next)
 	os.Remove(next + ".wal")
-	err := copyFile(s.statePath(), next, false)
+	err := copyFile(s.at.State(), next, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return openDuckDBBlocks(next, s.duck, stateBlockSize)
 	}
@@ -154,7 +153,7 @@ func (s *Store) compactState(ctx context.Context, next string) (*sql.DB, error) 
 	}
 	conn, err := db.Conn(ctx)
 	if err == nil {
-		for _, q := range []string{fmt.Sprintf("ATTACH %s AS old_state (READ_ONLY)", sqlString(s.statePath())),
+		for _, q := range []string{fmt.Sprintf("ATTACH %s AS old_state (READ_ONLY)", sqlString(s.at.State())),
 			"COPY FROM DATABASE old_state TO " + attachedAs, "DETACH old_state"} {
 			if _, err = conn.ExecContext(ctx, q); err != nil {
 				break

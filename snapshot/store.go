@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -21,6 +20,7 @@ import (
 	// DuckDB's trim of the C heap on every close is skipped in any program
 	// that opens a store (the package says why).
 	_ "github.com/billsnap/billsnap/internal/heaptrim"
+	"github.com/billsnap/billsnap/layout"
 )
 
 // Snapshot statuses.
@@ -32,14 +32,16 @@ const (
 	StatusFailed     = "failed"
 )
 
-// Store is an output directory. Readers see these there, and billsnap
-// never changes any in place:
+// Store is an output directory; package layout names every path of it.
+// Readers see these there, and billsnap never changes a file of them in
+// place:
 //
 //	DIR/billsnap.duckdb     the read model: a new file renamed over the old
 //	                        one when its latest snapshot changes
 //	                        (latest_<table> tables, views over the rest)
 //	DIR/parquet             the Parquet tree of complete snapshots, the system
-//	                        of record, switched in one rename (tree)
+//	                        of record: a snapshot's partitions renamed in
+//	                        whole, and out by retention (tree)
 //	DIR/incomplete          the Parquet tree of incomplete snapshots
 //	DIR/records             billsnap's tables (the manifest, reconciliations,
 //	                        runs), written anew at each publish, and the run
@@ -59,13 +61,11 @@ const (
 //	DIR/billsnap.lock            one export at a time
 type Store struct {
 	tables      []catalog.Table // catalog.Tables, with the configuration's fields applied
-	dir         string
 	parquetDir  string
 	tree        tree // complete snapshots
 	incomplete  tree
-	stagingDir  string
-	privDir     string // DIR/.billsnap
-	publicPath  string // DIR/billsnap.duckdb
+	at          layout.Dir // the output directory
+	publicPath  string     // DIR/billsnap.duckdb
 	pq          Parquet
 	duck        DuckDB
 	lock        *os.File      // the export lock; nil for a store opened to reconcile
@@ -88,10 +88,10 @@ func Open(ctx context.Context, cfg Options, log *slog.Logger, now func() time.Ti
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(s.privDir, 0o755); err != nil {
+	if err := os.MkdirAll(s.at.Private(), 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	if s.lock, err = lockDir(filepath.Join(cfg.Out, "billsnap.lock"), cfg.LockWait); err != nil {
+	if s.lock, err = lockDir(layout.Dir(cfg.Out).ExportLock(), cfg.LockWait); err != nil {
 		return nil, err
 	}
 	err = s.adopt(ctx)
@@ -114,7 +114,7 @@ func OpenShared(ctx context.Context, cfg Options, log *slog.Logger, now func() t
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(s.statePath()); err != nil {
+	if _, err := os.Stat(s.at.State()); err != nil {
 		if _, err := os.Stat(s.publicPath); err != nil {
 			return nil, fmt.Errorf("%s: %w", cfg.Out, ErrNoStore)
 		}
@@ -128,7 +128,8 @@ func OpenShared(ctx context.Context, cfg Options, log *slog.Logger, now func() t
 // Exists reports whether cfg.Out holds a store: billsnap's state, or the
 // read model of an earlier billsnap. It creates nothing.
 func Exists(cfg Options) bool {
-	for _, p := range []string{filepath.Join(cfg.Out, privateDir, stateFile), filepath.Join(cfg.Out, cfg.DuckDB.File)} {
+	at := layout.Dir(cfg.Out)
+	for _, p := range []string{at.State(), at.Under(cfg.DuckDB.File)} {
 		if _, err := os.Stat(p); err == nil {
 			return true
 		}
@@ -141,22 +142,12 @@ func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, erro
 	if err != nil {
 		return nil, err
 	}
-	parquetDir := filepath.Join(cfg.Out, cfg.Parquet.Dir)
-	return &Store{tables: tables, dir: cfg.Out, parquetDir: parquetDir, tree: newTree(parquetDir),
-		incomplete: newTree(filepath.Join(cfg.Out, "incomplete")), records: newTree(filepath.Join(cfg.Out, "records")), stagingDir: filepath.Join(cfg.Out, ".staging"),
-		privDir: filepath.Join(cfg.Out, privateDir), publicPath: filepath.Join(cfg.Out, cfg.DuckDB.File),
+	at := layout.Dir(cfg.Out)
+	parquetDir := at.Under(cfg.Parquet.Dir)
+	return &Store{tables: tables, parquetDir: parquetDir, tree: newTree(parquetDir),
+		incomplete: newTree(at.Incomplete()), records: newTree(at.Records()), at: at, publicPath: at.Under(cfg.DuckDB.File),
 		pq: cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
 }
-
-// privateDir holds billsnap's own state, under the output directory, in
-// stateFile.
-const (
-	privateDir = ".billsnap"
-	stateFile  = "state.duckdb"
-)
-
-func (s *Store) statePath() string  { return filepath.Join(s.privDir, stateFile) }
-func (s *Store) masterPath() string { return filepath.Join(s.privDir, "model.duckdb") }
 
 // table is the store's table called name.
 func (s *Store) table(name string) (catalog.Table, bool) {
@@ -226,7 +217,7 @@ func (s *Store) loadSettings(ctx context.Context, db *sql.DB) error {
 }
 
 // Dir is the output directory; ParquetDir is in it.
-func (s *Store) Dir() string        { return s.dir }
+func (s *Store) Dir() string        { return string(s.at) }
 func (s *Store) ParquetDir() string { return s.parquetDir }
 
 // Tables are the store's tables, the configuration's fields applied.

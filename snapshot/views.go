@@ -97,7 +97,7 @@ func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) er
 // master), attaching it on conn.
 func (s *Store) masterViews(ctx context.Context, conn *sql.Conn) string {
 	var key string
-	if _, err := os.Stat(s.masterPath()); err == nil && s.attachMaster(ctx, conn) == nil {
+	if _, err := os.Stat(s.at.Master()); err == nil && s.attachMaster(ctx, conn) == nil {
 		conn.QueryRowContext(ctx, "SELECT value FROM "+masterAlias+".billsnap_model WHERE key = 'views'").Scan(&key)
 	}
 	return key
@@ -114,13 +114,11 @@ func modelInfoSQL(latest, key string) string {
 // made.
 const templateAlias = "views_next"
 
-func (s *Store) templatePath() string { return filepath.Join(s.privDir, "views.duckdb") }
-
 // saveTemplate makes the template anew: empty latest_ tables (which the
 // views of an empty tree read) and the views want, bound, written beside
 // it and renamed over it. conn is on the state, in a section.
 func (s *Store) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) error {
-	tmp := s.templatePath() + ".next"
+	tmp := s.at.ViewsTemplate() + ".next"
 	os.Remove(tmp)
 	os.Remove(tmp + ".wal")
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s", sqlString(tmp), templateAlias)); err != nil {
@@ -139,7 +137,7 @@ func (s *Store) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) 
 		err = syncFile(tmp)
 	}
 	if err == nil {
-		err = os.Rename(tmp, s.templatePath())
+		err = os.Rename(tmp, s.at.ViewsTemplate())
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -152,7 +150,7 @@ func (s *Store) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) 
 // template when there is one (whose latest_ tables the run makes anew,
 // with its own columns); it tells whether it did.
 func (s *Store) startFromTemplate(path string) (bool, error) {
-	err := copyFile(s.templatePath(), path, false)
+	err := copyFile(s.at.ViewsTemplate(), path, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}

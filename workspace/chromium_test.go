@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/billsnap/billsnap/internal/testtools"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
 )
 
@@ -176,7 +177,7 @@ func TestWorkspaceInChromium(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`#signoff-form input[name=role]`), "controller"),
 		chromedp.Submit(chromedp.CSS(`#signoff-form input[name=name]`)), chromedp.WaitVisible(chromedp.CSS(`p.signoff`)))
 
-	entries, err := ledger.New(ledger.Path(fx.cfg.Out), time.Now).Read()
+	entries, err := ledger.New(layout.Dir(fx.cfg.Out).Ledger(), time.Now).Read()
 	if err != nil {
 		t.Fatal(err)
 	}

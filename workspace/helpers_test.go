@@ -16,6 +16,7 @@ import (
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
@@ -164,7 +165,7 @@ func (fx *fixture) serve(t testing.TB, token string) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := New(Options{Store: fx.cfg.Options, Reconcile: opts, Ledger: ledger.New(ledger.Path(fx.cfg.Out), time.Now),
+	ws, err := New(Options{Store: fx.cfg.Options, Reconcile: opts, Ledger: ledger.New(layout.Dir(fx.cfg.Out).Ledger(), time.Now),
 		Token: token, Trend: 6, PageSize: 25, Log: quiet, Now: time.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -124,7 +125,7 @@ func reconcileLatest(ctx context.Context, cfg config.Config) (int, error) {
 // the latest snapshot's field notes in the read model, and the
 // deliveries.
 func status(ctx context.Context, cfg config.Config) error {
-	if _, err := journal.Newest(journal.Dir(cfg.Out), 10, time.Now()); err != nil {
+	if _, err := journal.Newest(layout.Dir(cfg.Out).Runs(), 10, time.Now()); err != nil {
 		return err
 	}
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
@@ -135,7 +136,7 @@ func status(ctx context.Context, cfg config.Config) error {
 	if _, _, err := snapshot.LatestNotes(ctx, db); err != nil {
 		return err
 	}
-	_, err = journal.DeliveriesOf(cfg.Out).List()
+	_, err = journal.DeliveriesIn(layout.Dir(cfg.Out).Notifications()).List()
 	return err
 }
 
@@ -324,7 +325,7 @@ func seedJournal(out string, ids []string) error {
 		}
 		for i, name := range []string{"export", "reconcile"} {
 			start := at.Add(time.Duration(i) * time.Minute)
-			e, err := journal.New(journal.Dir(out), func() time.Time { return start }).Start(journal.Run{Job: name, PID: os.Getpid()})
+			e, err := journal.New(layout.Dir(out).Runs(), func() time.Time { return start }).Start(journal.Run{Job: name, PID: os.Getpid()})
 			if err != nil {
 				return err
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
@@ -265,14 +266,14 @@ func TestEveryRunIsCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, 60*time.Second, func() bool { // seen alive after its start: its heartbeat ran
-		runs, _ := journal.List(journal.Dir(dir), time.Now())
+		runs, _ := journal.List(layout.Dir(dir).Runs(), time.Now())
 		return len(runs) > 0 && runs[0].Status == journal.Running && runs[0].Alive.After(runs[0].Started)
 	})
 	killed.Process.Signal(syscall.SIGKILL)
 	killed.Wait()
 
 	run(clean, "export")
-	runs, err := journal.List(journal.Dir(dir), time.Now())
+	runs, err := journal.List(layout.Dir(dir).Runs(), time.Now())
 	if err != nil || len(runs) != started {
 		t.Fatalf("%d runs on record, %d started (%v)", len(runs), started, err)
 	}

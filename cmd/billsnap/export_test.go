@@ -17,6 +17,7 @@ import (
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -95,7 +96,7 @@ func TestExportAppliesRetention(t *testing.T) {
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "c.yml")
 	os.WriteFile(cfgFile, []byte("retention: {keep: 2, runs: 1}\n"), 0o644)
-	notes := journal.DeliveriesOf(dir)
+	notes := journal.DeliveriesIn(layout.Dir(dir).Notifications())
 	notes.Add(journal.Delivery{Time: time.Now().AddDate(0, 0, -30), Target: "ops", Event: "material", Key: "S0", Findings: []string{"k"}, Result: journal.DeliverySent})
 	for i := range 3 {
 		if code, _, stderr := cli(t, srv, "export", "--config", cfgFile, "--out", dir, "--progress", "none"); code != job.ExitOK {
@@ -111,8 +112,8 @@ func TestExportAppliesRetention(t *testing.T) {
 	// The third export pruned the first two runs: the second started
 	// before the oldest snapshot kept (its own), and runs: 1 keeps only
 	// the third, which was running.
-	runs, _ := journal.List(journal.Dir(dir), time.Now())
-	if files, _ := filepath.Glob(filepath.Join(journal.Dir(dir), "*.json")); len(runs) != 1 || len(files) != 1 {
+	runs, _ := journal.List(layout.Dir(dir).Runs(), time.Now())
+	if files, _ := filepath.Glob(filepath.Join(layout.Dir(dir).Runs(), "*.json")); len(runs) != 1 || len(files) != 1 {
 		t.Errorf("%d runs listed, %d files in the journal; want the last export's alone", len(runs), len(files))
 	}
 	prom := readFile(t, filepath.Join(dir, "billsnap.prom"))

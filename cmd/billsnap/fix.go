@@ -7,6 +7,7 @@ import (
 
 	"github.com/billsnap/billsnap/fix"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -106,7 +107,7 @@ func runFixApply(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "plan %s: %d done, %d done before, %d made by an earlier apply, %d refused; %d writes sent (%.1fs)\n",
 			p.Digest[:12], sum.Done, sum.AlreadyDone, sum.Skipped, sum.Failed, sum.Writes, time.Since(start).Seconds())
 		if err == nil && sum.Failed > 0 {
-			err = fmt.Errorf("the service refused %d of the plan's writes: the record of writes says why (%s)", sum.Failed, fix.RecordPath(cfg.Out))
+			err = fmt.Errorf("the service refused %d of the plan's writes: the record of writes says why (%s)", sum.Failed, layout.Dir(cfg.Out).Fixes())
 		}
 		return job.Outcome{Requests: req}, err
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/billsnap/billsnap/fix"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 )
 
@@ -88,7 +89,7 @@ func TestAWriteWithNoAnswerIsReadBackNotSentAgain(t *testing.T) {
 // recordOf is the record of writes of the store at dir.
 func recordOf(t *testing.T, dir string) []fix.Event {
 	t.Helper()
-	lines, err := os.ReadFile(fix.RecordPath(dir))
+	lines, err := os.ReadFile(layout.Dir(dir).Fixes())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
@@ -112,7 +113,7 @@ func TestSIGTERMMidExport(t *testing.T) {
 		t.Fatalf("the lock is not released: %v", err)
 	}
 	defer store.Close()
-	runs, _ := journal.List(journal.Dir(cfg.Out), time.Now())
+	runs, _ := journal.List(layout.Dir(cfg.Out).Runs(), time.Now())
 	if len(runs) != 2 || runs[0].Status != journal.Interrupted || runs[1].Status != journal.OK {
 		t.Fatalf("runs %+v", runs)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/workspace"
 )
@@ -42,7 +43,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ws, err := workspace.New(workspace.Options{Store: cfg.Options, Reconcile: opts, Ledger: ledger.New(ledger.Path(cfg.Out), time.Now),
+	ws, err := workspace.New(workspace.Options{Store: cfg.Options, Reconcile: opts, Ledger: ledger.New(layout.Dir(cfg.Out).Ledger(), time.Now),
 		Token: token, Trend: cfg.Reports.Trend, PageSize: 50, Log: env.log, Now: time.Now})
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -49,7 +50,7 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 // printDeliveries shows each notification target's last delivery, and
 // since when it has been failing.
 func printDeliveries(w io.Writer, out string) error {
-	ds, err := journal.DeliveriesOf(out).List()
+	ds, err := journal.DeliveriesIn(layout.Dir(out).Notifications()).List()
 	if err != nil || len(ds) == 0 {
 		return err
 	}
@@ -84,7 +85,7 @@ func printDeliveries(w io.Writer, out string) error {
 }
 
 func printRuns(ctx context.Context, w io.Writer, cfg config.Config, n int) error {
-	runs, err := journal.Newest(journal.Dir(cfg.Out), n, time.Now())
+	runs, err := journal.Newest(layout.Dir(cfg.Out).Runs(), n, time.Now())
 	if err != nil {
 		return err
 	}
