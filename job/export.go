@@ -11,6 +11,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot"
@@ -58,7 +59,7 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 	if err != nil {
 		return nil, journal.Requests{}, err
 	}
-	sum, err := store.Take(ctx, w, colls)
+	sum, err := take(ctx, store, w, colls)
 	req := requestsOf(w.Client)
 	if err != nil {
 		return nil, req, err
@@ -75,6 +76,16 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 		err = publishLake(ctx, cfg, store, svc.Log)
 	}
 	return sum, req, err
+}
+
+// take walks every collection into a new snapshot of store and publishes
+// it; a snapshot whose walk fails is recorded as failed.
+func take(ctx context.Context, store *snapshot.Store, w *extract.Walker, colls []extract.Collection) (*snapshot.Summary, error) {
+	run, err := store.Begin(ctx, snapshot.Meta{BaseURL: w.BaseURL, FrontURL: w.FrontURL})
+	if err != nil {
+		return nil, err
+	}
+	return run.Finish(ctx, ingest.Walk(ctx, w, colls, run), w.Client.Redact)
 }
 
 // ExportOutcome is the outcome of an export (sum nil: none was taken) and

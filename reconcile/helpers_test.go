@@ -11,6 +11,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -54,7 +55,12 @@ func (e *env) export() *snapshot.Summary {
 	}
 	colls, _ := catalog.Collections(nil)
 	w := &extract.Walker{Client: c, BaseURL: e.srv.BaseURL(), FrontURL: e.srv.FrontURL(), Prefetch: 8, MaxRewalks: 2, Clock: clock}
-	sum, err := e.store.Take(context.Background(), w, colls)
+	ctx := context.Background()
+	run, err := e.store.Begin(ctx, snapshot.Meta{BaseURL: w.BaseURL, FrontURL: w.FrontURL})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	sum, err := run.Finish(ctx, ingest.Walk(ctx, w, colls, run), c.Redact)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestAPublishCutShortAfterTheManifestIsFinished(t *testing.T) {
 	if err := os.WriteFile(link, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Take(context.Background(), walker(t, cfg), collections(t, cfg)); err == nil {
+	if _, err := takeWith(t, s, cfg); err == nil {
 		t.Fatal("the publish did not fail")
 	}
 	s.Close()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -46,7 +47,20 @@ func take(t *testing.T, cfg testCfg) (*Summary, error) {
 	t.Helper()
 	s := openStore(t, cfg)
 	defer s.Close()
-	return s.Take(context.Background(), walker(t, cfg), collections(t, cfg))
+	return takeWith(t, s, cfg)
+}
+
+// takeWith takes a snapshot of cfg's sandbox into s as job does: the
+// walks, then the publish or the failure.
+func takeWith(t *testing.T, s *Store, cfg testCfg) (*Summary, error) {
+	t.Helper()
+	ctx := context.Background()
+	w := walker(t, cfg)
+	run, err := s.Begin(ctx, Meta{BaseURL: w.BaseURL, FrontURL: w.FrontURL})
+	if err != nil {
+		return nil, err
+	}
+	return run.Finish(ctx, ingest.Walk(ctx, w, collections(t, cfg), run), w.Client.Redact)
 }
 
 func walker(t *testing.T, cfg testCfg) *extract.Walker {

@@ -12,27 +12,17 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
-// walkInto walks every collection of the sandbox into run, as Take does,
-// without publishing.
+// walkInto walks every collection of the sandbox into run, without
+// publishing.
 func walkInto(t *testing.T, cfg testCfg, run *Run) {
 	t.Helper()
-	w := walker(t, cfg)
-	var g errgroup.Group
-	for _, c := range collections(t, cfg) {
-		g.Go(func() error {
-			res, err := w.Walk(context.Background(), c, run.Sink(c.Table))
-			run.Walked(res)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err := ingest.Walk(context.Background(), walker(t, cfg), collections(t, cfg), run); err != nil {
 		t.Fatal(err)
 	}
 }

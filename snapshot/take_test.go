@@ -108,7 +108,7 @@ func TestLoadMemoryLimit(t *testing.T) {
 	cfg.DuckDB.LoadMemoryLimit = "1KB"
 	s := openStore(t, cfg)
 	defer s.Close()
-	_, err := s.Take(context.Background(), walker(t, cfg), collections(t, cfg))
+	_, err := takeWith(t, s, cfg)
 	if err == nil || !strings.Contains(err.Error(), "config key duckdb.load_memory_limit") {
 		t.Errorf("a 1KB load limit: %v", err)
 	}
@@ -130,7 +130,7 @@ func TestALoadOutOfMemoryRaisesTheLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := s.Take(context.Background(), walker(t, cfg), collections(t, cfg))
+		sum, err := takeWith(t, s, cfg)
 		s.Close()
 		if !strings.Contains(log.String(), "DuckDB ran out of memory loading the snapshot; loading again with a higher memory limit\" memory_limit=8MB") {
 			t.Errorf("ceiling %s: the log does not say the limit was raised:\n%s", tc.ceiling, log.String())
