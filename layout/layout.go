@@ -45,6 +45,10 @@ func (d Dir) private(name string) string { return filepath.Join(d.Private(), nam
 // the run records' index.
 func (d Dir) State() string { return d.private("state.duckdb") }
 
+// StateTemp is where the sections' DuckDB spills what does not fit in
+// memory.
+func (d Dir) StateTemp() string { return d.private("state.tmp") }
+
 // StateLock is held through each section of the state.
 func (d Dir) StateLock() string { return d.private("state.lock") }
 

@@ -74,7 +74,7 @@ func (s *Store) section(ctx context.Context, next string, fn func(db *sql.DB) er
 	if err == nil {
 		err = fn(db)
 	}
-	if cerr := db.Close(); err == nil {
+	if cerr := s.state.end(ctx, db); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -124,21 +124,26 @@ func (s *Store) openState(ctx context.Context, next string) (*sql.DB, error) {
 	os.Remove(next + ".wal")
 	err := copyFile(s.at.State(), next, false)
 	if errors.Is(err, os.ErrNotExist) {
-		return openDuckDBBlocks(next, s.duck, stateBlockSize)
+		return s.state.open(next, stateBlockSize)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("billsnap's state: %w", err)
 	}
-	db, err := openDuckDB(next, s.duck)
+	db, err := s.state.open(next, 0)
 	if err != nil {
 		return nil, err
 	}
 	var size int
 	err = db.QueryRowContext(ctx, "SELECT block_size FROM pragma_database_size() WHERE database_name = ?", attachedAs).Scan(&size)
 	if err != nil || size == stateBlockSize {
+		if err != nil {
+			s.state.end(ctx, db)
+		}
 		return db, err
 	}
-	db.Close()
+	if err := s.state.end(ctx, db); err != nil {
+		return nil, err
+	}
 	os.Remove(next)
 	os.Remove(next + ".wal")
 	return s.compactState(ctx, next)
@@ -147,7 +152,7 @@ func (s *Store) openState(ctx context.Context, next string) (*sql.DB, error) {
 // compactState copies the state into a new file at next with blocks of
 // stateBlockSize.
 func (s *Store) compactState(ctx context.Context, next string) (*sql.DB, error) {
-	db, err := openDuckDBBlocks(next, s.duck, stateBlockSize)
+	db, err := s.state.open(next, stateBlockSize)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +167,7 @@ func (s *Store) compactState(ctx context.Context, next string) (*sql.DB, error) 
 		conn.Close()
 	}
 	if err != nil {
-		db.Close()
+		s.state.end(ctx, db)
 		return nil, fmt.Errorf("billsnap's state: copying it to blocks of %d bytes: %w", stateBlockSize, err)
 	}
 	return db, nil

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -65,6 +64,7 @@ type Store struct {
 	tree        tree // complete snapshots
 	incomplete  tree
 	at          layout.Dir // the output directory
+	state       *engine    // where the sections run
 	publicPath  string     // DIR/billsnap.duckdb
 	pq          Parquet
 	duck        DuckDB
@@ -146,7 +146,8 @@ func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, erro
 	parquetDir := at.Under(cfg.Parquet.Dir)
 	return &Store{tables: tables, parquetDir: parquetDir, tree: newTree(parquetDir),
 		incomplete: newTree(at.Incomplete()), records: newTree(at.Records()), at: at, publicPath: at.Under(cfg.DuckDB.File),
-		pq: cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
+		state: &engine{cfg: cfg.DuckDB, tmp: at.StateTemp()},
+		pq:    cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
 }
 
 // table is the store's table called name.
@@ -177,16 +178,8 @@ func openDuckDB(path string, cfg DuckDB) (*sql.DB, error) {
 // blockSize bytes (0: DuckDB's default, 256 KiB). A file's block size is
 // set when it is created.
 func openDuckDBBlocks(path string, cfg DuckDB, blockSize int) (*sql.DB, error) {
-	dsn := "?" + url.Values{"threads": {fmt.Sprint(cfg.Threads)}, "memory_limit": {cfg.MemoryLimit},
-		"preserve_insertion_order": {"false"}, "temp_directory": {path + ".tmp"},
-		"allocator_flush_threshold": {"8MB"}, "allocator_bulk_deallocation_flush_threshold": {"8MB"},
-		"allocator_background_threads": {"true"}}.Encode()
-	opts := fmt.Sprintf("ROW_GROUP_SIZE %d", cfg.RowGroupSize)
-	if blockSize > 0 {
-		opts += fmt.Sprintf(", BLOCK_SIZE %d", blockSize)
-	}
-	attach := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (%s)", sqlString(path), attachedAs, opts)
-	c, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
+	attach := attachSQL(path, cfg, blockSize)
+	c, err := duckdb.NewConnector(duckDSN(path+".tmp", cfg), func(ex driver.ExecerContext) error {
 		for _, q := range []string{attach, "USE " + attachedAs} {
 			if _, err := ex.ExecContext(context.Background(), q, nil); err != nil {
 				return fmt.Errorf("duckdb %s: %w", path, err)
@@ -223,13 +216,15 @@ func (s *Store) ParquetDir() string { return s.parquetDir }
 // Tables are the store's tables, the configuration's fields applied.
 func (s *Store) Tables() []catalog.Table { return s.tables }
 
-// Close releases the export lock.
+// Close stops the engine of the store's sections and releases the export
+// lock.
 func (s *Store) Close() error {
 	crashpoint.Hit("close")
+	err := s.state.close()
 	if s.lock != nil {
 		s.lock.Close()
 	}
-	return nil
+	return err
 }
 
 const metaSQL = `
