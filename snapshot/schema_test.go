@@ -93,6 +93,16 @@ func TestTheStateIsUpgraded(t *testing.T) {
 	if err := MigrateState(ctx, db); err != nil {
 		t.Fatal(err)
 	}
+	// A state this billsnap migrated is not migrated again, until its
+	// record of the statements differs.
+	db.Exec("DROP VIEW latest_snapshot")
+	if err := MigrateState(ctx, db); err != nil || viewExists(db, "latest_snapshot") {
+		t.Fatalf("migrated again (%v)", err)
+	}
+	db.Exec("UPDATE billsnap_meta SET value = 'other' WHERE key = 'state_sql'")
+	if err := MigrateState(ctx, db); err != nil || !viewExists(db, "latest_snapshot") {
+		t.Fatalf("statements of another billsnap: not migrated (%v)", err)
+	}
 	if _, err := db.Exec("UPDATE billsnap_meta SET value = '2' WHERE key = 'schema_version'"); err != nil {
 		t.Fatal(err)
 	}
@@ -108,4 +118,10 @@ func TestTheStateIsUpgraded(t *testing.T) {
 	if err := MigrateState(ctx, db); err == nil || !strings.Contains(err.Error(), "schema version 99") {
 		t.Fatalf("a newer state: %v", err)
 	}
+}
+
+func viewExists(db *sql.DB, name string) bool {
+	var n int
+	db.QueryRow("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", name).Scan(&n)
+	return n > 0
 }

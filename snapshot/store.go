@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -307,9 +308,29 @@ var upgradable = []string{"2", "3", "4", "5"}
 // stateSQL creates the state's tables.
 const stateSQL = metaSQL + fieldIDsSQL + runFilesSQL + parquetColumnsSQL + snapshotMacrosSQL
 
+// stateDigest names the statements and the version of the state's
+// schema; a state of this version that records it (billsnap_meta's
+// state_sql) has them already.
+var stateDigest = fmt.Sprintf("%x", sha256.Sum256([]byte(schemaVersion+"\n"+stateSQL)))[:16]
+
 // MigrateState creates the tables of billsnap's state in db (a fixture
-// database of reconcile's tests, too) and checks their schema version.
+// database of reconcile's tests, too) and checks their schema version. A
+// state that this billsnap migrated before is left as it is.
 func MigrateState(ctx context.Context, db *sql.DB) error {
+	var done bool
+	err := db.QueryRowContext(ctx, `SELECT count(*) = 2 FROM billsnap_meta
+		WHERE (key = 'state_sql' AND value = ?) OR (key = 'schema_version' AND value = ?)`, stateDigest, schemaVersion).Scan(&done)
+	if err == nil && done {
+		return nil
+	}
+	if err := migrateState(ctx, db); err != nil {
+		return err
+	}
+	_, err = db.ExecContext(ctx, "INSERT OR REPLACE INTO billsnap_meta VALUES ('state_sql', ?)", stateDigest)
+	return err
+}
+
+func migrateState(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, stateSQL); err != nil {
 		return fmt.Errorf("duckdb schema: %w", err)
 	}
