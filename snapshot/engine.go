@@ -62,8 +62,8 @@ func (e *engine) open(path string, blockSize int) (*sql.DB, error) {
 }
 
 // end closes the section's database db and detaches every database the
-// section attached. An instance that cannot detach them is closed, and
-// the next section starts another.
+// section attached, also when ctx is cancelled. An instance that cannot
+// detach them is closed, and the next section starts another.
 func (e *engine) end(ctx context.Context, db *sql.DB) error {
 	err := db.Close()
 	e.mu.Lock()
@@ -71,7 +71,7 @@ func (e *engine) end(ctx context.Context, db *sql.DB) error {
 	if e.c == nil {
 		return err
 	}
-	derr := e.detachAll(ctx)
+	derr := e.detachAll(context.WithoutCancel(ctx))
 	if derr != nil {
 		e.c.Close()
 		e.c = nil
