@@ -172,15 +172,26 @@ func (s *Store) history(tr tree, t catalog.Table, status string, byName bool) st
 }
 
 // hasParquet tells whether a partition of the table directory dir holds a
-// Parquet file, looking no further than the first that does.
+// Parquet file, looking no further than the first that does: the
+// partitions are read a few at a time, in the directory's order, not
+// listed and sorted whole.
 func hasParquet(dir string) bool {
-	parts, _ := os.ReadDir(dir)
-	for _, p := range parts {
-		if files, _ := filepath.Glob(filepath.Join(dir, p.Name(), "*.parquet")); len(files) > 0 {
-			return true
+	d, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	for {
+		parts, err := d.ReadDir(8)
+		for _, p := range parts {
+			if files, _ := filepath.Glob(filepath.Join(dir, p.Name(), "*.parquet")); len(files) > 0 {
+				return true
+			}
+		}
+		if err != nil {
+			return false
 		}
 	}
-	return false
 }
 
 // parquetRelation reads the Parquet files of glob as the latest_ tables
