@@ -172,7 +172,7 @@ func loadFixture(t *testing.T, name string) (*fixture, *sql.DB) {
 func bindFixture(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 	for _, schema := range []string{"cur", "prev"} {
 		for _, tb := range catalog.Tables() {
-			q := fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM fx_%[1]s.%[2]s", schema, tb.Name)
+			q := fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM memory.fx_%[1]s.%[2]s", schema, tb.Name)
 			if _, err := conn.ExecContext(ctx, q); err != nil {
 				return err
 			}
@@ -200,7 +200,7 @@ func (fx *fixture) load(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
-	for _, schema := range []string{"cur", "prev", "fx_cur", "fx_prev"} {
+	for _, schema := range []string{"fx_cur", "fx_prev"} {
 		if _, err := db.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+schema); err != nil {
 			return err
 		}

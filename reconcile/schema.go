@@ -7,11 +7,13 @@ import (
 )
 
 // schemaSQL creates what rules read besides the snapshots' rows: the
-// schemas cur and prev (whose views over the snapshots' rows Options.Bind
-// makes) and the helper macros. The tables reconcile writes (findings,
+// catalogs cur and prev (whose views over the snapshots' rows Options.Bind
+// makes) and the helper macros. cur and prev are databases in memory,
+// attached for the reconciliation, so that nothing of them is written to
+// the database reconciled in. The tables reconcile writes (findings,
 // unjudged, reconciliations) are the store's state's (snapshot).
 func schemaSQL() []string {
-	return []string{"CREATE SCHEMA IF NOT EXISTS cur", "CREATE SCHEMA IF NOT EXISTS prev",
+	return []string{"ATTACH IF NOT EXISTS ':memory:' AS cur", "ATTACH IF NOT EXISTS ':memory:' AS prev",
 		`CREATE OR REPLACE MACRO cur.price_key(charge_id, currency) AS charge_id || '/' || currency`,
 		`CREATE OR REPLACE MACRO cur.in_period(ts) AS
 		   getvariable('period_start') IS NULL OR (ts >= getvariable('period_start') AND ts < getvariable('period_end'))`,

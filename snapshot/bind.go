@@ -11,7 +11,8 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 )
 
-// Bind makes the views cur.<table> and prev.<table> on conn show the
+// Bind makes the views cur.<table> and prev.<table> on conn (in the
+// databases in memory cur and prev, which the section's end detaches) show the
 // snapshots cur and prev, for reconcile: the latest complete snapshot from
 // the read model's master (native tables), another from its Parquet, in
 // the tree of complete snapshots or of incomplete ones. prev "" gives
@@ -31,7 +32,7 @@ func (s *Store) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) erro
 		}
 	}
 	for _, schema := range []struct{ name, id string }{{"cur", cur}, {"prev", prev}} {
-		if _, err := conn.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+schema.name); err != nil {
+		if _, err := conn.ExecContext(ctx, "ATTACH IF NOT EXISTS ':memory:' AS "+schema.name); err != nil {
 			return err
 		}
 		for _, t := range s.tables {

@@ -472,10 +472,14 @@ func KeepPlain(ctx context.Context, conn *sql.Conn, snap, period string) error {
 }
 
 // BindPlain makes the views of the run records Bind makes, over the
-// tables of PlainHistory.
+// tables of PlainHistory in the connection's database.
 func BindPlain(ctx context.Context, conn *sql.Conn, cur, prev string) error {
+	var db string
+	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		return err
+	}
 	for _, b := range []struct{ view, table, snap string }{{"prev.stored_findings", "findings", prev}, {"cur.stored_rechecks", "rechecks", cur}} {
-		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM main.%s WHERE snapshot_id = %s", b.view, b.table, sqlString(b.snap))
+		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM %s.main.%s WHERE snapshot_id = %s", b.view, quoteIdent(db), b.table, sqlString(b.snap))
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return err
 		}

@@ -99,8 +99,11 @@ func TestTheStateIsUpgraded(t *testing.T) {
 	if err := MigrateState(ctx, db); err != nil || viewExists(db, "latest_snapshot") {
 		t.Fatalf("migrated again (%v)", err)
 	}
+	// A state of before held reconcile's schemas cur and prev, which
+	// would make the names of the databases cur and prev ambiguous.
+	db.Exec("CREATE SCHEMA cur; CREATE VIEW cur.customers AS SELECT 1 AS x")
 	db.Exec("UPDATE billsnap_meta SET value = 'other' WHERE key = 'state_sql'")
-	if err := MigrateState(ctx, db); err != nil || !viewExists(db, "latest_snapshot") {
+	if err := MigrateState(ctx, db); err != nil || !viewExists(db, "latest_snapshot") || viewExists(db, "customers") {
 		t.Fatalf("statements of another billsnap: not migrated (%v)", err)
 	}
 	if _, err := db.Exec("UPDATE billsnap_meta SET value = '2' WHERE key = 'schema_version'"); err != nil {

@@ -229,6 +229,8 @@ func (s *Store) Close() error {
 }
 
 const metaSQL = `
+DROP SCHEMA IF EXISTS cur CASCADE;
+DROP SCHEMA IF EXISTS prev CASCADE;
 CREATE TABLE IF NOT EXISTS billsnap_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE IF NOT EXISTS snapshots (
   id VARCHAR PRIMARY KEY,
