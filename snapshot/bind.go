@@ -11,14 +11,15 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 )
 
-// Bind makes the views cur.<table> and prev.<table> on conn (in the
-// databases in memory cur and prev, which the section's end detaches) show the
-// snapshots cur and prev, for reconcile: the latest complete snapshot from
-// the read model's master (native tables), another from its Parquet, in
-// the tree of complete snapshots or of incomplete ones. prev "" gives
-// empty views. It makes prev.stored_findings and cur.stored_rechecks too
-// (bindHistory), the run records reconcile reads. conn is a connection of the state, in a section of it; the
-// master stays attached (read-only) until the section ends.
+// Bind makes the views cur.<table> and prev.<table> on conn show the
+// snapshots cur and prev, for reconcile: the latest complete snapshot
+// from the read model's master (native tables), another from its
+// Parquet, in the tree of complete snapshots or of incomplete ones. prev
+// "" gives empty views. It makes prev.stored_findings and
+// cur.stored_rechecks too (bindHistory), the run records reconcile reads.
+// cur and prev are databases in memory; conn is a connection of the
+// state, in a section of it, whose end detaches them and the master
+// (attached read-only).
 func (s *Store) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 	latest := ""
 	if _, err := os.Stat(s.at.Master()); err == nil {

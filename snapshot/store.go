@@ -229,6 +229,8 @@ func (s *Store) Close() error {
 }
 
 const metaSQL = `
+-- reconcile's cur and prev, schemas of the state before they were
+-- databases in memory: their names would be ambiguous.
 DROP SCHEMA IF EXISTS cur CASCADE;
 DROP SCHEMA IF EXISTS prev CASCADE;
 CREATE TABLE IF NOT EXISTS billsnap_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
