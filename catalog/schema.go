@@ -180,12 +180,29 @@ func CollectionOf(table string) string {
 
 // TableNamed returns the table called name.
 func TableNamed(name string) (Table, error) {
-	for _, t := range tables {
-		if t.Name == name {
-			return t, nil
-		}
+	if t, ok := Find(tables, name); ok {
+		return t, nil
 	}
 	return Table{}, fmt.Errorf("no table %q", name)
+}
+
+// Find is the table called name among tables.
+func Find(tables []Table, name string) (Table, bool) {
+	i := slices.IndexFunc(tables, func(t Table) bool { return t.Name == name })
+	if i < 0 {
+		return Table{}, false
+	}
+	return tables[i], true
+}
+
+// TablesOf names the tables a walk of collection fills: its own, then
+// those of its nested lists.
+func TablesOf(collection string) []string {
+	out := []string{collection}
+	for _, ch := range children[collection] {
+		out = append(out, ch.Table)
+	}
+	return out
 }
 
 // ColumnNames are the table's columns in Parquet order (without snapshot_id).

@@ -56,12 +56,13 @@ func newRowBuilder(t catalog.Table, ch *catalog.Child) *rowBuilder {
 	for i, c := range b.columns {
 		b.byName[c.Field] = i
 	}
-	for _, nested := range catalog.Children(t.Name) {
-		b.byName[nested.Field] = notColumn
+	nested := catalog.Children(t.Name)
+	for _, ch := range nested {
+		b.byName[ch.Field] = notColumn
 	}
 	n := len(b.columns)
 	b.vals, b.types, b.outs, b.tallies = make([]string, n), make([]jsonType, n), make([]outcome, n), make([]fieldTally, n)
-	b.lists = make([]fieldTally, len(catalog.Children(t.Name)))
+	b.lists = make([]fieldTally, len(nested))
 	return b
 }
 

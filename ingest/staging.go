@@ -101,13 +101,7 @@ func (s *Staging) Sink(table string) extract.Sink {
 }
 
 // table is the staged table called name.
-func (s *Staging) table(name string) (catalog.Table, bool) {
-	i := slices.IndexFunc(s.tables, func(t catalog.Table) bool { return t.Name == name })
-	if i < 0 {
-		return catalog.Table{}, false
-	}
-	return s.tables[i], true
-}
+func (s *Staging) table(name string) (catalog.Table, bool) { return catalog.Find(s.tables, name) }
 
 type collectionSink struct {
 	s        *Staging
@@ -176,21 +170,12 @@ func (c *collectionSink) End() (extract.Tally, error) {
 	c.s.mu.Lock()
 	c.s.fields[c.table.Name] = fields
 	c.s.mu.Unlock()
-	for _, name := range append([]string{c.table.Name}, childTables(c.children)...) {
+	for _, name := range catalog.TablesOf(c.table.Name) {
 		if err := c.s.writers[name].close(); err != nil {
 			return extract.Tally{}, err
 		}
 	}
 	return c.s.hooks.Ended(c.table.Name)
-}
-
-// childTables names the tables of nested lists.
-func childTables(children []catalog.Child) []string {
-	var out []string
-	for _, ch := range children {
-		out = append(out, ch.Table)
-	}
-	return out
 }
 
 // writeChildren writes the items of a record's nested list ch, raw. A

@@ -46,8 +46,10 @@ func TestSectionsShareAnInstanceAndLeaveNothingAttached(t *testing.T) {
 		if s.state.c == nil {
 			t.Fatal("the sections' instance was stopped")
 		}
-		attached, err := queryStrings(context.Background(), sql.OpenDB(attached{c: s.state.c}),
+		inst := sql.OpenDB(attached{c: s.state.c})
+		attached, err := queryStrings(context.Background(), inst,
 			"SELECT database_name FROM duckdb_databases() WHERE NOT internal AND database_name <> 'memory'")
+		inst.Close()
 		if err != nil || len(attached) > 0 {
 			t.Errorf("after the sections: %v attached (%v)", attached, err)
 		}

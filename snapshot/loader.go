@@ -178,11 +178,7 @@ func (l *loader) collectionEnded(collection string) (extract.Tally, error) {
 // those of its nested lists), whose files are closed: what is not loaded
 // of them is, and their IDs are counted and hashed.
 func (l *loader) loadCollection(parent string) error {
-	tables := []string{parent}
-	for _, ch := range catalog.Children(parent) {
-		tables = append(tables, ch.Table)
-	}
-	for _, name := range tables {
+	for _, name := range catalog.TablesOf(parent) {
 		t, _ := l.r.s.table(name)
 		files, _ := l.r.staged.Files(name)
 		for _, f := range files {

@@ -135,11 +135,12 @@ func (s *Store) openState(ctx context.Context, next string) (*sql.DB, error) {
 	}
 	var size int
 	err = db.QueryRowContext(ctx, "SELECT block_size FROM pragma_database_size() WHERE database_name = ?", attachedAs).Scan(&size)
-	if err != nil || size == stateBlockSize {
-		if err != nil {
-			s.state.end(ctx, db)
-		}
-		return db, err
+	if err != nil {
+		s.state.end(ctx, db)
+		return nil, err
+	}
+	if size == stateBlockSize {
+		return db, nil
 	}
 	if err := s.state.end(ctx, db); err != nil {
 		return nil, err

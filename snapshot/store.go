@@ -152,25 +152,15 @@ func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, erro
 }
 
 // table is the store's table called name.
-func (s *Store) table(name string) (catalog.Table, bool) {
-	for _, t := range s.tables {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return catalog.Table{}, false
-}
+func (s *Store) table(name string) (catalog.Table, bool) { return catalog.Find(s.tables, name) }
 
 // attachedAs is the name the database file is attached under.
 const attachedAs = "billsnap"
 
-// openDuckDB opens the database file at path with the settings of cfg.
-// Every connection attaches the file (once per DuckDB instance) and uses
-// it, because only ATTACH takes a row group size. Row order means nothing
-// in these tables; not keeping it lets DuckDB load with less memory. The
-// allocator settings make DuckDB's allocator (jemalloc) hand freed memory
-// back within 8 MB instead of 128 MB, which lowers the export's peak RSS
-// (docs/benchmarks.md has the measurement).
+// openDuckDB opens the database file at path with the settings of cfg
+// (duckDSN), in an instance of its own. Every connection attaches the file
+// (once per DuckDB instance) and uses it, because only ATTACH takes a row
+// group size.
 func openDuckDB(path string, cfg DuckDB) (*sql.DB, error) {
 	return openDuckDBBlocks(path, cfg, 0)
 }
