@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -81,21 +82,47 @@ func workspaceWaivers(out string) ([]reconcile.Waiver, error) {
 	return ws, nil
 }
 
-// Reconcile reconciles in a section of the store's state, and calls then,
-// when not nil, in the same section (to read what the reports show beside
-// the findings); the read model is published again with the findings.
+// Reconcile reconciles a reading of the store's state, outside any
+// section of it, and has the store keep what it found, in one section,
+// which publishes the read model again with the findings. A reconciliation
+// that the state changed under (snapshot.ErrStale) is run again, twice at
+// most. then, when not nil, is called with the state as the store kept
+// it (to read what the reports show beside the findings).
 func Reconcile(ctx context.Context, store *snapshot.Store, opts reconcile.Options, log *slog.Logger,
 	then func(db *sql.DB, rep *reconcile.Report) error) (*reconcile.Report, error) {
-	opts.Log, opts.Bind, opts.Keep = log, store.Bind, store.KeepFindings
+	opts.Log = log
 	var rep *reconcile.Report
-	err := store.Change(ctx, func(db *sql.DB) error {
-		var err error
-		if rep, err = reconcile.Run(ctx, db, opts); err != nil || then == nil {
-			return err
+	var err error
+	for attempt := 1; ; attempt++ {
+		rep, err = reconcileOnce(ctx, store, opts)
+		if !errors.Is(err, snapshot.ErrStale) || attempt == 3 {
+			break
 		}
-		return then(db, rep)
-	})
-	return rep, err
+		log.Info("reconciling again: the store changed meanwhile", "error", err)
+	}
+	if err != nil || then == nil {
+		return rep, err
+	}
+	rd, err := store.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return rep, then(rd.DB(), rep)
+}
+
+// reconcileOnce reconciles a reading of the store, and keeps what it found.
+func reconcileOnce(ctx context.Context, store *snapshot.Store, opts reconcile.Options) (*reconcile.Report, error) {
+	rd, err := store.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	rep, err := reconcile.Run(ctx, rd, opts)
+	if err != nil {
+		return nil, err
+	}
+	return rep, store.Keep(ctx, rd)
 }
 
 // ReconcileOutcome is the outcome of a reconciliation.

@@ -70,6 +70,10 @@ func (d Dir) PrunePending() string   { return d.private("prune.pending") }
 // each, written once.
 func (d Dir) History() string { return d.private("history") }
 
+// HistoryStaging holds the run records a reconciliation wrote before the
+// section that moves them into History.
+func (d Dir) HistoryStaging() string { return filepath.Join(d.History(), "staging") }
+
 // RunsRecord is the ended runs the runs record was last written from.
 func (d Dir) RunsRecord() string { return d.private("runs.jsonl") }
 

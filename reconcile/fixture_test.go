@@ -130,7 +130,7 @@ func lines(s string) []string {
 // snapshot "cur" against "prev" (when the fixture has prev. sections).
 func (fx *fixture) run(t *testing.T, rules []Rule) *Report {
 	t.Helper()
-	r, err := Run(context.Background(), fx.open(t), fx.options(rules))
+	r, err := Run(context.Background(), source(fx.open(t)), fx.options(rules))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func (fx *fixture) open(t *testing.T) *sql.DB {
 func (fx *fixture) options(rules []Rule) Options {
 	return Options{SnapshotID: "cur", Period: fx.period, AsOf: fx.asOf, Grace: 48 * time.Hour,
 		Rules: rules, Materiality: DefaultMateriality(),
-		Now: func() time.Time { return fx.asOf }, Bind: bindFixture, Keep: snapshot.KeepPlain}
+		Now: func() time.Time { return fx.asOf }}
 }
 
 // loadFixture is the fixture testdata/rules/name.txtar, loaded: for the
@@ -167,9 +167,15 @@ func loadFixture(t *testing.T, name string) (*fixture, *sql.DB) {
 	return &fx, fx.open(t)
 }
 
-// bindFixture shows the fixture's tables as the views rules read, and
-// its stored findings and rechecks (snapshot.PlainHistory).
-func bindFixture(ctx context.Context, conn *sql.Conn, cur, prev string) error {
+// fixtureSource is a fixture's database as what a reconciliation reads:
+// the fixture's tables as the views rules read, and its stored findings
+// and rechecks (snapshot.Plain).
+type fixtureSource struct{ snapshot.Plain }
+
+// source is db, a fixture's, as what a reconciliation reads.
+func source(db *sql.DB) fixtureSource { return fixtureSource{snapshot.Plain{Database: db}} }
+
+func (f fixtureSource) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 	for _, schema := range []string{"cur", "prev"} {
 		for _, tb := range catalog.Tables() {
 			q := fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM memory.fx_%[1]s.%[2]s", schema, tb.Name)
@@ -178,7 +184,7 @@ func bindFixture(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 			}
 		}
 	}
-	return snapshot.BindPlain(ctx, conn, cur, prev)
+	return f.Plain.Bind(ctx, conn, cur, prev)
 }
 
 // load creates the state's tables and the snapshots, and the tables of

@@ -106,16 +106,19 @@ func (e *env) reconcile(o Options) *Report {
 
 func (e *env) run(o Options) (*Report, error) {
 	o = e.options(o)
-	var r *Report
-	err := e.store.Change(context.Background(), func(db *sql.DB) error {
-		var err error
-		r, err = Run(context.Background(), db, o)
-		return err
-	})
-	return r, err
+	rd, err := e.store.Read(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	r, err := Run(context.Background(), rd, o)
+	if err != nil {
+		return nil, err
+	}
+	return r, e.store.Keep(context.Background(), rd)
 }
 
-// options fills in o's defaults and binds it to the store.
+// options fills in o's defaults.
 func (e *env) options(o Options) Options {
 	if o.Rules == nil {
 		rules, err := Rules("")
@@ -133,7 +136,6 @@ func (e *env) options(o Options) Options {
 	if o.Materiality.Severities == nil {
 		o.Materiality = DefaultMateriality()
 	}
-	o.Bind, o.Keep = e.store.Bind, e.store.KeepFindings
 	return o
 }
 

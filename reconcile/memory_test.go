@@ -33,7 +33,7 @@ func TestARuleOutOfMemoryIsRunAgainOnOneThread(t *testing.T) {
 		}
 		o := fx.options([]Rule{listRule(tc.numbers)})
 		o.Log = slog.New(slog.NewTextHandler(&log, nil))
-		r, err := Run(context.Background(), db, o)
+		r, err := Run(context.Background(), source(db), o)
 		switch {
 		case tc.want == "" && (err != nil || len(r.Findings) != 1 || r.Findings[0].Detail != "1000"):
 			t.Errorf("%s: %v, %+v", tc.numbers, err, r)

@@ -24,7 +24,7 @@ func TestWaiversActiveAndExpired(t *testing.T) {
 		t.Helper()
 		o := fx.options(rules)
 		o.Waivers = waivers
-		r, err := Run(context.Background(), db, o)
+		r, err := Run(context.Background(), source(db), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func TestTwoWaiversOfOneFinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := fx.options(rules)
-	r0, err := Run(context.Background(), db, o)
+	r0, err := Run(context.Background(), source(db), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestTwoWaiversOfOneFinding(t *testing.T) {
 		{Rule: "paid_without_payment", EntityID: id, Reason: "file", Owner: "ann", Expires: day(3)},
 		{Rule: "paid_without_payment", EntityID: id, Reason: "workspace", Owner: "bob", Expires: day(9), ID: "W7", By: "carol"},
 	}
-	r, err := Run(context.Background(), db, o)
+	r, err := Run(context.Background(), source(db), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestUserRulesAddAndReplace(t *testing.T) {
 	if rules[0].ID != IncompleteRule || rules[len(rules)-1].ID != "large_line" || len(rules) != 17 {
 		t.Fatalf("rules: %d, first %s, last %s", len(rules), rules[0].ID, rules[len(rules)-1].ID)
 	}
-	r, err := Run(context.Background(), db, fx.options(rules))
+	r, err := Run(context.Background(), source(db), fx.options(rules))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestBadUserRulesAreRefused(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "bad.sql"), []byte(body), 0o644)
 		rules, err := Rules(dir)
 		if err == nil {
-			_, err = Run(context.Background(), db, fx.options(rules))
+			_, err = Run(context.Background(), source(db), fx.options(rules))
 		}
 		if err == nil || !strings.Contains(err.Error(), "bad.sql") && !strings.Contains(err.Error(), "rule x") {
 			t.Errorf("%s: %v", name, err)

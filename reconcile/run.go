@@ -24,15 +24,23 @@ type Options struct {
 	Materiality Materiality
 	Now         func() time.Time
 	Log         *slog.Logger // nil: no log
+}
+
+// Source is what a reconciliation reads, and where it leaves what it
+// found: a store's reading (snapshot.Store.Read), whose staged findings
+// the store then keeps (snapshot.Store.Keep), or a plain database
+// (snapshot.Plain).
+type Source interface {
+	// DB is the state: snapshots, latest_snapshot and the stored
+	// reconciliations.
+	DB() *sql.DB
 	// Bind makes the views cur.<table> and prev.<table> on conn show the
 	// rows of snapshots cur and prev ("" : empty views), and
-	// prev.stored_findings and cur.stored_rechecks their run records; the
-	// store knows where they are (snapshot.Store.Bind).
-	Bind func(ctx context.Context, conn *sql.Conn, cur, prev string) error
-	// Keep records the findings Run staged on conn (snapshot.StagedFindings
-	// and StagedUnjudged) as those of the snapshot and period
-	// (snapshot.Store.KeepFindings); nil keeps them nowhere but the report.
-	Keep func(ctx context.Context, conn *sql.Conn, snapshotID, period string) error
+	// prev.stored_findings and cur.stored_rechecks their run records.
+	Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error
+	// Stage takes what Run staged on conn (snapshot.StagedFindings and
+	// StagedUnjudged) as the findings of rec's snapshot and period.
+	Stage(ctx context.Context, conn *sql.Conn, rec snapshot.Reconciliation) error
 }
 
 // Check reports what makes the options unusable before any snapshot is
@@ -85,14 +93,14 @@ func unknownSnapshot(ctx context.Context, conn *sql.Conn, id string) error {
 // ErrNoSnapshot is returned when there is no snapshot to reconcile.
 var ErrNoSnapshot = errors.New("no complete snapshot to reconcile: run billsnap export first")
 
-// Run reconciles one snapshot in db, records the reconciliation and its
-// totals, has o.Keep store its findings (replacing those of an earlier run
-// on the same snapshot and period) and returns the report.
-func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
+// Run reconciles one snapshot of src, hands src what it found (its
+// findings, what it did not judge, its totals: Source.Stage) and returns
+// the report. It writes nothing to the state.
+func Run(ctx context.Context, src Source, o Options) (*Report, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	conn, err := db.Conn(ctx)
+	conn, err := src.DB().Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +119,7 @@ func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	if err := setVariables(ctx, conn, r, o.Grace); err != nil {
 		return nil, err
 	}
-	if err := o.Bind(ctx, conn, r.Snapshot.ID, r.Previous); err != nil {
+	if err := src.Bind(ctx, conn, r.Snapshot.ID, r.Previous); err != nil {
 		return nil, err
 	}
 	if _, err := conn.ExecContext(ctx, pricesSQL); err != nil {
@@ -126,20 +134,18 @@ func Run(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	if err := r.applyWaivers(ctx, conn, o.Waivers); err != nil {
 		return nil, err
 	}
-	if err := r.store(ctx, conn, o.Now().UTC()); err != nil {
+	now := o.Now().UTC()
+	if err := r.store(ctx, conn, now); err != nil {
 		return nil, err
 	}
 	if err := r.load(ctx, conn, snapshot.StagedFindings, "cur.stored_rechecks"); err != nil {
 		return nil, err
 	}
 	r.Material = judge(r, o.Materiality)
-	if err := r.record(ctx, conn, o.Now().UTC()); err != nil {
+	rec := snapshot.Reconciliation{Snapshot: r.Snapshot.ID, Period: r.Period.String(), AsOf: r.AsOf,
+		At: now, Open: len(r.Open()), Material: len(r.Material) > 0}
+	if err := src.Stage(ctx, conn, rec); err != nil {
 		return nil, err
-	}
-	if o.Keep != nil {
-		if err := o.Keep(ctx, conn, r.Snapshot.ID, r.Period.String()); err != nil {
-			return nil, err
-		}
 	}
 	return r, nil
 }

@@ -18,7 +18,7 @@ func TestStoredIsWhatRunReturned(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := fx.options(rules)
-	ran, err := Run(context.Background(), db, o)
+	ran, err := Run(context.Background(), source(db), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,36 +6,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/snapshot"
 )
-
-// record notes this reconciliation in the reconciliations table, and its
-// open findings' totals in reconciliation_totals (what the trend reads),
-// replacing an earlier one of the same snapshot and period.
-func (r *Report) record(ctx context.Context, conn *sql.Conn, now time.Time) error {
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "DELETE FROM reconciliations WHERE snapshot_id = ? AND period = ?", r.Snapshot.ID, r.Period.String()); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, "INSERT INTO reconciliations VALUES (?, ?, ?, ?, ?, ?)",
-		r.Snapshot.ID, r.Period.String(), r.AsOf.UTC(), now, len(r.Open()), len(r.Material) > 0)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM reconciliation_totals WHERE snapshot_id = ? AND period = ?", r.Snapshot.ID, r.Period.String()); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO reconciliation_totals SELECT snapshot_id, period, severity, coalesce(currency, ''), count(*),
-		coalesce(sum(amount) FILTER (WHERE NOT waived), 0) FROM `+snapshot.StagedFindings+` WHERE status <> 'resolved' GROUP BY ALL`)
-	if err != nil {
-		return err
-	}
-	return tx.Commit()
-}
 
 // TrendPoint is one reconciled snapshot's open findings.
 type TrendPoint struct {

@@ -11,16 +11,17 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 )
 
-// Bind makes the views cur.<table> and prev.<table> on conn show the
+// bind makes the views cur.<table> and prev.<table> on conn show the
 // snapshots cur and prev, for reconcile: the latest complete snapshot
 // from the read model's master (native tables), another from its
 // Parquet, in the tree of complete snapshots or of incomplete ones. prev
 // "" gives empty views. It makes prev.stored_findings and
-// cur.stored_rechecks too (bindHistory), the run records reconcile reads.
-// cur and prev are databases in memory; conn is a connection of the
-// state, in a section of it, whose end detaches them and the master
-// (attached read-only).
-func (s *Store) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
+// cur.stored_rechecks too (bindHistory), the run records reconcile reads,
+// and returns the files of prev's findings it bound. cur and prev are
+// databases in memory; conn is a connection of the state (a Reading's,
+// or a section's, whose end detaches them and the master, attached
+// read-only).
+func (s *Store) bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]runFile, error) {
 	latest := ""
 	if _, err := os.Stat(s.at.Master()); err == nil {
 		err := s.attachMaster(ctx, conn)
@@ -34,16 +35,16 @@ func (s *Store) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) erro
 	}
 	for _, schema := range []struct{ name, id string }{{"cur", cur}, {"prev", prev}} {
 		if _, err := conn.ExecContext(ctx, "ATTACH IF NOT EXISTS ':memory:' AS "+schema.name); err != nil {
-			return err
+			return nil, err
 		}
 		for _, t := range s.tables {
 			rel, err := s.relation(t, schema.id, latest)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			q := fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS %s", schema.name, t.Name, rel)
 			if _, err := conn.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("binding %s.%s to snapshot %s: %w", schema.name, t.Name, schema.id, err)
+				return nil, fmt.Errorf("binding %s.%s to snapshot %s: %w", schema.name, t.Name, schema.id, err)
 			}
 		}
 	}

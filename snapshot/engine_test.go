@@ -35,7 +35,7 @@ func TestSectionsShareAnInstanceAndLeaveNothingAttached(t *testing.T) {
 				return err
 			}
 			defer conn.Close()
-			if err := s.Bind(context.Background(), conn, sum.ID, ""); err != nil {
+			if _, err := s.bind(context.Background(), conn, sum.ID, ""); err != nil {
 				return err
 			}
 			return conn.QueryRowContext(context.Background(), "SELECT count(*) FROM cur.customers").Scan(&n)

@@ -233,21 +233,26 @@ func emptyRelation(kind runKind) string {
 // bindHistory makes the views prev.stored_findings (every finding stored
 // for snapshot prev, all periods) and cur.stored_rechecks (every recheck
 // of snapshot cur's findings) on conn, reading only those snapshots'
-// files. conn is a connection of the state, in a section.
-func (s *Store) bindHistory(ctx context.Context, conn *sql.Conn, cur, prev string) error {
+// files, and returns the files of prev's findings. conn is a connection
+// of the state.
+func (s *Store) bindHistory(ctx context.Context, conn *sql.Conn, cur, prev string) ([]runFile, error) {
+	var prevFiles []runFile
 	for _, b := range []struct {
 		view, snap string
 		kind       runKind
 	}{{"prev.stored_findings", prev, findingsKind}, {"cur.stored_rechecks", cur, rechecksKind}} {
 		files, err := s.runFiles(ctx, conn, "kind = ? AND snapshot_id = ?", b.kind.name, b.snap)
 		if err != nil {
-			return err
+			return nil, err
+		}
+		if b.kind.name == findingsKind.name {
+			prevFiles = files
 		}
 		if _, err := conn.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", b.view, s.filesRelation(b.kind, files))); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return prevFiles, nil
 }
 
 // markSweep writes the sweep marker, once a section.
@@ -445,10 +450,14 @@ func upgradeTotals(ctx context.Context, conn *sql.Conn) error {
 	return err
 }
 
+// Plain is a database that is not a store's state (reconcile's
+// fixtures): the tables of MigrateState, and the run records' as tables
+// (PlainHistory). As what a reconciliation reads, it keeps what it found
+// in those tables.
+type Plain struct{ Database *sql.DB }
+
 // PlainHistory creates the tables findings, unjudged and rechecks in db,
-// with the run records' columns: for a
-// database that is not a store's state (reconcile's fixtures), whose
-// KeepPlain keeps a reconciliation's findings there.
+// with the run records' columns.
 func PlainHistory(ctx context.Context, db *sql.DB) error {
 	for _, k := range runKinds {
 		if _, err := db.ExecContext(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (%s)", k.name, k.ddl())); err != nil {
@@ -458,22 +467,31 @@ func PlainHistory(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// KeepPlain is KeepFindings for a database of PlainHistory.
-func KeepPlain(ctx context.Context, conn *sql.Conn, snap, period string) error {
+// DB is the database.
+func (p Plain) DB() *sql.DB { return p.Database }
+
+// Stage keeps what conn's StagedFindings and StagedUnjudged hold as the
+// findings of rec's snapshot and period, with rec and its totals.
+func (p Plain) Stage(ctx context.Context, conn *sql.Conn, rec Reconciliation) error {
 	for _, k := range []struct{ table, staged string }{{findingsKind.name, StagedFindings}, {unjudgedKind.name, StagedUnjudged}} {
-		if _, err := conn.ExecContext(ctx, "DELETE FROM main."+k.table+" WHERE snapshot_id = ? AND period = ?", snap, period); err != nil {
+		if _, err := conn.ExecContext(ctx, "DELETE FROM main."+k.table+" WHERE snapshot_id = ? AND period = ?", rec.Snapshot, rec.Period); err != nil {
 			return err
 		}
 		if _, err := conn.ExecContext(ctx, "INSERT INTO main."+k.table+" SELECT * FROM "+k.staged); err != nil {
 			return err
 		}
 	}
-	return nil
+	totals, err := totalsOf(ctx, conn)
+	if err != nil {
+		return err
+	}
+	return recordReconciliation(ctx, conn, rec, totals)
 }
 
-// BindPlain makes the views of the run records Bind makes, over the
-// tables of PlainHistory in the connection's database.
-func BindPlain(ctx context.Context, conn *sql.Conn, cur, prev string) error {
+// Bind makes the views of the run records a store's reading binds, over
+// the tables of PlainHistory in the connection's database; the views of
+// the snapshots' rows are the caller's.
+func (p Plain) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 	var db string
 	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&db); err != nil {
 		return err

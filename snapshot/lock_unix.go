@@ -56,3 +56,12 @@ func (e *BusyError) Refused() bool { return true }
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("%s is held by another billsnap (%s); waited %s (lock_wait)", e.Path, e.Holder, e.Waited)
 }
+
+// processRuns tells whether process pid runs (0: no process).
+func processRuns(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -42,6 +42,35 @@ func TestAReconcileKilledAfterWritingItsRunRecords(t *testing.T) {
 	}
 }
 
+// A reconcile killed after it staged its run records, outside any
+// section of the state: the state and what readers see are as they
+// were, and the next section removes the staged files of the process
+// that ended.
+func TestAReconcileKilledAfterStagingItsRunRecords(t *testing.T) {
+	t.Parallel()
+	bin := binaryWithTags(t, "crashpoints")
+	srv, dir := exported(t, sandbox.Options{Seed: 82, Customers: 20, Planted: 2})
+	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitMaterial {
+		t.Fatalf("reconcile: exit %d %s", code, stderr)
+	}
+	want := rows(t, openDB(t, dir), recordQueries["findings"])
+	reconcileKilled(t, bin, dir, "history.staged")
+	staging := filepath.Join(dir, ".billsnap", "history", "staging")
+	if left, _ := os.ReadDir(staging); len(left) == 0 {
+		t.Fatal("the killed reconcile staged no file")
+	}
+	if got := rows(t, openDB(t, dir), recordQueries["findings"]); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings readers see after a killed reconcile: %d rows, %d before", len(got), len(want))
+	}
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+		t.Fatalf("the export after the kill: exit %d %s", code, stderr)
+	}
+	if left, _ := os.ReadDir(staging); len(left) != 0 {
+		t.Errorf("after the next section, %d staged files are left", len(left))
+	}
+	checkRunFiles(t, dir)
+}
+
 // An upgrade killed after it wrote the run records' files: the next
 // command upgrades again, to the same findings, with no file left over.
 func TestAnUpgradeKilledAfterWritingTheFiles(t *testing.T) {
