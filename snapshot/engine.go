@@ -4,26 +4,44 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/duckdb/duckdb-go/v2"
 )
 
-// engine is the DuckDB instance a store's sections run in. It is started
-// at the first section and kept until the store closes: starting and
-// stopping an instance cost most of a section that opened one of its own
-// (docs/store.md has the measurement). A section attaches its copy of the
-// state as attachedAs (open), and detaches it, with whatever else the
-// section attached, when it ends (end): the detach checkpoints the copy,
-// so it is whole before it is renamed over the state.
+// engine is the DuckDB instance a store's sections and readings run in.
+// It is started at the first and kept until the store closes: starting
+// and stopping an instance cost most of a section that opened one of its
+// own (docs/store.md has the measurement). A section attaches its copy of
+// the state as attachedAs (open), a reading the state itself, read-only
+// (openReading); each detaches it, with whatever else it attached, when
+// it ends (end): the detach checkpoints a section's copy, so it is whole
+// before it is renamed over the state. One section or reading holds the
+// kept instance at a time; another that begins meanwhile (a reading open
+// while a section runs) gets an instance of its own, stopped at its end.
 type engine struct {
-	mu  sync.Mutex
-	cfg DuckDB
-	tmp string // the instance's temp_directory
+	mu     sync.Mutex
+	cfg    DuckDB
+	tmp    string // where the instances' temp_directory go, one each
+	c      *duckdb.Connector
+	ctmp   string // the kept instance's temp_directory
+	held   bool
+	leases map[*sql.DB]lease
+	n      int // instances started
+}
+
+// lease is the instance one database of the engine's runs in: the kept
+// one, or one of its own (own), stopped at the end.
+type lease struct {
 	c   *duckdb.Connector
+	own bool
+	tmp string
 }
 
 // duckDSN is the DSN of an instance with the settings of cfg, spilling to
@@ -50,35 +68,76 @@ func attachSQL(path string, cfg DuckDB, blockSize int) string {
 	return fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (%s)", sqlString(path), attachedAs, opts)
 }
 
-// open gives the section's database: the file at path, attached as
+// open gives a section's database: the file at path, attached as
 // attachedAs and used by every connection.
 func (e *engine) open(path string, blockSize int) (*sql.DB, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.c == nil {
-		c, err := duckdb.NewConnector(duckDSN(e.tmp, e.cfg), nil)
-		if err != nil {
-			return nil, err
-		}
-		e.c = c
-	}
-	return sql.OpenDB(attached{c: e.c, init: []string{attachSQL(path, e.cfg, blockSize), "USE " + attachedAs}, path: path}), nil
+	return e.begin(path, attachSQL(path, e.cfg, blockSize))
 }
 
-// end closes the section's database db and detaches every database the
-// section attached, also when ctx is cancelled. An instance that cannot
-// detach them is closed, and the next section starts another.
+// openReading gives a reading's database: the file at path, attached
+// read-only as attachedAs and used by every connection.
+func (e *engine) openReading(path string) (*sql.DB, error) {
+	return e.begin(path, fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", sqlString(path), attachedAs))
+}
+
+// begin leases an instance and opens a database over it whose
+// connections run attach and use attachedAs.
+func (e *engine) begin(path, attach string) (*sql.DB, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l, err := e.lease()
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(attached{c: l.c, init: []string{attach, "USE " + attachedAs}, path: path})
+	if e.leases == nil {
+		e.leases = map[*sql.DB]lease{}
+	}
+	e.leases[db] = l
+	return db, nil
+}
+
+// lease gives the kept instance, started if need be, or an instance of
+// its own when the kept one is held. Each instance spills to a folder of
+// its own: instances of several billsnaps, or of one, may spill at once.
+func (e *engine) lease() (lease, error) {
+	if !e.held && e.c != nil {
+		e.held = true
+		return lease{c: e.c}, nil
+	}
+	e.n++
+	tmp := filepath.Join(e.tmp, fmt.Sprintf("%d.%d", os.Getpid(), e.n))
+	c, err := duckdb.NewConnector(duckDSN(tmp, e.cfg), nil)
+	if err != nil {
+		return lease{}, err
+	}
+	if e.held {
+		return lease{c: c, own: true, tmp: tmp}, nil
+	}
+	e.c, e.ctmp, e.held = c, tmp, true
+	return lease{c: c}, nil
+}
+
+// end closes database db and detaches every database it attached, also
+// when ctx is cancelled. An instance of its own is stopped; the kept
+// instance, when it cannot detach them, too, and the next lease starts
+// another.
 func (e *engine) end(ctx context.Context, db *sql.DB) error {
 	err := db.Close()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.c == nil {
+	l, ok := e.leases[db]
+	if !ok {
 		return err
 	}
-	derr := e.detachAll(context.WithoutCancel(ctx))
+	delete(e.leases, db)
+	if l.own {
+		return errors.Join(err, l.c.Close(), os.RemoveAll(l.tmp))
+	}
+	e.held = false
+	derr := detachAll(context.WithoutCancel(ctx), l.c)
 	if derr != nil {
-		e.c.Close()
-		e.c = nil
+		e.stop()
 	}
 	if err == nil {
 		err = derr
@@ -86,9 +145,16 @@ func (e *engine) end(ctx context.Context, db *sql.DB) error {
 	return err
 }
 
-// detachAll detaches every database but the instance's own.
-func (e *engine) detachAll(ctx context.Context) error {
-	db := sql.OpenDB(attached{c: e.c})
+// stop stops the kept instance and removes its temp_directory.
+func (e *engine) stop() error {
+	err := e.c.Close()
+	e.c = nil
+	return errors.Join(err, os.RemoveAll(e.ctmp))
+}
+
+// detachAll detaches every database but instance c's own.
+func detachAll(ctx context.Context, c *duckdb.Connector) error {
+	db := sql.OpenDB(attached{c: c})
 	defer db.Close()
 	names, err := queryStrings(ctx, db, "SELECT database_name FROM duckdb_databases() WHERE NOT internal AND database_name <> 'memory'")
 	if err != nil {
@@ -105,16 +171,14 @@ func (e *engine) detachAll(ctx context.Context) error {
 // quoteIdent quotes a DuckDB identifier.
 func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
-// close stops the instance.
+// close stops the kept instance.
 func (e *engine) close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.c == nil {
 		return nil
 	}
-	err := e.c.Close()
-	e.c = nil
-	return err
+	return e.stop()
 }
 
 // attached connects to the engine's instance and runs init on each new

@@ -3,7 +3,6 @@ package snapshot
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -12,13 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/duckdb/duckdb-go/v2"
-
 	"github.com/billsnap/billsnap/internal/crashpoint"
 )
 
 // Reading is billsnap's state as it was when the reading began, read-only,
-// in a DuckDB instance of its own: what a reconciliation reads (DB, Bind)
+// in the store's DuckDB instance (engine): what a reconciliation reads (DB, Bind)
 // and where it leaves what it found (Stage), which Keep then records in
 // one section of the state. A reading takes no lock and writes nothing to
 // the state: the state is replaced by a rename, never written in place,
@@ -29,8 +26,7 @@ import (
 // since.
 type Reading struct {
 	s      *Store
-	db     *sql.DB
-	tmp    string // the instance's temp_directory, removed at Close
+	db     *sql.DB // nil once the reading has ended
 	bound  *bound
 	staged *staged
 }
@@ -102,22 +98,13 @@ func (s *Store) read(ctx context.Context) (*Reading, error) {
 	if _, err := os.Stat(s.at.State()); err != nil {
 		return nil, errNotCurrent
 	}
-	tmp := filepath.Join(s.at.Private(), fmt.Sprintf("reading.%d.%d.tmp", os.Getpid(), time.Now().UnixNano()))
-	attach := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", sqlString(s.at.State()), attachedAs)
-	c, err := duckdb.NewConnector(duckDSN(tmp, s.duck), func(ex driver.ExecerContext) error {
-		for _, q := range []string{attach, "USE " + attachedAs} {
-			if _, err := ex.ExecContext(context.Background(), q, nil); err != nil {
-				return fmt.Errorf("billsnap's state: %w", err)
-			}
-		}
-		return nil
-	})
+	db, err := s.state.openReading(s.at.State())
 	if err != nil {
 		return nil, fmt.Errorf("billsnap's state: %w", err)
 	}
-	r := &Reading{s: s, db: sql.OpenDB(c), tmp: tmp}
+	r := &Reading{s: s, db: db}
 	var current bool
-	err = r.db.QueryRowContext(ctx, `SELECT count(*) = 2 FROM billsnap_meta
+	err = db.QueryRowContext(ctx, `SELECT count(*) = 2 FROM billsnap_meta
 		WHERE (key = 'state_sql' AND value = ?) OR (key = 'schema_version' AND value = ?)`, stateDigest, schemaVersion).Scan(&current)
 	if err == nil && !current {
 		err = errNotCurrent
@@ -211,23 +198,34 @@ func (r *Reading) dropStaged() {
 }
 
 // Close ends the reading and removes what it staged and Keep did not
-// record.
+// record. Closing it again does nothing.
 func (r *Reading) Close() error {
 	r.dropStaged()
-	err := r.db.Close()
-	os.RemoveAll(r.tmp)
-	return err
+	return r.end()
 }
 
-// Keep records what reading r staged, in one section of the state: its
-// files become the run records of its snapshot and period, in place of an
-// earlier reconciliation's, with its row of reconciliations and its
-// totals; the read model is published again. It is ErrStale when the
-// state no longer holds what the reconciliation compared with.
+// end ends the reading's database, once.
+func (r *Reading) end() error {
+	if r.db == nil {
+		return nil
+	}
+	db := r.db
+	r.db = nil
+	return r.s.state.end(context.Background(), db)
+}
+
+// Keep ends reading r and records what it staged, in one section of the
+// state: its files become the run records of its snapshot and period, in
+// place of an earlier reconciliation's, with its row of reconciliations
+// and its totals; the read model is published again. It is ErrStale when
+// the state no longer holds what the reconciliation compared with.
 func (s *Store) Keep(ctx context.Context, r *Reading) error {
 	st := r.staged
 	if st == nil {
 		return errors.New("billsnap's state: the reading staged nothing to keep")
+	}
+	if err := r.end(); err != nil {
+		return err
 	}
 	return s.Change(ctx, func(db *sql.DB) error {
 		conn, err := db.Conn(ctx)
@@ -307,30 +305,37 @@ func (s *Store) takeStaged(ctx context.Context, conn *sql.Conn, f stagedFile, sn
 // its name gives: a reading stages its files just before it keeps them.
 const stagingAge = time.Hour
 
-// sweepStaging removes the staged files of processes that have ended
-// (their names give the process: <kind>.<pid>.<nanoseconds>.parquet), and
-// those older than stagingAge.
-func (s *Store) sweepStaging() {
-	dir := s.at.HistoryStaging()
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		info, err := e.Info()
-		if err != nil {
-			continue
-		}
-		if !processRuns(stagedBy(e.Name())) || s.now().Sub(info.ModTime()) > stagingAge {
-			os.Remove(filepath.Join(dir, e.Name()))
+// sweepLeftovers removes what ended processes left: the files they
+// staged (their names give the process: <kind>.<pid>.<nanoseconds>.parquet)
+// and staged files older than stagingAge, and the folders their DuckDB
+// instances spilled to (<pid>.<n>).
+func (s *Store) sweepLeftovers() {
+	for _, d := range []struct {
+		dir   string
+		field int
+	}{{s.at.HistoryStaging(), 1}, {s.at.StateTemp(), 0}} {
+		entries, _ := os.ReadDir(d.dir)
+		for _, e := range entries {
+			info, err := e.Info()
+			if err != nil {
+				continue
+			}
+			stale := d.field == 1 && s.now().Sub(info.ModTime()) > stagingAge
+			if stale || !processRuns(pidIn(e.Name(), d.field)) {
+				os.RemoveAll(filepath.Join(d.dir, e.Name()))
+			}
 		}
 	}
 }
 
-// stagedBy is the process a staged file's name gives, 0 for none.
-func stagedBy(name string) int {
+// pidIn is the process ID that field i of a name of dot-separated fields
+// gives, 0 for none.
+func pidIn(name string, i int) int {
 	parts := strings.Split(name, ".")
-	if len(parts) < 3 {
+	if len(parts) <= i {
 		return 0
 	}
-	pid, _ := strconv.Atoi(parts[1])
+	pid, _ := strconv.Atoi(parts[i])
 	return pid
 }
 

@@ -60,7 +60,7 @@ func (s *Store) section(ctx context.Context, next string, fn func(db *sql.DB) er
 	err = MigrateState(ctx, db)
 	if err == nil {
 		err = s.sweepHistory(ctx, db)
-		s.sweepStaging()
+		s.sweepLeftovers()
 	}
 	var upgraded bool
 	if err == nil {
