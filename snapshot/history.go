@@ -153,7 +153,7 @@ func (s *Store) keep(ctx context.Context, conn *sql.Conn, kind runKind, snap str
 // nextSeq gives the next number of a run file, never one given before
 // (billsnap_meta's run_seq, which the index's numbers cannot pass: a
 // file retired and deleted keeps its number taken).
-func nextSeq(ctx context.Context, conn *sql.Conn) (int64, error) {
+func nextSeq(ctx context.Context, conn querier) (int64, error) {
 	var n int64
 	err := conn.QueryRowContext(ctx, `SELECT greatest(coalesce((SELECT max(seq) FROM run_files), 0),
 		coalesce((SELECT CAST(value AS BIGINT) FROM billsnap_meta WHERE key = 'run_seq'), 0)) + 1`).Scan(&n)

@@ -228,32 +228,41 @@ func (s *Store) Keep(ctx context.Context, r *Reading) error {
 		return err
 	}
 	return s.Change(ctx, func(db *sql.DB) error {
-		conn, err := db.Conn(ctx)
+		// One transaction: DuckDB writes its log at each commit.
+		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
-		defer conn.Close()
-		if err := s.unchanged(ctx, conn, r.bound); err != nil {
+		defer tx.Rollback()
+		if err := s.keepStaged(ctx, tx, r.bound, st); err != nil {
 			return err
-		}
-		period := sql.NullString{String: st.rec.Period, Valid: true}
-		for _, f := range st.files {
-			if err := s.retire(ctx, conn, "kind = ? AND snapshot_id = ? AND period = ?", f.kind.name, st.rec.Snapshot, st.rec.Period); err != nil {
-				return err
-			}
-			if err := s.takeStaged(ctx, conn, f, st.rec.Snapshot, period); err != nil {
-				return err
-			}
 		}
 		r.staged = nil
 		crashpoint.Hit("history.kept")
-		return recordReconciliation(ctx, conn, st.rec, st.totals)
+		return tx.Commit()
 	})
+}
+
+// keepStaged records st, staged by a reading that bound b, on tx.
+func (s *Store) keepStaged(ctx context.Context, tx *sql.Tx, b *bound, st *staged) error {
+	if err := s.unchanged(ctx, tx, b); err != nil {
+		return err
+	}
+	period := sql.NullString{String: st.rec.Period, Valid: true}
+	for _, f := range st.files {
+		if err := s.retire(ctx, tx, "kind = ? AND snapshot_id = ? AND period = ?", f.kind.name, st.rec.Snapshot, st.rec.Period); err != nil {
+			return err
+		}
+		if err := s.takeStaged(ctx, tx, f, st.rec.Snapshot, period); err != nil {
+			return err
+		}
+	}
+	return recordReconciliation(ctx, tx, st.rec, st.totals)
 }
 
 // unchanged checks that the state still holds what a reading bound: the
 // snapshot, and the same files of the previous snapshot's findings.
-func (s *Store) unchanged(ctx context.Context, conn *sql.Conn, b *bound) error {
+func (s *Store) unchanged(ctx context.Context, conn querier, b *bound) error {
 	var status string
 	err := conn.QueryRowContext(ctx, "SELECT status FROM snapshots WHERE id = ?", b.snap).Scan(&status)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && status != StatusComplete && status != StatusIncomplete) {
@@ -279,7 +288,7 @@ func (s *Store) unchanged(ctx context.Context, conn *sql.Conn, b *bound) error {
 
 // takeStaged moves staged file f into the history as a new run file of its
 // kind and snapshot, and indexes it.
-func (s *Store) takeStaged(ctx context.Context, conn *sql.Conn, f stagedFile, snap string, period sql.NullString) error {
+func (s *Store) takeStaged(ctx context.Context, conn querier, f stagedFile, snap string, period sql.NullString) error {
 	if err := s.markSweep(); err != nil {
 		return err
 	}
