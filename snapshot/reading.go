@@ -309,15 +309,17 @@ func (s *Store) takeStaged(ctx context.Context, conn querier, f stagedFile, snap
 	return err
 }
 
-// stagingAge is how old a staged file is before a section takes it for
-// the leftover of a reconciliation that was killed, whatever process
-// its name gives: a reading stages its files just before it keeps them.
+// stagingAge is how old a staged file is (by the wall clock, which sets
+// its time, not the store's) before a section takes it for the leftover
+// of a reconciliation that was killed, though another process of its
+// number runs (a number used again): a reading stages its files just
+// before it keeps them.
 const stagingAge = time.Hour
 
 // sweepLeftovers removes what ended processes left: the files they
-// staged (their names give the process: <kind>.<pid>.<nanoseconds>.parquet)
-// and staged files older than stagingAge, and the folders their DuckDB
-// instances spilled to (<pid>.<n>).
+// staged (their names give the process: <kind>.<pid>.<nanoseconds>.parquet),
+// and other processes' older than stagingAge, and the folders their
+// DuckDB instances spilled to (<pid>.<n>).
 func (s *Store) sweepLeftovers() {
 	for _, d := range []struct {
 		dir   string
@@ -329,8 +331,9 @@ func (s *Store) sweepLeftovers() {
 			if err != nil {
 				continue
 			}
-			stale := d.field == 1 && s.now().Sub(info.ModTime()) > stagingAge
-			if stale || !processRuns(pidIn(e.Name(), d.field)) {
+			pid := pidIn(e.Name(), d.field)
+			stale := d.field == 1 && pid != os.Getpid() && time.Since(info.ModTime()) > stagingAge
+			if stale || !processRuns(pid) {
 				os.RemoveAll(filepath.Join(d.dir, e.Name()))
 			}
 		}
@@ -351,19 +354,17 @@ func pidIn(name string, i int) int {
 // recordReconciliation records rec and its totals in place of an earlier
 // reconciliation's of the same snapshot and period.
 func recordReconciliation(ctx context.Context, q querier, rec Reconciliation, totals []total) error {
-	stmts := []struct {
+	type stmt struct {
 		q    string
 		args []any
-	}{
+	}
+	stmts := []stmt{
 		{"DELETE FROM reconciliations WHERE snapshot_id = ? AND period = ?", []any{rec.Snapshot, rec.Period}},
 		{"INSERT INTO reconciliations VALUES (?, ?, ?, ?, ?, ?)", []any{rec.Snapshot, rec.Period, rec.AsOf.UTC(), rec.At.UTC(), rec.Open, rec.Material}},
 		{"DELETE FROM reconciliation_totals WHERE snapshot_id = ? AND period = ?", []any{rec.Snapshot, rec.Period}},
 	}
 	for _, t := range totals {
-		stmts = append(stmts, struct {
-			q    string
-			args []any
-		}{"INSERT INTO reconciliation_totals VALUES (?, ?, ?, ?, ?, CAST(? AS DECIMAL(18,2)))",
+		stmts = append(stmts, stmt{"INSERT INTO reconciliation_totals VALUES (?, ?, ?, ?, ?, CAST(? AS DECIMAL(18,2)))",
 			[]any{rec.Snapshot, rec.Period, t.severity, t.currency, t.findings, t.amount}})
 	}
 	for _, st := range stmts {
