@@ -107,6 +107,10 @@ func (e *engine) lease() (lease, error) {
 	}
 	e.n++
 	tmp := filepath.Join(e.tmp, fmt.Sprintf("%d.%d", os.Getpid(), e.n))
+	// Made here, with the folders above it, before the instance may spill.
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return lease{}, fmt.Errorf("billsnap's state: %w", err)
+	}
 	c, err := duckdb.NewConnector(duckDSN(tmp, e.cfg), nil)
 	if err != nil {
 		return lease{}, err
