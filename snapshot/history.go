@@ -126,27 +126,34 @@ func (s *Store) KeepRechecks(ctx context.Context, conn *sql.Conn, snap string) e
 
 // keep writes table's rows to a new file of kind and indexes it.
 func (s *Store) keep(ctx context.Context, conn *sql.Conn, kind runKind, snap string, period sql.NullString, table string) error {
+	var rows int64
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&rows); err != nil {
+		return err
+	}
+	return s.addRunFile(ctx, conn, runFile{kind: kind.name, snapshot: snap}, period, rows, func(path string) error {
+		return copyTo(ctx, conn, fmt.Sprintf("SELECT * FROM %s ORDER BY ALL", table), path)
+	})
+}
+
+// addRunFile numbers a new run file f (its kind and snapshot given), has
+// put write it at its path, and indexes it with rows rows.
+func (s *Store) addRunFile(ctx context.Context, q querier, f runFile, period sql.NullString, rows int64, put func(path string) error) error {
 	if err := s.markSweep(); err != nil {
 		return err
 	}
-	f := runFile{kind: kind.name, snapshot: snap}
 	var err error
-	if f.seq, err = nextSeq(ctx, conn); err != nil {
+	if f.seq, err = nextSeq(ctx, q); err != nil {
 		return err
 	}
 	path := s.runFilePath(f)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	var rows int64
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&rows); err != nil {
-		return err
-	}
-	if err := copyTo(ctx, conn, fmt.Sprintf("SELECT * FROM %s ORDER BY ALL", table), path); err != nil {
+	if err := put(path); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
 	syncDir(filepath.Dir(path))
-	_, err = conn.ExecContext(ctx, "INSERT INTO run_files VALUES (?, ?, ?, ?, ?)", f.kind, snap, period, f.seq, rows)
+	_, err = q.ExecContext(ctx, "INSERT INTO run_files VALUES (?, ?, ?, ?, ?)", f.kind, f.snapshot, period, f.seq, rows)
 	return err
 }
 

@@ -288,25 +288,10 @@ func (s *Store) unchanged(ctx context.Context, conn querier, b *bound) error {
 
 // takeStaged moves staged file f into the history as a new run file of its
 // kind and snapshot, and indexes it.
-func (s *Store) takeStaged(ctx context.Context, conn querier, f stagedFile, snap string, period sql.NullString) error {
-	if err := s.markSweep(); err != nil {
-		return err
-	}
-	rf := runFile{kind: f.kind.name, snapshot: snap}
-	var err error
-	if rf.seq, err = nextSeq(ctx, conn); err != nil {
-		return err
-	}
-	path := s.runFilePath(rf)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	if err := os.Rename(f.path, path); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	syncDir(filepath.Dir(path))
-	_, err = conn.ExecContext(ctx, "INSERT INTO run_files VALUES (?, ?, ?, ?, ?)", rf.kind, snap, period, rf.seq, f.rows)
-	return err
+func (s *Store) takeStaged(ctx context.Context, q querier, f stagedFile, snap string, period sql.NullString) error {
+	return s.addRunFile(ctx, q, runFile{kind: f.kind.name, snapshot: snap}, period, f.rows, func(path string) error {
+		return os.Rename(f.path, path)
+	})
 }
 
 // stagingAge is how old a staged file is (by the wall clock, which sets

@@ -21,16 +21,7 @@ import (
 // does not list.
 func TestAReconcileKilledAfterWritingItsRunRecords(t *testing.T) {
 	t.Parallel()
-	bin := binaryWithTags(t, "crashpoints")
-	srv, dir := exported(t, sandbox.Options{Seed: 81, Customers: 20, Planted: 2})
-	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitMaterial {
-		t.Fatalf("reconcile: exit %d %s", code, stderr)
-	}
-	want := rows(t, openDB(t, dir), recordQueries["findings"])
-	reconcileKilled(t, bin, dir, "history.kept")
-	if got := rows(t, openDB(t, dir), recordQueries["findings"]); !reflect.DeepEqual(got, want) {
-		t.Errorf("findings readers see after a killed reconcile: %d rows, %d before", len(got), len(want))
-	}
+	srv, dir, want := reconciledThenKilled(t, 81, "history.kept")
 	// An export writes no run record: what the killed reconcile wrote
 	// must be swept, not overwritten by a reconcile that writes the same.
 	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
@@ -48,19 +39,10 @@ func TestAReconcileKilledAfterWritingItsRunRecords(t *testing.T) {
 // that ended.
 func TestAReconcileKilledAfterStagingItsRunRecords(t *testing.T) {
 	t.Parallel()
-	bin := binaryWithTags(t, "crashpoints")
-	srv, dir := exported(t, sandbox.Options{Seed: 82, Customers: 20, Planted: 2})
-	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitMaterial {
-		t.Fatalf("reconcile: exit %d %s", code, stderr)
-	}
-	want := rows(t, openDB(t, dir), recordQueries["findings"])
-	reconcileKilled(t, bin, dir, "history.staged")
+	srv, dir, want := reconciledThenKilled(t, 82, "history.staged")
 	staging := filepath.Join(dir, ".billsnap", "history", "staging")
 	if left, _ := os.ReadDir(staging); len(left) == 0 {
 		t.Fatal("the killed reconcile staged no file")
-	}
-	if got := rows(t, openDB(t, dir), recordQueries["findings"]); !reflect.DeepEqual(got, want) {
-		t.Errorf("findings readers see after a killed reconcile: %d rows, %d before", len(got), len(want))
 	}
 	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
 		t.Fatalf("the export after the kill: exit %d %s", code, stderr)
@@ -69,6 +51,9 @@ func TestAReconcileKilledAfterStagingItsRunRecords(t *testing.T) {
 		t.Errorf("after the next section, %d staged files are left", len(left))
 	}
 	checkRunFiles(t, dir)
+	if got := rows(t, openDB(t, dir), recordQueries["findings"]); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings after a killed reconcile and an export: %d rows, %d before", len(got), len(want))
+	}
 }
 
 // An upgrade killed after it wrote the run records' files: the next
@@ -87,6 +72,24 @@ func TestAnUpgradeKilledAfterWritingTheFiles(t *testing.T) {
 		t.Errorf("findings after a killed upgrade: %d rows, %d before it", len(got), len(legacy["findings"]))
 	}
 	checkRunFiles(t, dir)
+}
+
+// reconciledThenKilled exports a sandbox of seed, reconciles it, and
+// runs a reconcile again killed at crash point at; the findings readers
+// see are then as they were (want).
+func reconciledThenKilled(t *testing.T, seed uint64, at string) (*sandbox.Server, string, [][]string) {
+	t.Helper()
+	bin := binaryWithTags(t, "crashpoints")
+	srv, dir := exported(t, sandbox.Options{Seed: seed, Customers: 20, Planted: 2})
+	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitMaterial {
+		t.Fatalf("reconcile: exit %d %s", code, stderr)
+	}
+	want := rows(t, openDB(t, dir), recordQueries["findings"])
+	reconcileKilled(t, bin, dir, at)
+	if got := rows(t, openDB(t, dir), recordQueries["findings"]); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings readers see after a reconcile killed at %s: %d rows, %d before", at, len(got), len(want))
+	}
+	return srv, dir, want
 }
 
 // reconcileKilled runs bin's reconcile on the store at dir, killed at
