@@ -7,11 +7,11 @@ import (
 )
 
 // schemaSQL creates what rules read besides the snapshots' rows: the
-// catalogs cur and prev (whose views over the snapshots' rows Options.Bind
+// catalogs cur and prev (whose views over the snapshots' rows Source.Bind
 // makes) and the helper macros. cur and prev are databases in memory,
 // attached for the reconciliation, so that nothing of them is written to
-// the database reconciled in. The tables reconcile writes (findings,
-// unjudged, reconciliations) are the store's state's (snapshot).
+// the database reconciled in. What reconcile finds its Source keeps
+// (snapshot.Store.Keep records it in the store's state).
 func schemaSQL() []string {
 	return []string{"ATTACH IF NOT EXISTS ':memory:' AS cur", "ATTACH IF NOT EXISTS ':memory:' AS prev",
 		`CREATE OR REPLACE MACRO cur.price_key(charge_id, currency) AS charge_id || '/' || currency`,
