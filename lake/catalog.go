@@ -148,3 +148,7 @@ func OpenCatalog(ctx context.Context, o Iceberg, lakeURL, out string) (Catalog, 
 	}
 	return c, nil
 }
+
+// Linked tells whether this program links the lake's catalogs and object
+// storage drivers (lake/drivers).
+func Linked() bool { return opener != nil }

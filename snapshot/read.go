@@ -110,3 +110,18 @@ func TornRead(err error) bool {
 	}
 	return false
 }
+
+// DuckDBVersion is the version of the DuckDB library billsnap is built
+// with, and its source commit: "v1.4.5 (f31be57c18)".
+func DuckDBVersion(ctx context.Context) (string, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	var version, source string
+	if err := db.QueryRowContext(ctx, "SELECT library_version, source_id FROM pragma_version()").Scan(&version, &source); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s (%s)", version, source), nil
+}

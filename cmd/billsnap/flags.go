@@ -34,7 +34,7 @@ func newFlags(env *cliEnv, name, synopsis string) *cliFlags {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	env.help = func() {
-		fmt.Fprintf(env.stdout, "Usage: billsnap %s %s\n", name, synopsis)
+		fmt.Fprintln(env.stdout, strings.TrimSpace("Usage: billsnap "+name+" "+synopsis))
 		fs.printGroups(env.stdout)
 		fmt.Fprintf(env.stdout, "\n%s\n", exitCodesHelp)
 	}
