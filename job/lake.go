@@ -8,6 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/lake/objects"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -17,7 +18,7 @@ import (
 // one a run cut short left unpublished) and committed to the catalog, and
 // what the store no longer keeps is pruned.
 func publishLake(ctx context.Context, cfg config.Config, store *snapshot.Store, log *slog.Logger) error {
-	l, err := lake.Open(ctx, cfg.Parquet.URL, time.Now)
+	l, err := objects.Open(ctx, cfg.Parquet.URL, time.Now)
 	if err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func publishLake(ctx context.Context, cfg config.Config, store *snapshot.Store, 
 
 // publishOne publishes snapshot id unless one of ms is its manifest, then
 // commits it to the catalog (which leaves a table that holds it as it is).
-func publishOne(ctx context.Context, l *lake.Lake, cat lake.Catalog, store *snapshot.Store, ms []lake.Manifest, id string, log *slog.Logger) error {
+func publishOne(ctx context.Context, l *objects.Lake, cat lake.Catalog, store *snapshot.Store, ms []lake.Manifest, id string, log *slog.Logger) error {
 	local, err := store.Files(id)
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ import (
 	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/lake/laketest"
 	"github.com/billsnap/billsnap/lake/laketest/icebergspec"
+	"github.com/billsnap/billsnap/lake/objects"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -46,7 +47,7 @@ func TestExportToObjectStorage(t *testing.T) {
 		}
 	}
 	export()
-	l, err := lake.Open(context.Background(), url, time.Now)
+	l, err := objects.Open(context.Background(), url, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestExportToObjectStorage(t *testing.T) {
 // checkLakeAgainstKey downloads the latest snapshot's files, as its
 // manifest lists them, into a Hive tree and checks every table's IDs
 // against the answer key.
-func checkLakeAgainstKey(t *testing.T, l *lake.Lake, key sandbox.AnswerKey) {
+func checkLakeAgainstKey(t *testing.T, l *objects.Lake, key sandbox.AnswerKey) {
 	t.Helper()
 	ctx := context.Background()
 	latest, err := l.Latest(ctx)
@@ -145,7 +146,7 @@ func TestIcebergTablesOnObjectStorage(t *testing.T) {
 		checkScan(t, tbl.Scan(table.WithSnapshotAsOf(between)), name+" by timestamp", first.AnswerKey().Tables[name])
 	}
 	export(second, 1)
-	l, err := lake.Open(context.Background(), url, time.Now)
+	l, err := objects.Open(context.Background(), url, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestIcebergTablesOnObjectStorage(t *testing.T) {
 // checkBySpec reads the table whose metadata is at loc by the Iceberg
 // spec alone (icebergspec), through the lake at url, and checks that every
 // file it references is there.
-func checkBySpec(t *testing.T, l *lake.Lake, url, loc string) {
+func checkBySpec(t *testing.T, l *objects.Lake, url, loc string) {
 	t.Helper()
 	ctx := context.Background()
 	open := func(ctx context.Context, loc string) (io.ReadCloser, error) {
@@ -192,7 +193,7 @@ func checkBySpec(t *testing.T, l *lake.Lake, url, loc string) {
 
 // checkTrinoRegisters checks that lake ddl --engine trino registers every
 // table at its current metadata file, which is in the lake.
-func checkTrinoRegisters(t *testing.T, srv *sandbox.Server, dir, url string, l *lake.Lake) {
+func checkTrinoRegisters(t *testing.T, srv *sandbox.Server, dir, url string, l *objects.Lake) {
 	t.Helper()
 	code, stdout, stderr := cli(t, srv, "lake", "ddl", "--engine", "trino", "--out", dir, "--parquet-url", url)
 	if code != job.ExitOK {

@@ -15,9 +15,9 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/lake/laketest"
+	"github.com/billsnap/billsnap/lake/objects"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -47,7 +47,7 @@ func killedMidPublish(t *testing.T, seed uint64, at string) (*sandbox.Server, st
 func TestAnExportKilledMidPublishToObjectStorage(t *testing.T) {
 	srv, url, dir := killedMidPublish(t, 83, "lake.data#3")
 	ctx := context.Background()
-	l, err := lake.Open(ctx, url, time.Now)
+	l, err := objects.Open(ctx, url, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func checkCommitCompleted(t *testing.T, srv *sandbox.Server, url, dir string, ar
 		t.Fatalf("the next export: %d %s", code, stderr)
 	}
 	ctx := context.Background()
-	l, err := lake.Open(ctx, url, time.Now)
+	l, err := objects.Open(ctx, url, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

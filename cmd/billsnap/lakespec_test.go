@@ -19,6 +19,7 @@ import (
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/lake/laketest/icebergspec"
+	"github.com/billsnap/billsnap/lake/objects"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -85,7 +86,7 @@ func exportTo(t *testing.T, srv *sandbox.Server, dir, url, yml string) string {
 	if code != job.ExitOK {
 		t.Fatalf("export: %d %s", code, stderr)
 	}
-	l, err := lake.Open(context.Background(), url, time.Now)
+	l, err := objects.Open(context.Background(), url, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func readLake(t *testing.T, dir, url string) readLakeTables {
 		}
 		lk.tables[name] = tbl
 	}
-	l, err := lake.Open(ctx, url, time.Now)
+	l, err := objects.Open(ctx, url, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package lake
+package objects
 
 import (
 	"bytes"
@@ -12,20 +12,21 @@ import (
 	_ "gocloud.dev/blob/fileblob"
 	_ "gocloud.dev/blob/s3blob"
 
+	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/laketest"
 )
 
 // fakeS3 is the parquet.url of a prefix in an in-process S3 store.
 func fakeS3(t *testing.T) string { return laketest.Start(t, "billing/snapshots") }
 
-func localFiles(t *testing.T, n int) []Local {
+func localFiles(t *testing.T, n int) []lake.Local {
 	t.Helper()
 	dir := t.TempDir()
-	var out []Local
+	var out []lake.Local
 	for i := range n {
 		p := filepath.Join(dir, "f"+string(rune('a'+i)))
 		os.WriteFile(p, bytes.Repeat([]byte{byte(i)}, 1000+i), 0o644)
-		out = append(out, Local{Table: []string{"invoices", "customers"}[i%2], Path: p})
+		out = append(out, lake.Local{Table: []string{"invoices", "customers"}[i%2], Path: p})
 	}
 	return out
 }
@@ -103,7 +104,7 @@ func TestCheck(t *testing.T) {
 		"s3://b/p?endpoint=http://x": true, "gs://b/p": true, "azblob://c/p": true, "file:///tmp/x": true,
 		"ftp://b/p": false, "s3://key:secret@b/p": false, "s3:///p": false, "%%": false,
 	} {
-		if err := Check(url); (err == nil) != ok {
+		if err := lake.Check(url); (err == nil) != ok {
 			t.Errorf("Check(%q) = %v", url, err)
 		}
 	}
