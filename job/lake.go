@@ -2,98 +2,34 @@ package job
 
 import (
 	"context"
+	"errors"
 	"log/slog"
-	"slices"
-	"time"
 
 	"github.com/billsnap/billsnap/config"
-	"github.com/billsnap/billsnap/lake"
-	"github.com/billsnap/billsnap/lake/objects"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
-// publishLake brings the object storage of parquet.url, and its Iceberg
-// catalog, level with the store: every complete snapshot the store keeps
-// that the lake has no manifest of is published (the one just taken, or
-// one a run cut short left unpublished) and committed to the catalog, and
-// what the store no longer keeps is pruned.
+// LakePublisher levels the lake of cfg's parquet.url with store after an
+// export (package lake/publish).
+type LakePublisher func(ctx context.Context, cfg config.Config, store *snapshot.Store, log *slog.Logger) error
+
+// lakePublisher is set by RegisterLake, from an init function.
+var lakePublisher LakePublisher
+
+// RegisterLake sets what publishes to the lake after an export. It is
+// called from an init function (package lake/publish registers itself,
+// and a program that publishes links it through lake/drivers), so that
+// only such a program links the object storage SDKs and Iceberg.
+func RegisterLake(p LakePublisher) { lakePublisher = p }
+
+// errNoLake is parquet.url set in a program that publishes to no lake.
+var errNoLake = errors.New("parquet.url is set, and this program publishes to no lake (it links no lake/drivers)")
+
+// publishLake levels the lake with store, through the registered
+// publisher.
 func publishLake(ctx context.Context, cfg config.Config, store *snapshot.Store, log *slog.Logger) error {
-	l, err := objects.Open(ctx, cfg.Parquet.URL, time.Now)
-	if err != nil {
-		return err
+	if lakePublisher == nil {
+		return errNoLake
 	}
-	defer l.Close()
-	cat, err := lake.OpenCatalog(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
-	if err != nil {
-		return err
-	}
-	if cat != nil {
-		defer cat.Close()
-	}
-	keep, err := completeSnapshots(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	ms, err := l.Manifests(ctx)
-	if err != nil {
-		return err
-	}
-	for _, id := range keep {
-		if err := publishOne(ctx, l, cat, store, ms, id, log); err != nil {
-			return err
-		}
-	}
-	removed, err := l.Prune(ctx, keep, cat)
-	if len(removed) > 0 {
-		log.Info("object storage: removed the snapshots the store no longer keeps", "snapshots", removed)
-	}
-	return err
-}
-
-// publishOne publishes snapshot id unless one of ms is its manifest, then
-// commits it to the catalog (which leaves a table that holds it as it is).
-func publishOne(ctx context.Context, l *objects.Lake, cat lake.Catalog, store *snapshot.Store, ms []lake.Manifest, id string, log *slog.Logger) error {
-	local, err := store.Files(id)
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(ms, func(m lake.Manifest) bool { return m.Snapshot == id })
-	var m lake.Manifest
-	if i >= 0 {
-		m = ms[i]
-	} else {
-		start := time.Now()
-		if m, err = l.Publish(ctx, id, local); err != nil {
-			return err
-		}
-		log.Info("published to object storage", "snapshot", id, "url", l.URL(), "files", len(m.Files), "seconds", time.Since(start).Seconds())
-	}
-	if cat == nil {
-		return nil
-	}
-	return cat.Commit(ctx, m, local)
-}
-
-// completeSnapshots are the complete snapshots the store keeps, oldest
-// first.
-func completeSnapshots(ctx context.Context, cfg config.Config) ([]string, error) {
-	db, err := snapshot.OpenRead(ctx, cfg.Options)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, "SELECT id FROM snapshots WHERE status = 'complete' ORDER BY started, id")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return lakePublisher(ctx, cfg, store, log)
 }

@@ -14,4 +14,5 @@ import (
 	_ "gocloud.dev/blob/s3blob"                   // s3://
 
 	_ "github.com/billsnap/billsnap/lake/iceberg" // iceberg.catalog: sql, and how catalogs are opened
+	_ "github.com/billsnap/billsnap/lake/publish" // what an export runs when parquet.url is set
 )

@@ -1,0 +1,108 @@
+// Package publish levels a lake with its store: it publishes to object
+// storage (lake/objects) and commits to the Iceberg catalog every complete
+// snapshot the store keeps that the lake lacks, and prunes what the store
+// no longer keeps. It registers itself with package job, which runs it
+// after each export when parquet.url is set; a program links it through
+// lake/drivers, with the drivers of the schemes and the catalogs.
+package publish
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/lake/objects"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+func init() { job.RegisterLake(Level) }
+
+// Level brings the object storage of parquet.url, and its Iceberg
+// catalog, level with the store: every complete snapshot the store keeps
+// that the lake has no manifest of is published (the one just taken, or
+// one a run cut short left unpublished) and committed to the catalog, and
+// what the store no longer keeps is pruned.
+func Level(ctx context.Context, cfg config.Config, store *snapshot.Store, log *slog.Logger) error {
+	l, err := objects.Open(ctx, cfg.Parquet.URL, time.Now)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	cat, err := lake.OpenCatalog(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
+	if err != nil {
+		return err
+	}
+	if cat != nil {
+		defer cat.Close()
+	}
+	keep, err := completeSnapshots(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	ms, err := l.Manifests(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range keep {
+		if err := publishOne(ctx, l, cat, store, ms, id, log); err != nil {
+			return err
+		}
+	}
+	removed, err := l.Prune(ctx, keep, cat)
+	if len(removed) > 0 {
+		log.Info("object storage: removed the snapshots the store no longer keeps", "snapshots", removed)
+	}
+	return err
+}
+
+// publishOne publishes snapshot id unless one of ms is its manifest, then
+// commits it to the catalog (which leaves a table that holds it as it is).
+func publishOne(ctx context.Context, l *objects.Lake, cat lake.Catalog, store *snapshot.Store, ms []lake.Manifest, id string, log *slog.Logger) error {
+	local, err := store.Files(id)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(ms, func(m lake.Manifest) bool { return m.Snapshot == id })
+	var m lake.Manifest
+	if i >= 0 {
+		m = ms[i]
+	} else {
+		start := time.Now()
+		if m, err = l.Publish(ctx, id, local); err != nil {
+			return err
+		}
+		log.Info("published to object storage", "snapshot", id, "url", l.URL(), "files", len(m.Files), "seconds", time.Since(start).Seconds())
+	}
+	if cat == nil {
+		return nil
+	}
+	return cat.Commit(ctx, m, local)
+}
+
+// completeSnapshots are the complete snapshots the store keeps, oldest
+// first.
+func completeSnapshots(ctx context.Context, cfg config.Config) ([]string, error) {
+	db, err := snapshot.OpenRead(ctx, cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, "SELECT id FROM snapshots WHERE status = 'complete' ORDER BY started, id")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
