@@ -35,6 +35,9 @@ type Config struct {
 	Iceberg           lake.Iceberg        `yaml:"iceberg"`      // the catalog of the tables on parquet.url
 	Notify            notify.Options      `yaml:"notify"`       // who is told of material findings and failures
 	MetricsFile       string              `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
+	// File is the YAML file Load read ("" for none): a program billsnap
+	// runs (billsnap-lake) reads the same.
+	File string `yaml:"-"`
 }
 
 // Retention keeps the newest complete snapshots, with what belongs to

@@ -31,6 +31,7 @@ func Load(path string, getenv func(string) string) (Config, error) {
 		if err := c.loadFile(path); err != nil {
 			return c, err
 		}
+		c.File = path
 	}
 	for env, dst := range map[string]*string{EnvBaseURL: &c.BaseURL, EnvFrontURL: &c.FrontURL, EnvOut: &c.Out} {
 		if v := getenv(env); v != "" {

@@ -33,3 +33,6 @@ func publishLake(ctx context.Context, cfg config.Config, store *snapshot.Store, 
 	}
 	return lakePublisher(ctx, cfg, store, log)
 }
+
+// LakeRegistered tells whether a lake publisher is registered.
+func LakeRegistered() bool { return lakePublisher != nil }

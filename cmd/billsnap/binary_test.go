@@ -61,6 +61,22 @@ func binaryWithTags(t *testing.T, tags string) string {
 	return path
 }
 
+// lakeBinaryBeside builds billsnap-lake with the build tags tags beside
+// bin, a billsnap binaryWithTags built with the same, once per run: the
+// program an export runs when parquet.url is set.
+func lakeBinaryBeside(t *testing.T, bin, tags string) {
+	t.Helper()
+	binaryMu.Lock()
+	defer binaryMu.Unlock()
+	path := filepath.Join(filepath.Dir(bin), lakeProgramName)
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	if out, err := exec.Command("go", "build", "-tags", tags, "-o", path, "../"+lakeProgramName).CombinedOutput(); err != nil {
+		t.Fatalf("building %s (tags %q): %v: %s", lakeProgramName, tags, err, out)
+	}
+}
+
 // removeBinaries deletes what binaryWithTags built: each is the size of
 // billsnap, and a heavy run that left them would fill the temporary
 // directory run by run.

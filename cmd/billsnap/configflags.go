@@ -9,6 +9,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -80,6 +81,10 @@ func prepare(c config.Config, service bool) error {
 	err := c.Validate()
 	if service {
 		err = errors.Join(c.RequireService(), err)
+	}
+	if service && c.Parquet.URL != "" && !lake.Linked() {
+		_, lerr := lakeProgram() // before the walk, not after it
+		err = errors.Join(err, lerr)
 	}
 	if err != nil {
 		return job.Usage(err)

@@ -80,6 +80,10 @@ func icebergMetadata(ctx context.Context, cfg config.Config) (map[string]string,
 			return nil, "", job.Usagef("no Iceberg catalog at %s (iceberg.uri): export with parquet.url first, or print --hive tables", db)
 		}
 	}
+	if !lake.Linked() {
+		out, err := lakeMetadata(ctx, cfg)
+		return out, db, err
+	}
 	c, err := lake.OpenCatalog(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
 	if err != nil {
 		return nil, "", err

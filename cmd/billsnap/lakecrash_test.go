@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"syscall"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,13 +28,14 @@ import (
 func killedMidPublish(t *testing.T, seed uint64, at string) (*sandbox.Server, string, string) {
 	t.Helper()
 	bin := binaryWithTags(t, "crashpoints")
+	lakeBinaryBeside(t, bin, "crashpoints")
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: seed, Customers: 30}, "")
 	url := laketest.Start(t, "billing")
 	dir := t.TempDir()
 	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT="+at)
 	cmd.Args = append(cmd.Args, "--parquet-url", url)
-	if out, err := cmd.CombinedOutput(); !killed(err) {
-		t.Fatalf("the export was not killed: %v\n%s", err, out)
+	if out, err := cmd.CombinedOutput(); !lakeKilled(err, out) {
+		t.Fatalf("the export's lake program was not killed: %v\n%s", err, out)
 	}
 	return srv, url, dir
 }
@@ -107,6 +108,7 @@ func TestAnExportKilledAfterCreatingAnIcebergTable(t *testing.T) {
 // export commits both snapshots, and the column has its field ID.
 func TestAnExportKilledAfterSettingAnIcebergSchema(t *testing.T) {
 	bin := binaryWithTags(t, "crashpoints")
+	lakeBinaryBeside(t, bin, "crashpoints")
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 88, Customers: 25}, "")
 	url, dir := laketest.Start(t, "billing"), t.TempDir()
 	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
@@ -116,8 +118,8 @@ func TestAnExportKilledAfterSettingAnIcebergSchema(t *testing.T) {
 	os.WriteFile(conf, []byte("fields: {customers: {culture: {field: Culture, type: string}}}\n"), 0o644)
 	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT=iceberg.schema#1")
 	cmd.Args = append(cmd.Args, "--parquet-url", url, "--config", conf)
-	if out, err := cmd.CombinedOutput(); !killed(err) {
-		t.Fatalf("the export was not killed: %v\n%s", err, out)
+	if out, err := cmd.CombinedOutput(); !lakeKilled(err, out) {
+		t.Fatalf("the export's lake program was not killed: %v\n%s", err, out)
 	}
 	checkCommitCompleted(t, srv, url, dir, "--config", conf)
 	for _, tbl := range icebergTables(t, url, dir) {
@@ -127,10 +129,11 @@ func TestAnExportKilledAfterSettingAnIcebergSchema(t *testing.T) {
 	}
 }
 
-// killed tells whether a child's error is its death by SIGKILL.
-func killed(err error) bool {
+// lakeKilled tells whether an export failed (exit 1) because its lake
+// program died by SIGKILL, as out, what it printed, says.
+func lakeKilled(err error, out []byte) bool {
 	ee, ok := err.(*exec.ExitError)
-	return ok && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+	return ok && ee.ExitCode() == job.ExitFailure && strings.Contains(string(out), lakeProgramName+" publish: signal: killed")
 }
 
 // checkCommitCompleted runs the export after the one killed (with args),

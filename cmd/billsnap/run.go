@@ -50,7 +50,7 @@ func commands() []command {
 		{"lake", "print the statements that attach the tables on object storage to Trino, Spark, Athena or DuckDB (lake ddl)", runLake},
 		{"serve", "serve the finance workspace: review, waive and sign off findings in a browser", runServe},
 		{"sandbox", "serve a faithful fake of the billing service", runSandbox},
-		{"version", "print the versions of billsnap, DuckDB and Go, and whether the lake is linked in", runVersion},
+		{"version", "print the versions of billsnap, DuckDB and Go, and of the lake's program", runVersion},
 	}
 }
 

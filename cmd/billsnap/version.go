@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
@@ -12,7 +14,8 @@ import (
 )
 
 // runVersion prints billsnap's version and commit, DuckDB's, Go's, and
-// whether this program links the lake (object storage and Iceberg).
+// where the lake is (object storage and Iceberg): the program that
+// publishes to it, or linked in.
 func runVersion(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "version", "")
 	if err := parseFlags(fs, args); err != nil {
@@ -26,7 +29,7 @@ func runVersion(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "billsnap  %s\nduckdb    %s\ngo        %s %s/%s\nlake      %s\n",
-		billsnapVersion(), duck, runtime.Version(), runtime.GOOS, runtime.GOARCH, lakeLinked())
+		billsnapVersion(), duck, runtime.Version(), runtime.GOOS, runtime.GOARCH, lakeLinked(ctx))
 	return nil
 }
 
@@ -60,10 +63,19 @@ func versionOf(info *debug.BuildInfo, ok bool) string {
 	return fmt.Sprintf("%s, commit %s", v, rev)
 }
 
-// lakeLinked says whether this program publishes to object storage.
-func lakeLinked() string {
+// lakeLinked says where this program's lake is: linked in, or the lake
+// program and its version, or how to install it.
+func lakeLinked(ctx context.Context) string {
 	if lake.Linked() {
 		return "linked in (object storage and Iceberg)"
 	}
-	return "not in this build (a race build leaves it out)"
+	path, err := lakeProgram()
+	if err != nil {
+		return "not installed: go install ./cmd/" + lakeProgramName
+	}
+	out, err := exec.CommandContext(ctx, path, "version").Output()
+	if err != nil {
+		return fmt.Sprintf("%s, which does not run: %v", path, err)
+	}
+	return fmt.Sprintf("%s (%s)", strings.TrimSpace(string(out)), path)
 }

@@ -32,7 +32,7 @@ func TestVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	want := []string{"billsnap  (devel)", "duckdb    " + duck + " (", "go        " + runtime.Version() + " ", "lake      " + lakeLinked()}
+	want := []string{"billsnap  (devel)", "duckdb    " + duck + " (", "go        " + runtime.Version() + " ", "lake      " + lakeLinked(context.Background())}
 	if len(lines) != len(want) {
 		t.Fatalf("version printed %q", stdout.String())
 	}

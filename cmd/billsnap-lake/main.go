@@ -1,0 +1,156 @@
+// Command billsnap-lake levels a store's lake (the configuration's
+// parquet.url) with the store: it publishes to object storage, and
+// commits to the Iceberg catalog, every complete snapshot the store keeps
+// that the lake lacks, and prunes what the store no longer keeps. billsnap
+// export runs it after each export when parquet.url is set, so that only
+// this program links the object storage SDKs, Arrow and iceberg-go.
+//
+//	billsnap-lake publish [--config FILE] [--out DIR] [--parquet-url URL]
+//	billsnap-lake metadata [--config FILE] [--out DIR] [--parquet-url URL]
+//	billsnap-lake version
+//
+// metadata prints the current metadata file of each Iceberg table, as a
+// JSON object by table, for billsnap lake ddl.
+//
+// Exit codes are billsnap's: 0 ok, 1 failure, 2 usage, 130 interrupted.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/lake/publish"
+	"github.com/billsnap/billsnap/snapshot"
+
+	_ "github.com/billsnap/billsnap/lake/drivers"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program; it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if len(args) == 1 && args[0] == "version" {
+		fmt.Fprintln(stdout, version())
+		return job.ExitOK
+	}
+	var err error
+	switch {
+	case len(args) > 0 && args[0] == "publish":
+		err = publishStore(ctx, args[1:], log)
+	case len(args) > 0 && args[0] == "metadata":
+		err = printMetadata(ctx, args[1:], stdout)
+	default:
+		fmt.Fprintln(stderr, "usage: billsnap-lake publish|metadata [--config FILE] [--out DIR] [--parquet-url URL] | billsnap-lake version")
+		return job.ExitUsage
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "billsnap-lake %s: %v\n", args[0], err)
+	}
+	return job.ExitCode(ctx, err)
+}
+
+// publishStore levels the lake of the configuration args give with its
+// store.
+func publishStore(ctx context.Context, args []string, log *slog.Logger) error {
+	cfg, err := load("publish", args)
+	if err != nil {
+		return err
+	}
+	store, err := snapshot.OpenShared(ctx, cfg.Options, log, time.Now)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return publish.Level(ctx, cfg, store, log)
+}
+
+// printMetadata writes the current metadata file of each table of the
+// lake's Iceberg catalog to w, as a JSON object by table.
+func printMetadata(ctx context.Context, args []string, w io.Writer) error {
+	cfg, err := load("metadata", args)
+	if err != nil {
+		return err
+	}
+	c, err := lake.OpenCatalog(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
+	if err != nil || c == nil {
+		return err
+	}
+	defer c.Close()
+	m, err := c.Metadata(ctx)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(w).Encode(m)
+}
+
+// load is the configuration args give: the file, the environment, then
+// --out and --parquet-url.
+func load(name string, args []string) (config.Config, error) {
+	fs := flag.NewFlagSet("billsnap-lake "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	file := fs.String("config", "", "YAML configuration file")
+	out := fs.String("out", "", "the store's directory")
+	url := fs.String("parquet-url", "", "the lake")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return config.Config{}, job.Usage(errors.Join(err, argsError(fs)))
+	}
+	cfg, err := config.Load(*file, os.Getenv)
+	if err != nil {
+		return cfg, job.Usage(err)
+	}
+	if *out != "" {
+		cfg.Out = *out
+	}
+	if *url != "" {
+		cfg.Parquet.URL = *url
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, job.Usage(err)
+	}
+	if cfg.Parquet.URL == "" {
+		return cfg, job.Usagef("no parquet.url")
+	}
+	return cfg, nil
+}
+
+// argsError is the arguments left after the flags, as an error.
+func argsError(fs *flag.FlagSet) error {
+	if fs.NArg() == 0 {
+		return nil
+	}
+	return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+}
+
+// version is the program's version, as the build recorded it.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "billsnap-lake (no build information)"
+	}
+	rev := "unknown"
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			rev = s.Value[:12]
+		}
+	}
+	return fmt.Sprintf("billsnap-lake %s, commit %s", info.Main.Version, rev)
+}
