@@ -95,7 +95,7 @@ func lakeProgram() (string, error) {
 	if p, err := exec.LookPath(lakeProgramName); err == nil {
 		return p, nil
 	}
-	return "", job.Usagef("parquet.url is set, and the lake's program %s is not installed: go install ./cmd/%s (go install ./cmd/... installs every program billsnap needs)",
+	return "", job.Usagef("parquet.url is set, and the lake's program %s is not installed (beside billsnap, or on PATH): go install ./cmd/%s",
 		lakeProgramName, lakeProgramName)
 }
 
