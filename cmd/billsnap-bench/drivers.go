@@ -1,4 +1,8 @@
 package main
 
-// The object storage drivers parquet.url opens (package lake).
-import _ "github.com/billsnap/billsnap/lake/drivers"
+import "github.com/billsnap/billsnap/lake/program"
+
+// The bench publishes to object storage as billsnap does: its export
+// children run billsnap-lake (package lake/program), so that their RSS is
+// billsnap's own, and --lake's time includes the lake program's.
+func init() { program.Register() }

@@ -8,10 +8,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/billsnap/billsnap/lake/program"
 )
 
 // lakeEnv is the variable that gives the export children the parquet.url
@@ -22,6 +25,10 @@ const lakeEnv = "BILLSNAP_BENCH_LAKE"
 // parquet.url and test credentials in the environment the export children
 // inherit.
 func startLake(ctx context.Context) (func(), error) {
+	removeLake, err := findLakeProgram(ctx)
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.CommandContext(ctx, os.Args[0], "child", "s3", "-", "-")
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
@@ -29,9 +36,10 @@ func startLake(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
+		removeLake()
 		return nil, err
 	}
-	stop := func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }
+	stop := func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait(); removeLake() }
 	var url string
 	if _, err := fmt.Fscan(bufio.NewReader(stdout), &url); err != nil {
 		stop()
@@ -59,4 +67,26 @@ func serveLake(ctx context.Context) error {
 	fmt.Println("http://" + ln.Addr().String())
 	<-ctx.Done()
 	return srv.Close()
+}
+
+// findLakeProgram makes sure the export children find billsnap-lake: on
+// PATH or beside the bench, or else built from this repository into a
+// temporary directory put first on PATH (the bench runs from the
+// repository's root: go run ./cmd/billsnap-bench), which the function it
+// returns removes.
+func findLakeProgram(ctx context.Context) (func(), error) {
+	if _, err := program.Find(); err == nil {
+		return func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "billsnap-bench-lake-")
+	if err != nil {
+		return nil, err
+	}
+	remove := func() { os.RemoveAll(dir) }
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, program.Name), "./cmd/"+program.Name).CombinedOutput()
+	if err != nil {
+		remove()
+		return nil, fmt.Errorf("building %s for --lake: %v: %s", program.Name, err, out)
+	}
+	return remove, os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 }

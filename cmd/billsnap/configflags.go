@@ -10,6 +10,7 @@ import (
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/lake/program"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -83,7 +84,7 @@ func prepare(c config.Config, service bool) error {
 		err = errors.Join(c.RequireService(), err)
 	}
 	if service && c.Parquet.URL != "" && !lake.Linked() {
-		_, lerr := lakeProgram() // before the walk, not after it
+		_, lerr := program.Find() // before the walk, not after it
 		err = errors.Join(err, lerr)
 	}
 	if err != nil {

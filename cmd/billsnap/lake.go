@@ -11,6 +11,7 @@ import (
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/ddl"
+	"github.com/billsnap/billsnap/lake/program"
 )
 
 // lakeUsage is lake's own help: its subcommand.
@@ -81,7 +82,7 @@ func icebergMetadata(ctx context.Context, cfg config.Config) (map[string]string,
 		}
 	}
 	if !lake.Linked() {
-		out, err := lakeMetadata(ctx, cfg)
+		out, err := program.Metadata(ctx, cfg)
 		return out, db, err
 	}
 	c, err := lake.OpenCatalog(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)

@@ -1,111 +1,12 @@
 package main
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"log/slog"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-
-	"github.com/billsnap/billsnap/config"
-	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/snapshot"
-)
+import "github.com/billsnap/billsnap/lake/program"
 
 // The lake (object storage, Iceberg) is billsnap-lake's, a program of its
 // own, so that billsnap links none of the clouds' SDKs, Arrow or
-// iceberg-go: an export with parquet.url set runs it when it has
-// published the snapshot, and lake ddl asks it for the Iceberg tables'
-// metadata. A program that links the lake itself (lake/drivers: the
-// tests, the benchmark) publishes in-process instead.
+// iceberg-go (package lake/program). A program that links the lake itself
+// (the tests: drivers_test.go) publishes in-process instead.
+func init() { program.Register() }
 
-// lakeProgramName is the lake's program, found beside billsnap or on PATH.
-const lakeProgramName = "billsnap-lake"
-
-func init() {
-	if !job.LakeRegistered() {
-		job.RegisterLake(publishInLakeProgram)
-	}
-}
-
-// publishInLakeProgram levels the lake of cfg with its store by running
-// billsnap-lake publish. What it logs goes to stderr as it comes.
-func publishInLakeProgram(ctx context.Context, cfg config.Config, _ *snapshot.Store, _ *slog.Logger) error {
-	_, err := runLakeProgram(ctx, cfg, "publish")
-	return err
-}
-
-// lakeMetadata is the current metadata file of each Iceberg table of
-// cfg's lake (billsnap-lake metadata).
-func lakeMetadata(ctx context.Context, cfg config.Config) (map[string]string, error) {
-	out, err := runLakeProgram(ctx, cfg, "metadata")
-	if err != nil {
-		return nil, err
-	}
-	m := map[string]string{}
-	if err := json.Unmarshal(out, &m); err != nil {
-		return nil, fmt.Errorf("%s metadata: %w", lakeProgramName, err)
-	}
-	return m, nil
-}
-
-// runLakeProgram runs billsnap-lake's subcommand on cfg's store and lake
-// and returns what it printed. Its stderr is billsnap's; it gets no API
-// key (it never talks to the service). A usage error of it is billsnap's
-// (exit 2), any other failure exit 1.
-func runLakeProgram(ctx context.Context, cfg config.Config, sub string) ([]byte, error) {
-	path, err := lakeProgram()
-	if err != nil {
-		return nil, err
-	}
-	args := []string{sub, "--out", cfg.Out, "--parquet-url", cfg.Parquet.URL}
-	if cfg.File != "" {
-		args = append(args, "--config", cfg.File)
-	}
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = withoutKey(os.Environ())
-	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
-	err = cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case errors.As(err, &exit) && exit.ExitCode() == job.ExitUsage:
-		return nil, job.Usagef("%s %s refused its configuration (above)", lakeProgramName, sub)
-	case err != nil:
-		return nil, fmt.Errorf("%s %s: %w", lakeProgramName, sub, err)
-	}
-	return stdout.Bytes(), nil
-}
-
-// lakeProgram is billsnap-lake's path: beside this program, else on PATH.
-func lakeProgram() (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), lakeProgramName)
-		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(lakeProgramName); err == nil {
-		return p, nil
-	}
-	return "", job.Usagef("parquet.url is set, and the lake's program %s is not installed (beside billsnap, or on PATH): go install ./cmd/%s",
-		lakeProgramName, lakeProgramName)
-}
-
-// withoutKey is env without the API key's variables.
-func withoutKey(env []string) []string {
-	var out []string
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, config.EnvAPIKey+"=") && !strings.HasPrefix(kv, config.EnvAPIKeyFile+"=") {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
+// lakeProgramName is the lake's program.
+const lakeProgramName = program.Name

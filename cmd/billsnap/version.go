@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/lake/program"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -69,7 +70,7 @@ func lakeLinked(ctx context.Context) string {
 	if lake.Linked() {
 		return "linked in (object storage and Iceberg)"
 	}
-	path, err := lakeProgram()
+	path, err := program.Find()
 	if err != nil {
 		return "not installed: go install ./cmd/" + lakeProgramName
 	}
