@@ -125,3 +125,9 @@ func DuckDBVersion(ctx context.Context) (string, error) {
 	}
 	return fmt.Sprintf("%s (%s)", version, source), nil
 }
+
+// CompleteIDs are the IDs of the complete snapshots in db (the read
+// model, from OpenRead), oldest first.
+func CompleteIDs(ctx context.Context, db *sql.DB) ([]string, error) {
+	return queryStrings(ctx, db, "SELECT id FROM snapshots WHERE status = 'complete' ORDER BY started, id")
+}

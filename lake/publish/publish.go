@@ -91,18 +91,5 @@ func completeSnapshots(ctx context.Context, cfg config.Config) ([]string, error)
 		return nil, err
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, "SELECT id FROM snapshots WHERE status = 'complete' ORDER BY started, id")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return snapshot.CompleteIDs(ctx, db)
 }
