@@ -16,6 +16,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
@@ -70,6 +72,10 @@ func Run(ctx context.Context, cfg config.Config, sub string) ([]byte, error) {
 		args = append(args, "--config", cfg.File)
 	}
 	cmd := exec.CommandContext(ctx, path, args...)
+	// Interrupted, it is asked to stop as billsnap was (SIGTERM), and
+	// killed if it has not within stopWait: publishing catches up later.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = stopWait
 	cmd.Env = withoutKey(os.Environ())
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
@@ -85,6 +91,9 @@ func Run(ctx context.Context, cfg config.Config, sub string) ([]byte, error) {
 	}
 	return stdout.Bytes(), nil
 }
+
+// stopWait is how long the lake's program has to stop once asked.
+const stopWait = 10 * time.Second
 
 // Find is billsnap-lake's path: beside this program, else on PATH; a
 // usage error naming the line that installs it when it is neither.
