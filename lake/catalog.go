@@ -152,3 +152,14 @@ func OpenCatalog(ctx context.Context, o Iceberg, lakeURL, out string) (Catalog, 
 // Linked tells whether this program links the lake's catalogs and object
 // storage drivers (lake/drivers).
 func Linked() bool { return opener != nil }
+
+// TableMetadata is the current metadata file of each table of the
+// catalog of o for the lake at lakeURL, by table; nil when o says none.
+func TableMetadata(ctx context.Context, o Iceberg, lakeURL, out string) (map[string]string, error) {
+	c, err := OpenCatalog(ctx, o, lakeURL, out)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Metadata(ctx)
+}

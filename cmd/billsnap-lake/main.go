@@ -25,11 +25,11 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/internal/buildinfo"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/publish"
@@ -90,12 +90,7 @@ func printMetadata(ctx context.Context, args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c, err := lake.OpenCatalog(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
-	if err != nil || c == nil {
-		return err
-	}
-	defer c.Close()
-	m, err := c.Metadata(ctx)
+	m, err := lake.TableMetadata(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
 	if err != nil {
 		return err
 	}
@@ -141,16 +136,4 @@ func argsError(fs *flag.FlagSet) error {
 }
 
 // version is the program's version, as the build recorded it.
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "billsnap-lake (no build information)"
-	}
-	rev := "unknown"
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			rev = s.Value[:12]
-		}
-	}
-	return fmt.Sprintf("billsnap-lake %s, commit %s", info.Main.Version, rev)
-}
+func version() string { return "billsnap-lake " + buildinfo.Version() }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/billsnap/billsnap/lake/program"
 )
 
 var (
@@ -68,12 +70,12 @@ func lakeBinaryBeside(t *testing.T, bin, tags string) {
 	t.Helper()
 	binaryMu.Lock()
 	defer binaryMu.Unlock()
-	path := filepath.Join(filepath.Dir(bin), lakeProgramName)
+	path := filepath.Join(filepath.Dir(bin), program.Name)
 	if _, err := os.Stat(path); err == nil {
 		return
 	}
-	if out, err := exec.Command("go", "build", "-tags", tags, "-o", path, "../"+lakeProgramName).CombinedOutput(); err != nil {
-		t.Fatalf("building %s (tags %q): %v: %s", lakeProgramName, tags, err, out)
+	if out, err := exec.Command("go", "build", "-tags", tags, "-o", path, "../"+program.Name).CombinedOutput(); err != nil {
+		t.Fatalf("building %s (tags %q): %v: %s", program.Name, tags, err, out)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/program"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -83,9 +82,8 @@ func prepare(c config.Config, service bool) error {
 	if service {
 		err = errors.Join(c.RequireService(), err)
 	}
-	if service && c.Parquet.URL != "" && !lake.Linked() {
-		_, lerr := program.Find() // before the walk, not after it
-		err = errors.Join(err, lerr)
+	if service && c.Parquet.URL != "" {
+		err = errors.Join(err, program.Check()) // before the walk, not after it
 	}
 	if err != nil {
 		return job.Usage(err)

@@ -9,7 +9,6 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/ddl"
 	"github.com/billsnap/billsnap/lake/program"
 )
@@ -81,16 +80,7 @@ func icebergMetadata(ctx context.Context, cfg config.Config) (map[string]string,
 			return nil, "", job.Usagef("no Iceberg catalog at %s (iceberg.uri): export with parquet.url first, or print --hive tables", db)
 		}
 	}
-	if !lake.Linked() {
-		out, err := program.Metadata(ctx, cfg)
-		return out, db, err
-	}
-	c, err := lake.OpenCatalog(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
-	if err != nil {
-		return nil, "", err
-	}
-	defer c.Close()
-	out, err := c.Metadata(ctx)
+	out, err := program.Metadata(ctx, cfg)
 	return out, db, err
 }
 

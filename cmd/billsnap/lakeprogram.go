@@ -7,6 +7,3 @@ import "github.com/billsnap/billsnap/lake/program"
 // iceberg-go (package lake/program). A program that links the lake itself
 // (the tests: drivers_test.go) publishes in-process instead.
 func init() { program.Register() }
-
-// lakeProgramName is the lake's program.
-const lakeProgramName = program.Name

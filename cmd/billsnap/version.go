@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime"
-	"runtime/debug"
 	"strings"
 
+	"github.com/billsnap/billsnap/internal/buildinfo"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/program"
@@ -30,38 +30,8 @@ func runVersion(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "billsnap  %s\nduckdb    %s\ngo        %s %s/%s\nlake      %s\n",
-		billsnapVersion(), duck, runtime.Version(), runtime.GOOS, runtime.GOARCH, lakeLinked(ctx))
+		buildinfo.Version(), duck, runtime.Version(), runtime.GOOS, runtime.GOARCH, lakeLinked(ctx))
 	return nil
-}
-
-// billsnapVersion is the module's version and the commit it was built
-// from, as the build recorded them: "(devel), commit 1a2b3c4d5e6f" (and
-// "modified" when the tree had changes); a build without version control
-// information (go run) says so.
-func billsnapVersion() string { return versionOf(debug.ReadBuildInfo()) }
-
-// versionOf is billsnapVersion from build information info (ok: there is
-// some).
-func versionOf(info *debug.BuildInfo, ok bool) string {
-	if !ok {
-		return "unknown (no build information)"
-	}
-	settings := map[string]string{}
-	for _, s := range info.Settings {
-		settings[s.Key] = s.Value
-	}
-	v := info.Main.Version
-	rev := settings["vcs.revision"]
-	switch {
-	case rev == "":
-		return v + ", commit unknown (built without version control information)"
-	case len(rev) > 12:
-		rev = rev[:12]
-	}
-	if settings["vcs.modified"] == "true" {
-		rev += ", modified"
-	}
-	return fmt.Sprintf("%s, commit %s", v, rev)
 }
 
 // lakeLinked says where this program's lake is: linked in, or the lake
@@ -72,7 +42,7 @@ func lakeLinked(ctx context.Context) string {
 	}
 	path, err := program.Find()
 	if err != nil {
-		return "not installed: go install ./cmd/" + lakeProgramName
+		return "not installed: go install ./cmd/" + program.Name
 	}
 	out, err := exec.CommandContext(ctx, path, "version").Output()
 	if err != nil {

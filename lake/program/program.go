@@ -21,6 +21,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -44,9 +45,23 @@ func Publish(ctx context.Context, cfg config.Config, _ *snapshot.Store, _ *slog.
 	return err
 }
 
+// Check is what Find says when this program has to run the lake's
+// program: nil when it links the lake itself.
+func Check() error {
+	if lake.Linked() {
+		return nil
+	}
+	_, err := Find()
+	return err
+}
+
 // Metadata is the current metadata file of each Iceberg table of cfg's
-// lake (billsnap-lake metadata).
+// lake: billsnap-lake metadata's, or the catalog's own when this program
+// links the lake.
 func Metadata(ctx context.Context, cfg config.Config) (map[string]string, error) {
+	if lake.Linked() {
+		return lake.TableMetadata(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
+	}
 	out, err := Run(ctx, cfg, "metadata")
 	if err != nil {
 		return nil, err
