@@ -1,15 +1,13 @@
 package reports
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/xuri/excelize/v2"
-
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/workbook"
 )
 
 // Sheet names of the workbook besides one per rule with findings.
@@ -19,143 +17,103 @@ const (
 	SheetSignOff  = "Sign-off"
 )
 
-// xlsxBook is a workbook being written, with its styles.
+// The workbook's styles (workbook.Plan.Styles, from 1); the amount style
+// of each currency follows them.
+const (
+	styleBold = 1 + iota
+	styleTitle
+	styleWrap
+	styleBox
+)
+
+var fixedStyles = []workbook.Style{
+	{Bold: true, Fill: "E9ECEF"},
+	{Bold: true, Size: 14},
+	{Wrap: true},
+	{Bottom: "868E96"},
+}
+
+// xlsxBook is the report's workbook: its amount style per currency.
 type xlsxBook struct {
-	f        *excelize.File
-	bold     int
-	title    int
-	wrap     int
-	box      int
-	currency map[string]int // amount style per currency
+	currency map[string]int
+}
+
+// sheetPage is a sheet of the workbook and what fills it, row by row.
+type sheetPage struct {
+	workbook.Sheet
+	fill func(add func(...any) error) error
 }
 
 // XLSX writes the workbook finance closes the month from: a Summary sheet,
 // a sheet per rule with findings (IDs as text, amounts as numbers in their
-// currency's format), a Snapshot sheet and a Sign-off sheet.
-//
-// excelize builds the workbook without the findings: each rule sheet has
-// its header and a placeholder row. The findings' rows are then streamed
-// into the archive while it is copied to w, so that memory does not grow
-// with the findings (excelize's stream writer would hold each sheet's XML
-// in memory up to 16 MB).
+// currency's format, the header row frozen and printed on every page), a
+// Snapshot sheet and a Sign-off sheet, each printed landscape, one page
+// wide. The findings stream into the archive: memory does not grow with
+// them.
 func XLSX(w io.Writer, in *Input) error {
-	b, err := newBook()
+	b := &xlsxBook{currency: map[string]int{}}
+	plan := workbook.Plan{Styles: b.styles(in.Report), Modified: in.Generated}
+	pages := append([]sheetPage{b.summary(in)}, b.rulePages(in.Report)...)
+	pages = append(pages, b.snapshotPage(in), b.signOffPage(in))
+	for _, p := range pages {
+		p.Landscape = true
+		plan.Sheets = append(plan.Sheets, p.Sheet)
+	}
+	bk, err := workbook.New(w, plan)
 	if err != nil {
 		return err
 	}
-	defer b.f.Close()
-	for _, f := range in.Report.Findings { // styles must exist before the skeleton is written
-		if _, err := b.amountStyle(f.Currency); err != nil {
+	for _, p := range pages {
+		if err := bk.Next(); err != nil {
+			return err
+		}
+		add := func(cells ...any) error {
+			height := rowHeight(cells, p.Widths) // before unwrap, which replaces the wrapped cells
+			return bk.Row(height, unwrap(cells)...)
+		}
+		if err := p.fill(add); err != nil {
 			return err
 		}
 	}
-	sheets := ruleSheets(in.Report)
-	steps := []func(*Input) error{b.summary}
-	for i, spans := range sheets {
-		steps = append(steps, func(*Input) error { return b.ruleSheet(i, spans) })
-	}
-	for _, step := range append(steps, b.snapshotSheet, b.signOff) {
-		if err := step(in); err != nil {
-			return err
-		}
-	}
-	var skeleton bytes.Buffer
-	if err := b.f.Write(&skeleton); err != nil {
-		return err
-	}
-	return b.splice(w, skeleton.Bytes(), sheets)
+	return bk.Close()
 }
 
-func newBook() (*xlsxBook, error) {
-	b := &xlsxBook{f: excelize.NewFile(), currency: map[string]int{}}
-	styles := []struct {
-		dst *int
-		s   *excelize.Style
-	}{
-		{&b.bold, &excelize.Style{Font: &excelize.Font{Bold: true, Family: "Calibri", Size: 11}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"E9ECEF"}}}},
-		{&b.title, &excelize.Style{Font: &excelize.Font{Bold: true, Family: "Calibri", Size: 14}}},
-		{&b.wrap, &excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
-		{&b.box, &excelize.Style{Border: []excelize.Border{{Type: "bottom", Color: "868E96", Style: 1}}}},
-	}
-	for _, st := range styles {
-		id, err := b.f.NewStyle(st.s)
-		if err != nil {
-			return nil, err
+// styles are the workbook's styles: the fixed ones, then an amount style
+// for each currency the report holds.
+func (b *xlsxBook) styles(r *reconcile.Report) []workbook.Style {
+	styles := append([]workbook.Style(nil), fixedStyles...)
+	add := func(cur string) {
+		if _, ok := b.currency[cur]; ok {
+			return
 		}
-		*st.dst = id
+		code := strings.ReplaceAll(cur, `"`, "")
+		format := fmt.Sprintf(`#,##0.00 "%s";-#,##0.00 "%s";0.00 "%s"`, code, code, code)
+		styles = append(styles, workbook.Style{NumFmt: format})
+		b.currency[cur] = len(styles)
 	}
-	return b, nil
-}
-
-// amountStyle is the number format of amounts in cur: 1,234.50 EUR.
-func (b *xlsxBook) amountStyle(cur string) (int, error) {
-	if id, ok := b.currency[cur]; ok {
-		return id, nil
+	for _, f := range r.Findings {
+		add(f.Currency)
 	}
-	code := strings.ReplaceAll(cur, `"`, "")
-	format := fmt.Sprintf(`#,##0.00 "%s";-#,##0.00 "%s";0.00 "%s"`, code, code, code)
-	id, err := b.f.NewStyle(&excelize.Style{CustomNumFmt: &format})
-	b.currency[cur] = id
-	return id, err
+	for _, t := range r.Totals() {
+		for c := range t.Amounts {
+			add(c)
+		}
+	}
+	return styles
 }
 
 // amountCell is an amount as a number (in its currency's format).
-func (b *xlsxBook) amountCell(a money.Amount, cur string) (excelize.Cell, error) {
-	style, err := b.amountStyle(cur)
-	return excelize.Cell{StyleID: style, Value: float64(a) / 100}, err
+func (b *xlsxBook) amountCell(a money.Amount, cur string) (workbook.Cell, error) {
+	style, ok := b.currency[cur]
+	if !ok {
+		return workbook.Cell{}, fmt.Errorf("xlsx: no amount style for currency %q", cur)
+	}
+	return workbook.Cell{Style: style, Value: float64(a) / 100}, nil
 }
 
-// stream writes rows to a new sheet.
-func (b *xlsxBook) stream(name string, widths []float64, rows func(add func(...any) error) error) error {
-	// The new book's first sheet becomes the first one written (Summary),
-	// so that nothing has to be deleted or activated afterwards: both
-	// would parse every streamed sheet back into memory.
-	if first := b.f.GetSheetName(0); first == "Sheet1" {
-		if err := b.f.SetSheetName(first, name); err != nil {
-			return err
-		}
-	} else if _, err := b.f.NewSheet(name); err != nil {
-		return err
-	}
-	if err := b.printSetup(name); err != nil { // before streaming: the stream writer keeps it
-		return err
-	}
-	sw, err := b.f.NewStreamWriter(name)
-	if err != nil {
-		return err
-	}
-	for i, w := range widths {
-		if err := sw.SetColWidth(i+1, i+1, w); err != nil {
-			return err
-		}
-	}
-	row := 1
-	add := func(cells ...any) error {
-		cell, _ := excelize.CoordinatesToCellName(1, row)
-		row++
-		opts := rowHeight(cells, widths) // before unwrap, which replaces the wrapped cells
-		return sw.SetRow(cell, b.unwrap(cells), opts...)
-	}
-	if err := rows(add); err != nil {
-		return err
-	}
-	return sw.Flush()
-}
-
-// printSetup prints a sheet landscape, as wide as one page, with its
-// header row repeated.
-func (b *xlsxBook) printSetup(name string) error {
-	landscape, one, tall := "landscape", 1, 0
-	if err := b.f.SetPageLayout(name, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &one, FitToHeight: &tall}); err != nil {
-		return err
-	}
-	fit := true
-	return b.f.SetSheetProps(name, &excelize.SheetPropsOptions{FitToPage: &fit})
-}
-
-// rowHeight gives a row with wrapped text the lines it needs: a streamed
-// sheet stores row heights, and a reader does not grow them by itself.
-func rowHeight(cells []any, widths []float64) []excelize.RowOpts {
+// rowHeight gives a row with wrapped text the lines it needs (0 for one
+// line): a reader does not grow a row by itself.
+func rowHeight(cells []any, widths []float64) float64 {
 	lines := 1
 	for i, c := range cells {
 		cell, ok := c.(wrapped)
@@ -166,28 +124,28 @@ func rowHeight(cells []any, widths []float64) []excelize.RowOpts {
 		lines = max(lines, (len([]rune(string(cell)))+perLine-1)/perLine)
 	}
 	if lines == 1 {
-		return nil
+		return 0
 	}
-	return []excelize.RowOpts{{Height: 15 * float64(lines)}}
+	return 15 * float64(lines)
 }
 
 // wrapped is a text cell that wraps within its column.
 type wrapped string
 
 // unwrap turns wrapped cells into styled cells.
-func (b *xlsxBook) unwrap(cells []any) []any {
+func unwrap(cells []any) []any {
 	for i, c := range cells {
 		if w, ok := c.(wrapped); ok {
-			cells[i] = excelize.Cell{StyleID: b.wrap, Value: string(w)}
+			cells[i] = workbook.Cell{Style: styleWrap, Value: string(w)}
 		}
 	}
 	return cells
 }
 
-func (b *xlsxBook) header(names ...string) []any {
+func headerRow(names ...string) []any {
 	out := make([]any, len(names))
 	for i, n := range names {
-		out[i] = excelize.Cell{StyleID: b.bold, Value: n}
+		out[i] = workbook.Cell{Style: styleBold, Value: n}
 	}
 	return out
 }
@@ -198,12 +156,17 @@ func sheetName(id string, taken map[string]bool) string {
 	for _, bad := range []string{":", "\\", "/", "?", "*", "[", "]"} {
 		name = strings.ReplaceAll(name, bad, "_")
 	}
-	if len(name) > 31 {
-		name = name[:31]
+	name = strings.Trim(name, "'")
+	if r := []rune(name); len(r) > 31 {
+		name = string(r[:31])
 	}
+	if name == "" {
+		name = "rule"
+	}
+	base := []rune(name)
 	for n := 2; taken[strings.ToLower(name)]; n++ {
 		suffix := fmt.Sprintf("~%d", n)
-		name = name[:min(len(name), 31-len(suffix))] + suffix
+		name = string(base[:min(len(base), 31-len(suffix))]) + suffix
 	}
 	taken[strings.ToLower(name)] = true
 	return name

@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/xuri/excelize/v2"
-
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/workbook"
 )
 
-func (b *xlsxBook) summary(in *Input) error {
+func (b *xlsxBook) summary(in *Input) sheetPage {
 	r := in.Report
 	totals := r.Totals()
 	union := map[string]money.Amount{}
@@ -22,10 +21,10 @@ func (b *xlsxBook) summary(in *Input) error {
 	}
 	currencies := reconcile.Currencies(union)
 	widths := append([]float64{28, 10, 36, 10, 8, 10, 10, 8, 11}, repeat(16, len(currencies))...)
-	return b.stream(SheetSummary, widths, func(add func(...any) error) error {
+	return sheetPage{workbook.Sheet{Name: SheetSummary, Widths: widths}, func(add func(...any) error) error {
 		s := r.Snapshot
 		lines := [][]any{
-			{excelize.Cell{StyleID: b.title, Value: fmt.Sprintf("billsnap reconciliation: %s (exit %d)", in.Verdict(), in.ExitCode)}},
+			{workbook.Cell{Style: styleTitle, Value: fmt.Sprintf("billsnap reconciliation: %s (exit %d)", in.Verdict(), in.ExitCode)}},
 			{fmt.Sprintf("Snapshot %s (%s), taken %s", s.ID, s.Status, s.Started.UTC().Format(timeFormat))},
 			{fmt.Sprintf("As of %s, %s; %s", r.AsOf.UTC().Format(timeFormat), periodText(r), previousText(r))},
 			{},
@@ -39,7 +38,7 @@ func (b *xlsxBook) summary(in *Input) error {
 		for _, c := range currencies {
 			head = append(head, "Unwaived "+currencyLabel(c))
 		}
-		if err := add(b.header(head...)...); err != nil {
+		if err := add(headerRow(head...)...); err != nil {
 			return err
 		}
 		for _, t := range totals {
@@ -70,7 +69,7 @@ func (b *xlsxBook) summary(in *Input) error {
 			}
 		}
 		return nil
-	})
+	}}
 }
 
 func repeat(v float64, n int) []float64 {
@@ -87,29 +86,56 @@ var (
 	ruleWidths  = []float64{11, 20, 40, 14, 9, 80, 22, 8, 30, 18, 12, 18, 11}
 )
 
-// ruleSheet makes sheet i of the rule sheets: its header, and a
-// placeholder row that splice replaces with the findings.
-func (b *xlsxBook) ruleSheet(i int, spans [][]reconcile.Finding) error {
-	name := sheetName(spans[0][0].Rule, b.taken())
-	return b.stream(name, ruleWidths, func(add func(...any) error) error {
-		if err := add(b.header(ruleColumns...)...); err != nil {
-			return err
-		}
-		return add(placeholder(i))
-	})
-}
-
-// taken are the sheet names in use, lower-cased.
-func (b *xlsxBook) taken() map[string]bool {
-	t := map[string]bool{}
-	for _, n := range b.f.GetSheetList() {
-		t[strings.ToLower(n)] = true
+// rulePages are the rule sheets: a header, then a row per finding (to a
+// sheet's last row; past it, the CSV has them).
+func (b *xlsxBook) rulePages(r *reconcile.Report) []sheetPage {
+	taken := map[string]bool{}
+	for _, n := range []string{SheetSummary, SheetSnapshot, SheetSignOff} {
+		taken[strings.ToLower(n)] = true
 	}
-	return t
+	var pages []sheetPage
+	for _, spans := range ruleSheets(r) {
+		rows := 0
+		for _, span := range spans {
+			rows += len(span)
+		}
+		rows = min(rows, workbook.MaxRows-1)
+		sheet := workbook.Sheet{Name: sheetName(spans[0][0].Rule, taken), Widths: ruleWidths, HeaderRows: 1, Rows: rows + 1}
+		pages = append(pages, sheetPage{sheet, func(add func(...any) error) error {
+			if err := add(headerRow(ruleColumns...)...); err != nil {
+				return err
+			}
+			left := rows
+			for _, span := range spans {
+				for _, f := range span[:min(len(span), left)] {
+					if err := b.findingRow(add, f); err != nil {
+						return err
+					}
+				}
+				left -= min(len(span), left)
+			}
+			return nil
+		}})
+	}
+	return pages
 }
 
-func (b *xlsxBook) snapshotSheet(in *Input) error {
-	return b.stream(SheetSnapshot, []float64{30, 22, 12, 12, 12, 12, 12, 8, 8, 10, 10, 40}, func(add func(...any) error) error {
+// findingRow adds a finding's row to its rule sheet.
+func (b *xlsxBook) findingRow(add func(...any) error, f reconcile.Finding) error {
+	amount, err := b.amountCell(f.Amount, f.Currency)
+	if err != nil {
+		return err
+	}
+	row := []any{f.Status, f.Entity, f.EntityID, amount, f.Currency, wrapped(f.Detail), f.FirstSeen, yes(f.Waiver != nil), nil, nil, nil, nil, f.Live}
+	if wv := f.Waiver; wv != nil {
+		row[8], row[9], row[10], row[11] = wv.Reason, wv.Owner, wv.Expires.Format("2006-01-02"), wv.By
+	}
+	return add(row...)
+}
+
+func (b *xlsxBook) snapshotPage(in *Input) sheetPage {
+	widths := []float64{30, 22, 12, 12, 12, 12, 12, 8, 8, 10, 10, 40}
+	return sheetPage{workbook.Sheet{Name: SheetSnapshot, Widths: widths}, func(add func(...any) error) error {
 		s := in.Report.Snapshot
 		for _, l := range [][]any{{"Snapshot", s.ID}, {"Status", s.Status}, {"Started", s.Started.UTC().Format(timeFormat)},
 			{"Finished", s.Finished.UTC().Format(timeFormat)}, {"Duration", in.duration().String()}, {}} {
@@ -117,7 +143,7 @@ func (b *xlsxBook) snapshotSheet(in *Input) error {
 				return err
 			}
 		}
-		if err := add(b.header("Table", "Collection", "TotalCount", "Records", "Distinct IDs", "Parquet rows", "DuckDB rows", "Walks", "Pages", "Seconds", "Complete", "Problem")...); err != nil {
+		if err := add(headerRow("Table", "Collection", "TotalCount", "Records", "Distinct IDs", "Parquet rows", "DuckDB rows", "Walks", "Pages", "Seconds", "Complete", "Problem")...); err != nil {
 			return err
 		}
 		for _, t := range in.Tables {
@@ -127,7 +153,7 @@ func (b *xlsxBook) snapshotSheet(in *Input) error {
 			}
 		}
 		return b.fieldRows(add, in.fieldNotes())
-	})
+	}}
 }
 
 // fieldRows adds the Snapshot sheet's fields: those whose values were
@@ -140,7 +166,7 @@ func (b *xlsxBook) fieldRows(add func(...any) error, n snapshot.FieldNotes) erro
 		if err := add("Fields: every typed field arrived in its own type."); err != nil {
 			return err
 		}
-	} else if err := add(b.header("Field", "Column", "Type", "Arrived as", "Coerced", "Untyped (NULL)", "Example record")...); err != nil {
+	} else if err := add(headerRow("Field", "Column", "Type", "Arrived as", "Coerced", "Untyped (NULL)", "Example record")...); err != nil {
 		return err
 	}
 	for _, f := range n.Drifted {
@@ -190,20 +216,20 @@ func optional(n int64) any {
 	return n
 }
 
-func (b *xlsxBook) signOff(in *Input) error {
-	return b.stream(SheetSignOff, []float64{18, 60}, func(add func(...any) error) error {
+func (b *xlsxBook) signOffPage(in *Input) sheetPage {
+	return sheetPage{workbook.Sheet{Name: SheetSignOff, Widths: []float64{18, 60}}, func(add func(...any) error) error {
 		rows := [][]any{
-			{excelize.Cell{StyleID: b.title, Value: "Sign-off"}},
+			{workbook.Cell{Style: styleTitle, Value: "Sign-off"}},
 			{"Snapshot", in.Report.Snapshot.ID},
 			{"Verdict", fmt.Sprintf("%s (exit %d)", in.Verdict(), in.ExitCode)},
 			{},
-			{excelize.Cell{StyleID: b.bold, Value: "Prepared by"}, excelize.Cell{StyleID: b.box}},
-			{excelize.Cell{StyleID: b.bold, Value: "Reviewed by"}, excelize.Cell{StyleID: b.box}},
-			{excelize.Cell{StyleID: b.bold, Value: "Date"}, excelize.Cell{StyleID: b.box}},
-			{excelize.Cell{StyleID: b.bold, Value: "Comments"}, excelize.Cell{StyleID: b.box}},
+			{workbook.Cell{Style: styleBold, Value: "Prepared by"}, workbook.Cell{Style: styleBox}},
+			{workbook.Cell{Style: styleBold, Value: "Reviewed by"}, workbook.Cell{Style: styleBox}},
+			{workbook.Cell{Style: styleBold, Value: "Date"}, workbook.Cell{Style: styleBox}},
+			{workbook.Cell{Style: styleBold, Value: "Comments"}, workbook.Cell{Style: styleBox}},
 		}
 		if lines := in.SignOffLines(); len(lines) > 0 {
-			rows = append(rows, []any{}, []any{excelize.Cell{StyleID: b.bold, Value: "Signed off in the workspace"}})
+			rows = append(rows, []any{}, []any{workbook.Cell{Style: styleBold, Value: "Signed off in the workspace"}})
 			for _, l := range lines {
 				rows = append(rows, []any{l.At.UTC().Format(timeFormat), l.Text()})
 			}
@@ -214,7 +240,7 @@ func (b *xlsxBook) signOff(in *Input) error {
 			}
 		}
 		return nil
-	})
+	}}
 }
 
 // totalRows adds the net and the gross total per currency under the rules.

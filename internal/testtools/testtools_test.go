@@ -26,4 +26,11 @@ func TestAMissingProgramFailsNamingIt(t *testing.T) {
 	if path := Require(t, "coreutils", "billsnap-no-such-program", "ls"); !strings.HasSuffix(path, "/ls") {
 		t.Errorf("ls: %q", path)
 	}
+	f = &fatal{TB: t}
+	if path := RequirePython(f, "billsnap_no_such_module", "python3-billsnap"); path != "" {
+		t.Fatalf("found %q", path)
+	}
+	if !strings.Contains(f.msg, "billsnap_no_such_module") || !strings.Contains(f.msg, "python3-billsnap") {
+		t.Errorf("the failure %q does not name the module and its package", f.msg)
+	}
 }
