@@ -71,9 +71,11 @@ func (c *Config) Validate() error {
 // that talk to the service (Validate checks their form).
 func (c *Config) RequireService() error {
 	var errs []error
-	for _, k := range []struct{ key, url string }{{"base_url", c.BaseURL}, {"front_url", c.FrontURL}} {
+	for _, k := range []struct{ key, flag, env, url string }{
+		{"base_url", "--base-url", EnvBaseURL, c.BaseURL}, {"front_url", "--front-url", EnvFrontURL, c.FrontURL},
+	} {
 		if k.url == "" {
-			errs = append(errs, &configkey.Error{Key: k.key, Msg: "is required"})
+			errs = append(errs, configkey.Errorf(k.key, "is required: set it in the config file, with %s, or with %s", k.flag, k.env))
 		}
 	}
 	return errors.Join(errs...)

@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// Options says what data a sandbox holds. The same options give the same
-// records, IDs and amounts; dates are placed relative to Now.
+// Options says what data a sandbox holds. The same options but Now give
+// the same records, IDs, counts and amounts; Now only moves every date by
+// the same amount (see epoch).
 type Options struct {
 	Seed      uint64    // seed of every random choice
 	Customers int       // clean customers (planted ones come on top)
@@ -59,7 +60,8 @@ func Generate(o Options) *Dataset {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
-	o.Now = o.Now.UTC().Truncate(time.Second)
+	now := o.Now.UTC().Truncate(time.Second)
+	o.Now = epoch
 	g := &gen{
 		o:       o,
 		rng:     rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
@@ -74,6 +76,7 @@ func Generate(o Options) *Dataset {
 		g.customer(rule)
 	}
 	g.dropRemoved()
+	g.d.shift(now.Sub(epoch))
 	return g.d
 }
 

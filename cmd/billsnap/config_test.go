@@ -51,7 +51,7 @@ func TestConfigProblemsAreUsageErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"export"}, nil, job.ExitUsage, "config key base_url: is required"},
+		{[]string{"export"}, nil, job.ExitUsage, "config key base_url: is required: set it in the config file, with --base-url, or with BILLSNAP_BASE_URL"},
 		{[]string{"export", "--config", bad}, nil, job.ExitUsage, `line 3: unknown key "concurency"`},
 		{[]string{"check-config", "--config", sched}, nil, job.ExitUsage, `config key schedules[nightly].spec: "0 25 * * *" is not a cron spec`},
 		{[]string{"export", "--config", good}, nil, job.ExitUsage, "no API key: set BILLSNAP_API_KEY or use --api-key-file"},

@@ -13,10 +13,10 @@ import (
 
 func runSandbox(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "sandbox", "--api-key KEY [--listen ADDR] [--seed N] [--customers N] [--planted N] [--faults SPEC] [--answer-key FILE]")
-	listen := fs.String("listen", "127.0.0.1:8080", "address to serve on (port 0 picks a free one)")
+	listen := fs.String("listen", "127.0.0.1:8081", "address to serve on (port 0 picks a free one); the workspace's is 8080")
 	key := fs.String("api-key", "", "API key clients must send (Base64-encoded, as a Bearer token); required")
 	seed := fs.Uint64("seed", 1, "seed of the generated data")
-	customers := fs.Int("customers", 100, "clean customers to generate")
+	customers := fs.Int("customers", 250, "clean customers to generate (as the demo)")
 	planted := fs.Int("planted", 2, "planted discrepancy cases per reconciliation rule 1–14 (0: clean data)")
 	months := fs.Int("months", 6, "months of billing history")
 	faults := fs.String("faults", "", "faults to inject, e.g. 500=0.05,429=0.02,latency=20ms (docs/sandbox.md)")

@@ -49,7 +49,7 @@ func TestSandboxDocExamples(t *testing.T) {
 		cmd := exec.Command("bash", "-c", ex.cmd)
 		cmd.Env = append(os.Environ(), "BILLSNAP_BASE_URL="+base, "BILLSNAP_FRONT_URL="+front)
 		out, err := cmd.CombinedOutput()
-		got := strings.TrimSpace(strings.ReplaceAll(string(out), base, "http://127.0.0.1:8080"))
+		got := strings.TrimSpace(strings.ReplaceAll(string(out), base, "http://127.0.0.1:8081"))
 		if err != nil || got != strings.TrimSpace(ex.want) {
 			t.Errorf("$ %s\n got: %s (err %v)\nwant: %s", ex.cmd, got, err, ex.want)
 		}
