@@ -11,6 +11,7 @@ import (
 
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/internal/plural"
 )
 
 // errcodeAlreadyPaid is the Errorcode of a second markpaid (spec §4.5).
@@ -69,7 +70,7 @@ func (a *Applier) DryRun(p Plan) error {
 		fmt.Fprintf(a.Out, "%s %s %s\n", method, extract.RedactURL(url), body)
 		n++
 	}
-	fmt.Fprintf(a.Out, "dry run: %d requests would be sent, none was\n", n)
+	fmt.Fprintf(a.Out, "dry run: %s would be sent, none was\n", plural.Of(n, "request"))
 	return nil
 }
 

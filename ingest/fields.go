@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/internal/plural"
 )
 
 // FieldStats is what one walk received of one field of a table: how many
@@ -157,7 +158,7 @@ func (f FieldStats) Name() string {
 func (f FieldStats) Summary() string {
 	switch {
 	case f.New():
-		return fmt.Sprintf("no typed column: %d records sent it (%s), kept in _raw", f.Received(), f.TypesText())
+		return fmt.Sprintf("no typed column: %s sent it (%s), kept in _raw", plural.Of(f.Received(), "record"), f.TypesText())
 	case f.Received() == 0:
 		return "never arrived"
 	}

@@ -30,6 +30,9 @@ type Outcome struct {
 	// Report is the reconciliation the job made or wrote reports of; nil
 	// for the others (for the notifications).
 	Report *reconcile.Report
+	// Demo is the demo's: material findings are on record as such, and the
+	// demo exits 0 whatever it finds.
+	Demo bool
 }
 
 // UsageError is the caller's mistake: a flag, an argument or the

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/reconcile"
 )
 
@@ -124,7 +125,7 @@ func (m Message) text() string {
 	}
 	line("Error", m.Error)
 	for _, r := range m.Rules {
-		fmt.Fprintf(&b, "- %s (%s): %d findings", r.Rule, r.Severity, r.Count)
+		fmt.Fprintf(&b, "- %s (%s): %s", r.Rule, r.Severity, plural.Of(r.Count, "finding"))
 		for _, cur := range reconcile.Currencies(r.Amounts) {
 			fmt.Fprintf(&b, "; %s net %s, gross %s", cur, r.Amounts[cur].Net, r.Amounts[cur].Gross)
 		}

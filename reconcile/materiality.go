@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/configkey"
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/money"
 )
 
@@ -91,7 +92,7 @@ func judge(r *Report, m Materiality) []string {
 			continue
 		}
 		if t.Rule.ID == IncompleteRule {
-			reasons = append(reasons, fmt.Sprintf("%s: %d collections incomplete; the other rules are not trusted", t.Rule.ID, open))
+			reasons = append(reasons, fmt.Sprintf("%s: %s incomplete; the other rules are not trusted", t.Rule.ID, plural.Of(open, "collection")))
 			continue
 		}
 		th, ok := m.Rules[t.Rule.ID]
@@ -99,7 +100,7 @@ func judge(r *Report, m Materiality) []string {
 			th = m.Severities[t.Rule.Severity]
 		}
 		if th.Count > 0 && open >= th.Count {
-			reasons = append(reasons, fmt.Sprintf("%s (%s): %d unwaived findings, threshold %d", t.Rule.ID, t.Rule.Severity, open, th.Count))
+			reasons = append(reasons, fmt.Sprintf("%s (%s): %s, threshold %d", t.Rule.ID, t.Rule.Severity, plural.Of(open, "unwaived finding"), th.Count))
 			continue
 		}
 		if limit, err := money.Parse(th.Amount); err == nil && th.Amount != "" {

@@ -266,7 +266,7 @@ func TestMaterialityThresholds(t *testing.T) {
 		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Amount: "1.00"}}}, []string{"price_mismatch (medium): "}},
 		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Amount: "100000.00"}}}, nil},
 		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Count: 2}}}, nil},
-		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Count: 1}}}, []string{"price_mismatch (medium): 1 unwaived findings, threshold 1"}},
+		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Count: 1}}}, []string{"price_mismatch (medium): 1 unwaived finding, threshold 1"}},
 		{Materiality{Severities: map[string]Threshold{"medium": {Count: 1}}}, []string{"quantity_mismatch", "price_mismatch", "invoice_total_mismatch", "missing_product_charge", "payment_amount_mismatch"}},
 	} {
 		tc.m.Severities = cmpOr(tc.m.Severities, map[string]Threshold{})

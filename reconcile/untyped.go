@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/billsnap/billsnap/internal/plural"
 )
 
 // Unjudged is what values that arrived untyped kept a rule from judging:
@@ -22,14 +24,7 @@ type Unjudged struct {
 // String says it the way reports do: 3 records not judged: field
 // TotalAmount of invoices arrived as string.
 func (u Unjudged) String() string {
-	return fmt.Sprintf("%d %s not judged: field %s of %s arrived as %s", u.Records, plural(u.Records, "record"), u.Field, u.Table, u.Types)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
+	return fmt.Sprintf("%s not judged: field %s of %s arrived as %s", plural.Of(u.Records, "record"), u.Field, u.Table, u.Types)
 }
 
 // untypedSQL creates run_untyped, every value of the reconciled and the
@@ -207,7 +202,7 @@ func (r *Report) NotJudgedNotes() []string {
 		line := u.Rule + ": " + u.String()
 		if u.Rule != last && r.HeldBack[u.Rule] > 0 {
 			n := r.HeldBack[u.Rule]
-			line += fmt.Sprintf(" (%d %s held back)", n, plural(n, "finding"))
+			line += " (" + plural.Of(n, "finding") + " held back)"
 		}
 		last = u.Rule
 		out = append(out, line)

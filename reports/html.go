@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
@@ -32,6 +33,7 @@ var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap
 		}
 		return template.HTML(strings.Join(parts, "/<wbr>"))
 	},
+	"plural": plural.Any,
 	"count": func(n int64) string {
 		if n < 0 {
 			return "–"

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/ingest"
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
@@ -17,6 +18,7 @@ type Input struct {
 	Fields    []ingest.FieldStats    // what the snapshot received of each field
 	Trend     []reconcile.TrendPoint // the last reconciliations, oldest first, this one last
 	ExitCode  int                    // what the run exits with
+	Demo      bool                   // the demo's reports: the demo exits 0 whatever it finds
 	Generated time.Time
 	MaxRows   int // findings shown per rule in HTML; the CSV has them all
 	// SignOffs are the period's sign-offs made in the workspace, of this
@@ -47,7 +49,7 @@ func (in *Input) SignOffLines() []SignOffLine {
 
 // Text is the line a report gives a sign-off.
 func (l SignOffLine) Text() string {
-	s := fmt.Sprintf("%s (%s), %s, snapshot %s: %d findings", l.Name, l.Role, l.At.UTC().Format(timeFormat), l.Snapshot, l.Findings)
+	s := fmt.Sprintf("%s (%s), %s, snapshot %s: %s", l.Name, l.Role, l.At.UTC().Format(timeFormat), l.Snapshot, plural.Of(l.Findings, "finding"))
 	if l.Comment != "" {
 		s += ", “" + l.Comment + "”"
 	}
@@ -66,6 +68,15 @@ func (in *Input) Verdict() string {
 		return "MATERIAL"
 	}
 	return "OK"
+}
+
+// ExitText is what the run exits with, as the reports say it: "exit 3";
+// for the demo, that it exits 0 and what billsnap run would exit with.
+func (in *Input) ExitText() string {
+	if in.Demo && in.Verdict() != "OK" {
+		return fmt.Sprintf("exit %d: the demo exits 0 whatever it finds; billsnap run exits 3 here", in.ExitCode)
+	}
+	return fmt.Sprintf("exit %d", in.ExitCode)
 }
 
 // collections are the walked tables of the manifest (not the child tables).

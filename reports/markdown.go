@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/ingest"
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -17,7 +18,7 @@ import (
 func Markdown(w io.Writer, in *Input, files []string) error {
 	ew := &errWriter{w: w}
 	r := in.Report
-	fmt.Fprintf(ew, "# billsnap: %s (exit %d)\n\n", in.Verdict(), in.ExitCode)
+	fmt.Fprintf(ew, "# billsnap: %s (%s)\n\n", in.Verdict(), in.ExitText())
 	s := r.Snapshot
 	fmt.Fprintf(ew, "Snapshot %s, %s, taken %s in %s; as of %s, %s; %s.\n\n", s.ID, s.Status, s.Started.UTC().Format(timeFormat),
 		in.duration(), r.AsOf.UTC().Format(timeFormat), periodText(r), previousText(r))
@@ -40,7 +41,7 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 			t.NotJudged, orDash(perCurrency(t.Amounts)))
 	}
 	if quiet > 0 {
-		fmt.Fprintf(ew, "\n%d rules found nothing.\n", quiet)
+		fmt.Fprintf(ew, "\n%s found nothing.\n", plural.Of(quiet, "rule"))
 	}
 	totals := r.CurrencyTotals()
 	for i, c := range reconcile.Currencies(totals) {
@@ -95,7 +96,7 @@ func markdownFields(w io.Writer, n snapshot.FieldNotes) {
 		for i, f := range group.fields {
 			names[i] = f.Table + "." + f.Field
 			if f.New() {
-				names[i] += fmt.Sprintf(" (%d records)", f.Received())
+				names[i] += " (" + plural.Of(f.Received(), "record") + ")"
 			}
 		}
 		fmt.Fprintf(w, "\n%s: %s.\n", group.label, strings.Join(names, ", "))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
 )
@@ -53,7 +54,7 @@ func footer(w io.Writer, r *reconcile.Report) {
 	for _, t := range r.Totals() {
 		count, waived, resolved = count+t.Count, waived+t.Waived, resolved+t.Resolved
 	}
-	fmt.Fprintf(w, "\nTotal: %d findings (%d waived), %d resolved since the previous snapshot\n", count, waived, resolved)
+	fmt.Fprintf(w, "\nTotal: %s (%d waived), %d resolved since the previous snapshot\n", plural.Of(count, "finding"), waived, resolved)
 	totals := r.CurrencyTotals()
 	for _, c := range reconcile.Currencies(totals) {
 		fmt.Fprintf(w, "  %s %s\n", currencyLabel(c), netGross(totals[c]))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
@@ -24,7 +25,7 @@ func (b *xlsxBook) summary(in *Input) sheetPage {
 	return sheetPage{workbook.Sheet{Name: SheetSummary, Widths: widths}, func(add func(...any) error) error {
 		s := r.Snapshot
 		lines := [][]any{
-			{workbook.Cell{Style: styleTitle, Value: fmt.Sprintf("billsnap reconciliation: %s (exit %d)", in.Verdict(), in.ExitCode)}},
+			{workbook.Cell{Style: styleTitle, Value: fmt.Sprintf("billsnap reconciliation: %s (%s)", in.Verdict(), in.ExitText())}},
 			{fmt.Sprintf("Snapshot %s (%s), taken %s", s.ID, s.Status, s.Started.UTC().Format(timeFormat))},
 			{fmt.Sprintf("As of %s, %s; %s", r.AsOf.UTC().Format(timeFormat), periodText(r), previousText(r))},
 			{},
@@ -176,7 +177,7 @@ func (b *xlsxBook) fieldRows(add func(...any) error, n snapshot.FieldNotes) erro
 	}
 	var lines []string
 	for _, f := range n.New {
-		lines = append(lines, fmt.Sprintf("New field, no typed column (kept in _raw): %s.%s, %d records", f.Table, f.Field, f.Received()))
+		lines = append(lines, fmt.Sprintf("New field, no typed column (kept in _raw): %s.%s, %s", f.Table, f.Field, plural.Of(f.Received(), "record")))
 	}
 	for _, f := range n.Absent {
 		lines = append(lines, fmt.Sprintf("Never arrived: %s.%s (%s)", f.Table, f.Field, f.Column))
@@ -221,7 +222,7 @@ func (b *xlsxBook) signOffPage(in *Input) sheetPage {
 		rows := [][]any{
 			{workbook.Cell{Style: styleTitle, Value: "Sign-off"}},
 			{"Snapshot", in.Report.Snapshot.ID},
-			{"Verdict", fmt.Sprintf("%s (exit %d)", in.Verdict(), in.ExitCode)},
+			{"Verdict", fmt.Sprintf("%s (%s)", in.Verdict(), in.ExitText())},
 			{},
 			{workbook.Cell{Style: styleBold, Value: "Prepared by"}, workbook.Cell{Style: styleBox}},
 			{workbook.Cell{Style: styleBold, Value: "Reviewed by"}, workbook.Cell{Style: styleBox}},

@@ -133,7 +133,7 @@ func (fx *fixture) report(t testing.TB) *reports.Input {
 	_, err = job.InStore(context.Background(), fx.cfg, job.Spec{Name: "report"}, quiet, func(s string) string { return s }, nil,
 		func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
 			var err error
-			in, _, err = job.Report(ctx, fx.cfg, store, opts, []string{"md", "xlsx"}, quiet)
+			in, _, err = job.Report(ctx, fx.cfg, store, opts, job.ReportSpec{Formats: []string{"md", "xlsx"}}, quiet)
 			return job.Outcome{}, err
 		})
 	if err != nil {

@@ -23,7 +23,7 @@ import (
 )
 
 var (
-	countRE  = regexp.MustCompile(`<p class="meta" id="count">(\d+) findings`)
+	countRE  = regexp.MustCompile(`<p class="meta" id="count">(\d+) findings?\b`)
 	amountRE = regexp.MustCompile(`<td class="num">(-?[\d,]+\.\d\d)</td>`)
 	rowRE    = regexp.MustCompile(`<tr class="(new|recurring|resolved)`)
 )

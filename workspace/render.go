@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
@@ -33,7 +34,8 @@ var funcs = template.FuncMap{
 	"entityURL": func(entity, id string) template.URL {
 		return template.URL("/entities/" + url.PathEscape(entity) + "/" + url.PathEscape(id))
 	},
-	"add": func(a, b int) int { return a + b },
+	"add":    func(a, b int) int { return a + b },
+	"plural": plural.Any,
 	// waiveURL is the waive form of a finding, coming back to back.
 	"waiveURL": func(rule, entityID, back string) template.URL {
 		return template.URL("/waive?" + url.Values{"rule": {rule}, "entity_id": {entityID}, "back": {back}}.Encode())

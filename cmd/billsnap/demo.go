@@ -4,7 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
@@ -13,35 +19,73 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 )
 
+// demoData is the sandbox the demo exports: the same seed, size and now
+// give the same records, so `billsnap sandbox` can serve it again.
+type demoData struct {
+	seed      uint64
+	customers int
+	now       time.Time
+}
+
+// Ports the demo's next steps use when they are free.
+const (
+	sandboxPort   = "8081"
+	workspacePort = "8080"
+	demoKey       = "sandbox-key" // the next steps' sandbox key (a sandbox's, never a service's)
+)
+
 // runDemo runs the job against the sandbox started in-process with a key
-// of its own: no credentials, nothing to set up.
+// of its own: no credentials, nothing to set up. It exits 0 whatever it
+// finds (its reports and the journal say so), and ends with the commands
+// that carry on against the same data.
 func runDemo(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "demo", "[--out DIR] [--customers N] [--seed N]")
+	fs := newFlags(env, "demo", "[--out DIR] [--customers N] [--seed N] [--now RFC3339] [--progress MODE]")
 	out := fs.String("out", "billsnap-demo", "output directory")
 	customers := fs.Int("customers", 250, "clean customers in the sandbox")
 	seed := fs.Uint64("seed", 1, "seed of the sandbox's data")
+	nowFlag := fs.String("now", "", "the sandbox's clock, RFC 3339 (default: now); it moves every date, never the data")
 	progressMode := fs.String("progress", "auto", "progress on stderr: auto, bar, log or none")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	data := demoData{seed: *seed, customers: *customers, now: time.Now().UTC().Truncate(time.Second)}
+	if *nowFlag != "" {
+		t, err := time.Parse(time.RFC3339, *nowFlag)
+		if err != nil {
+			return job.Usagef("--now: want RFC 3339, such as 2026-11-22T03:00:00Z")
+		}
+		data.now = t.UTC().Truncate(time.Second)
+	}
 	key := rand.Text()
 	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{APIKey: key,
-		Data: sandbox.Options{Seed: *seed, Customers: *customers, Planted: 2}}))
+		Data: sandbox.Options{Seed: data.seed, Customers: data.customers, Planted: 2, Now: data.now}}))
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	fmt.Fprintf(env.stdout, "sandbox: base_url=%s front_url=%s (seed %d, %d customers, 2 planted cases per rule)\n\n",
-		srv.BaseURL(), srv.FrontURL(), *seed, *customers)
+	fmt.Fprintf(env.stdout, "sandbox: seed %d, %d customers, 2 planted cases per rule, now %s (base_url=%s)\n\n",
+		data.seed, data.customers, data.now.Format(time.RFC3339), srv.BaseURL())
 	cfg := config.Default()
 	cfg.BaseURL, cfg.FrontURL, cfg.Out, cfg.Progress = srv.BaseURL(), srv.FrontURL(), *out, *progressMode
 	if err := cfg.Validate(); err != nil {
 		return job.Usage(err)
 	}
-	secret := extract.NewSecret(key)
+	paths, err := demoJob(ctx, env, cfg, extract.NewSecret(key))
+	if err != nil {
+		return err
+	}
+	self := selfCommand()
+	printDemoEnd(env.stdout, self, cfg, paths)
+	printNextSteps(env.stdout, self, cfg.Out, data)
+	return nil
+}
+
+// demoJob exports the sandbox, reconciles and writes the reports, as one
+// run on record; it returns the reports' paths.
+func demoJob(ctx context.Context, env *cliEnv, cfg config.Config, secret *extract.Secret) ([]string, error) {
 	env.setSecret(secret)
 	var paths []string
-	_, err = env.job(ctx, cfg, job.Spec{Name: "demo"}, nil, func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
+	_, err := env.job(ctx, cfg, job.Spec{Name: "demo"}, nil, func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
 		sum, _, err := env.export(ctx, cfg, secret, store)
 		if err != nil {
 			return job.Outcome{}, err
@@ -53,27 +97,96 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 			return job.Outcome{}, err
 		}
 		opts.SnapshotID = sum.ID
-		rep, written, err := env.report(ctx, cfg, store, opts, cfg.Reports.Formats)
+		rep, written, err := env.report(ctx, cfg, store, opts, job.ReportSpec{Formats: cfg.Reports.Formats, Demo: true})
 		if err != nil {
 			return job.Outcome{}, err
 		}
 		paths = written
-		if len(rep.Material) > 0 {
-			fmt.Fprintf(env.stdout, "\n(These are the sandbox's planted cases: billsnap run would exit 3 here; the demo exits 0.)\n")
-		}
-		return job.ReconcileOutcome(rep), nil
+		o := job.ReconcileOutcome(rep)
+		o.Demo = true
+		return o, nil
 	})
-	if err != nil {
-		return err
-	}
-	q := snapshot.ExampleQuery
-	fmt.Fprintf(env.stdout, "\nQuery the snapshot (no DuckDB CLI needed):\n  go run ./cmd/billsnap query --out %s \"%s\"\n", cfg.Out, q)
-	fmt.Fprintf(env.stdout, "or with the DuckDB CLI on %s, or any Parquet reader on %s.\n",
+	return paths, err
+}
+
+// printDemoEnd says where the snapshot and the reports are.
+func printDemoEnd(w io.Writer, self string, cfg config.Config, paths []string) {
+	fmt.Fprintf(w, "\nQuery the snapshot (no DuckDB CLI needed):\n  %s query --out %s \"%s\"\n", self, shellWord(cfg.Out), snapshot.ExampleQuery)
+	fmt.Fprintf(w, "or with the DuckDB CLI on %s, or any Parquet reader on %s.\n",
 		filepath.Join(cfg.Out, cfg.DuckDB.File), filepath.Join(cfg.Out, cfg.Parquet.Dir, "<table>", "*", "*.parquet"))
-	fmt.Fprintf(env.stdout, "\nReports:\n")
+	fmt.Fprintf(w, "\nReports:\n")
 	for _, p := range paths {
-		fmt.Fprintf(env.stdout, "  %s\n", p)
+		fmt.Fprintf(w, "  %s\n", p)
 	}
-	fmt.Fprintf(env.stdout, "\nReview, waive and sign off the findings in the workspace (then open http://127.0.0.1:8080/):\n  go run ./cmd/billsnap serve --out %s\n", cfg.Out)
-	return nil
+}
+
+// printNextSteps prints, as the demo's last lines, the commands that carry
+// on against a sandbox serving the same data: recheck, the fix plan, its
+// dry run and its application, a run that sees the findings resolved, the
+// workspace. Each is runnable as printed, in one shell, in this order.
+func printNextSteps(w io.Writer, self, out string, d demoData) {
+	sandboxAddr := "127.0.0.1:" + freePort(sandboxPort)
+	workspaceAddr := "127.0.0.1:" + freePort(workspacePort)
+	store := shellWord(out)
+	steps := []string{
+		fmt.Sprintf("%s sandbox --api-key %s --seed %d --customers %d --now %s --listen %s &",
+			self, demoKey, d.seed, d.customers, d.now.Format(time.RFC3339), sandboxAddr),
+		fmt.Sprintf("export BILLSNAP_BASE_URL=http://%s BILLSNAP_FRONT_URL=http://%s BILLSNAP_API_KEY=%s", sandboxAddr, sandboxAddr, demoKey),
+		fmt.Sprintf("%s recheck --out %s", self, store),
+		fmt.Sprintf("%s fix plan --out %s > plan.json", self, store),
+		fmt.Sprintf("%s fix apply --out %s --plan plan.json --dry-run", self, store),
+		fmt.Sprintf("%s fix apply --out %s --plan plan.json", self, store),
+		fmt.Sprintf("%s run --out %s", self, store),
+		fmt.Sprintf("%s serve --out %s --listen %s", self, store, workspaceAddr),
+	}
+	fmt.Fprintf(w, "\nCarry on against the same data, served again by a sandbox (docs/remediation.md):\n"+
+		"recheck the findings, plan the fixes, try them, apply them, see them resolved, and review in the workspace\n"+
+		"(then open http://%s/). In one shell, in this order:\n\n", workspaceAddr)
+	for _, s := range steps {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+}
+
+// freePort is port when nothing listens on it on loopback, else a free one.
+func freePort(port string) string {
+	l, err := net.Listen("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return port
+		}
+	}
+	defer l.Close()
+	_, p, _ := net.SplitHostPort(l.Addr().String())
+	return p
+}
+
+// selfCommand is how a person runs this billsnap again: "billsnap" when
+// PATH finds this program, "go run ./cmd/billsnap" under go run, else its
+// path.
+func selfCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "billsnap"
+	}
+	if p, err := exec.LookPath("billsnap"); err == nil && sameFile(p, exe) {
+		return "billsnap"
+	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "go run ./cmd/billsnap"
+	}
+	return shellWord(exe)
+}
+
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

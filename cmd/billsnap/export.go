@@ -11,6 +11,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/ingest"
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
@@ -72,7 +73,7 @@ func printFieldNotes(out io.Writer, n snapshot.FieldNotes) {
 	if len(n.Drifted) == 0 {
 		fmt.Fprintln(out, "fields:  every typed field arrived in its own type")
 	} else {
-		fmt.Fprintf(out, "fields:  %d values coerced, %d untyped (NULL in their column, kept in _raw):\n", n.Coerced(), n.Untyped())
+		fmt.Fprintf(out, "fields:  %s coerced, %d untyped (NULL in their column, kept in _raw):\n", plural.Of(n.Coerced(), "value"), n.Untyped())
 	}
 	for _, group := range []struct {
 		label  string

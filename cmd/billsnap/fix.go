@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/fix"
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot"
@@ -104,8 +105,8 @@ func runFixApply(ctx context.Context, env *cliEnv, args []string) error {
 	_, err = env.job(ctx, cfg, job.Spec{Name: "fix"}, nil, func(ctx context.Context, _ *snapshot.Store) (job.Outcome, error) {
 		start := time.Now()
 		sum, req, err := job.FixApply(ctx, cfg, svc, p, false, env.stdout)
-		fmt.Fprintf(env.stdout, "plan %s: %d done, %d done before, %d made by an earlier apply, %d refused; %d writes sent (%.1fs)\n",
-			p.Digest[:12], sum.Done, sum.AlreadyDone, sum.Skipped, sum.Failed, sum.Writes, time.Since(start).Seconds())
+		fmt.Fprintf(env.stdout, "plan %s: %d done, %d done before, %d made by an earlier apply, %d refused; %s sent (%.1fs)\n",
+			p.Digest[:12], sum.Done, sum.AlreadyDone, sum.Skipped, sum.Failed, plural.Of(sum.Writes, "write"), time.Since(start).Seconds())
 		if err == nil && sum.Failed > 0 {
 			err = fmt.Errorf("the service refused %d of the plan's writes: the record of writes says why (%s)", sum.Failed, layout.Dir(cfg.Out).Fixes())
 		}

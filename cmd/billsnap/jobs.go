@@ -40,7 +40,7 @@ func exportJob(env *cliEnv, cfg config.Config, secret *extract.Secret) job.Func 
 // reportJob reconciles, writes the reports and prints the summary.
 func reportJob(env *cliEnv, cfg config.Config, opts reconcile.Options, formats []string) job.Func {
 	return func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
-		rep, _, err := env.report(ctx, cfg, store, opts, formats)
+		rep, _, err := env.report(ctx, cfg, store, opts, job.ReportSpec{Formats: formats})
 		if err != nil {
 			return job.Outcome{}, err
 		}
@@ -56,7 +56,7 @@ func runJob(env *cliEnv, cfg config.Config, secret *extract.Secret, opts reconci
 			return job.Outcome{Snapshot: job.ExportOutcome(sum, req).Snapshot, Requests: req}, err
 		}
 		opts.SnapshotID = sum.ID
-		rep, _, err := env.report(ctx, cfg, store, opts, formats)
+		rep, _, err := env.report(ctx, cfg, store, opts, job.ReportSpec{Formats: formats})
 		if err != nil {
 			return job.Outcome{Snapshot: sum.ID, Requests: req}, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -99,7 +100,7 @@ func printRows(w io.Writer, rows *sql.Rows, maxRows int) error {
 	}
 	tw.Flush()
 	if n > maxRows {
-		fmt.Fprintf(w, "(%d rows, %d shown)\n", n, maxRows)
+		fmt.Fprintf(w, "(%s, %d shown)\n", plural.Of(n, "row"), maxRows)
 	}
 	return rows.Err()
 }

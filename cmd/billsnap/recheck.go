@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/recheck"
 	"github.com/billsnap/billsnap/reconcile"
@@ -96,8 +97,8 @@ func printRecheck(w io.Writer, rep *reconcile.Report, results []recheck.Result) 
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Finding.Rule, r.Finding.EntityID, r.Live, r.Detail)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nsnapshot %s: %d findings about charges rechecked: %d confirmed, %d changed, %d gone\n", rep.Snapshot.ID,
-		len(results), counts[recheck.Confirmed], counts[recheck.Changed], counts[recheck.Gone])
+	fmt.Fprintf(w, "\nsnapshot %s: %s about charges rechecked: %d confirmed, %d changed, %d gone\n", rep.Snapshot.ID,
+		plural.Of(len(results), "finding"), counts[recheck.Confirmed], counts[recheck.Changed], counts[recheck.Gone])
 }
 
 // storedFlags name a stored reconciliation: --snapshot and --period

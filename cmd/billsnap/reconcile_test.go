@@ -120,7 +120,7 @@ func TestRunOnAnIncompleteSnapshot(t *testing.T) {
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 74, Customers: 30}, "totalcount=Contacts")
 	code, out, _ := cli(t, srv, "run", "--out", t.TempDir(), "--progress", "none")
 	if code != job.ExitMaterial || !strings.Contains(out, "# billsnap: UNTRUSTED (exit 3)") || !strings.Contains(out, "the other rules' findings are not trusted") ||
-		!strings.Contains(out, "snapshot_incomplete: 1 collections incomplete") || !strings.Contains(out, "| contacts | ") || !strings.Contains(out, "| **no**: ") {
+		!strings.Contains(out, "snapshot_incomplete: 1 collection incomplete") || !strings.Contains(out, "| contacts | ") || !strings.Contains(out, "| **no**: ") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }

@@ -48,8 +48,8 @@ func (f *reconcileFlags) reportOptions(cfg config.Config) (reconcile.Options, []
 
 // report reconciles, writes the report files and prints the Markdown
 // summary.
-func (env *cliEnv) report(ctx context.Context, cfg config.Config, store *snapshot.Store, opts reconcile.Options, formats []string) (*reconcile.Report, []string, error) {
-	in, paths, err := job.Report(ctx, cfg, store, opts, formats, env.log)
+func (env *cliEnv) report(ctx context.Context, cfg config.Config, store *snapshot.Store, opts reconcile.Options, spec job.ReportSpec) (*reconcile.Report, []string, error) {
+	in, paths, err := job.Report(ctx, cfg, store, opts, spec, env.log)
 	if err != nil {
 		return nil, nil, err
 	}

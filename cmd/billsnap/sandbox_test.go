@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -116,12 +117,57 @@ func TestDemoRuns(t *testing.T) {
 		t.Fatalf("demo exit %d: %s", code, errb.String())
 	}
 	for _, want := range []string{"customers                                            1      3      278         278",
-		": complete (", "duckdb:  " + dir + "/billsnap.duckdb", "query --out " + dir} {
+		": complete (", "duckdb:  " + dir + "/billsnap.duckdb", "query --out " + dir,
+		"sandbox: seed 1, 250 customers, 2 planted cases per rule, now 20",
+		"# billsnap: MATERIAL (exit 0: the demo exits 0 whatever it finds; billsnap run exits 3 here)"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}
 	}
+	var status bytes.Buffer
+	if code := runWith(context.Background(), []string{"status", "--out", dir}, &status, io.Discard, noEnv); code != job.ExitOK ||
+		!regexp.MustCompile(`\bdemo\s+-\s+-\s+material\s+0\s`).MatchString(status.String()) {
+		t.Errorf("status does not record the demo as material, exit 0, as it printed (exit %d):\n%s", code, status.String())
+	}
 	checkQueryFlags(t, dir)
+}
+
+// totalsOf is what a demo's output says of the findings: the rules' rows
+// and the totals per currency.
+func totalsOf(out string) string {
+	var keep []string
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, "| ") && strings.Count(line, "|") == 10 || strings.HasPrefix(line, "- ") && strings.Contains(line, ": net ") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "")
+}
+
+// Two demos of the same seed, run at other clocks (on either side of an
+// hour and a day apart), print the same findings and totals.
+func TestTwoDemosPrintTheSameTotals(t *testing.T) {
+	t.Parallel()
+	var first string
+	for _, now := range []string{"2026-11-25T17:59:59Z", "2026-11-26T18:00:00Z"} {
+		var out, errb bytes.Buffer
+		args := []string{"demo", "--out", t.TempDir(), "--progress", "none", "--customers", "60", "--now", now}
+		if code := runWith(context.Background(), args, &out, &errb, noEnv); code != job.ExitOK {
+			t.Fatalf("demo exit %d: %s", code, errb.String())
+		}
+		if !strings.Contains(out.String(), "now "+now) {
+			t.Errorf("the demo does not say it ran at %s", now)
+		}
+		totals := totalsOf(out.String())
+		if strings.Count(totals, "\n") < 16 {
+			t.Fatalf("the demo printed %q as its totals:\n%s", totals, out.String())
+		}
+		if first == "" {
+			first = totals
+		} else if totals != first {
+			t.Errorf("at %s the demo printed\n%s\nwhere the first printed\n%s", now, totals, first)
+		}
+	}
 }
 
 // checkQueryFlags queries the store in dir through --config and through

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
@@ -133,8 +134,8 @@ func printLatestFields(ctx context.Context, w io.Writer, db *sql.DB) error {
 	if err != nil || id == "" {
 		return err
 	}
-	fmt.Fprintf(w, "\nLatest snapshot %s: fields: %d values coerced, %d untyped (NULL in their column, kept in _raw); %d new, %d absent\n",
-		id, n.Coerced(), n.Untyped(), len(n.New), len(n.Absent))
+	fmt.Fprintf(w, "\nLatest snapshot %s: fields: %s coerced, %d untyped (NULL in their column, kept in _raw); %d new, %d absent\n",
+		id, plural.Of(n.Coerced(), "value"), n.Untyped(), len(n.New), len(n.Absent))
 	lines := append(append(slices.Clone(n.Drifted), n.Absent...), n.New...)
 	for i, f := range lines {
 		if i == statusFieldLines {

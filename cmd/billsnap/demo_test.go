@@ -1,0 +1,133 @@
+//go:build heavy
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/job"
+)
+
+// nextSteps are the commands the demo's output ends with.
+func nextSteps(t *testing.T, out string) []string {
+	t.Helper()
+	_, tail, ok := strings.Cut(out, "In one shell, in this order:\n\n")
+	if !ok {
+		t.Fatalf("the demo prints no next steps:\n%s", out)
+	}
+	var steps []string
+	for line := range strings.Lines(tail) {
+		steps = append(steps, strings.TrimSpace(line))
+	}
+	return steps
+}
+
+// The demo's last lines run as printed, pasted into one shell: a sandbox
+// serving the same data, against which recheck finds every finding still
+// there (none gone), the fix plan's dry run sends nothing, its application
+// resolves exactly the planned findings at the next run, and the workspace
+// starts. billsnap is installed on PATH, as the README installs it.
+func TestTheDemosNextStepsRunAsPrinted(t *testing.T) {
+	bin := binaryWithTags(t, "")
+	dir := t.TempDir()
+	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+":/usr/bin:/bin")
+	demo := exec.Command(bin, "demo", "--progress", "none", "--out", "tour")
+	demo.Dir, demo.Env = dir, env
+	out, err := demo.Output()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	steps := nextSteps(t, string(out))
+	if len(steps) != 8 || !strings.HasPrefix(steps[0], "billsnap sandbox ") || !strings.HasPrefix(steps[7], "billsnap serve ") {
+		t.Fatalf("next steps %q", steps)
+	}
+	script := strings.Join(steps, "\n") + "\n"
+	sh := exec.Command("bash", "-c", script)
+	sh.Dir, sh.Env = dir, env
+	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pr, pw := io.Pipe()
+	sh.Stdout, sh.Stderr = pw, pw
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-sh.Process.Pid, syscall.SIGTERM)
+		sh.Wait()
+		pw.Close()
+	}()
+	got := collect(pr)
+	got.waitFor(t, "the workspace is up", 1, 5*time.Minute)
+	text := got.String()
+	for _, want := range []string{" 0 gone", "dry run: 1 request would be sent, none was", "1 done, 0 done before", "# billsnap: MATERIAL (exit 3)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the next steps' output has no %q:\n%s", want, text)
+		}
+	}
+	checkPlanResolved(t, bin, dir, env)
+}
+
+// checkPlanResolved checks that the findings the plan fixed are resolved in
+// the latest reconciliation, and no other.
+func checkPlanResolved(t *testing.T, bin, dir string, env []string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan struct {
+		Actions []struct {
+			Finding struct {
+				Rule     string `json:"rule"`
+				EntityID string `json:"entity_id"`
+			} `json:"finding"`
+		} `json:"actions"`
+	}
+	if err := json.Unmarshal(b, &plan); err != nil || len(plan.Actions) == 0 {
+		t.Fatalf("plan.json: %v, %d actions", err, len(plan.Actions))
+	}
+	planned := map[string]bool{}
+	for _, a := range plan.Actions {
+		planned[a.Finding.Rule+"/"+a.Finding.EntityID] = true
+	}
+	rec := exec.Command(bin, "reconcile", "--out", "tour", "--format", "json")
+	rec.Dir, rec.Env = dir, env
+	out, err := rec.Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != job.ExitMaterial) {
+		t.Fatalf("reconcile: %v", err)
+	}
+	resolved := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var f struct {
+			Rule     string `json:"rule"`
+			EntityID string `json:"entity_id"`
+			Status   string `json:"status"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+			t.Fatalf("%v: %s", err, sc.Text())
+		}
+		if f.Status == "resolved" {
+			resolved[f.Rule+"/"+f.EntityID] = true
+		}
+	}
+	for k := range planned {
+		if !resolved[k] {
+			t.Errorf("planned finding %s is not resolved", k)
+		}
+	}
+	for k := range resolved {
+		if !planned[k] {
+			t.Errorf("finding %s is resolved, though no action of the plan was for it", k)
+		}
+	}
+}
