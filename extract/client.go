@@ -44,8 +44,9 @@ type Client struct {
 	retry   Retry
 	timeout time.Duration
 	log     *slog.Logger
+	said    *retryLog
 
-	requests, retries, throttles atomic.Int64
+	requests, retries, throttles, answers atomic.Int64
 }
 
 // NewClient makes a client; BaseURL and FrontURL must be absolute.
@@ -64,6 +65,7 @@ func NewClient(o Options) (*Client, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
+	c.said = newRetryLog(c.log, c.clock.Now)
 	c.gate = NewGate(o.Concurrency, c.clock)
 	tr := o.Transport
 	if tr == nil {
@@ -104,11 +106,12 @@ func (c *Client) Allowed(rawURL string) bool {
 	return err == nil && c.origins[org]
 }
 
-// Stats are the client's counters so far.
-type Stats struct{ Requests, Retries, Throttles int64 }
+// Stats are the client's counters so far: requests sent, retries,
+// throttles, and answers (responses of any status).
+type Stats struct{ Requests, Retries, Throttles, Answers int64 }
 
 func (c *Client) Stats() Stats {
-	return Stats{c.requests.Load(), c.retries.Load(), c.throttles.Load()}
+	return Stats{c.requests.Load(), c.retries.Load(), c.throttles.Load(), c.answers.Load()}
 }
 
 // Gate is the client's concurrency gate.
@@ -154,17 +157,17 @@ func (c *Client) GetPage(ctx context.Context, coll Collection, rawURL string) (*
 	}
 }
 
-// logRetry says, at info, that a page is tried again: after which attempt
-// of how many, how long it waits and why; a 429 also says how many
-// requests may now be in flight.
+// logRetry tells of a retry (retryLog): after which attempt of how many,
+// how long it waits and why; a 429 also says how many requests may now be
+// in flight.
 func (c *Client) logRetry(coll Collection, rawURL string, attempt int, wait time.Duration, r *retryable) {
 	args := []any{"collection", coll.Table, "url", RedactURL(rawURL), "attempt", fmt.Sprintf("%d of %d", attempt, c.retry.MaxAttempts),
 		"wait", wait.Round(time.Millisecond), "error", r.err}
 	if r.wait > 0 {
-		c.log.Info("the service throttles: waiting for its Retry-After", append(args, "in_flight", c.gate.Limit())...)
+		c.said.note(r.err, "the service throttles: waiting for its Retry-After", append(args, "in_flight", c.gate.Limit())...)
 		return
 	}
-	c.log.Info("retrying", args...)
+	c.said.note(r.err, "retrying", args...)
 }
 
 // try is one attempt: one request through the gate, its body read and decoded.
@@ -187,6 +190,7 @@ func (c *Client) try(ctx context.Context, coll Collection, rawURL string) (*Page
 	if err != nil {
 		return nil, c.transportError(ctx, err)
 	}
+	c.answers.Add(1)
 	defer resp.Body.Close()
 	body, err := readBody(resp)
 	if err != nil {

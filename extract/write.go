@@ -72,6 +72,7 @@ func (c *Client) writeOnce(ctx context.Context, method, rawURL string, body []by
 	if err != nil {
 		return writeAnswer{}, c.unknownFate(ctx, err)
 	}
+	c.answers.Add(1)
 	defer resp.Body.Close()
 	b, err := readBody(resp)
 	if err != nil {

@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -38,6 +39,17 @@ func (svc Service) walker(cfg config.Config) (*extract.Walker, error) {
 		MaxRewalks: cfg.MaxRewalks, Log: svc.Log, Progress: svc.Progress, Clock: svc.Clock}, nil
 }
 
+// ErrUnreached is in the error of an export that never had an answer
+// from the service (a wrong URL, a service down, no network).
+var ErrUnreached = errors.New("the service was never reached")
+
+// unreached is an export's error when no request had an answer; its text
+// is the error's own.
+type unreached struct{ error }
+
+func (u unreached) Unwrap() error        { return u.error }
+func (u unreached) Is(target error) bool { return target == ErrUnreached }
+
 // requestsOf is what the requests of client met.
 func requestsOf(client *extract.Client) journal.Requests {
 	st := client.Stats()
@@ -61,6 +73,9 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 	}
 	sum, err := take(ctx, store, w, colls)
 	req := requestsOf(w.Client)
+	if err != nil && w.Client.Stats().Answers == 0 {
+		err = unreached{err}
+	}
 	if err != nil {
 		return nil, req, err
 	}

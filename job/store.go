@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -22,6 +23,9 @@ type Func func(context.Context, *snapshot.Store) (Outcome, error)
 // InStore runs fn as job j in cfg's store (Do): a job that walks the
 // service opens the store with its export lock, waiting up to lock_wait;
 // reconcile and report work beside an export, in sections of the state.
+// A run that found no directory and never reached the service
+// (ErrUnreached) leaves none: it removes the one it made, its record with
+// it.
 // metrics, when not nil, is refreshed after the run (for /metrics).
 func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, redact func(string) string, metrics *schedule.Metrics, fn Func) (Outcome, error) {
 	open := snapshot.Open
@@ -40,9 +44,18 @@ func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, r
 		Out:       layout.Dir(cfg.Out), MetricsFile: metricsPath(cfg), Metrics: metrics, Log: log, Now: time.Now, Redact: redact,
 		Notify: Notifier(cfg, log, redact),
 	}
-	return Do(ctx, env, j, func(ctx context.Context, s Store) (Outcome, error) {
+	_, statErr := os.Stat(cfg.Out)
+	out, err := Do(ctx, env, j, func(ctx context.Context, s Store) (Outcome, error) {
 		return fn(ctx, s.(*snapshot.Store))
 	})
+	if errors.Is(statErr, fs.ErrNotExist) && errors.Is(err, ErrUnreached) {
+		// There was no store, and nothing came to make one: the directory
+		// this run made (its record included) would only be litter.
+		if rmErr := os.RemoveAll(cfg.Out); rmErr != nil {
+			log.Warn("removing the directory of a run that never reached the service", "dir", cfg.Out, "error", rmErr)
+		}
+	}
+	return out, err
 }
 
 // Notifier is the notifier of cfg's notify section for its store; nil

@@ -86,7 +86,7 @@ func TestProgressLogLines(t *testing.T) {
 		p.PageDone("units", 5)
 		p.PageDone("customers", 200)
 		time.Sleep(5 * time.Second)
-		p.Done()
+		p.Done(true)
 		for _, want := range []string{
 			"msg=progress records=100 of=300 collections=1 phase=walking\n",
 			`msg=progress records=305 of=305 collections=2 phase="loading and publishing"` + "\n",
@@ -119,7 +119,7 @@ func TestProgressSaysWhatAStallWaitsOn(t *testing.T) {
 		}
 		p.PageDone("customers", 100)
 		time.Sleep(35 * time.Second)
-		p.Done()
+		p.Done(true)
 		if got := errb.String(); strings.Count(got, "no page") != 2 {
 			t.Errorf("after a page and another stall, %d stall lines:\n%s", strings.Count(got, "no page"), got)
 		}
@@ -144,7 +144,7 @@ func TestTheBarEndsOnlyWithTheExport(t *testing.T) {
 	if p.bar.IsFinished() {
 		t.Error("the bar ended before loading and publishing")
 	}
-	p.Done()
+	p.Done(true)
 	if !p.bar.IsFinished() {
 		t.Error("the bar did not end with the export")
 	}

@@ -20,9 +20,9 @@ func (env *cliEnv) job(ctx context.Context, cfg config.Config, j job.Spec, metri
 }
 
 // export takes a snapshot with the progress cfg asks for.
-func (env *cliEnv) export(ctx context.Context, cfg config.Config, secret *extract.Secret, store *snapshot.Store) (*snapshot.Summary, journal.Requests, error) {
+func (env *cliEnv) export(ctx context.Context, cfg config.Config, secret *extract.Secret, store *snapshot.Store) (sum *snapshot.Summary, req journal.Requests, err error) {
 	prog := newProgress(cfg.Progress, env, 5*time.Second, len(catalog.CollectionNames()))
-	defer prog.Done()
+	defer func() { prog.Done(err == nil) }()
 	return job.Export(ctx, cfg, job.Service{Secret: secret, Log: env.log, Clock: env.clock, Progress: prog}, store)
 }
 

@@ -20,17 +20,21 @@ const stallAfter = 30 * time.Second
 
 // progress reports an export on stderr: on a terminal one bar for the
 // whole export (records out of the TotalCounts announced, then loading and
-// publishing, in records/s), ended only when the export ends; otherwise a
-// log line every few seconds; or nothing. In every mode but none, when no
-// page has come for stallAfter it says, at WARN, what it is waiting on.
+// publishing; a rate once a second has passed), ended only when the export
+// ends, at 100% when it succeeded, with log lines written above it (screen);
+// otherwise a log line every few seconds; or nothing. In every mode but
+// none, when no page has come for stallAfter it says, at WARN, what it is
+// waiting on.
 type progress struct {
 	mu      sync.Mutex
 	colls   int            // collections the export walks
 	total   map[string]int // TotalCount per collection, as announced
 	done    map[string]int // records taken per collection in its current walk
+	start   time.Time      // when the export began
 	last    time.Time      // when the last page came, or the export began
 	stalled bool           // the stall was said since the last page
 	bar     *progressbar.ProgressBar
+	screen  *screen // where the bar draws
 	log     *slog.Logger
 	stop    chan struct{}
 	stopped sync.WaitGroup
@@ -39,7 +43,8 @@ type progress struct {
 // newProgress starts the progress report of an export of colls
 // collections, in mode auto, bar, log or none; log mode logs every every.
 func newProgress(mode string, env *cliEnv, every time.Duration, colls int) *progress {
-	p := &progress{colls: colls, total: map[string]int{}, done: map[string]int{}, last: time.Now(), log: env.log, stop: make(chan struct{})}
+	now := time.Now()
+	p := &progress{colls: colls, total: map[string]int{}, done: map[string]int{}, start: now, last: now, log: env.log, stop: make(chan struct{})}
 	if mode == "auto" {
 		mode = "log"
 		if isTerminal(env.rawStderr) {
@@ -48,9 +53,9 @@ func newProgress(mode string, env *cliEnv, every time.Duration, colls int) *prog
 	}
 	switch mode {
 	case "bar":
-		p.bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(env.stderr), progressbar.OptionSetDescription("walking"),
-			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("records"),
-			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish(), progressbar.OptionSetWidth(30))
+		p.screen = env.screen
+		p.bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(p.screen.barWriter()), progressbar.OptionSetDescription("walking"),
+			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionSetWidth(30))
 		p.watch(time.Second, false)
 	case "log":
 		p.watch(every, true)
@@ -86,12 +91,24 @@ func (p *progress) paged() {
 		return
 	}
 	done, total := p.sums()
-	if p.walked() {
-		p.bar.Describe("loading and publishing")
-	}
+	p.bar.Describe(p.describe(done, total))
 	// One more than the records: the bar reaches its end only in Done.
 	p.bar.ChangeMax64(int64(max(total, done) + 1))
 	p.bar.Set64(int64(done))
+}
+
+// describe is the bar's text: the phase, the records so far and, once a
+// second has passed, their rate.
+func (p *progress) describe(done, total int) string {
+	phase := "walking"
+	if p.walked() {
+		phase = "loading and publishing"
+	}
+	text := fmt.Sprintf("%s %d/%d records", phase, done, total)
+	if elapsed := time.Since(p.start); elapsed >= time.Second && done > 0 {
+		text += fmt.Sprintf(" · %.0f/s", float64(done)/elapsed.Seconds())
+	}
+	return text
 }
 
 func (p *progress) sums() (done, total int) {
@@ -145,7 +162,7 @@ func (p *progress) tick(logLines bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	done, total := p.sums()
-	if logLines {
+	if logLines && len(p.total) > 0 { // nothing to say before the first page
 		phase := "walking"
 		if p.walked() {
 			phase = "loading and publishing"
@@ -173,11 +190,28 @@ func (p *progress) waitingOn() string {
 	return strings.Join(parts, ", and ")
 }
 
-// Done ends the report.
-func (p *progress) Done() {
+// Done ends the report: an export that succeeded (ok) ends its bar at
+// 100%, one that failed leaves it where it stopped.
+func (p *progress) Done(ok bool) {
 	close(p.stop)
 	p.stopped.Wait()
-	if p.bar != nil {
-		p.bar.Finish()
+	if p.bar == nil {
+		return
 	}
+	p.mu.Lock()
+	done, _ := p.sums()
+	nothing := len(p.total) == 0
+	p.mu.Unlock()
+	switch {
+	case ok:
+		p.bar.Describe(fmt.Sprintf("done %d records in %s", done, time.Since(p.start).Round(100*time.Millisecond)))
+		p.bar.ChangeMax64(int64(max(done, 1)))
+		p.bar.Finish()
+	case nothing: // no page came: the bar said nothing worth keeping
+		p.bar.Exit()
+		p.screen.barErase()
+	default:
+		p.bar.Exit()
+	}
+	p.screen.barDone()
 }

@@ -25,6 +25,7 @@ type command struct {
 // progress to stderr.
 type cliEnv struct {
 	stdout, stderr io.Writer // both take the API key out of what they write
+	screen         *screen   // stderr, shared by the log and a progress bar
 	rawStderr      io.Writer // for telling whether stderr is a terminal
 	log            *slog.Logger
 	getenv         func(string) string
@@ -67,7 +68,8 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 // newEnv makes the environment of one run of the program.
 func newEnv(stdout, stderr io.Writer, getenv func(string) string) *cliEnv {
 	env := &cliEnv{rawStderr: stderr, getenv: getenv, clock: extract.RealClock{}}
-	env.stdout, env.stderr = &redactingWriter{w: stdout, env: env}, &redactingWriter{w: stderr, env: env}
+	env.screen = &screen{w: &redactingWriter{w: stderr, env: env}}
+	env.stdout, env.stderr = &redactingWriter{w: stdout, env: env}, env.screen
 	level := slog.LevelInfo
 	if getenv("BILLSNAP_LOG_LEVEL") == "debug" {
 		level = slog.LevelDebug
