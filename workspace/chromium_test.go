@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/billsnap/billsnap/internal/testtools"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/snapshot"
 )
 
 // browser is a headless Chromium tab that notes every console error,
@@ -171,6 +173,7 @@ func TestWorkspaceInChromium(t *testing.T) {
 		t.Errorf("the record page: %q", h)
 	}
 	b.shot(t, "workspace-record.png")
+	checkRecordPage(t, b, srv.URL, fx)
 
 	b.do(t, "signing off", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("signoff-form")),
 		chromedp.SendKeys(chromedp.CSS(`#signoff-form input[name=name]`), "Dana"),
@@ -186,4 +189,39 @@ func TestWorkspaceInChromium(t *testing.T) {
 		t.Fatalf("the ledger after the browser's waiver and sign-off: %+v", st)
 	}
 	b.check(t)
+}
+
+// checkRecordPage opens the record of an invoice whose total is whole (as
+// 150.00): the page shows it as DuckDB holds it and as the overview shows
+// money, with its two decimals; its dates are dates or UTC times with the
+// zone; and a record ID in the findings list stays on one line.
+func checkRecordPage(t *testing.T, b *browser, base string, fx *fixture) {
+	t.Helper()
+	db, err := snapshot.OpenRead(context.Background(), fx.cfg.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id, total string
+	err = db.QueryRow(`SELECT id, CAST(total_amount AS VARCHAR) FROM latest_invoices
+		WHERE total_amount = floor(total_amount) AND total_amount BETWEEN 100 AND 999 ORDER BY id LIMIT 1`).Scan(&id, &total)
+	db.Close()
+	if err != nil || !strings.HasSuffix(total, ".00") {
+		t.Fatalf("no invoice with a whole total: %q, %v", total, err)
+	}
+	b.do(t, "opening the invoice "+id, chromedp.Navigate(base+"/entities/invoice/"+id), chromedp.WaitVisible(chromedp.ID("record")))
+	cell := func(name string) string {
+		return b.eval(t, fmt.Sprintf(`(() => { for (const r of document.querySelectorAll("#record tr")) { if (r.querySelector("th").textContent === %q) return r.querySelector("td").textContent } return "none" })()`, name))
+	}
+	if got := cell("total_amount"); got != total {
+		t.Errorf("the record page shows total_amount %q, where DuckDB holds %s", got, total)
+	}
+	for _, name := range []string{"invoice_date", "due_date"} {
+		if got := cell(name); !regexp.MustCompile(`^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2} UTC)?$`).MatchString(got) {
+			t.Errorf("the record page shows %s as %q, neither a date nor a UTC time", name, got)
+		}
+	}
+	b.do(t, "the findings list", chromedp.Navigate(base+"/findings"), chromedp.WaitVisible(chromedp.ID("findings")))
+	if lines := b.eval(t, `(() => { const r = document.createRange(); r.selectNodeContents(document.querySelector("#findings td.id a")); return String(new Set([...r.getClientRects()].map(x => Math.round(x.top))).size) })()`); lines != "1" {
+		t.Errorf("a record ID in the findings list takes %s lines", lines)
+	}
 }

@@ -5,11 +5,15 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/duckdb/duckdb-go/v2"
+
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
 )
 
@@ -64,6 +68,7 @@ type entityView struct {
 type column struct {
 	Name  string `json:"name"`
 	Value any    `json:"value"`
+	Text  string `json:"-"` // the value as the page shows it
 }
 
 // historyFinding is a finding of the record in one reconciliation.
@@ -183,7 +188,7 @@ func (v *entityView) readRecord(ctx context.Context, db *sql.DB) error {
 			v.Raw = rawJSON(vals[i])
 		case n == "id":
 		default:
-			v.Columns = append(v.Columns, column{Name: n, Value: plain(vals[i])})
+			v.Columns = append(v.Columns, column{Name: n, Value: plain(vals[i]), Text: display(vals[i])})
 			if ref, ok := strings.CutSuffix(n, "_id"); ok && vals[i] != nil {
 				if _, known := kinds[ref]; known {
 					v.Parents = append(v.Parents, link{Kind: ref, ID: fmt.Sprint(vals[i]), Via: n})
@@ -328,15 +333,59 @@ func rawJSON(v any) json.RawMessage {
 }
 
 // plain is a column's value as JSON shows it: times in UTC, decimals as
-// their exact text.
+// their exact text with their scale's digits (150.00).
 func plain(v any) any {
 	switch x := v.(type) {
 	case time.Time:
 		return x.UTC().Format(time.RFC3339)
 	case []byte:
 		return string(x)
+	case duckdb.Decimal:
+		return decimalText(x)
 	case fmt.Stringer:
 		return x.String()
 	}
 	return v
+}
+
+// display is a column's value as a page shows it: money (a decimal of
+// two places) as the overview does (1,234.50), other decimals without
+// trailing zeros, a time at midnight UTC as a date, other times in UTC
+// with the zone, nothing for NULL.
+func display(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case duckdb.Decimal:
+		text := decimalText(x)
+		if x.Scale == 2 {
+			if a, err := money.Parse(text); err == nil {
+				return a.Grouped()
+			}
+		}
+		if strings.Contains(text, ".") {
+			text = strings.TrimSuffix(strings.TrimRight(text, "0"), ".")
+		}
+		return text
+	case time.Time:
+		t := x.UTC()
+		if t.Equal(t.Truncate(24 * time.Hour)) {
+			return t.Format(time.DateOnly)
+		}
+		return t.Format("2006-01-02 15:04:05 UTC")
+	}
+	return fmt.Sprint(plain(v))
+}
+
+// decimalText is d exactly, with as many decimals as its scale.
+func decimalText(d duckdb.Decimal) string {
+	digits := new(big.Int).Abs(d.Value).String()
+	if scale := int(d.Scale); scale > 0 {
+		digits = strings.Repeat("0", max(0, scale+1-len(digits))) + digits
+		digits = digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
+	}
+	if d.Value.Sign() < 0 {
+		return "-" + digits
+	}
+	return digits
 }

@@ -31,6 +31,13 @@ var funcs = template.FuncMap{
 	},
 	"day":     func(d reconcile.Date) string { return d.Format(time.DateOnly) },
 	"grouped": func(a money.Amount) string { return a.Grouped() },
+	// money is a decimal text as the overview shows amounts: 1,234.50.
+	"money": func(text string) string {
+		if a, err := money.Parse(text); err == nil {
+			return a.Grouped()
+		}
+		return text
+	},
 	"entityURL": func(entity, id string) template.URL {
 		return template.URL("/entities/" + url.PathEscape(entity) + "/" + url.PathEscape(id))
 	},

@@ -111,8 +111,12 @@ func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" |
 func usage() string {
 	var b strings.Builder
 	b.WriteString("Usage: billsnap <command> [flags]\n\nCommands:\n")
+	width := 0
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.name, c.summary)
 	}
 	b.WriteString("\n'billsnap <command> --help' shows a command's flags.\n\n" + exitCodesHelp + "\n")
 	return b.String()

@@ -12,7 +12,7 @@ import (
 )
 
 func runSandbox(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "sandbox", "--api-key KEY [--listen ADDR] [--seed N] [--customers N] [--planted N] [--faults SPEC] [--answer-key FILE]")
+	fs := newFlags(env, "sandbox", "--api-key KEY [--listen ADDR] [--seed N] [--customers N] [--planted N] [--months N] [--now RFC3339] [--faults SPEC] [--answer-key FILE]")
 	listen := fs.String("listen", "127.0.0.1:8081", "address to serve on (port 0 picks a free one); the workspace's is 8080")
 	key := fs.String("api-key", "", "API key clients must send (Base64-encoded, as a Bearer token); required")
 	seed := fs.Uint64("seed", 1, "seed of the generated data")
