@@ -54,7 +54,10 @@ func newProgress(mode string, env *cliEnv, every time.Duration, colls int) *prog
 	switch mode {
 	case "bar":
 		p.screen = env.screen
-		p.bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(p.screen.barWriter()), progressbar.OptionSetDescription("walking"),
+		// A length from the start (the first page sets the real one): a bar
+		// of unknown length runs a spinner goroutine of progressbar's that
+		// reads the bar's state without its lock.
+		p.bar = progressbar.NewOptions64(1, progressbar.OptionSetWriter(p.screen.barWriter()), progressbar.OptionSetDescription("walking"),
 			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionSetWidth(30))
 		p.watch(time.Second, false)
 	case "log":
