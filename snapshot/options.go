@@ -77,6 +77,11 @@ type DuckDB struct {
 	// holds a table's unfinished row group in memory while loading it, so
 	// its default (122,880) costs hundreds of MB on wide tables.
 	RowGroupSize int `yaml:"row_group_size"`
+	// FSST compresses the read model's strings with FSST. Off, the
+	// snapshot's file is larger (strings are stored plain or by
+	// dictionary) and loading it costs far less CPU: DuckDB's FSST
+	// analysis of every string column (IDs, the raw JSON) is most of it.
+	FSST bool `yaml:"fsst"`
 }
 
 // Validate returns every problem of o, each a *configkey.Error naming its

@@ -52,9 +52,11 @@ type Summary struct {
 // (recover). On error before it nothing is published; the caller records
 // the failure with Fail (which leaves a snapshot past that point alone).
 func (r *Run) Publish(ctx context.Context) (*Summary, error) {
+	phases := newPhases()
 	if err := r.loader.wait(); err != nil {
 		return nil, err
 	}
+	phases.end("loading")
 	var stats []TableStats
 	status := StatusPublishing
 	for _, t := range r.s.tables {
@@ -70,6 +72,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	if err := r.closeDB(); err != nil {
 		return nil, fmt.Errorf("closing the snapshot's DuckDB file: %w", err)
 	}
+	phases.end("verifying")
 	crashpoint.Hit("publish.verified")
 	fields := r.Fields()
 	// The manifest is committed before anything is published, so that a
@@ -81,6 +84,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 		return nil, fmt.Errorf("recording the snapshot: %w", err)
 	}
 	r.committed = true
+	phases.end("recording")
 	crashpoint.Hit("publish.manifest")
 	err = r.s.Update(ctx, func(db *sql.DB) error {
 		var err error
@@ -91,6 +95,8 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	r.removeStaging()
+	phases.end("publishing")
+	r.s.log.Debug("snapshot published: what was left after the walks", append([]any{"snapshot", r.ID}, phases.attrs()...)...)
 	crashpoint.Hit("publish.done")
 	return &Summary{ID: r.ID, Status: status, Started: r.Started, Finished: r.s.now().UTC(), Tables: stats, Fields: fields}, nil
 }
@@ -224,3 +230,21 @@ func (r *Run) manifestRow(ctx context.Context, tx *sql.Tx, st *TableStats) error
 
 // sqlString is a DuckDB string literal.
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// phases times the steps of a piece of work, for the debug log.
+type phases struct {
+	last   time.Time
+	attrs_ []any
+}
+
+func newPhases() *phases { return &phases{last: time.Now()} }
+
+// end ends the step called name.
+func (p *phases) end(name string) {
+	now := time.Now()
+	p.attrs_ = append(p.attrs_, name, now.Sub(p.last).Round(time.Millisecond))
+	p.last = now
+}
+
+// attrs are the steps and their durations, as log attributes.
+func (p *phases) attrs() []any { return p.attrs_ }

@@ -194,10 +194,14 @@ func setting(ctx context.Context, db *sql.DB, name, key, value string) error {
 }
 
 // loadSettings puts db in DuckDB's settings for loading a snapshot
-// (duckdb.load_memory_limit, duckdb.load_threads).
+// (duckdb.load_memory_limit, duckdb.load_threads, duckdb.fsst).
 func (s *Store) loadSettings(ctx context.Context, db *sql.DB) error {
-	return errors.Join(setting(ctx, db, "memory_limit", "duckdb.load_memory_limit", s.duck.LoadMemoryLimit),
+	err := errors.Join(setting(ctx, db, "memory_limit", "duckdb.load_memory_limit", s.duck.LoadMemoryLimit),
 		setting(ctx, db, "threads", "duckdb.load_threads", strconv.Itoa(s.duck.LoadThreads)))
+	if !s.duck.FSST {
+		err = errors.Join(err, setting(ctx, db, "disabled_compression_methods", "duckdb.fsst", "fsst"))
+	}
+	return err
 }
 
 // Dir is the output directory; ParquetDir is in it.
