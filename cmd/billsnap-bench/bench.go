@@ -74,11 +74,13 @@ func bench(ctx context.Context, args []string) error {
 		}
 		ms = append(ms, m)
 	}
+	// The export's figures are reported even when the reconcile fails.
 	rec, err := measure(ctx, "reconcile", "reconcile", url, dir+"/export", c)
+	rec.name = "reconcile"
+	report(ms, rec, *latency, *concurrency)
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
-	report(ms, rec, *latency, *concurrency)
 	return nil
 }
 
