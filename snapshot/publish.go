@@ -233,8 +233,8 @@ func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 
 // phases times the steps of a piece of work, for the debug log.
 type phases struct {
-	last   time.Time
-	attrs_ []any
+	last time.Time
+	list []any // name, duration, name, duration…
 }
 
 func newPhases() *phases { return &phases{last: time.Now()} }
@@ -242,9 +242,9 @@ func newPhases() *phases { return &phases{last: time.Now()} }
 // end ends the step called name.
 func (p *phases) end(name string) {
 	now := time.Now()
-	p.attrs_ = append(p.attrs_, name, now.Sub(p.last).Round(time.Millisecond))
+	p.list = append(p.list, name, now.Sub(p.last).Round(time.Millisecond))
 	p.last = now
 }
 
 // attrs are the steps and their durations, as log attributes.
-func (p *phases) attrs() []any { return p.attrs_ }
+func (p *phases) attrs() []any { return p.list }
