@@ -1,11 +1,8 @@
 package snapshot
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -186,7 +183,12 @@ func (l *loader) loadCollection(parent string) error {
 				return err
 			}
 		}
-		ids, err := l.digestIDs(name)
+		var ids idTally
+		err := l.underLimit(func() error {
+			var err error
+			ids, err = l.digestIDs(name)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("counting the ids of %s in DuckDB: %w", name, err)
 		}
@@ -227,21 +229,34 @@ func (l *loader) loadFile(t catalog.Table, file string) error {
 // the raised limit stays for the loads after. A statement that failed
 // changed nothing.
 func (l *loader) exec(q string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := l.underLimit(func() error {
+		var err error
+		res, err = l.r.db.ExecContext(l.ctx, q, args...)
+		return err
+	})
+	return res, err
+}
+
+// underLimit runs do, which changes nothing when it fails; when DuckDB
+// runs out of memory, the limit is doubled, up to duckdb.memory_limit, and
+// do is run again.
+func (l *loader) underLimit(do func() error) error {
 	s := l.r.s
 	for {
-		res, err := l.r.db.ExecContext(l.ctx, q, args...)
+		err := do()
 		if !OutOfMemory(err) {
-			return res, err
+			return err
 		}
 		if l.limit >= l.ceil {
-			return nil, fmt.Errorf("%w (memory limit %s; raise config key duckdb.memory_limit, or lower duckdb.load_threads)", err, s.duck.MemoryLimit)
+			return fmt.Errorf("%w (memory limit %s; raise config key duckdb.memory_limit, or lower duckdb.load_threads)", err, s.duck.MemoryLimit)
 		}
 		l.limit = min(2*l.limit, l.ceil)
 		v := strconv.FormatFloat(float64(l.limit)/1e6, 'f', -1, 64) + "MB"
 		s.log.Warn("DuckDB ran out of memory loading the snapshot; loading again with a higher memory limit",
 			"memory_limit", v, "load_memory_limit", s.duck.LoadMemoryLimit)
 		if err := setting(l.ctx, l.r.db, "memory_limit", "duckdb.load_memory_limit", v); err != nil {
-			return nil, err
+			return err
 		}
 	}
 }
@@ -266,42 +281,6 @@ func (l *loader) dropFiles(table string, files []string) error {
 		}
 	}
 	return nil
-}
-
-// digestIDs counts the rows and distinct ids the snapshot holds in table,
-// finds an id that two rows share, and hashes the ids the way the answer
-// key does: SHA-256 of the sorted ids, each followed by "\n". DuckDB sorts
-// (spilling to disk past its memory limit) and the ids stream through the
-// hash, so memory stays flat however large the table (aggregating them
-// into one string in DuckDB, or a set of them in the walker, grows with
-// the table; docs/benchmarks.md). IDs are compared as sent.
-func (l *loader) digestIDs(table string) (idTally, error) {
-	q := fmt.Sprintf("SELECT id FROM latest_%s WHERE snapshot_id = ? ORDER BY id", table)
-	rs, err := l.r.db.QueryContext(l.ctx, q, l.r.ID)
-	if err != nil {
-		return idTally{}, err
-	}
-	defer rs.Close()
-	var t idTally
-	h := sha256.New()
-	var id, prev sql.RawBytes
-	for rs.Next() {
-		if err := rs.Scan(&id); err != nil {
-			return idTally{}, err
-		}
-		switch {
-		case t.rows == 0 || !bytes.Equal(id, prev):
-			t.distinct++
-		case t.twice == "":
-			t.twice = string(id)
-		}
-		t.rows++
-		h.Write(id)
-		h.Write([]byte{'\n'})
-		prev = append(prev[:0], id...)
-	}
-	t.idsSHA256 = hex.EncodeToString(h.Sum(nil))
-	return t, rs.Err()
 }
 
 // OutOfMemory tells whether err is DuckDB's out-of-memory error: a

@@ -1,0 +1,161 @@
+package snapshot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"hash"
+)
+
+// digestChunk is about the most IDs one query of digestIDs hands over:
+// duckdb-go gets a query's whole result from DuckDB before the first row,
+// outside DuckDB's memory limit, so one query of every ID of a table of
+// millions would hold them all in memory at once.
+const digestChunk = 200_000
+
+// maxPrefix is the longest prefix ranges split IDs by: past it, a range
+// is as large as the IDs sharing the prefix make it.
+const maxPrefix = 16
+
+// digestIDs counts the rows and distinct ids the snapshot holds in table,
+// finds an id that two rows share, and hashes the ids the way the answer
+// key does: SHA-256 of the sorted ids, each followed by "\n". DuckDB sorts
+// (spilling to disk past its memory limit), one range of ids at a time
+// (ranges), and the ids go through the hash in order, so memory stays
+// flat however large the table. IDs are compared as sent, byte by byte,
+// as DuckDB sorts them.
+func (l *loader) digestIDs(table string) (idTally, error) { return l.digestIDsBy(table, digestChunk) }
+
+// digestIDsBy is digestIDs, about chunk ids a query.
+func (l *loader) digestIDsBy(table string, chunk int64) (idTally, error) {
+	ranges, err := l.ranges(table, idRange{}, 2, chunk)
+	if err != nil {
+		return idTally{}, err
+	}
+	d := &idDigest{h: sha256.New()}
+	for _, r := range ranges {
+		if err := l.digestRange(table, r, d); err != nil {
+			return idTally{}, err
+		}
+	}
+	d.t.idsSHA256 = hex.EncodeToString(d.h.Sum(nil))
+	return d.t, nil
+}
+
+// idRange is the ids from lo (included) to hi (excluded; "" for no end).
+type idRange struct{ lo, hi string }
+
+// where is the range as SQL conditions on id, and their arguments.
+func (r idRange) where() (string, []any) {
+	q, args := " AND id >= ?", []any{r.lo}
+	if r.hi != "" {
+		q, args = q+" AND id < ?", append(args, r.hi)
+	}
+	return q, args
+}
+
+// ranges splits the ids of table in r into ranges in order of about chunk
+// ids at most: by their first n characters, and a group of one prefix
+// larger than that by longer prefixes in turn. The ids that share a prefix
+// p sort together, from p up to the next prefix.
+func (l *loader) ranges(table string, r idRange, n int, chunk int64) ([]idRange, error) {
+	lo, hi := r.lo, r.hi
+	cond, args := r.where()
+	q := fmt.Sprintf("SELECT substr(id, 1, %d) AS p, count(*) FROM latest_%s WHERE snapshot_id = ?%s GROUP BY p ORDER BY p", n, table, cond)
+	groups, err := l.prefixes(q, append([]any{l.r.ID}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	var out []idRange
+	start, rows := lo, int64(0)
+	for i, g := range groups {
+		end := hi
+		if i+1 < len(groups) {
+			end = groups[i+1].prefix
+		}
+		if g.rows > chunk && n < maxPrefix {
+			if rows > 0 {
+				out, rows = append(out, idRange{start, g.prefix}), 0
+			}
+			sub, err := l.ranges(table, idRange{g.prefix, end}, n*2, chunk)
+			if err != nil {
+				return nil, err
+			}
+			out, start = append(out, sub...), end
+			continue
+		}
+		if rows > 0 && rows+g.rows > chunk {
+			out, start, rows = append(out, idRange{start, g.prefix}), g.prefix, 0
+		}
+		rows += g.rows
+	}
+	if rows > 0 || len(out) == 0 {
+		out = append(out, idRange{start, hi})
+	}
+	return out, nil
+}
+
+// prefixGroup is how many ids start with prefix.
+type prefixGroup struct {
+	prefix string
+	rows   int64
+}
+
+func (l *loader) prefixes(q string, args ...any) ([]prefixGroup, error) {
+	rs, err := l.r.db.QueryContext(l.ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []prefixGroup
+	for rs.Next() {
+		var g prefixGroup
+		if err := rs.Scan(&g.prefix, &g.rows); err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rs.Err()
+}
+
+// idDigest is a digest of sorted ids being made.
+type idDigest struct {
+	t    idTally
+	h    hash.Hash
+	prev []byte
+}
+
+// digestRange puts the ids of range r, sorted, into d.
+func (l *loader) digestRange(table string, r idRange, d *idDigest) error {
+	cond, args := r.where()
+	q := fmt.Sprintf("SELECT id FROM latest_%s WHERE snapshot_id = ?%s ORDER BY id", table, cond)
+	rs, err := l.r.db.QueryContext(l.ctx, q, append([]any{l.r.ID}, args...)...)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	var id sql.RawBytes
+	for rs.Next() {
+		if err := rs.Scan(&id); err != nil {
+			return err
+		}
+		d.add(id)
+	}
+	return rs.Err()
+}
+
+// add puts the next id, in sorted order, into the digest.
+func (d *idDigest) add(id []byte) {
+	switch {
+	case d.t.rows == 0 || !bytes.Equal(id, d.prev):
+		d.t.distinct++
+	case d.t.twice == "":
+		d.t.twice = string(id)
+	}
+	d.t.rows++
+	d.h.Write(id)
+	d.h.Write([]byte{'\n'})
+	d.prev = append(d.prev[:0], id...)
+}
