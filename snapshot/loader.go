@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -184,7 +185,7 @@ func (l *loader) loadCollection(parent string) error {
 			}
 		}
 		var ids idTally
-		err := l.underLimit(func() error {
+		err := l.underLimit("the ids of "+name, func() error {
 			var err error
 			ids, err = l.digestIDs(name)
 			return err
@@ -206,7 +207,7 @@ func (l *loader) loadFile(t catalog.Table, file string) error {
 	}
 	cols := strings.Join(t.ColumnNames(), ", ")
 	q := fmt.Sprintf("INSERT INTO latest_%s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, sqlString(file))
-	res, err := l.exec(q, l.r.ID)
+	res, err := l.exec(t.Name+" from "+filepath.Base(file), q, l.r.ID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -228,9 +229,9 @@ func (l *loader) loadFile(t catalog.Table, file string) error {
 // limit is doubled, up to duckdb.memory_limit, and the statement run again;
 // the raised limit stays for the loads after. A statement that failed
 // changed nothing.
-func (l *loader) exec(q string, args ...any) (sql.Result, error) {
+func (l *loader) exec(what, q string, args ...any) (sql.Result, error) {
 	var res sql.Result
-	err := l.underLimit(func() error {
+	err := l.underLimit(what, func() error {
 		var err error
 		res, err = l.r.db.ExecContext(l.ctx, q, args...)
 		return err
@@ -240,8 +241,8 @@ func (l *loader) exec(q string, args ...any) (sql.Result, error) {
 
 // underLimit runs do, which changes nothing when it fails; when DuckDB
 // runs out of memory, the limit is doubled, up to duckdb.memory_limit, and
-// do is run again.
-func (l *loader) underLimit(do func() error) error {
+// do is run again. what names what do loads or counts, for the log.
+func (l *loader) underLimit(what string, do func() error) error {
 	s := l.r.s
 	for {
 		err := do()
@@ -254,7 +255,7 @@ func (l *loader) underLimit(do func() error) error {
 		l.limit = min(2*l.limit, l.ceil)
 		v := strconv.FormatFloat(float64(l.limit)/1e6, 'f', -1, 64) + "MB"
 		s.log.Warn("DuckDB ran out of memory loading the snapshot; loading again with a higher memory limit",
-			"memory_limit", v, "load_memory_limit", s.duck.LoadMemoryLimit)
+			"loading", what, "memory_limit", v, "load_memory_limit", s.duck.LoadMemoryLimit)
 		if err := setting(l.ctx, l.r.db, "memory_limit", "duckdb.load_memory_limit", v); err != nil {
 			return err
 		}
