@@ -36,10 +36,12 @@ type loader struct {
 	closing atomic.Bool // the walks are over
 
 	// Of the loader's goroutine only:
-	rows  map[string]int64           // Parquet rows inserted, by table
-	files map[string]map[string]bool // files inserted, by table
-	limit int64                      // DuckDB's memory_limit in bytes
-	ceil  int64                      // duckdb.memory_limit in bytes: limit's highest
+	rows   map[string]int64           // Parquet rows inserted, by table
+	files  map[string]map[string]bool // files inserted, by table
+	base   int64                      // duckdb.load_memory_limit in bytes
+	limits map[string]int64           // the limit a table's loads needed, when above base
+	set    int64                      // DuckDB's memory_limit now, in bytes
+	ceil   int64                      // duckdb.memory_limit in bytes: a limit's highest
 
 	mu     sync.Mutex
 	loaded map[string]loadedTable
@@ -74,8 +76,9 @@ type idTally struct {
 func newLoader(ctx context.Context, r *Run) *loader {
 	l := &loader{r: r, ctx: ctx, queue: make(chan loadJob, 4*len(catalog.Tables())), done: make(chan struct{}),
 		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]loadedTable{}}
-	l.limit, _ = MemoryBytes(r.s.duck.LoadMemoryLimit)
+	l.base, _ = MemoryBytes(r.s.duck.LoadMemoryLimit)
 	l.ceil, _ = MemoryBytes(r.s.duck.MemoryLimit)
+	l.set, l.limits = l.base, map[string]int64{}
 	go l.run()
 	return l
 }
@@ -185,7 +188,7 @@ func (l *loader) loadCollection(parent string) error {
 			}
 		}
 		var ids idTally
-		err := l.underLimit("the ids of "+name, func() error {
+		err := l.underLimit(name, "the ids of "+name, func() error {
 			var err error
 			ids, err = l.digestIDs(name)
 			return err
@@ -207,7 +210,7 @@ func (l *loader) loadFile(t catalog.Table, file string) error {
 	}
 	cols := strings.Join(t.ColumnNames(), ", ")
 	q := fmt.Sprintf("INSERT INTO latest_%s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, sqlString(file))
-	res, err := l.exec(t.Name+" from "+filepath.Base(file), q, l.r.ID)
+	res, err := l.exec(t.Name, t.Name+" from "+filepath.Base(file), q, l.r.ID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -227,11 +230,11 @@ func (l *loader) loadFile(t catalog.Table, file string) error {
 // exec runs a load statement. When DuckDB runs out of memory (rows wider
 // than duckdb.load_memory_limit allows with duckdb.load_threads), the
 // limit is doubled, up to duckdb.memory_limit, and the statement run again;
-// the raised limit stays for the loads after. A statement that failed
+// the raised limit stays for the table's loads after. A statement that failed
 // changed nothing.
-func (l *loader) exec(what, q string, args ...any) (sql.Result, error) {
+func (l *loader) exec(table, what, q string, args ...any) (sql.Result, error) {
 	var res sql.Result
-	err := l.underLimit(what, func() error {
+	err := l.underLimit(table, what, func() error {
 		var err error
 		res, err = l.r.db.ExecContext(l.ctx, q, args...)
 		return err
@@ -239,28 +242,48 @@ func (l *loader) exec(what, q string, args ...any) (sql.Result, error) {
 	return res, err
 }
 
-// underLimit runs do, which changes nothing when it fails; when DuckDB
-// runs out of memory, the limit is doubled, up to duckdb.memory_limit, and
-// do is run again. what names what do loads or counts, for the log.
-func (l *loader) underLimit(what string, do func() error) error {
+// underLimit runs do for table, which changes nothing when it fails,
+// under the limit the table's loads need: duckdb.load_memory_limit, or
+// what a load of it needed before. When DuckDB runs out of memory, the
+// table's limit is doubled, up to duckdb.memory_limit, and do is run
+// again; the other tables keep theirs, so that one table of wide rows
+// does not raise what every load may hold. what names what do loads or
+// counts, for the log.
+func (l *loader) underLimit(table, what string, do func() error) error {
 	s := l.r.s
+	limit := max(l.base, l.limits[table])
 	for {
+		if err := l.setLimit(limit); err != nil {
+			return err
+		}
 		err := do()
 		if !OutOfMemory(err) {
 			return err
 		}
-		if l.limit >= l.ceil {
+		if limit >= l.ceil {
 			return fmt.Errorf("%w (memory limit %s; raise config key duckdb.memory_limit, or lower duckdb.load_threads)", err, s.duck.MemoryLimit)
 		}
-		l.limit = min(2*l.limit, l.ceil)
-		v := strconv.FormatFloat(float64(l.limit)/1e6, 'f', -1, 64) + "MB"
+		limit = min(2*limit, l.ceil)
+		l.limits[table] = limit
 		s.log.Warn("DuckDB ran out of memory loading the snapshot; loading again with a higher memory limit",
-			"loading", what, "memory_limit", v, "load_memory_limit", s.duck.LoadMemoryLimit)
-		if err := setting(l.ctx, l.r.db, "memory_limit", "duckdb.load_memory_limit", v); err != nil {
-			return err
-		}
+			"loading", what, "memory_limit", megabytes(limit), "load_memory_limit", s.duck.LoadMemoryLimit)
 	}
 }
+
+// setLimit sets DuckDB's memory_limit to limit bytes, if it is not.
+func (l *loader) setLimit(limit int64) error {
+	if limit == l.set {
+		return nil
+	}
+	if err := setting(l.ctx, l.r.db, "memory_limit", "duckdb.load_memory_limit", megabytes(limit)); err != nil {
+		return err
+	}
+	l.set = limit
+	return nil
+}
+
+// megabytes is n bytes as DuckDB takes a memory limit.
+func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/1e6, 'f', -1, 64) + "MB" }
 
 // dropFiles undoes what was loaded of table and removes its files, which a
 // re-walk discarded.
