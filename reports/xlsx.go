@@ -79,7 +79,7 @@ func XLSX(w io.Writer, in *Input) error {
 }
 
 // styles are the workbook's styles: the fixed ones, then an amount style
-// for each currency the report holds.
+// for each currency of the report's findings.
 func (b *xlsxBook) styles(r *reconcile.Report) []workbook.Style {
 	styles := append([]workbook.Style(nil), fixedStyles...)
 	add := func(cur string) {
@@ -91,13 +91,8 @@ func (b *xlsxBook) styles(r *reconcile.Report) []workbook.Style {
 		styles = append(styles, workbook.Style{NumFmt: format})
 		b.currency[cur] = len(styles)
 	}
-	for _, f := range r.Findings {
+	for _, f := range r.Findings { // the totals' currencies are the findings'
 		add(f.Currency)
-	}
-	for _, t := range r.Totals() {
-		for c := range t.Amounts {
-			add(c)
-		}
 	}
 	return styles
 }

@@ -2,9 +2,7 @@ package workbook
 
 import (
 	"bytes"
-	"encoding/xml"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -43,7 +41,7 @@ func (b *Book) workbook(w *bytes.Buffer) {
 	w.WriteString(`<bookViews><workbookView activeTab="0"/></bookViews><sheets>`)
 	for i, s := range b.plan.Sheets {
 		w.WriteString(`<sheet name="`)
-		escape(w, s.Name)
+		writeEscaped(w, s.Name)
 		fmt.Fprintf(w, `" sheetId="%d" r:id="rId%d"/>`, i+1, i+1)
 	}
 	w.WriteString(`</sheets>`)
@@ -51,7 +49,7 @@ func (b *Book) workbook(w *bytes.Buffer) {
 	for i, s := range b.plan.Sheets {
 		if s.HeaderRows > 0 {
 			fmt.Fprintf(&names, `<definedName name="_xlnm.Print_Titles" localSheetId="%d">`, i)
-			escape(&names, fmt.Sprintf("'%s'!$1:$%d", strings.ReplaceAll(s.Name, "'", "''"), s.HeaderRows))
+			writeEscaped(&names, fmt.Sprintf("'%s'!$1:$%d", strings.ReplaceAll(s.Name, "'", "''"), s.HeaderRows))
 			names.WriteString(`</definedName>`)
 		}
 	}
@@ -169,12 +167,9 @@ func borderXML(rgb string) string {
 	return `<border><left/><right/><top/><bottom style="thin"><color rgb="FF` + attr(rgb) + `"/></bottom><diagonal/></border>`
 }
 
-// escape writes s as XML text or attribute value.
-func escape(w io.Writer, s string) { xml.EscapeText(w, []byte(s)) }
-
 // attr is s escaped as an XML attribute value.
 func attr(s string) string {
-	var b bytes.Buffer
-	escape(&b, s)
+	var b strings.Builder
+	writeEscaped(&b, s)
 	return b.String()
 }

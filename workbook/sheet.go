@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -254,9 +255,10 @@ func clip(s string) string {
 	return s
 }
 
-// writeEscaped writes s as XML text, replacing what XML 1.0 cannot hold
-// with U+FFFD, as encoding/xml does.
-func writeEscaped(w *bufio.Writer, s string) {
+// writeEscaped writes s as XML text or an attribute's value, replacing
+// what XML 1.0 cannot hold with U+FFFD, as encoding/xml does (without its
+// copy of s).
+func writeEscaped(w io.StringWriter, s string) {
 	last := 0
 	for i, r := range s {
 		var esc string
@@ -299,7 +301,7 @@ func isBad(s string) bool {
 }
 
 // writeColumn writes the letters of column col (from 0).
-func writeColumn(w *bufio.Writer, col int) {
+func writeColumn(w io.ByteWriter, col int) {
 	if col < 26 {
 		w.WriteByte(byte('A' + col))
 		return
@@ -310,9 +312,7 @@ func writeColumn(w *bufio.Writer, col int) {
 
 // cellRef is the A1 reference of column col (from 0) in row (from 1).
 func cellRef(col, row int) string {
-	var b bytes.Buffer
-	w := bufio.NewWriter(&b)
-	writeColumn(w, col)
-	w.Flush()
+	var b strings.Builder
+	writeColumn(&b, col)
 	return b.String() + strconv.Itoa(row)
 }

@@ -357,12 +357,10 @@ func display(v any) string {
 	case nil:
 		return ""
 	case duckdb.Decimal:
-		text := decimalText(x)
-		if x.Scale == 2 {
-			if a, err := money.Parse(text); err == nil {
-				return a.Grouped()
-			}
+		if x.Scale == 2 && x.Value.IsInt64() { // cents
+			return money.Amount(x.Value.Int64()).Grouped()
 		}
+		text := decimalText(x)
 		if strings.Contains(text, ".") {
 			text = strings.TrimSuffix(strings.TrimRight(text, "0"), ".")
 		}
