@@ -8,8 +8,9 @@ import (
 // ErrNoWaiver is a lift of a waiver the ledger does not hold.
 var ErrNoWaiver = errors.New("no such waiver")
 
-// Actor is who acts, and from where.
-type Actor struct{ By, From string }
+// Actor is who acts, from where, and how By was established: "header"
+// (a trusted proxy's), "token" (a user's own), "" (as typed: unattributed).
+type Actor struct{ By, From, Auth string }
 
 // Waive records waiver w, made by a. An equal waiver that stands already
 // (same rule, entity, reason, owner and expiry) is given back instead, so
@@ -27,7 +28,7 @@ func (l *Ledger) Waive(a Actor, w Waiver) (Made, error) {
 			}
 		}
 		w.ID = fmt.Sprintf("W%d", nextSeq(so))
-		return &Entry{By: a.By, From: a.From, Action: ActWaive, Waiver: &w}, nil
+		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Action: ActWaive, Waiver: &w}, nil
 	})
 	if err != nil || e == nil {
 		return made, err
@@ -48,7 +49,7 @@ func (l *Ledger) Lift(a Actor, id string) (Made, error) {
 		case made.Lifted != nil:
 			return nil, nil
 		}
-		return &Entry{By: a.By, From: a.From, Action: ActLift, Lift: id}, nil
+		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Action: ActLift, Lift: id}, nil
 	})
 	if err != nil {
 		return Made{}, err
@@ -75,12 +76,12 @@ func (l *Ledger) SignOff(a Actor, s SignOff) (Signed, error) {
 			}
 		}
 		s.ID = fmt.Sprintf("S%d", nextSeq(so))
-		return &Entry{By: a.By, From: a.From, Action: ActSignOff, SignOff: &s}, nil
+		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Action: ActSignOff, SignOff: &s}, nil
 	})
 	if err != nil || e == nil {
 		return out, err
 	}
-	return Signed{SignOff: *e.SignOff, By: e.By, At: e.At}, nil
+	return Signed{SignOff: *e.SignOff, By: e.By, Auth: e.Auth, At: e.At}, nil
 }
 
 // nextSeq is the sequence number the next entry gets.

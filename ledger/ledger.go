@@ -1,8 +1,11 @@
 // Package ledger is the record of what finance does in the workspace:
 // waivers made and lifted, periods signed off. It is one append-only file
 // of JSON lines in DIR/.billsnap/ledger.jsonl, each line an audit record
-// (who, when, from where, what). Nothing is ever rewritten: a waiver is
-// lifted by a later line, and a sign-off, once written, stays as it is.
+// (who, when, from where, what), chained to the line before it by its
+// hash (chain.go). Nothing is ever rewritten: a waiver is lifted by a
+// later line, a sign-off, once written, stays as it is, and a closed
+// period is reopened by a line of its own. (A ledger written before the
+// chain is chained once, from its first line, its bytes kept.)
 //
 // Writers append under an exclusive lock on the file (flock), each line
 // synced before the lock is let go; readers take no lock and ignore a last
@@ -26,7 +29,8 @@ const (
 	ActSignOff = "signoff"
 )
 
-// Entry is one audited action.
+// Entry is one audited action, a link of the ledger's hash chain
+// (chain.go).
 type Entry struct {
 	Seq     int       `json:"seq"`
 	At      time.Time `json:"at"`
@@ -36,6 +40,16 @@ type Entry struct {
 	Waiver  *Waiver   `json:"waiver,omitempty"`
 	Lift    string    `json:"lift,omitempty"` // the ID of the waiver lifted
 	SignOff *SignOff  `json:"signoff,omitempty"`
+	Close   *Close    `json:"close,omitempty"`
+	Reopen  *Reopen   `json:"reopen,omitempty"`
+	// PostClose is the close an action comes after, while its period
+	// stays closed: a post-close adjustment.
+	PostClose string `json:"post_close,omitempty"`
+	// Auth is how By was established: "header" (a trusted proxy's),
+	// "token" (a user's own token), "" as typed (unattributed).
+	Auth string `json:"auth,omitempty"`
+	Prev string `json:"prev,omitempty"` // the hash of the line before (Genesis for the first)
+	Hash string `json:"hash,omitempty"` // the SHA-256 of this line up to this field
 }
 
 // Waiver is a waiver made in the workspace.
@@ -69,16 +83,54 @@ type Total struct {
 	Gross string `json:"gross"`
 }
 
+// errUnchained is a ledger from before the chain, met by a writer: it is
+// chained first.
+var errUnchained = errors.New("the ledger is not chained")
+
 // Ledger is the ledger file at a path.
 type Ledger struct {
-	file jsonl.File
-	now  func() time.Time
+	file    jsonl.File
+	now     func() time.Time
+	covered func(c Closed, rule, entityID string) bool
+}
+
+// Covering tells the ledger which findings a close covers: covered
+// reports whether the closed record of c holds the finding of rule about
+// entityID. A waiver made or lifted of such a finding while c stands is
+// then recorded as a post-close adjustment of c. Without it only
+// sign-offs of a closed period are.
+func (l *Ledger) Covering(covered func(c Closed, rule, entityID string) bool) { l.covered = covered }
+
+// postClose is the close that entry e adjusts, given the state before it:
+// a sign-off of a closed period, or a waiver of a finding a standing
+// close covers. "" when it adjusts none.
+func (l *Ledger) postClose(st State, e *Entry) string {
+	var rule, entity string
+	switch {
+	case e.Waiver != nil:
+		rule, entity = e.Waiver.Rule, e.Waiver.EntityID
+	case e.Lift != "":
+		w, _ := st.Waiver(e.Lift)
+		rule, entity = w.Rule, w.EntityID
+	}
+	for _, c := range st.StandingCloses() {
+		if e.SignOff != nil && e.SignOff.Period == c.Period {
+			return c.ID
+		}
+		if rule != "" && l.covered != nil && l.covered(c, rule, entity) {
+			return c.ID
+		}
+	}
+	return ""
 }
 
 // New is the ledger at path; now stamps the entries.
 func New(path string, now func() time.Time) *Ledger {
 	return &Ledger{file: jsonl.File{Path: path}, now: now}
 }
+
+// Path is the ledger's file.
+func (l *Ledger) Path() string { return l.file.Path }
 
 // Read returns every entry, oldest first. A missing file is an empty
 // ledger; a last line without its newline is a write in progress and is
@@ -112,6 +164,9 @@ func parse(lines [][]byte, path string) ([]Entry, error) {
 func (l *Ledger) Append(decide func(soFar []Entry) (*Entry, error)) (*Entry, error) {
 	var e *Entry
 	err := l.file.Append(func(lines [][]byte) ([]byte, error) {
+		if !chained(lines) {
+			return nil, errUnchained
+		}
 		entries, err := parse(lines, l.file.Path)
 		if err != nil {
 			return nil, err
@@ -119,9 +174,25 @@ func (l *Ledger) Append(decide func(soFar []Entry) (*Entry, error)) (*Entry, err
 		if e, err = decide(entries); e == nil || err != nil {
 			return nil, err
 		}
-		e.Seq, e.At = nextSeq(entries), l.now().UTC()
-		return json.Marshal(e)
+		e.PostClose = l.postClose(Fold(entries), e)
+		e.Seq, e.At, e.Prev, e.Hash = nextSeq(entries), l.now().UTC(), Genesis, ""
+		if len(lines) > 0 {
+			e.Prev = lastHash(lines[len(lines)-1])
+		}
+		body, err := json.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		line := seal(body)
+		e.Hash = lastHash(line)
+		return line, nil
 	})
+	if errors.Is(err, errUnchained) {
+		if _, err := l.Chain(); err != nil {
+			return nil, err
+		}
+		return l.Append(decide)
+	}
 	if err != nil {
 		var ledgerErr *InvalidError
 		if errors.As(err, &ledgerErr) || errors.Is(err, ErrNoWaiver) {

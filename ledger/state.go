@@ -20,16 +20,17 @@ type Made struct {
 type State struct {
 	Waivers  []Made
 	SignOffs []Signed
+	Closes   []Closed
 }
 
 // Signed is a sign-off with who made it and when.
 type Signed struct {
 	SignOff
-	By string
-	At time.Time
+	By, Auth string
+	At       time.Time
 }
 
-// Fold reads entries into their state.
+// Fold reads entries into their state: waivers, sign-offs and closes.
 func Fold(entries []Entry) State {
 	var s State
 	index := map[string]int{}
@@ -44,7 +45,15 @@ func Fold(entries []Entry) State {
 				s.Waivers[j].Lifted = e
 			}
 		case ActSignOff:
-			s.SignOffs = append(s.SignOffs, Signed{SignOff: *e.SignOff, By: e.By, At: e.At})
+			s.SignOffs = append(s.SignOffs, Signed{SignOff: *e.SignOff, By: e.By, Auth: e.Auth, At: e.At})
+		case ActClose:
+			s.Closes = append(s.Closes, Closed{Close: *e.Close, By: e.By, Auth: e.Auth, At: e.At})
+		case ActReopen:
+			for j := len(s.Closes) - 1; j >= 0; j-- {
+				if s.Closes[j].ID == e.Reopen.Close && s.Closes[j].Reopened == nil {
+					s.Closes[j].Reopened = e
+				}
+			}
 		}
 	}
 	return s
