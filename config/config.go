@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/billsnap/billsnap/access"
 	"slices"
 	"time"
 
@@ -35,6 +36,7 @@ type Config struct {
 	Iceberg           lake.Iceberg        `yaml:"iceberg"`      // the catalog of the tables on parquet.url
 	Notify            notify.Options      `yaml:"notify"`       // who is told of material findings and failures
 	MetricsFile       string              `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
+	Workspace         access.Config       `yaml:"workspace"`    // who the workspace's users are, and their roles
 	// File is the YAML file Load read ("" for none): a program billsnap
 	// runs (billsnap-lake) reads the same.
 	File string `yaml:"-"`

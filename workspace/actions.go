@@ -9,18 +9,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 )
-
-// actor is who acts in r: the name given, and the address it came from.
-func actor(r *http.Request, by string) ledger.Actor {
-	by = strings.TrimSpace(by)
-	if by == "" {
-		by = "(unnamed)"
-	}
-	return ledger.Actor{By: by, From: r.RemoteAddr}
-}
 
 // checkRule refuses a waiver of a rule that does not exist.
 func (s *Server) checkRule(id string) error {
@@ -30,8 +22,11 @@ func (s *Server) checkRule(id string) error {
 	return nil
 }
 
-// waive records w by a, checked.
-func (s *Server) waive(a ledger.Actor, w ledger.Waiver) (ledger.Made, error) {
+// waive records w by a, checked, when r's user may waive.
+func (s *Server) waive(r *http.Request, a ledger.Actor, w ledger.Waiver) (ledger.Made, error) {
+	if err := s.may(r, access.RoleWaive); err != nil {
+		return ledger.Made{}, err
+	}
 	if err := s.checkRule(w.Rule); err != nil {
 		return ledger.Made{}, err
 	}
@@ -42,8 +37,11 @@ func (s *Server) waive(a ledger.Actor, w ledger.Waiver) (ledger.Made, error) {
 	return m, err
 }
 
-// lift lifts waiver id by a.
-func (s *Server) lift(a ledger.Actor, id string) (ledger.Made, error) {
+// lift lifts waiver id by a, when r's user may waive.
+func (s *Server) lift(r *http.Request, a ledger.Actor, id string) (ledger.Made, error) {
+	if err := s.may(r, access.RoleWaive); err != nil {
+		return ledger.Made{}, err
+	}
 	m, err := s.o.Ledger.Lift(a, id)
 	if err == nil {
 		s.o.Log.Info("workspace: waiver lifted", "id", id, "by", a.By, "from", a.From)
@@ -51,8 +49,15 @@ func (s *Server) lift(a ledger.Actor, id string) (ledger.Made, error) {
 	return m, err
 }
 
-// signOff signs off the reconciliation (snap, period) for a.
+// signOff signs off the reconciliation (snap, period) for a, when r's
+// user may sign off; with identity, the name signed is the user's.
 func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, period, name, role, comment string) (ledger.Signed, error) {
+	if err := s.may(r, access.RoleSignOff); err != nil {
+		return ledger.Signed{}, err
+	}
+	if a.Auth != access.None {
+		name = a.By
+	}
 	rc, _, err := findRecon(r.Context(), db, snap, period)
 	if err != nil {
 		return ledger.Signed{}, err
@@ -75,7 +80,10 @@ func actionStatus(err error) int {
 	var invalid *ledger.InvalidError
 	var nr *reconcile.NotReconciledError
 	var us *reconcile.UnknownSnapshotError
+	var denied *access.DeniedError
 	switch {
+	case errors.As(err, &denied):
+		return http.StatusForbidden
 	case errors.Is(err, ledger.ErrNoWaiver), errors.As(err, &nr), errors.As(err, &us):
 		return http.StatusNotFound
 	case errors.As(err, &invalid):
@@ -103,7 +111,7 @@ func (s *Server) postWaiver(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
-	_, err := s.waive(actor(r, f.Get("by")), ledger.Waiver{Rule: f.Get("rule"), EntityID: f.Get("entity_id"),
+	_, err := s.waive(r, actor(r, f.Get("by")), ledger.Waiver{Rule: f.Get("rule"), EntityID: f.Get("entity_id"),
 		Reason: strings.TrimSpace(f.Get("reason")), Owner: strings.TrimSpace(f.Get("owner")), Expires: f.Get("expires")})
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
@@ -119,7 +127,7 @@ func (s *Server) postLift(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusForbidden, err)
 		return
 	}
-	if _, err := s.lift(actor(r, r.PostFormValue("by")), r.PathValue("id")); err != nil {
+	if _, err := s.lift(r, actor(r, r.PostFormValue("by")), r.PathValue("id")); err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return
 	}

@@ -194,7 +194,7 @@ func (s *Server) apiPostWaiver(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.ID = ""
-	m, err := s.waive(actor(r, in.By), in.Waiver)
+	m, err := s.waive(r, actor(r, in.By), in.Waiver)
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return
@@ -204,7 +204,7 @@ func (s *Server) apiPostWaiver(w http.ResponseWriter, r *http.Request) {
 
 // apiDeleteWaiver lifts a waiver; ?by= names who.
 func (s *Server) apiDeleteWaiver(w http.ResponseWriter, r *http.Request) {
-	m, err := s.lift(actor(r, r.URL.Query().Get("by")), r.PathValue("id"))
+	m, err := s.lift(r, actor(r, r.URL.Query().Get("by")), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return

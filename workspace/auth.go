@@ -9,6 +9,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+
+	"github.com/billsnap/billsnap/access"
 	"strings"
 )
 
@@ -40,6 +42,14 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("Referrer-Policy", "same-origin")
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'")
+		if s.identified() {
+			if r.URL.Path == "/login" || strings.HasPrefix(r.URL.Path, "/assets/") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			s.identify(next, w, r)
+			return
+		}
 		if s.o.Token == "" {
 			host, _, err := net.SplitHostPort(r.Host)
 			if err != nil {
@@ -61,8 +71,16 @@ func (s *Server) guard(next http.Handler) http.Handler {
 }
 
 // authenticated tells whether r shows the token: as a bearer header or as
-// the session cookie.
+// the session cookie (with identity: whether r is identified).
 func (s *Server) authenticated(r *http.Request) bool {
+	if s.identified() {
+		c, _ := r.Cookie(cookieName)
+		if c == nil {
+			c = &http.Cookie{}
+		}
+		_, err := s.o.Access.Identify(r, c.Value)
+		return err == nil
+	}
 	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 		return subtle.ConstantTimeCompare([]byte(bearer), []byte(s.o.Token)) == 1
 	}
@@ -84,26 +102,50 @@ type loginPage struct {
 	Next, Error string
 }
 
-// login takes the token from the login form and gives the session cookie.
+// login takes the token from the login form and gives the session cookie:
+// the shared token's, or with identity tokens, the user's own.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	if s.o.Token == "" {
+	if !s.logsIn() {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
 	next := localPath(r.FormValue("next"))
-	if subtle.ConstantTimeCompare([]byte(r.PostFormValue("token")), []byte(s.o.Token)) != 1 {
+	session, ok := s.sessionOf(r.PostFormValue("token"))
+	if !ok {
 		s.o.Log.Warn("workspace: a login with a wrong token", "from", r.RemoteAddr)
-		s.render(w, r, http.StatusUnauthorized, "login", loginPage{Next: next, Error: "That is not the token."})
+		s.render(w, r, http.StatusUnauthorized, "login", loginPage{Next: next, Error: "That is not a token this workspace knows."})
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.session(), Path: "/", HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: session, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
+// logsIn tells whether a browser logs in: with the shared token, or with
+// identity tokens (a proxy's header needs no login).
+func (s *Server) logsIn() bool {
+	if s.identified() {
+		return s.o.Access.Identity == access.Tokens
+	}
+	return s.o.Token != ""
+}
+
+// sessionOf is the session cookie token opens, if it opens one.
+func (s *Server) sessionOf(token string) (string, bool) {
+	if s.identified() {
+		u, err := s.o.Access.Login(token)
+		if err != nil {
+			return "", false
+		}
+		s.o.Log.Info("workspace: logged in", "user", u.Name)
+		return s.o.Access.Session(u), true
+	}
+	return s.session(), subtle.ConstantTimeCompare([]byte(token), []byte(s.o.Token)) == 1
+}
+
 // loginForm shows the login page (or the overview when no token is set).
 func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
-	if s.o.Token == "" || s.authenticated(r) {
+	if !s.logsIn() || s.authenticated(r) {
 		http.Redirect(w, r, localPath(r.FormValue("next")), http.StatusSeeOther)
 		return
 	}
@@ -125,6 +167,9 @@ func (s *Server) csrfToken(r *http.Request) string {
 	sess := "loopback"
 	if c, err := r.Cookie(cookieName); err == nil {
 		sess = c.Value
+	}
+	if u := user(r); u.Auth != access.None {
+		sess += "\x00" + u.Auth + "\x00" + u.Name
 	}
 	return mac(s.secret, "csrf "+sess)
 }

@@ -161,12 +161,20 @@ func (fx *fixture) first(t testing.TB) string {
 // serve starts the workspace over the fixture's store on a loopback port.
 func (fx *fixture) serve(t testing.TB, token string) *httptest.Server {
 	t.Helper()
+	return fx.serveWith(t, func(o *Options) { o.Token = token })
+}
+
+// serveWith starts the workspace with the options set changes.
+func (fx *fixture) serveWith(t testing.TB, set func(*Options)) *httptest.Server {
+	t.Helper()
 	opts, err := job.ReconcileOptions(fx.cfg, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := New(Options{Store: fx.cfg.Options, Reconcile: opts, Ledger: ledger.New(layout.Dir(fx.cfg.Out).Ledger(), time.Now),
-		Token: token, Trend: 6, PageSize: 25, Log: quiet, Now: time.Now})
+	o := Options{Store: fx.cfg.Options, Reconcile: opts, Ledger: ledger.New(layout.Dir(fx.cfg.Out).Ledger(), time.Now),
+		Trend: 6, PageSize: 25, Log: quiet, Now: time.Now}
+	set(&o)
+	ws, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

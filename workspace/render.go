@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
@@ -71,7 +72,8 @@ var pages = func() map[string]*template.Template {
 type view struct {
 	Title string
 	CSRF  string
-	Token bool // a token is set: show the logout hint
+	Token bool        // a token is set: show the logout hint
+	User  access.User // who is signed in, with identity
 	Page  any
 }
 
@@ -79,7 +81,7 @@ type view struct {
 // fails writes an error instead, never half a page.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name string, data any) {
 	var b bytes.Buffer
-	v := view{Title: titles[name], CSRF: s.csrfToken(r), Token: s.o.Token != "", Page: data}
+	v := view{Title: titles[name], CSRF: s.csrfToken(r), Token: s.o.Token != "", User: user(r), Page: data}
 	if err := pages[name].ExecuteTemplate(&b, "layout", v); err != nil {
 		s.o.Log.Error("workspace: rendering a page", "page", name, "error", err)
 		http.Error(w, "the page could not be rendered; the log says why", http.StatusInternalServerError)

@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
@@ -37,10 +38,14 @@ type Options struct {
 	Reconcile reconcile.Options // the rules (their order) and the materiality the findings are judged by
 	Ledger    *ledger.Ledger
 	Token     string // "" : no token; then only loopback Host names are answered
-	Trend     int    // reconciliations in the overview's trend
-	PageSize  int    // findings per page
-	Log       *slog.Logger
-	Now       func() time.Time
+	// Access identifies users (workspace.identity) and holds their roles;
+	// nil or without identity, the workspace is unattributed (Token as
+	// above, names as typed).
+	Access   *access.Control
+	Trend    int // reconciliations in the overview's trend
+	PageSize int // findings per page
+	Log      *slog.Logger
+	Now      func() time.Time
 }
 
 // Server is a workspace over one store.
@@ -79,7 +84,8 @@ func (s *Server) Handler() http.Handler {
 }
 
 // CheckListen refuses an address that is not loopback when there is no
-// token: the workspace shows money and customers, and takes waivers.
+// token nor identity: the workspace shows money and customers, and takes
+// waivers.
 func CheckListen(addr string, hasToken bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -88,7 +94,7 @@ func CheckListen(addr string, hasToken bool) error {
 	if hasToken || isLoopback(host) {
 		return nil
 	}
-	return fmt.Errorf("--listen %s is not a loopback address: give --token-file so that only those with the token get in", addr)
+	return fmt.Errorf("--listen %s is not a loopback address: give --token-file, or set workspace.identity, so that only those known get in", addr)
 }
 
 // isLoopback tells whether host (without port) names this machine only.

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
@@ -33,7 +35,11 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := workspace.CheckListen(*listen, token != ""); err != nil {
+	ctl, err := accessControl(cfg.Workspace, token)
+	if err != nil {
+		return err
+	}
+	if err := workspace.CheckListen(*listen, token != "" || ctl.Identity != access.None); err != nil {
 		return job.Usage(err)
 	}
 	if err := sf.requireStore(cfg); err != nil {
@@ -44,7 +50,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	ws, err := workspace.New(workspace.Options{Store: cfg.Options, Reconcile: opts, Ledger: ledger.New(layout.Dir(cfg.Out).Ledger(), time.Now),
-		Token: token, Trend: cfg.Reports.Trend, PageSize: 50, Log: env.log, Now: time.Now})
+		Token: token, Access: ctl, Trend: cfg.Reports.Trend, PageSize: 50, Log: env.log, Now: time.Now})
 	if err != nil {
 		return err
 	}
@@ -53,7 +59,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", *listen, err)
 	}
-	env.log.Info("the workspace is up", "url", "http://"+l.Addr().String()+"/", "store", cfg.Out, "token", token != "")
+	env.log.Info("the workspace is up", "url", "http://"+l.Addr().String()+"/", "store", cfg.Out, "token", token != "", "identity", identityText(ctl))
 	err = ws.Serve(ctx, l)
 	env.log.Info("stopped")
 	return err
@@ -75,4 +81,32 @@ func readToken(file string) (string, error) {
 		return "", job.Usagef("--token-file %s: the token must be at least 16 characters (it has %d)", file, len(token))
 	}
 	return token, nil
+}
+
+// accessControl is the workspace's access of c. The shared token and an
+// identity are one or the other: a shared token names no one.
+func accessControl(c access.Config, token string) (*access.Control, error) {
+	if token != "" && c.Identity != access.None {
+		return nil, job.Usagef("--token-file and workspace.identity %s are one or the other: with identity, each user is known by their own", c.Identity)
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, err
+	}
+	ctl, err := access.New(c, secret)
+	if err != nil {
+		return nil, job.Usage(err)
+	}
+	return ctl, nil
+}
+
+// identityText says how the workspace knows who acts, for its log.
+func identityText(c *access.Control) string {
+	switch c.Identity {
+	case access.Header:
+		return "the " + c.Header + " header of " + strings.Join(c.Proxies, ", ")
+	case access.Tokens:
+		return "a token each (" + c.TokensFile + ")"
+	}
+	return "none: actions are unattributed"
 }
