@@ -98,7 +98,9 @@ func TestATokenEachAndItsRoles(t *testing.T) {
 			Roles: access.Roles{Waive: []string{"*"}, SignOff: []string{"dana"}}})
 		o.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	})
-	bearer := func(name string) map[string]string { return map[string]string{"Authorization": "Bearer " + tokens[name]} }
+	bearer := func(name string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + tokens[name]}
+	}
 	a := do(t, srv, call{method: http.MethodPost, path: "/api/signoffs", body: signOffBody("dana"), contentType: "application/json", header: bearer("erin")})
 	if a.status != http.StatusForbidden || !strings.Contains(a.body, "workspace.roles.signoff") {
 		t.Fatalf("erin's sign-off: %d %s", a.status, a.body)
