@@ -83,6 +83,11 @@ func (d Dir) Runs() string { return d.private("runs") }
 // Ledger is the audited record of what finance does in the workspace.
 func (d Dir) Ledger() string { return d.private("ledger.jsonl") }
 
+// Closes holds the closed records of periods closed in the workspace: a
+// directory per close, under its period, each file's SHA-256 in the
+// ledger's close entry.
+func (d Dir) Closes() string { return d.private("closes") }
+
 // Fixes is the record of every write to the service.
 func (d Dir) Fixes() string { return d.private("fixes.jsonl") }
 

@@ -9,7 +9,7 @@ import (
 var ErrNoWaiver = errors.New("no such waiver")
 
 // Actor is who acts, from where, and how By was established: "header"
-// (a trusted proxy's), "token" (a user's own), "" (as typed: unattributed).
+// (a trusted proxy's), "tokens" (a user's own token), "" (as typed: unattributed).
 type Actor struct{ By, From, Auth string }
 
 // Waive records waiver w, made by a. An equal waiver that stands already

@@ -46,7 +46,7 @@ type Entry struct {
 	// stays closed: a post-close adjustment.
 	PostClose string `json:"post_close,omitempty"`
 	// Auth is how By was established: "header" (a trusted proxy's),
-	// "token" (a user's own token), "" as typed (unattributed).
+	// "tokens" (a user's own token), "" as typed (unattributed).
 	Auth string `json:"auth,omitempty"`
 	Prev string `json:"prev,omitempty"` // the hash of the line before (Genesis for the first)
 	Hash string `json:"hash,omitempty"` // the SHA-256 of this line up to this field

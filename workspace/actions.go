@@ -81,9 +81,13 @@ func actionStatus(err error) int {
 	var nr *reconcile.NotReconciledError
 	var us *reconcile.UnknownSnapshotError
 	var denied *access.DeniedError
+	var conflict *ConflictError
+	var closed *ledger.ClosedError
 	switch {
 	case errors.As(err, &denied):
 		return http.StatusForbidden
+	case errors.As(err, &conflict), errors.As(err, &closed), errors.Is(err, ledger.ErrNotClosed):
+		return http.StatusConflict
 	case errors.Is(err, ledger.ErrNoWaiver), errors.As(err, &nr), errors.As(err, &us):
 		return http.StatusNotFound
 	case errors.As(err, &invalid):
@@ -171,15 +175,26 @@ func (s *Server) waivers(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "waivers", waiversPage{Waivers: ws, Back: "/waivers"})
 }
 
-// audit lists every action, newest first.
+type auditPage struct {
+	Entries []ledger.Entry
+	Head    ledger.Head
+	Broken  string // the first line that does not fit the chain
+}
+
+// audit lists every action, newest first, and whether the ledger's chain
+// holds.
 func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 	entries, err := s.o.Ledger.Read()
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
+	p := auditPage{Entries: entries}
+	if p.Head, err = s.o.Ledger.Verify(); err != nil {
+		p.Broken = err.Error()
+	}
 	slices.Reverse(entries)
-	s.render(w, r, http.StatusOK, "audit", entries)
+	s.render(w, r, http.StatusOK, "audit", p)
 }
 
 // nameCookie is the name this browser last acted under, to fill the forms.

@@ -101,10 +101,18 @@ func (fx *fixture) export(t testing.TB) {
 // waivers of the ledger included, and returns the report.
 func (fx *fixture) reconcile(t testing.TB) *reconcile.Report {
 	t.Helper()
+	return fx.reconcilePeriod(t, nil)
+}
+
+// reconcilePeriod reconciles the latest snapshot for period (nil: the
+// whole snapshot).
+func (fx *fixture) reconcilePeriod(t testing.TB, period *reconcile.Period) *reconcile.Report {
+	t.Helper()
 	opts, err := job.ReconcileOptions(fx.cfg, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	opts.Period = period
 	var rep *reconcile.Report
 	_, err = job.InStore(context.Background(), fx.cfg, job.Spec{Name: "reconcile"}, quiet, func(s string) string { return s }, nil,
 		func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {

@@ -30,10 +30,13 @@ func signOffBody(name string) string {
 	return `{"period": "", "name": "` + name + `", "role": "CFO", "comment": "ok"}`
 }
 
+// ledgerOf is the fixture's ledger.
+func ledgerOf(fx *fixture) *ledger.Ledger { return ledger.New(layout.Dir(fx.cfg.Out).Ledger(), nil) }
+
 // ledgerEntries reads the fixture's ledger.
 func ledgerEntries(t *testing.T, fx *fixture) []ledger.Entry {
 	t.Helper()
-	e, err := ledger.New(layout.Dir(fx.cfg.Out).Ledger(), nil).Read()
+	e, err := ledgerOf(fx).Read()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,11 @@ func (s *Server) routes() {
 	m.HandleFunc("DELETE /api/waivers/{id}", s.apiDeleteWaiver)
 	m.HandleFunc("GET /api/signoffs", s.apiSignOffs)
 	m.HandleFunc("POST /api/signoffs", s.withDB(s.apiPostSignOff))
+	m.HandleFunc("GET /api/periods/{period}", s.withDB(s.apiPeriod))
+	m.HandleFunc("POST /api/periods/{period}/close", s.withDB(s.apiPostClose))
+	m.HandleFunc("POST /api/periods/{period}/reopen", s.apiPostReopen)
+	m.HandleFunc("POST /periods/{period}/close", s.withDB(s.postClose))
+	m.HandleFunc("POST /periods/{period}/reopen", s.postReopen)
 }
 
 // withDB gives h the read model, held for the request. A GET whose read
@@ -104,6 +109,8 @@ type overviewPage struct {
 	Incomplete      []snapshot.TableStats
 	SignOffs        []signOffView
 	Latest          *signOffView // the period's newest sign-off, of any snapshot
+	Close           *closeView   // the period's close, when it is closed
+	Reopens         []ledger.Entry
 	NotReconciled   string
 	Note            string // why the reconciliation shown is not the latest snapshot's
 }
@@ -197,7 +204,11 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 			p.Incomplete = append(p.Incomplete, t)
 		}
 	}
-	return s.fillSignOffs(r, db, p)
+	if err := s.fillSignOffs(r, db, p); err != nil {
+		return err
+	}
+	p.Close, p.Reopens, err = s.periodClose(ctx, db, p.Recon.Period)
+	return err
 }
 
 // fillSignOffs lists the sign-offs of the period, marking those whose

@@ -32,13 +32,7 @@ var funcs = template.FuncMap{
 	},
 	"day":     func(d reconcile.Date) string { return d.Format(time.DateOnly) },
 	"grouped": func(a money.Amount) string { return a.Grouped() },
-	// money is a decimal text as the overview shows amounts: 1,234.50.
-	"money": func(text string) string {
-		if a, err := money.Parse(text); err == nil {
-			return a.Grouped()
-		}
-		return text
-	},
+	"money": moneyText,
 	"entityURL": func(entity, id string) template.URL {
 		return template.URL("/entities/" + url.PathEscape(entity) + "/" + url.PathEscape(id))
 	},
@@ -48,6 +42,14 @@ var funcs = template.FuncMap{
 	"waiveURL": func(rule, entityID, back string) template.URL {
 		return template.URL("/waive?" + url.Values{"rule": {rule}, "entity_id": {entityID}, "back": {back}}.Encode())
 	},
+}
+
+// moneyText is a decimal text as the overview shows amounts: 1,234.50.
+func moneyText(text string) string {
+	if a, err := money.Parse(text); err == nil {
+		return a.Grouped()
+	}
+	return text
 }
 
 // pages are the templates, each page with the layout.

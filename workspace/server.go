@@ -67,6 +67,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{o: o, model: newReadModel(o.Store), secret: secret, mux: http.NewServeMux()}
+	o.Ledger.Covering((&covering{root: o.Store.Out, sets: map[string]map[[2]string]bool{}}).covers)
 	s.routes()
 	return s, nil
 }

@@ -1,0 +1,304 @@
+package workspace
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/billsnap/billsnap/access"
+	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/reports"
+)
+
+// ConflictError is an action the state of the period does not allow yet:
+// a close with no sign-off, or of findings changed since it.
+type ConflictError struct{ Msg string }
+
+func (e *ConflictError) Error() string { return e.Msg }
+
+// closeFormats are the files of a closed record, besides findings.jsonl.
+var closeFormats = []string{"md", "html", "xlsx", "csv", "json"}
+
+// closePeriod closes period for a, when r's user may: it freezes the
+// reconciliation of the period's newest sign-off, when its findings are
+// still the ones signed, as files of a closed record, and records the
+// close with their SHA-256 in the ledger.
+func (s *Server) closePeriod(r *http.Request, db *sql.DB, a ledger.Actor, period, comment string) (ledger.Closed, error) {
+	if err := s.may(r, access.RoleClose); err != nil {
+		return ledger.Closed{}, err
+	}
+	if _, err := reconcile.ParsePeriod(period); err != nil || period == "" {
+		return ledger.Closed{}, &ledger.InvalidError{Msg: fmt.Sprintf("close: period %q: want YYYY-MM", period)}
+	}
+	entries, err := s.o.Ledger.Read()
+	if err != nil {
+		return ledger.Closed{}, err
+	}
+	st := ledger.Fold(entries)
+	if cur, ok := st.ClosedPeriod(period); ok {
+		return ledger.Closed{}, &ledger.ClosedError{Closed: cur}
+	}
+	so, ok := newestSignOff(st, period)
+	if !ok {
+		return ledger.Closed{}, &ConflictError{Msg: fmt.Sprintf("period %s has no sign-off: sign it off before closing it", period)}
+	}
+	c, err := s.freeze(r.Context(), db, so, st)
+	if err != nil {
+		return ledger.Closed{}, err
+	}
+	c.Comment = comment
+	closed, err := s.o.Ledger.ClosePeriod(a, c)
+	if err == nil {
+		s.o.Log.Info("workspace: period closed", "id", closed.ID, "period", period, "snapshot", closed.Snapshot, "by", a.By, "from", a.From)
+	}
+	return closed, err
+}
+
+// reopenPeriod reopens period for reason, when r's user may close.
+func (s *Server) reopenPeriod(r *http.Request, a ledger.Actor, period, reason string) (ledger.Closed, error) {
+	if err := s.may(r, access.RoleClose); err != nil {
+		return ledger.Closed{}, err
+	}
+	c, err := s.o.Ledger.ReopenPeriod(a, period, reason)
+	if err == nil {
+		s.o.Log.Info("workspace: period reopened", "id", c.ID, "period", period, "by", a.By, "from", a.From)
+	}
+	return c, err
+}
+
+// newestSignOff is the period's newest sign-off, of any snapshot.
+func newestSignOff(st ledger.State, period string) (ledger.Signed, bool) {
+	for i := len(st.SignOffs) - 1; i >= 0; i-- {
+		if st.SignOffs[i].Period == period {
+			return st.SignOffs[i], true
+		}
+	}
+	return ledger.Signed{}, false
+}
+
+// freeze writes the closed record of the reconciliation so signed, and
+// gives the close that records it.
+func (s *Server) freeze(ctx context.Context, db *sql.DB, so ledger.Signed, st ledger.State) (ledger.Close, error) {
+	rc, _, err := findRecon(ctx, db, so.Snapshot, so.Period)
+	if err != nil {
+		return ledger.Close{}, err
+	}
+	now, err := signOffOf(ctx, db, rc, s.ruleIDs())
+	if err != nil {
+		return ledger.Close{}, err
+	}
+	if now.Digest != so.Digest {
+		return ledger.Close{}, &ConflictError{Msg: fmt.Sprintf("the findings of snapshot %s for %s are no longer the ones signed off in %s (a waiver or a reconciliation since): sign off again, then close",
+			rc.Snapshot.ID, rc.Period, so.ID)}
+	}
+	c := ledger.Close{Period: so.Period, Snapshot: so.Snapshot, SignOff: so.ID, Findings: now.Findings, Digest: now.Digest, Totals: now.Totals, Waivers: []string{}}
+	for _, w := range st.Standing() {
+		c.Waivers = append(c.Waivers, w.ID)
+	}
+	c.Files, err = s.writeRecord(ctx, db, rc, so, st)
+	return c, err
+}
+
+// writeRecord writes the reports of rc, and its findings as JSON lines,
+// into the closed record's directory, and gives each file with its
+// SHA-256, its path relative to the store.
+func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledger.Signed, st ledger.State) ([]ledger.File, error) {
+	list, _, err := listFindings(ctx, db, filter{Page: 1}, rc.Snapshot.ID, rc.Period, s.ruleIDs(), 0)
+	if err != nil {
+		return nil, err
+	}
+	period, _ := reconcile.ParsePeriod(rc.Period)
+	rep := &reconcile.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period, Rules: s.o.Reconcile.Rules, Findings: list}
+	in := &reports.Input{Report: rep, Generated: s.o.Now(), MaxRows: 1_000_000, SignOffs: signOffsUpTo(st, so)}
+	root := s.o.Store.Out
+	dir := filepath.Join(layout.Dir(root).Closes(), rc.Period, so.ID+"-"+so.Digest[:12])
+	paths, err := reports.Write(dir, in, closeFormats)
+	if err != nil {
+		return nil, err
+	}
+	lines := filepath.Join(dir, "findings.jsonl")
+	if err := writeWhole(lines, func(w io.Writer) error { return reports.JSONLines(w, rep) }); err != nil {
+		return nil, err
+	}
+	var files []ledger.File
+	for _, p := range append(paths, lines) {
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return nil, err
+		}
+		rel, _ := filepath.Rel(root, p)
+		files = append(files, ledger.File{Path: filepath.ToSlash(rel), SHA256: sum})
+	}
+	return files, nil
+}
+
+// signOffsUpTo are the period's sign-offs up to so, oldest first.
+func signOffsUpTo(st ledger.State, so ledger.Signed) []ledger.Signed {
+	var out []ledger.Signed
+	for _, x := range st.SignOffs {
+		if x.Period == so.Period {
+			out = append(out, x)
+		}
+		if x.ID == so.ID {
+			break
+		}
+	}
+	return out
+}
+
+// writeWhole writes path through fill, synced.
+func writeWhole(path string, fill func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	err = fill(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
+}
+
+// fileSHA256 is the hex SHA-256 of the file at path.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// covering knows which findings each close covers, from its closed
+// record's findings.jsonl, read once per close.
+type covering struct {
+	root string
+	mu   sync.Mutex
+	sets map[string]map[[2]string]bool
+}
+
+// covers tells whether close c's record holds the finding of rule about
+// entity. A record that cannot be read covers every finding: an action
+// is then marked an adjustment rather than slip past a close.
+func (cv *covering) covers(c ledger.Closed, rule, entity string) bool {
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	set, ok := cv.sets[c.ID]
+	if !ok {
+		set = cv.read(c)
+		cv.sets[c.ID] = set
+	}
+	return set == nil || set[[2]string{rule, entity}]
+}
+
+func (cv *covering) read(c ledger.Closed) map[[2]string]bool {
+	i := slices.IndexFunc(c.Files, func(f ledger.File) bool { return filepath.Base(f.Path) == "findings.jsonl" })
+	if i < 0 {
+		return nil
+	}
+	f, err := os.Open(filepath.Join(cv.root, filepath.FromSlash(c.Files[i].Path)))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	set := map[[2]string]bool{}
+	dec := json.NewDecoder(f)
+	for dec.More() {
+		var x reports.FindingJSON
+		if err := dec.Decode(&x); err != nil {
+			return nil
+		}
+		set[[2]string{x.Rule, x.EntityID}] = true
+	}
+	return set
+}
+
+// closeView is a closed period as the overview and the API show it: the
+// close, its figures, and what came after it.
+type closeView struct {
+	ledger.Closed
+	Figures     []currencyLine // the closed totals
+	Adjustments []ledger.Entry // the ledger's post-close adjustments, oldest first
+	Later       []recon        // reconciliations of the period after the close whose findings differ
+	Reopens     []ledger.Entry // earlier closes of the period reopened, newest first
+}
+
+// periodClose is the close that stands for period, with what came after
+// it; nil when the period is open. Reopens lists the period's reopenings
+// either way.
+func (s *Server) periodClose(ctx context.Context, db *sql.DB, period string) (*closeView, []ledger.Entry, error) {
+	entries, err := s.o.Ledger.Read()
+	if err != nil {
+		return nil, nil, err
+	}
+	st := ledger.Fold(entries)
+	var reopens []ledger.Entry
+	for _, c := range slices.Backward(st.Closes) {
+		if c.Period == period && c.Reopened != nil {
+			reopens = append(reopens, *c.Reopened)
+		}
+	}
+	c, ok := st.ClosedPeriod(period)
+	if !ok || period == "" {
+		return nil, reopens, nil
+	}
+	v := &closeView{Closed: c, Adjustments: ledger.Adjustments(entries, c), Reopens: reopens}
+	for _, cur := range slices.Sorted(maps.Keys(c.Totals)) {
+		v.Figures = append(v.Figures, currencyLine{Currency: cur, Net: moneyText(c.Totals[cur].Net), Gross: moneyText(c.Totals[cur].Gross)})
+	}
+	v.Later, err = reconciledAfter(ctx, db, c)
+	return v, reopens, err
+}
+
+// reconciledAfter are the reconciliations of c's period stored after c
+// whose open findings are not the ones closed, newest first.
+func reconciledAfter(ctx context.Context, db *sql.DB, c ledger.Closed) ([]recon, error) {
+	rows, err := db.QueryContext(ctx, `SELECT snapshot_id, as_of, reconciled_at, findings, material FROM reconciliations
+		WHERE period = ? AND reconciled_at > ? ORDER BY reconciled_at DESC`, c.Period, c.At)
+	if err != nil {
+		return nil, err
+	}
+	var all []recon
+	for rows.Next() {
+		rc := recon{Period: c.Period}
+		if err := rows.Scan(&rc.Snapshot.ID, &rc.AsOf, &rc.At, &rc.Findings, &rc.Material); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		all = append(all, rc)
+	}
+	rows.Close()
+	var out []recon
+	for _, rc := range all {
+		d, _, err := digest(ctx, db, rc)
+		if err != nil {
+			return nil, err
+		}
+		if d != c.Digest {
+			out = append(out, rc)
+		}
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,154 @@
+package workspace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/access"
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/reports"
+)
+
+// tokensFile writes a tokens file of users (name → token) and gives its
+// path.
+func tokensFile(t *testing.T, users map[string]string) string {
+	t.Helper()
+	var b strings.Builder
+	for name, tok := range users {
+		sum := sha256.Sum256([]byte(tok))
+		b.WriteString(name + ": " + hex.EncodeToString(sum[:]) + "\n")
+	}
+	path := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// closeUsers are a controller who signs off and closes, and a clerk who
+// waives.
+var closeUsers = map[string]string{"dana": "dana-token-0123456789", "erin": "erin-token-0123456789"}
+
+func closeAccess(t *testing.T) *access.Control {
+	return control(t, access.Config{Identity: access.Tokens, TokensFile: tokensFile(t, closeUsers),
+		Roles: access.Roles{Waive: []string{"erin", "dana"}, SignOff: []string{"dana"}, Close: []string{"dana"}}})
+}
+
+// as sends c with the bearer token of user.
+func as(user string, c call) call {
+	c.header = map[string]string{"Authorization": "Bearer " + closeUsers[user]}
+	if c.body != "" {
+		c.contentType = "application/json"
+	}
+	return c
+}
+
+func periodState(t *testing.T, do func(call) answer, period string) apiPeriodState {
+	t.Helper()
+	a := do(as("dana", call{path: "/api/periods/" + period}))
+	var st apiPeriodState
+	if a.status != http.StatusOK || json.Unmarshal([]byte(a.body), &st) != nil {
+		t.Fatalf("GET /api/periods/%s: %d %s", period, a.status, a.body)
+	}
+	return st
+}
+
+// A closed period keeps its figures: a waiver of one of its findings and a
+// reconciliation after it do not move the closed totals, and are listed
+// as post-close adjustments, with who made them; the closed record's files
+// are those the ledger's close hashes; a reopen needs a reason and the
+// close role.
+func TestAClosedPeriodStaysClosed(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	p, _ := reconcile.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
+	rep := fx.reconcilePeriod(t, p)
+	srv := fx.serveWith(t, func(o *Options) { o.Access = closeAccess(t) })
+	send := func(c call) answer { return do(t, srv, c) }
+	P := p.String()
+
+	if a := send(as("dana", call{method: http.MethodPost, path: "/api/periods/" + P + "/close", body: `{"comment": "October"}`})); a.status != http.StatusConflict || !strings.Contains(a.body, "sign it off") {
+		t.Fatalf("a close before any sign-off: %d %s", a.status, a.body)
+	}
+	if a := send(as("dana", call{method: http.MethodPost, path: "/api/signoffs", body: `{"period": "` + P + `", "role": "controller"}`})); a.status != http.StatusCreated {
+		t.Fatalf("sign-off: %d %s", a.status, a.body)
+	}
+	if a := send(as("erin", call{method: http.MethodPost, path: "/api/periods/" + P + "/close", body: `{}`})); a.status != http.StatusForbidden {
+		t.Fatalf("erin's close: %d %s", a.status, a.body)
+	}
+	a := send(as("dana", call{method: http.MethodPost, path: "/api/periods/" + P + "/close", body: `{"comment": "month end"}`}))
+	var closed apiClose
+	if a.status != http.StatusCreated || json.Unmarshal([]byte(a.body), &closed) != nil || closed.By != "dana" || len(closed.Files) != 6 {
+		t.Fatalf("close: %d %s", a.status, a.body)
+	}
+	for _, f := range closed.Files {
+		sum, err := fileSHA256(filepath.Join(fx.cfg.Out, f.Path))
+		if err != nil || sum != f.SHA256 {
+			t.Fatalf("closed record %s: %s, %v; the ledger says %s", f.Path, sum, err, f.SHA256)
+		}
+	}
+
+	// A waiver of a closed finding, then the reconciliation that applies it.
+	var target reports.FindingJSON
+	for _, f := range rep.Findings {
+		if f.Status != "resolved" && f.Waiver == nil && f.Amount != 0 {
+			target = reports.FindingJSON{Rule: f.Rule, EntityID: f.EntityID}
+			break
+		}
+	}
+	if target.Rule == "" {
+		t.Fatalf("period %s has no open finding with an amount to waive: %d findings", P, len(rep.Findings))
+	}
+	body := `{"rule": "` + target.Rule + `", "entity_id": "` + target.EntityID + `", "reason": "credit note", "owner": "erin", "expires": "2099-12-31", "by": "someone else"}`
+	if a := send(as("erin", call{method: http.MethodPost, path: "/api/waivers", body: body})); a.status != http.StatusCreated {
+		t.Fatalf("waiver after the close: %d %s", a.status, a.body)
+	}
+	fx.reconcilePeriod(t, p)
+
+	st := periodState(t, send, P)
+	if !st.Closed || st.Close.ID != closed.ID || !equalTotals(st.Close.Totals, closed.Totals) {
+		t.Fatalf("after the waiver: %+v; closed with %+v", st.Close, closed.Totals)
+	}
+	if len(st.Adjustments) != 1 || st.Adjustments[0].By != "erin" || st.Adjustments[0].Action != ledger.ActWaive || len(st.Later) != 1 {
+		t.Fatalf("adjustments %+v, reconciled after %+v", st.Adjustments, st.Later)
+	}
+	page := send(as("dana", call{path: "/?snapshot=" + closed.Snapshot + "&period=" + P}))
+	if !strings.Contains(page.body, `id="closed-totals"`) || !strings.Contains(page.body, `class="adjustment"`) || !strings.Contains(page.body, "erin") {
+		t.Fatalf("the overview of the closed period:\n%s", page.body)
+	}
+	if a := send(as("dana", call{method: http.MethodPost, path: "/api/periods/" + P + "/reopen", body: `{"reason": " "}`})); a.status != http.StatusBadRequest {
+		t.Fatalf("a reopen without a reason: %d %s", a.status, a.body)
+	}
+	if a := send(as("erin", call{method: http.MethodPost, path: "/api/periods/" + P + "/reopen", body: `{"reason": "late credit"}`})); a.status != http.StatusForbidden {
+		t.Fatalf("erin's reopen: %d %s", a.status, a.body)
+	}
+	if a := send(as("dana", call{method: http.MethodPost, path: "/api/periods/" + P + "/reopen", body: `{"reason": "late credit"}`})); a.status != http.StatusOK {
+		t.Fatalf("reopen: %d %s", a.status, a.body)
+	}
+	if st := periodState(t, send, P); st.Closed || len(st.Reopened) != 1 || st.Reopened[0].By != "dana" {
+		t.Fatalf("after the reopen: %+v", st)
+	}
+	if _, err := ledgerOf(fx).Verify(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func equalTotals(a, b map[string]ledger.Total) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,127 @@
+package workspace
+
+import (
+	"database/sql"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/billsnap/billsnap/ledger"
+)
+
+// apiClose is a close as the API shows it.
+type apiClose struct {
+	ledger.Close
+	By   string    `json:"by"`
+	Auth string    `json:"auth"`
+	At   time.Time `json:"at"`
+}
+
+// apiLater is a reconciliation of a closed period stored after its close.
+type apiLater struct {
+	Snapshot     string    `json:"snapshot_id"`
+	ReconciledAt time.Time `json:"reconciled_at"`
+	Findings     int       `json:"findings"`
+}
+
+// apiPeriodState is a period's close, and what came after it.
+type apiPeriodState struct {
+	Period      string         `json:"period"`
+	Closed      bool           `json:"closed"`
+	Close       *apiClose      `json:"close"`
+	Adjustments []ledger.Entry `json:"adjustments"`
+	Later       []apiLater     `json:"reconciled_after"`
+	Reopened    []ledger.Entry `json:"reopened"`
+}
+
+// apiPeriod says whether a period is closed: the close, its post-close
+// adjustments, the reconciliations after it that differ, and the
+// period's reopenings.
+func (s *Server) apiPeriod(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	period := r.PathValue("period")
+	v, reopens, err := s.periodClose(r.Context(), db, period)
+	if err != nil {
+		s.failStore(w, r, err)
+		return
+	}
+	out := apiPeriodState{Period: period, Adjustments: []ledger.Entry{}, Later: []apiLater{}, Reopened: reopens}
+	if out.Reopened == nil {
+		out.Reopened = []ledger.Entry{}
+	}
+	if v != nil {
+		out.Closed, out.Close = true, closeOut(v.Closed)
+		if v.Adjustments != nil {
+			out.Adjustments = v.Adjustments
+		}
+		for _, rc := range v.Later {
+			out.Later = append(out.Later, apiLater{Snapshot: rc.Snapshot.ID, ReconciledAt: rc.At, Findings: rc.Findings})
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func closeOut(c ledger.Closed) *apiClose {
+	return &apiClose{Close: c.Close, By: c.By, Auth: c.Auth, At: c.At}
+}
+
+// apiPostClose closes a period: JSON comment, and by without identity.
+func (s *Server) apiPostClose(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	var in struct{ Comment, By string }
+	if err := readJSON(r, &in); err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	c, err := s.closePeriod(r, db, actor(r, in.By), r.PathValue("period"), in.Comment)
+	if err != nil {
+		s.fail(w, r, actionStatus(err), err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, closeOut(c))
+}
+
+// apiPostReopen reopens a closed period: JSON reason, and by without
+// identity.
+func (s *Server) apiPostReopen(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Reason, By string }
+	if err := readJSON(r, &in); err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	c, err := s.reopenPeriod(r, actor(r, in.By), r.PathValue("period"), in.Reason)
+	if err != nil {
+		s.fail(w, r, actionStatus(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"close": closeOut(c), "reopened": c.Reopened})
+}
+
+// postClose takes the overview's close form.
+func (s *Server) postClose(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	if err := s.checkForm(r); err != nil {
+		s.fail(w, r, http.StatusForbidden, err)
+		return
+	}
+	period := r.PathValue("period")
+	c, err := s.closePeriod(r, db, actor(r, r.PostFormValue("by")), period, r.PostFormValue("comment"))
+	if err != nil {
+		s.fail(w, r, actionStatus(err), err)
+		return
+	}
+	rememberName(w, r.PostFormValue("by"))
+	http.Redirect(w, r, "/?"+url.Values{"snapshot": {c.Snapshot}, "period": {period}}.Encode(), http.StatusSeeOther)
+}
+
+// postReopen takes the overview's reopen form.
+func (s *Server) postReopen(w http.ResponseWriter, r *http.Request) {
+	if err := s.checkForm(r); err != nil {
+		s.fail(w, r, http.StatusForbidden, err)
+		return
+	}
+	period := r.PathValue("period")
+	if _, err := s.reopenPeriod(r, actor(r, r.PostFormValue("by")), period, r.PostFormValue("reason")); err != nil {
+		s.fail(w, r, actionStatus(err), err)
+		return
+	}
+	rememberName(w, r.PostFormValue("by"))
+	http.Redirect(w, r, "/?"+url.Values{"period": {period}}.Encode(), http.StatusSeeOther)
+}
