@@ -32,7 +32,7 @@ var funcs = template.FuncMap{
 	},
 	"day":     func(d reconcile.Date) string { return d.Format(time.DateOnly) },
 	"grouped": func(a money.Amount) string { return a.Grouped() },
-	"money": moneyText,
+	"money":   moneyText,
 	"entityURL": func(entity, id string) template.URL {
 		return template.URL("/entities/" + url.PathEscape(entity) + "/" + url.PathEscape(id))
 	},
