@@ -143,6 +143,17 @@ func (l *Ledger) Read() ([]Entry, error) {
 	return parse(lines, l.file.Path)
 }
 
+// ReadLines returns every complete line, as written, and its entry, from
+// one read of the file.
+func (l *Ledger) ReadLines() ([][]byte, []Entry, error) {
+	lines, err := l.file.Lines()
+	if err != nil {
+		return nil, nil, fmt.Errorf("ledger: %w", err)
+	}
+	entries, err := parse(lines, l.file.Path)
+	return lines, entries, err
+}
+
 func parse(lines [][]byte, path string) ([]Entry, error) {
 	out := make([]Entry, 0, len(lines))
 	for n, line := range lines {

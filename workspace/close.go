@@ -134,8 +134,13 @@ func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledge
 	if err := writeWhole(lines, func(w io.Writer) error { return reports.JSONLines(w, rep) }); err != nil {
 		return nil, err
 	}
+	paths = append(paths, lines)
+	rules, err := writeRules(dir, s.o.Reconcile.Rules)
+	if err != nil {
+		return nil, err
+	}
 	var files []ledger.File
-	for _, p := range append(paths, lines) {
+	for _, p := range append(paths, rules...) {
 		sum, err := fileSHA256(p)
 		if err != nil {
 			return nil, err
@@ -144,6 +149,23 @@ func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledge
 		files = append(files, ledger.File{Path: filepath.ToSlash(rel), SHA256: sum})
 	}
 	return files, nil
+}
+
+// writeRules writes the SQL of every rule as run into dir/rules, a file
+// per rule, and gives their paths.
+func writeRules(dir string, rules []reconcile.Rule) ([]string, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "rules"), 0o755); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range rules {
+		p := filepath.Join(dir, "rules", r.ID+".sql")
+		if err := writeWhole(p, func(w io.Writer) error { _, err := io.WriteString(w, r.SQL); return err }); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // signOffsUpTo are the period's sign-offs up to so, oldest first.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/access"
+	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
@@ -86,7 +87,7 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 	}
 	a := send(as("dana", call{method: http.MethodPost, path: "/api/periods/" + P + "/close", body: `{"comment": "month end"}`}))
 	var closed apiClose
-	if a.status != http.StatusCreated || json.Unmarshal([]byte(a.body), &closed) != nil || closed.By != "dana" || len(closed.Files) != 6 {
+	if a.status != http.StatusCreated || json.Unmarshal([]byte(a.body), &closed) != nil || closed.By != "dana" || len(closed.Files) != 6+len(fx.rules(t)) {
 		t.Fatalf("close: %d %s", a.status, a.body)
 	}
 	for _, f := range closed.Files {
@@ -151,4 +152,14 @@ func equalTotals(a, b map[string]ledger.Total) bool {
 		}
 	}
 	return true
+}
+
+// rules are the rules the fixture's workspace runs.
+func (fx *fixture) rules(t *testing.T) []reconcile.Rule {
+	t.Helper()
+	opts, err := job.ReconcileOptions(fx.cfg, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opts.Rules
 }

@@ -41,6 +41,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/periods/{period}/close", s.withDB(s.apiPostClose))
 	m.HandleFunc("POST /api/periods/{period}/reopen", s.apiPostReopen)
 	m.HandleFunc("POST /periods/{period}/close", s.withDB(s.postClose))
+	m.HandleFunc("GET /periods/{period}/evidence.zip", s.withDB(s.evidencePack))
 	m.HandleFunc("POST /periods/{period}/reopen", s.postReopen)
 }
 

@@ -1,11 +1,16 @@
 package workspace
 
 import (
+	"bytes"
 	"database/sql"
+	"errors"
+	"path/filepath"
 	"net/http"
 	"net/url"
 	"time"
 
+	"github.com/billsnap/billsnap/evidence"
+	"github.com/billsnap/billsnap/internal/buildinfo"
 	"github.com/billsnap/billsnap/ledger"
 )
 
@@ -124,4 +129,25 @@ func (s *Server) postReopen(w http.ResponseWriter, r *http.Request) {
 	}
 	rememberName(w, r.PostFormValue("by"))
 	http.Redirect(w, r, "/?"+url.Values{"period": {period}}.Encode(), http.StatusSeeOther)
+}
+
+// evidencePack is the evidence pack of a closed period, as billsnap
+// evidence writes it.
+func (s *Server) evidencePack(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	period := r.PathValue("period")
+	var b bytes.Buffer
+	_, err := evidence.Write(r.Context(), &b, evidence.Source{Root: s.o.Store.Out, ParquetDir: filepath.Join(s.o.Store.Out, s.o.Store.Parquet.Dir),
+		Ledger: s.o.Ledger, DB: db, Period: period, Software: "billsnap " + buildinfo.Version(), Now: s.o.Now()})
+	var nc *evidence.NotClosedError
+	switch {
+	case errors.As(err, &nc):
+		s.fail(w, r, http.StatusNotFound, err)
+		return
+	case err != nil:
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/zip")
+	w.Header().Set("Content-Disposition", `attachment; filename="billsnap-evidence-`+period+`.zip"`)
+	w.Write(b.Bytes())
 }

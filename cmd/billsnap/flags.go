@@ -16,6 +16,7 @@ import (
 type cliFlags struct {
 	*flag.FlagSet
 	groups []flagGroup
+	about  string // what the command does, printed under its usage line
 }
 
 // flagGroup is a titled run of flags, in the order they were defined.
@@ -35,6 +36,9 @@ func newFlags(env *cliEnv, name, synopsis string) *cliFlags {
 	fs.Usage = func() {}
 	env.help = func() {
 		fmt.Fprintln(env.stdout, strings.TrimSpace("Usage: billsnap "+name+" "+synopsis))
+		if fs.about != "" {
+			fmt.Fprintf(env.stdout, "\n%s", fs.about)
+		}
 		fs.printGroups(env.stdout)
 		fmt.Fprintf(env.stdout, "\n%s\n", exitCodesHelp)
 	}

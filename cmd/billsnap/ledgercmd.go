@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/billsnap/billsnap/internal/plural"
-	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
 )
 
@@ -45,7 +43,7 @@ func storeLedger(env *cliEnv, name string, args []string) (*ledger.Ledger, error
 	if err := sf.requireStore(cfg); err != nil {
 		return nil, err
 	}
-	return ledger.New(layout.Dir(cfg.Out).Ledger(), time.Now), nil
+	return storeLedgerOf(cfg), nil
 }
 
 func runLedgerVerify(_ context.Context, env *cliEnv, args []string) error {

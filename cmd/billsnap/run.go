@@ -49,6 +49,7 @@ func commands() []command {
 		{"query", "run one SQL statement on the snapshot database (read-only)", runQuery},
 		{"notify", "send a test message to every notification target (notify test)", runNotify},
 		{"lake", "print the statements that attach the tables on object storage to Trino, Spark, Athena or DuckDB (lake ddl)", runLake},
+		{"evidence", "write the evidence pack of a closed period (a BagIt zip), or verify one (evidence verify)", runEvidence},
 		{"ledger", "verify the hash chain of the store's ledger of waivers, sign-offs and closes (ledger verify)", runLedger},
 		{"serve", "serve the finance workspace: review, waive and sign off findings in a browser", runServe},
 		{"sandbox", "serve a faithful fake of the billing service", runSandbox},

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/evidence"
+	"github.com/billsnap/billsnap/internal/atomicfile"
+	"github.com/billsnap/billsnap/internal/buildinfo"
+	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// evidenceAbout is evidence's own help: the pack and its verify.
+const evidenceAbout = `evidence  writes the evidence pack of a closed period: a zipped BagIt bag of the
+          closed findings (CSV, JSON), the report (HTML, XLSX, Markdown), the
+          snapshot's Parquet manifest with every file's SHA-256, the ledger with its
+          hash chain, the sign-offs, the waivers in force, the rules' SQL as run, and
+          manifest-sha256.txt over all of it. Exit 2 when the period is not closed.
+verify    re-hashes every file of a pack, re-runs the ledger's chain and checks the
+          closed record against the close's hashes; when the store holds the
+          snapshot, also its ledger and Parquet against the pack. Exit 0 intact, 1
+          naming the first file or ledger entry that differs.
+`
+
+// runEvidence writes a pack, or verifies one.
+func runEvidence(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) > 0 && args[0] == "verify" {
+		return runEvidenceVerify(env, args[1:])
+	}
+	fs := newFlags(env, "evidence", "--period YYYY-MM [-o FILE.zip] [store flags]\n       billsnap evidence verify FILE.zip [store flags]")
+	sf := addStoreFlags(fs)
+	period := fs.String("period", "", "the closed period, YYYY-MM; required")
+	out := fs.String("o", "", "the zip to write (default billsnap-evidence-YYYY-MM.zip)")
+	fs.about = evidenceAbout
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if _, err := reconcile.ParsePeriod(*period); err != nil || *period == "" {
+		return job.Usagef("--period %q: want the closed month as YYYY-MM", *period)
+	}
+	cfg, err := sf.load(env)
+	if err != nil {
+		return err
+	}
+	if err := sf.requireStore(cfg); err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = "billsnap-evidence-" + *period + ".zip"
+	}
+	db, err := snapshot.OpenRead(ctx, cfg.Options)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var b bytes.Buffer
+	p, err := evidence.Write(ctx, &b, evidence.Source{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg),
+		DB: db, Period: *period, Software: "billsnap " + buildinfo.Version(), Now: time.Now()})
+	if _, notClosed := err.(*evidence.NotClosedError); notClosed {
+		return job.Usage(err)
+	}
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(*out, b.Bytes()); err != nil {
+		return fmt.Errorf("-o %s: %w", *out, err)
+	}
+	fmt.Fprintf(env.stdout, "%s: period %s, closed in %s by %s on %s; %s, %s listed; ledger head %s\n", *out, *period,
+		p.Close.ID, p.Close.By, p.Close.At.UTC().Format(time.RFC3339), plural.Of(p.Files, "file"), plural.Of(p.Parquet, "Parquet file"), p.Head.Hash)
+	return nil
+}
+
+func runEvidenceVerify(env *cliEnv, args []string) error {
+	fs := newFlags(env, "evidence verify", "FILE.zip [store flags]")
+	fs.about = evidenceAbout
+	sf := addStoreFlags(fs)
+	file, err := parseWithFile(fs, args)
+	if err != nil {
+		return err
+	}
+	cfg, err := sf.load(env)
+	if err != nil {
+		return err
+	}
+	var store *evidence.Store
+	if snapshot.Exists(cfg.Options) {
+		store = &evidence.Store{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg)}
+	} else if given(sf.fs, "out") {
+		return sf.requireStore(cfg)
+	}
+	v, err := evidence.Verify(file, store)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	fmt.Fprintf(env.stdout, "%s: intact: %s re-hashed, the ledger's chain holds (%s, head %s)", file,
+		plural.Of(v.Files, "file"), plural.Irregular(v.Entries, "entry", "entries"), v.Head)
+	if v.Store {
+		fmt.Fprintf(env.stdout, "; the store %s agrees (its ledger, %s)", cfg.Out, plural.Of(v.Parquet, "Parquet file"))
+	}
+	fmt.Fprintln(env.stdout)
+	for _, n := range v.Notes {
+		fmt.Fprintln(env.stdout, "note: "+n)
+	}
+	return nil
+}
+
+// parseWithFile parses args that hold one file among the flags, before
+// or after them, and gives the file.
+func parseWithFile(fs *cliFlags, args []string) (string, error) {
+	if err := fs.Parse(args); err != nil {
+		return "", flagError(fs, err)
+	}
+	if fs.NArg() == 0 {
+		return "", job.Usagef("evidence verify takes the pack to verify, FILE.zip")
+	}
+	file := fs.Arg(0)
+	if err := parseFlags(fs, fs.Args()[1:]); err != nil {
+		return "", err
+	}
+	return file, nil
+}
+
+func parquetDir(cfg config.Config) string { return filepath.Join(cfg.Out, cfg.Parquet.Dir) }
+
+func storeLedgerOf(cfg config.Config) *ledger.Ledger {
+	return ledger.New(layout.Dir(cfg.Out).Ledger(), time.Now)
+}

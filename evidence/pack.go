@@ -1,0 +1,333 @@
+// Package evidence writes and verifies the evidence pack of a closed
+// period: a BagIt bag (RFC 8493), zipped, that holds everything an
+// auditor needs and shows that none of it was altered afterwards.
+//
+// The bag, in one top directory billsnap-evidence-YYYY-MM/:
+//
+//	bagit.txt, bag-info.txt               the bag's declaration and metadata
+//	manifest-sha256.txt                   the SHA-256 of every file under data/
+//	tagmanifest-sha256.txt                the SHA-256 of the three files above
+//	data/closed/                          the closed record as the close wrote it:
+//	  summary.md report.html findings.xlsx  the report of the closed reconciliation
+//	  findings.csv findings.json findings.jsonl  its findings
+//	  rules/<rule>.sql                    the rules' SQL as run
+//	data/close.json                       the close, the ledger's head when packed
+//	data/signoffs.json data/waivers.json  the period's sign-offs; the waivers in force at the close
+//	data/ledger/ledger.jsonl              the ledger up to its head, byte for byte (its hash chain)
+//	data/ledger/period.jsonl              the ledger's lines of the period
+//	data/snapshot/parquet-manifest.csv    the closed snapshot's Parquet files: path, bytes, SHA-256
+//	data/snapshot/tables.json             the snapshot's per-table figures (records, IDs' digest)
+//
+// Verify checks all of it again: the manifests, the ledger's chain, the
+// closed record against the close's own hashes in the chain, and, given
+// the store, the store's ledger and Parquet against the pack.
+package evidence
+
+import (
+	"archive/zip"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// Source is what a pack is made from.
+type Source struct {
+	Root       string         // the store's directory
+	ParquetDir string         // where the snapshots' Parquet is
+	Ledger     *ledger.Ledger // the store's ledger
+	DB         *sql.DB        // the read model, for the snapshot's figures (nil: left out)
+	Period     string         // YYYY-MM, a closed period
+	Software   string         // billsnap and its version, for bag-info.txt
+	Now        time.Time
+}
+
+// NotClosedError is a pack asked of a period that is not closed.
+type NotClosedError struct{ Period string }
+
+func (e *NotClosedError) Error() string {
+	return fmt.Sprintf("period %s is not closed: close it in the workspace (billsnap serve) first", e.Period)
+}
+
+// Pack is what a pack holds, for the caller to say.
+type Pack struct {
+	Name    string // the bag's top directory
+	Close   ledger.Closed
+	Head    ledger.Head
+	Files   int // payload files
+	Parquet int // Parquet files listed
+}
+
+// Write writes the evidence pack of src.Period to w as a zip. The ledger's
+// chain must hold and the closed record must be as the close recorded it;
+// else nothing is written and the error names the line or the file.
+func Write(ctx context.Context, w io.Writer, src Source) (Pack, error) {
+	lines, entries, err := src.Ledger.ReadLines()
+	if err != nil {
+		return Pack{}, err
+	}
+	head, err := ledger.VerifyLines(src.Ledger.Path(), lines)
+	if err != nil {
+		return Pack{}, err
+	}
+	st := ledger.Fold(entries)
+	c, ok := st.ClosedPeriod(src.Period)
+	if !ok {
+		return Pack{}, &NotClosedError{Period: src.Period}
+	}
+	b := newBag("billsnap-evidence-" + src.Period)
+	if err := addClosed(b, src.Root, c); err != nil {
+		return Pack{}, err
+	}
+	if err := addLedger(b, lines, entries, st, c, head); err != nil {
+		return Pack{}, err
+	}
+	n, err := addSnapshot(ctx, b, src, c.Snapshot)
+	if err != nil {
+		return Pack{}, err
+	}
+	info := []string{"Source-Organization: billsnap", "Bagging-Date: " + src.Now.UTC().Format(time.DateOnly),
+		"Bag-Software-Agent: " + src.Software, "External-Description: the evidence of period " + src.Period + ", closed in " + c.ID,
+		"Billsnap-Period: " + src.Period, "Billsnap-Close: " + c.ID, "Billsnap-Snapshot: " + c.Snapshot,
+		"Billsnap-Ledger-Head: " + head.Hash}
+	if err := b.write(w, info); err != nil {
+		return Pack{}, err
+	}
+	return Pack{Name: b.name, Close: c, Head: head, Files: len(b.payload), Parquet: n}, nil
+}
+
+// addClosed adds the close's record, each file checked against the
+// SHA-256 the close recorded.
+func addClosed(b *bag, root string, c ledger.Closed) error {
+	base := commonDir(c.Files)
+	for _, f := range c.Files {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+		if err != nil {
+			return fmt.Errorf("the closed record of %s: %w", c.ID, err)
+		}
+		if sum := sha(data); sum != f.SHA256 {
+			return &MismatchError{What: f.Path, Why: fmt.Sprintf("its SHA-256 is %s, and close %s recorded %s: the closed record was changed after the close", sum, c.ID, f.SHA256)}
+		}
+		b.add("data/closed/"+strings.TrimPrefix(f.Path, base), data)
+	}
+	return nil
+}
+
+// commonDir is the directory of the closed record: what every path starts
+// with, up to its last slash.
+func commonDir(files []ledger.File) string {
+	if len(files) == 0 {
+		return ""
+	}
+	p := files[0].Path
+	for _, f := range files[1:] {
+		for !strings.HasPrefix(f.Path, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p[:strings.LastIndex(p, "/")+1]
+}
+
+// addLedger adds the ledger up to its head, its lines of the period, the
+// close, the period's sign-offs and the waivers in force at the close.
+func addLedger(b *bag, lines [][]byte, entries []ledger.Entry, st ledger.State, c ledger.Closed, head ledger.Head) error {
+	var all, period []byte
+	closes := map[string]bool{}
+	for _, x := range st.Closes {
+		if x.Period == c.Period {
+			closes[x.ID] = true
+		}
+	}
+	for i, line := range lines {
+		all = append(append(all, line...), '\n')
+		if ofPeriod(entries[i], c, closes) {
+			period = append(append(period, line...), '\n')
+		}
+	}
+	b.add("data/ledger/ledger.jsonl", all)
+	b.add("data/ledger/period.jsonl", period)
+	var signoffs []ledger.Signed
+	for _, so := range st.SignOffs {
+		if so.Period == c.Period {
+			signoffs = append(signoffs, so)
+		}
+	}
+	var waivers []ledger.Made
+	for _, w := range st.Waivers {
+		if slices.Contains(c.Waivers, w.ID) {
+			waivers = append(waivers, w)
+		}
+	}
+	return errors.Join(b.addJSON("data/close.json", map[string]any{"period": c.Period, "close": c, "ledger_head": head}),
+		b.addJSON("data/signoffs.json", signoffs), b.addJSON("data/waivers.json", waivers))
+}
+
+// ofPeriod tells whether e belongs to the period of close c: its
+// sign-offs, closes and reopens, the adjustments of its closes, and the
+// making of the waivers in force at c.
+func ofPeriod(e ledger.Entry, c ledger.Closed, closes map[string]bool) bool {
+	switch {
+	case e.SignOff != nil:
+		return e.SignOff.Period == c.Period
+	case e.Close != nil:
+		return e.Close.Period == c.Period
+	case e.Reopen != nil:
+		return e.Reopen.Period == c.Period
+	case e.Waiver != nil && slices.Contains(c.Waivers, e.Waiver.ID):
+		return true
+	}
+	return closes[e.PostClose]
+}
+
+// addSnapshot adds the manifest of the snapshot's Parquet files and its
+// per-table figures, and gives the count of files.
+func addSnapshot(ctx context.Context, b *bag, src Source, id string) (int, error) {
+	files, err := parquetFiles(src.Root, src.ParquetDir, id)
+	if err != nil {
+		return 0, err
+	}
+	var m strings.Builder
+	m.WriteString("path,bytes,sha256\n")
+	for _, f := range files {
+		fmt.Fprintf(&m, "%s,%d,%s\n", f.path, f.bytes, f.sum)
+	}
+	b.add("data/snapshot/parquet-manifest.csv", []byte(m.String()))
+	if src.DB != nil {
+		tables, err := snapshot.Manifest(ctx, src.DB, id)
+		if err != nil {
+			return 0, err
+		}
+		if err := b.addJSON("data/snapshot/tables.json", map[string]any{"snapshot_id": id, "tables": tables}); err != nil {
+			return 0, err
+		}
+	}
+	return len(files), nil
+}
+
+// parquetFile is one Parquet file of a snapshot: its path relative to
+// the store, size and SHA-256.
+type parquetFile struct {
+	path  string
+	bytes int64
+	sum   string
+}
+
+// parquetFiles lists and hashes the Parquet files of snapshot id, in
+// path order; none when the store no longer holds it.
+func parquetFiles(root, dir, id string) ([]parquetFile, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "snapshot_id="+id, "*.parquet"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(paths)
+	var out []parquetFile
+	for _, p := range paths {
+		sum, n, err := fileSHA(p)
+		if err != nil {
+			return nil, err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, parquetFile{path: filepath.ToSlash(rel), bytes: n, sum: sum})
+	}
+	return out, nil
+}
+
+func fileSHA(p string) (string, int64, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return hex.EncodeToString(h.Sum(nil)), n, err
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// bag is a BagIt bag being made: its payload, by path under the bag.
+type bag struct {
+	name    string
+	payload map[string][]byte
+}
+
+func newBag(name string) *bag { return &bag{name: name, payload: map[string][]byte{}} }
+
+func (b *bag) add(p string, data []byte) { b.payload[p] = data }
+
+func (b *bag) addJSON(p string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b.add(p, append(data, '\n'))
+	return nil
+}
+
+// write writes the bag as a zip: the tag files (bagit.txt, bag-info.txt
+// with info and the payload's Oxum, the manifests) first, then the
+// payload in path order.
+func (b *bag) write(w io.Writer, info []string) error {
+	paths := slices.Sorted(maps.Keys(b.payload))
+	var manifest strings.Builder
+	var octets int
+	for _, p := range paths {
+		fmt.Fprintf(&manifest, "%s  %s\n", sha(b.payload[p]), p)
+		octets += len(b.payload[p])
+	}
+	tags := []struct {
+		name string
+		data []byte
+	}{
+		{"bagit.txt", []byte("BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n")},
+		{"bag-info.txt", []byte(strings.Join(append(info, fmt.Sprintf("Payload-Oxum: %d.%d", octets, len(paths))), "\n") + "\n")},
+		{"manifest-sha256.txt", []byte(manifest.String())},
+	}
+	var tagManifest strings.Builder
+	for _, t := range tags {
+		fmt.Fprintf(&tagManifest, "%s  %s\n", sha(t.data), t.name)
+	}
+	zw := zip.NewWriter(w)
+	put := func(name string, data []byte) error {
+		f, err := zw.CreateHeader(&zip.FileHeader{Name: path.Join(b.name, name), Method: zip.Deflate, Modified: time.Unix(0, 0).UTC()})
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		return err
+	}
+	for _, t := range tags {
+		if err := put(t.name, t.data); err != nil {
+			return err
+		}
+	}
+	if err := put("tagmanifest-sha256.txt", []byte(tagManifest.String())); err != nil {
+		return err
+	}
+	for _, p := range paths {
+		if err := put(p, b.payload[p]); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
+}
