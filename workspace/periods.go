@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"time"
 
 	"github.com/billsnap/billsnap/evidence"
