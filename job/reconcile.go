@@ -48,19 +48,25 @@ func ReconcileOptions(cfg config.Config, rulesDir, waivers string) (reconcile.Op
 }
 
 // signOffsUpTo are the sign-offs made in the workspace of the store at out
-// for rep's period, of its snapshot or an earlier one.
-func signOffsUpTo(out string, rep *reconcile.Report) ([]ledger.Signed, error) {
+// for rep's period, of its snapshot or an earlier one, and the period's
+// close when it is closed, with its post-close adjustments.
+func signOffsUpTo(out string, rep *reconcile.Report) ([]ledger.Signed, *reports.Closed, error) {
 	entries, err := ledger.New(layout.Dir(out).Ledger(), time.Now).Read()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	st := ledger.Fold(entries)
 	var sos []ledger.Signed
-	for _, so := range ledger.Fold(entries).SignOffs {
+	for _, so := range st.SignOffs {
 		if so.Period == rep.Period.String() && so.Snapshot <= rep.Snapshot.ID {
 			sos = append(sos, so)
 		}
 	}
-	return sos, nil
+	c, ok := st.ClosedPeriod(rep.Period.String())
+	if !ok || rep.Period == nil {
+		return sos, nil, nil
+	}
+	return sos, &reports.Closed{Closed: c, Adjustments: ledger.Adjustments(entries, c)}, nil
 }
 
 // workspaceWaivers are the waivers made in the workspace of the store at
@@ -172,12 +178,12 @@ func reportInput(ctx context.Context, cfg config.Config, db *sql.DB, rep *reconc
 	if err != nil {
 		return nil, err
 	}
-	signOffs, err := signOffsUpTo(cfg.Out, rep)
+	signOffs, closed, err := signOffsUpTo(cfg.Out, rep)
 	if err != nil {
 		return nil, err
 	}
 	in := &reports.Input{Report: rep, Tables: tables, Fields: fields, Trend: trend, Generated: time.Now(), MaxRows: cfg.Reports.MaxRows,
-		SignOffs: signOffs, Demo: demo}
+		SignOffs: signOffs, Close: closed, Demo: demo}
 	if len(rep.Material) > 0 && !demo {
 		in.ExitCode = ExitMaterial
 	}

@@ -2,6 +2,9 @@ package reports
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/ingest"
@@ -24,6 +27,56 @@ type Input struct {
 	// SignOffs are the period's sign-offs made in the workspace, of this
 	// snapshot or an earlier one, oldest first.
 	SignOffs []ledger.Signed
+	// Close is the period's close when it is closed: the closed figures,
+	// and what was done after them.
+	Close *Closed
+}
+
+// Closed is a closed period as a report shows it.
+type Closed struct {
+	ledger.Closed
+	Adjustments []ledger.Entry // the post-close adjustments, oldest first
+}
+
+// CloseLines are the lines a report gives the period's close: who closed
+// it, when and on what, its figures, whether this report's findings are
+// the closed ones, and each post-close adjustment.
+func (in *Input) CloseLines() []string {
+	c := in.Close
+	if c == nil {
+		return nil
+	}
+	var totals []string
+	for _, cur := range slices.Sorted(maps.Keys(c.Totals)) {
+		totals = append(totals, fmt.Sprintf("%s net %s, gross %s", currencyLabel(cur), c.Totals[cur].Net, c.Totals[cur].Gross))
+	}
+	if len(totals) == 0 {
+		totals = []string{"no amounts"}
+	}
+	out := []string{fmt.Sprintf("Period %s closed by %s, %s (%s), on sign-off %s of snapshot %s: %s; closed figures: %s",
+		c.Period, c.By, c.At.UTC().Format(timeFormat), c.ID, c.SignOff, c.Snapshot, plural.Of(c.Findings, "open finding"), strings.Join(totals, "; "))}
+	if d, _ := in.Report.Digest(); d == c.Digest {
+		out = append(out, "This report's findings are the ones closed.")
+	} else {
+		out = append(out, "This report's findings are not the ones closed: the closed figures above stand, and what changed since is below.")
+	}
+	for _, e := range c.Adjustments {
+		out = append(out, fmt.Sprintf("Post-close adjustment #%d, %s, by %s: %s", e.Seq, e.At.UTC().Format(timeFormat), e.By, adjustmentText(e)))
+	}
+	return out
+}
+
+// adjustmentText says what a post-close adjustment did.
+func adjustmentText(e ledger.Entry) string {
+	switch {
+	case e.Waiver != nil:
+		return fmt.Sprintf("waived %s %s (%s): %s", e.Waiver.Rule, e.Waiver.EntityID, e.Waiver.ID, e.Waiver.Reason)
+	case e.Lift != "":
+		return "lifted waiver " + e.Lift
+	case e.SignOff != nil:
+		return fmt.Sprintf("signed off snapshot %s as %s (%s)", e.SignOff.Snapshot, e.SignOff.Name, e.SignOff.Role)
+	}
+	return e.Action
 }
 
 // SignOffLine is a sign-off as a report shows it: whether the findings it

@@ -62,6 +62,12 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 			fmt.Fprintf(ew, "- %s\n", l.Text())
 		}
 	}
+	if lines := in.CloseLines(); len(lines) > 0 {
+		fmt.Fprintf(ew, "\n## Closed\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(ew, "- %s\n", l)
+		}
+	}
 	verdict(ew, in)
 	if len(files) > 0 {
 		names := make([]string, len(files))

@@ -235,6 +235,12 @@ func (b *xlsxBook) signOffPage(in *Input) sheetPage {
 				rows = append(rows, []any{l.At.UTC().Format(timeFormat), l.Text()})
 			}
 		}
+		if lines := in.CloseLines(); len(lines) > 0 {
+			rows = append(rows, []any{}, []any{workbook.Cell{Style: styleBold, Value: "Closed"}})
+			for _, l := range lines {
+				rows = append(rows, []any{"", l})
+			}
+		}
 		for _, r := range rows {
 			if err := add(r...); err != nil {
 				return err

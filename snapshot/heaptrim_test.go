@@ -43,3 +43,21 @@ func openAndClose(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// DuckDB's threads share at most heaptrim.Arenas malloc arenas: the
+// cap is set before any database opens.
+func TestDuckDBsThreadsShareTheCappedArenas(t *testing.T) {
+	db, err := sql.Open("duckdb", "?threads=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for range 3 {
+		if _, err := db.Exec("SELECT count(DISTINCT name) FROM (SELECT 'row ' || range AS name FROM range(2000000))"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := heaptrim.Heaps(); n < 1 || n > heaptrim.Arenas {
+		t.Fatalf("%d malloc arenas after queries on 4 threads; want 1 to %d", n, heaptrim.Arenas)
+	}
+}

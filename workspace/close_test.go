@@ -112,7 +112,16 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 	if a := send(as("erin", call{method: http.MethodPost, path: "/api/waivers", body: body})); a.status != http.StatusCreated {
 		t.Fatalf("waiver after the close: %d %s", a.status, a.body)
 	}
-	fx.reconcilePeriod(t, p)
+	in := fx.reportPeriod(t, p)
+	lines := strings.Join(in.CloseLines(), "\n")
+	for cur, tot := range closed.Totals {
+		if !strings.Contains(lines, cur+" net "+tot.Net+", gross "+tot.Gross) && !strings.Contains(lines, "net "+tot.Net+", gross "+tot.Gross) {
+			t.Errorf("the report's close lines lack the closed %s totals %+v:\n%s", cur, tot, lines)
+		}
+	}
+	if !strings.Contains(lines, "not the ones closed") || !strings.Contains(lines, "Post-close adjustment") || !strings.Contains(lines, "by erin: waived") {
+		t.Errorf("the report of the closed period:\n%s", lines)
+	}
 
 	st := periodState(t, send, P)
 	if !st.Closed || st.Close.ID != closed.ID || !equalTotals(st.Close.Totals, closed.Totals) {

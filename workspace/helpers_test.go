@@ -133,10 +133,18 @@ func (fx *fixture) reconcilePeriod(t testing.TB, period *reconcile.Period) *reco
 // returns what they show.
 func (fx *fixture) report(t testing.TB) *reports.Input {
 	t.Helper()
+	return fx.reportPeriod(t, nil)
+}
+
+// reportPeriod reconciles period (nil: the whole snapshot) and writes its
+// reports as billsnap report --period does.
+func (fx *fixture) reportPeriod(t testing.TB, period *reconcile.Period) *reports.Input {
+	t.Helper()
 	opts, err := job.ReconcileOptions(fx.cfg, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	opts.Period = period
 	var in *reports.Input
 	_, err = job.InStore(context.Background(), fx.cfg, job.Spec{Name: "report"}, quiet, func(s string) string { return s }, nil,
 		func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {

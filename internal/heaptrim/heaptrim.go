@@ -13,4 +13,8 @@
 // instance to reuse, and large allocations (DuckDB's buffers, which go
 // through jemalloc, and glibc's mmap-sized blocks) are returned as before.
 // Release trims for real, for a process that stays up between runs.
+//
+// It also caps glibc's malloc arenas at Arenas as the program loads
+// (unless MALLOC_ARENA_MAX says otherwise): each of DuckDB's threads
+// would take an arena of its own, each keeping what was freed in it.
 package heaptrim
