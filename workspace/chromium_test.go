@@ -21,6 +21,7 @@ import (
 	"github.com/billsnap/billsnap/internal/testtools"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -224,4 +225,64 @@ func checkRecordPage(t *testing.T, b *browser, base string, fx *fixture) {
 	if lines := b.eval(t, `(() => { const r = document.createRange(); r.selectNodeContents(document.querySelector("#findings td.id a")); return String(new Set([...r.getClientRects()].map(x => Math.round(x.top))).size) })()`); lines != "1" {
 		t.Errorf("a record ID in the findings list takes %s lines", lines)
 	}
+}
+
+// A month closed in Chromium, logged in with a token of one's own: the
+// sign-off and close forms record the user's identity; a finding of the
+// month waived after the close, and reconciled, leaves the closed totals
+// as they were and is listed as a post-close adjustment with its user;
+// the audit log says the chain holds and how each user was known.
+func TestClosingAMonthInChromium(t *testing.T) {
+	fx := newFixture(t)
+	p, _ := reconcile.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
+	rep := fx.reconcilePeriod(t, p)
+	srv := fx.serveWith(t, func(o *Options) { o.Access = closeAccess(t) })
+	b := newBrowser(t, srv.URL)
+	overview := srv.URL + "/?period=" + p.String()
+	b.do(t, "logging in", chromedp.Navigate(overview), chromedp.WaitVisible(chromedp.CSS(`input[name=token]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=token]`), closeUsers["dana"]),
+		chromedp.Submit(chromedp.CSS(`input[name=token]`)), chromedp.WaitVisible(chromedp.ID("signoff-form")))
+	if n := b.eval(t, `String(document.querySelectorAll('#signoff-form input[name=name]').length)`); n != "0" {
+		t.Errorf("the sign-off form asks for a name under identity: %s fields", n)
+	}
+	b.do(t, "signing off", chromedp.SendKeys(chromedp.CSS(`#signoff-form input[name=role]`), "controller"),
+		chromedp.Submit(chromedp.CSS(`#signoff-form input[name=role]`)), chromedp.WaitVisible(chromedp.ID("close-form")))
+	b.do(t, "closing", chromedp.SendKeys(chromedp.CSS(`#close-form input[name=comment]`), "month end"),
+		chromedp.Submit(chromedp.CSS(`#close-form input[name=comment]`)), chromedp.WaitVisible(chromedp.ID("closed-totals")))
+	closedTotals := b.eval(t, `document.getElementById("closed-totals").innerText`)
+
+	var target reconcile.Finding
+	for _, f := range rep.Findings {
+		if f.Status != "resolved" && f.Waiver == nil && f.Amount != 0 {
+			target = f
+			break
+		}
+	}
+	b.do(t, "waiving after the close", chromedp.Navigate(srv.URL+"/waive?rule="+target.Rule+"&entity_id="+target.EntityID+"&back=/"),
+		chromedp.WaitVisible(chromedp.ID("waive-form")),
+		chromedp.SendKeys(chromedp.CSS(`input[name=reason]`), "credit note"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=owner]`), "dana"),
+		chromedp.SetValue(chromedp.CSS(`input[name=expires]`), "2099-12-31"),
+		chromedp.Submit(chromedp.CSS(`input[name=reason]`)), chromedp.WaitVisible(chromedp.ID("verdict")))
+	fx.reconcilePeriod(t, p)
+	b.do(t, "the overview after it", chromedp.Navigate(overview), chromedp.WaitVisible(chromedp.ID("adjustments")))
+	if got := b.eval(t, `document.getElementById("closed-totals").innerText`); got != closedTotals {
+		t.Errorf("the closed totals moved:\n%s\nwere\n%s", got, closedTotals)
+	}
+	adj := b.eval(t, `document.getElementById("adjustments").innerText`)
+	if !strings.Contains(adj, "dana") || !strings.Contains(adj, "waived "+target.Rule+" "+target.EntityID) || !strings.Contains(adj, "reconciled snapshot") {
+		t.Errorf("the post-close adjustments:\n%s", adj)
+	}
+	if b.eval(t, `String(!!document.getElementById("evidence"))`) != "true" {
+		t.Error("the closed overview offers no evidence pack")
+	}
+	b.shot(t, "workspace-closed.png")
+	b.do(t, "the audit log", chromedp.Navigate(srv.URL+"/audit"), chromedp.WaitVisible(chromedp.ID("chain")))
+	if chain := b.eval(t, `document.getElementById("chain").innerText`); !strings.HasPrefix(chain, "The chain holds: 3 entries") {
+		t.Errorf("the audit log's chain: %q", chain)
+	}
+	if audit := b.eval(t, `document.getElementById("audit").innerText`); !strings.Contains(audit, "own token") || !strings.Contains(audit, "post-close adjustment of C") {
+		t.Errorf("the audit log:\n%s", audit)
+	}
+	b.check(t)
 }

@@ -10,12 +10,14 @@ import (
 // exitCodesHelp says what the exit codes (job.Exit*) mean, for --help.
 const exitCodesHelp = `Exit codes:
   0    ok: the job ran and found nothing material
-  1    failure: the service, the network, the disk, or bad input from the service
+  1    failure: the service, the network, the disk, or bad input from the service;
+       for ledger verify and evidence verify, what does not verify
   2    usage: bad flags, arguments or configuration, an unknown --snapshot
        (or, for recheck, one not reconciled),
        a statement query cannot prepare, no store where a command that
-       only reads one (status, reconcile, report, query, serve) looks,
-       or serve on an address that is not loopback without --token-file
+       only reads one (status, reconcile, report, query, serve, ledger,
+       evidence) looks, serve on an address that is not loopback without
+       --token-file or workspace.identity, or evidence of a period not closed
   3    material: discrepancies at or above materiality, or an incomplete snapshot
   130  interrupted by SIGINT or SIGTERM`
 
