@@ -84,10 +84,14 @@ func (fs *cliFlags) printGroups(w io.Writer) {
 	}
 }
 
-// printFlag writes one flag as the flag package does, with two dashes.
+// printFlag writes one flag as the flag package does, with two dashes
+// (one for a one-letter flag, as -o).
 func printFlag(w io.Writer, f *flag.Flag) {
 	arg, usage := flag.UnquoteUsage(f)
 	line := "  --" + f.Name
+	if len(f.Name) == 1 {
+		line = "  -" + f.Name
+	}
 	if arg != "" {
 		line += " " + arg
 	}

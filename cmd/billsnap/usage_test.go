@@ -22,7 +22,7 @@ func helpOf(t *testing.T, args ...string) string {
 	return out.String()
 }
 
-var helpFlag = regexp.MustCompile(`(?m)^  (--[a-z0-9-]+)`)
+var helpFlag = regexp.MustCompile(`(?m)^  (--[a-z0-9-]+|-[a-z])\b`)
 
 // Every command's usage line names each of its own flags, and each group
 // of flags it takes ("[store flags]"), as its --help lists them.
@@ -58,6 +58,10 @@ func subcommandArgs(name string) [][]string {
 	switch name {
 	case "fix":
 		return [][]string{{"fix", "plan"}, {"fix", "apply"}}
+	case "ledger":
+		return [][]string{{"ledger", "verify"}, {"ledger", "chain"}}
+	case "evidence":
+		return [][]string{{"evidence"}, {"evidence", "verify"}}
 	case "notify":
 		return [][]string{{"notify", "test"}}
 	case "lake":
