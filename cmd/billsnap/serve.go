@@ -22,7 +22,7 @@ import (
 func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "serve", "[--listen HOST:PORT] [--token-file FILE] [store flags]")
 	sf := addStoreFlags(fs)
-	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on; any but loopback needs --token-file")
+	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on; any but loopback needs --token-file or workspace.identity")
 	tokenFile := fs.String("token-file", "", "file holding the token every request must show (a bearer header, or a browser's login)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
