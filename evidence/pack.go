@@ -236,7 +236,7 @@ func parquetFiles(root, dir, id string) ([]parquetFile, error) {
 	slices.Sort(paths)
 	var out []parquetFile
 	for _, p := range paths {
-		sum, n, err := fileSHA(p)
+		sum, n, err := HashFile(p)
 		if err != nil {
 			return nil, err
 		}
@@ -249,7 +249,8 @@ func parquetFiles(root, dir, id string) ([]parquetFile, error) {
 	return out, nil
 }
 
-func fileSHA(p string) (string, int64, error) {
+// HashFile is the hex SHA-256 of the file at p, and its size.
+func HashFile(p string) (string, int64, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return "", 0, err

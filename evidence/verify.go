@@ -267,7 +267,7 @@ func checkParquet(s *Store, manifest []byte, v *Verified) error {
 		if len(f) != 3 {
 			return &MismatchError{What: "data/snapshot/parquet-manifest.csv", Why: "a row is not path,bytes,sha256"}
 		}
-		sum, _, err := fileSHA(filepath.Join(s.Root, filepath.FromSlash(f[0])))
+		sum, _, err := HashFile(filepath.Join(s.Root, filepath.FromSlash(f[0])))
 		if errors.Is(err, os.ErrNotExist) {
 			return &MismatchError{What: f[0], Why: "the pack lists it and the store no longer has it"}
 		}

@@ -3,9 +3,7 @@ package workspace
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/billsnap/billsnap/access"
+	"github.com/billsnap/billsnap/evidence"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
@@ -56,12 +55,15 @@ func (s *Server) closePeriod(r *http.Request, db *sql.DB, a ledger.Actor, period
 	if !ok {
 		return ledger.Closed{}, &ConflictError{Msg: fmt.Sprintf("period %s has no sign-off: sign it off before closing it", period)}
 	}
-	c, err := s.freeze(r.Context(), db, so, st)
+	c, dir, err := s.freeze(r.Context(), db, so, st)
 	if err != nil {
 		return ledger.Closed{}, err
 	}
 	c.Comment = comment
 	closed, err := s.o.Ledger.ClosePeriod(a, c)
+	if err != nil || len(closed.Files) == 0 || closed.Files[0].Path != c.Files[0].Path {
+		os.RemoveAll(dir) // another close of the same came first: its record stands
+	}
 	if err == nil {
 		s.o.Log.Info("workspace: period closed", "id", closed.ID, "period", period, "snapshot", closed.Snapshot, "by", a.By, "from", a.From)
 	}
@@ -91,57 +93,75 @@ func newestSignOff(st ledger.State, period string) (ledger.Signed, bool) {
 }
 
 // freeze writes the closed record of the reconciliation so signed, and
-// gives the close that records it.
-func (s *Server) freeze(ctx context.Context, db *sql.DB, so ledger.Signed, st ledger.State) (ledger.Close, error) {
+// gives the close that records it and the record's directory.
+func (s *Server) freeze(ctx context.Context, db *sql.DB, so ledger.Signed, st ledger.State) (ledger.Close, string, error) {
 	rc, _, err := findRecon(ctx, db, so.Snapshot, so.Period)
 	if err != nil {
-		return ledger.Close{}, err
+		return ledger.Close{}, "", err
 	}
 	now, err := signOffOf(ctx, db, rc, s.ruleIDs())
 	if err != nil {
-		return ledger.Close{}, err
+		return ledger.Close{}, "", err
 	}
 	if now.Digest != so.Digest {
-		return ledger.Close{}, &ConflictError{Msg: fmt.Sprintf("the findings of snapshot %s for %s are no longer the ones signed off in %s (a waiver or a reconciliation since): sign off again, then close",
+		return ledger.Close{}, "", &ConflictError{Msg: fmt.Sprintf("the findings of snapshot %s for %s are no longer the ones signed off in %s (a waiver or a reconciliation since): sign off again, then close",
 			rc.Snapshot.ID, rc.Period, so.ID)}
 	}
 	c := ledger.Close{Period: so.Period, Snapshot: so.Snapshot, SignOff: so.ID, Findings: now.Findings, Digest: now.Digest, Totals: now.Totals, Waivers: []string{}}
 	for _, w := range st.Standing() {
 		c.Waivers = append(c.Waivers, w.ID)
 	}
-	c.Files, err = s.writeRecord(ctx, db, rc, so, st)
-	return c, err
+	files, dir, err := s.writeRecord(ctx, db, rc, so, st)
+	c.Files = files
+	return c, dir, err
 }
 
-// writeRecord writes the reports of rc, and its findings as JSON lines,
-// into the closed record's directory, and gives each file with its
-// SHA-256, its path relative to the store.
-func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledger.Signed, st ledger.State) ([]ledger.File, error) {
+// writeRecord writes the reports of rc, its findings as JSON lines and the
+// rules' SQL into a new directory of the closed records, and gives each
+// file with its SHA-256 and its path relative to the store, and the
+// directory. A directory of its own for each close asked: a second close
+// sent at once never rewrites the files of the first.
+func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledger.Signed, st ledger.State) ([]ledger.File, string, error) {
 	list, _, err := listFindings(ctx, db, filter{Page: 1}, rc.Snapshot.ID, rc.Period, s.ruleIDs(), 0)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	period, _ := reconcile.ParsePeriod(rc.Period)
 	rep := &reconcile.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period, Rules: s.o.Reconcile.Rules, Findings: list}
 	in := &reports.Input{Report: rep, Generated: s.o.Now(), MaxRows: 1_000_000, SignOffs: signOffsUpTo(st, so)}
 	root := s.o.Store.Out
-	dir := filepath.Join(layout.Dir(root).Closes(), rc.Period, so.ID+"-"+so.Digest[:12])
+	parent := filepath.Join(layout.Dir(root).Closes(), rc.Period)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, "", err
+	}
+	dir, err := os.MkdirTemp(parent, so.ID+"-"+so.Digest[:12]+"-")
+	if err != nil {
+		return nil, "", err
+	}
+	files, err := writeRecordFiles(root, dir, in, s.o.Reconcile.Rules)
+	if err != nil {
+		os.RemoveAll(dir)
+	}
+	return files, dir, err
+}
+
+// writeRecordFiles writes the files of a closed record into dir.
+func writeRecordFiles(root, dir string, in *reports.Input, rules []reconcile.Rule) ([]ledger.File, error) {
 	paths, err := reports.Write(dir, in, closeFormats)
 	if err != nil {
 		return nil, err
 	}
 	lines := filepath.Join(dir, "findings.jsonl")
-	if err := writeWhole(lines, func(w io.Writer) error { return reports.JSONLines(w, rep) }); err != nil {
+	if err := writeWhole(lines, func(w io.Writer) error { return reports.JSONLines(w, in.Report) }); err != nil {
 		return nil, err
 	}
-	paths = append(paths, lines)
-	rules, err := writeRules(dir, s.o.Reconcile.Rules)
+	sqls, err := writeRules(dir, rules)
 	if err != nil {
 		return nil, err
 	}
 	var files []ledger.File
-	for _, p := range append(paths, rules...) {
-		sum, err := fileSHA256(p)
+	for _, p := range append(append(paths, lines), sqls...) {
+		sum, _, err := evidence.HashFile(p)
 		if err != nil {
 			return nil, err
 		}
@@ -197,20 +217,6 @@ func writeWhole(path string, fill func(io.Writer) error) error {
 		err = f.Sync()
 	}
 	return errors.Join(err, f.Close())
-}
-
-// fileSHA256 is the hex SHA-256 of the file at path.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // covering knows which findings each close covers, from its closed

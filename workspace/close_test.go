@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/access"
+	"github.com/billsnap/billsnap/evidence"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
@@ -91,7 +93,7 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 		t.Fatalf("close: %d %s", a.status, a.body)
 	}
 	for _, f := range closed.Files {
-		sum, err := fileSHA256(filepath.Join(fx.cfg.Out, f.Path))
+		sum, _, err := evidence.HashFile(filepath.Join(fx.cfg.Out, f.Path))
 		if err != nil || sum != f.SHA256 {
 			t.Fatalf("closed record %s: %s, %v; the ledger says %s", f.Path, sum, err, f.SHA256)
 		}
@@ -124,7 +126,7 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 	}
 
 	st := periodState(t, send, P)
-	if !st.Closed || st.Close.ID != closed.ID || !equalTotals(st.Close.Totals, closed.Totals) {
+	if !st.Closed || st.Close.ID != closed.ID || !maps.Equal(st.Close.Totals, closed.Totals) {
 		t.Fatalf("after the waiver: %+v; closed with %+v", st.Close, closed.Totals)
 	}
 	if len(st.Adjustments) != 1 || st.Adjustments[0].By != "erin" || st.Adjustments[0].Action != ledger.ActWaive || len(st.Later) != 1 {
@@ -151,18 +153,6 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 	}
 }
 
-func equalTotals(a, b map[string]ledger.Total) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
 // rules are the rules the fixture's workspace runs.
 func (fx *fixture) rules(t *testing.T) []reconcile.Rule {
 	t.Helper()
@@ -171,4 +161,42 @@ func (fx *fixture) rules(t *testing.T) []reconcile.Rule {
 		t.Fatal(err)
 	}
 	return opts.Rules
+}
+
+// Two closes sent at once close once: both answer the one close, whose
+// closed record's files are those its entry hashes, and the record of the
+// close that came second is not left behind.
+func TestTwoClosesAtOnceCloseOnce(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	p, _ := reconcile.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
+	fx.reconcilePeriod(t, p)
+	srv := fx.serveWith(t, func(o *Options) { o.Access = closeAccess(t) })
+	if a := do(t, srv, as("dana", call{method: http.MethodPost, path: "/api/signoffs", body: `{"period": "` + p.String() + `", "role": "controller"}`})); a.status != http.StatusCreated {
+		t.Fatalf("sign-off: %d %s", a.status, a.body)
+	}
+	answers := make(chan answer, 2)
+	for range 2 {
+		go func() { answers <- do(t, srv, as("dana", call{method: http.MethodPost, path: "/api/periods/" + p.String() + "/close", body: `{}`})) }()
+	}
+	ids := map[string]bool{}
+	for range 2 {
+		a := <-answers
+		var c apiClose
+		if a.status == http.StatusCreated && json.Unmarshal([]byte(a.body), &c) == nil {
+			ids[c.ID] = true
+		} else if a.status != http.StatusConflict {
+			t.Fatalf("a close: %d %s", a.status, a.body)
+		}
+	}
+	st := ledger.Fold(ledgerEntries(t, fx))
+	dirs, _ := filepath.Glob(filepath.Join(fx.cfg.Out, ".billsnap", "closes", p.String(), "*"))
+	if len(st.Closes) != 1 || len(ids) != 1 || !ids[st.Closes[0].ID] || len(dirs) != 1 {
+		t.Fatalf("%d closes, answered %v, record directories %v", len(st.Closes), ids, dirs)
+	}
+	for _, f := range st.Closes[0].Files {
+		if sum, _, err := evidence.HashFile(filepath.Join(fx.cfg.Out, f.Path)); err != nil || sum != f.SHA256 {
+			t.Fatalf("%s: %s, %v; the close recorded %s", f.Path, sum, err, f.SHA256)
+		}
+	}
 }
