@@ -177,7 +177,9 @@ func TestTwoClosesAtOnceCloseOnce(t *testing.T) {
 	}
 	answers := make(chan answer, 2)
 	for range 2 {
-		go func() { answers <- do(t, srv, as("dana", call{method: http.MethodPost, path: "/api/periods/" + p.String() + "/close", body: `{}`})) }()
+		go func() {
+			answers <- do(t, srv, as("dana", call{method: http.MethodPost, path: "/api/periods/" + p.String() + "/close", body: `{}`}))
+		}()
 	}
 	ids := map[string]bool{}
 	for range 2 {
