@@ -144,10 +144,13 @@ func chained(lines [][]byte) bool {
 // Chain chains a ledger written before the chain, from its first line:
 // each line is kept byte for byte and given its "prev" and "hash", in
 // order; the file as it was is kept beside it (ledger.jsonl.unchained) and
-// the count of lines chained is returned. A ledger already chained is left
-// as it is (0). A ledger whose lines are partly chained is refused: that
+// the count of lines chained is returned. A ledger already chained (or
+// missing) is left as it is (0). A ledger whose lines are partly chained is refused: that
 // is not an upgrade but a ledger changed by hand.
 func (l *Ledger) Chain() (int, error) {
+	if lines, err := l.file.Lines(); err != nil || chained(lines) {
+		return 0, err // a missing ledger has no line, and is left missing
+	}
 	n := 0
 	err := l.file.Rewrite(func(lines [][]byte) ([][]byte, error) {
 		if chained(lines) {

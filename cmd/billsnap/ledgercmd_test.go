@@ -29,6 +29,15 @@ func TestLedgerVerifyNamesTheEditedLine(t *testing.T) {
 	if code, out, stderr := cli(t, srv, "ledger", "chain", "--out", dir); code != job.ExitOK || !strings.Contains(out, "1 line chained") {
 		t.Fatalf("ledger chain: exit %d: %s %s", code, out, stderr)
 	}
+	// A ledger written before the chain is chained as serve starts, too.
+	os.WriteFile(path, []byte(old+strings.Replace(old, `"seq":1`, `"seq":2`, 1)), 0o644)
+	os.Remove(path + ".unchained")
+	_, stop := serveIn(t, "--out", dir, "--listen", "127.0.0.1:0")
+	stop()
+	if code, out, stderr := cli(t, srv, "ledger", "verify", "--out", dir); code != job.ExitOK || !strings.Contains(out, "2 entries") {
+		t.Fatalf("verify after serve started: exit %d: %s %s", code, out, stderr)
+	}
+	os.WriteFile(path, []byte(old), 0o644)
 	l := ledger.New(path, time.Now)
 	for _, id := range []string{"e2", "e3"} {
 		if _, err := l.Waive(ledger.Actor{By: "bob"}, ledger.Waiver{Rule: "r", EntityID: id, Reason: "x", Owner: "o", Expires: "2026-12-31"}); err != nil {

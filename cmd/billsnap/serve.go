@@ -11,8 +11,6 @@ import (
 
 	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/layout"
-	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/workspace"
 )
 
@@ -49,7 +47,13 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ws, err := workspace.New(workspace.Options{Store: cfg.Options, Reconcile: opts, Ledger: ledger.New(layout.Dir(cfg.Out).Ledger(), time.Now),
+	led := storeLedgerOf(cfg)
+	if n, err := led.Chain(); err != nil {
+		return err
+	} else if n > 0 {
+		env.log.Info("the ledger, written before its hash chain, is chained", "lines", n, "as it was", led.Path()+".unchained")
+	}
+	ws, err := workspace.New(workspace.Options{Store: cfg.Options, Reconcile: opts, Ledger: led,
 		Token: token, Access: ctl, Trend: cfg.Reports.Trend, PageSize: 50, Log: env.log, Now: time.Now})
 	if err != nil {
 		return err
