@@ -86,7 +86,7 @@ func VerifyLines(path string, lines [][]byte) (Head, error) {
 		m := hashTail.FindSubmatch(line)
 		switch {
 		case l.Hash == "" && l.Prev == "":
-			return broken("it carries no chain hash (a ledger from before the chain: the workspace's next write, or billsnap ledger chain, chains it)")
+			return broken("it carries no chain hash (a ledger from before the chain: billsnap serve as it starts, or billsnap ledger chain, chains it)")
 		case m == nil || string(m[1]) != l.Hash:
 			return broken(`its "hash" is not the line's last field`)
 		case sealedHash(line, len(m[0])) != l.Hash:

@@ -16,9 +16,9 @@ verify  checks the hash chain of the store's ledger (waivers, sign-offs, closes)
         from its first line: each line hashes to its "hash" and names the line
         before it in "prev". Prints the entries and the head's hash; exit 1
         naming the first line that does not fit.
-chain   chains a ledger written before billsnap chained it (the workspace's next
-        write does so too): each line kept byte for byte, the file as it was kept
-        beside it as ledger.jsonl.unchained.
+chain   chains a ledger written before billsnap chained it (serve does so as it
+        starts, and so does the ledger's next write): each line kept byte for
+        byte, the file as it was kept beside it as ledger.jsonl.unchained.
 
 'billsnap ledger verify --help' lists its flags.
 `
