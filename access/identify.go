@@ -43,7 +43,7 @@ func New(c Config, secret []byte) (*Control, error) {
 	if c.Identity == Tokens {
 		users, err := readTokens(c.TokensFile)
 		if err != nil {
-			return nil, err
+			return nil, configErr("tokens_file", "%v", err)
 		}
 		ctl.users = users
 	}
@@ -60,7 +60,7 @@ func configErr(key, format string, args ...any) error {
 func readTokens(path string) ([]account, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, configErr("tokens_file", "%v", err)
+		return nil, err
 	}
 	var out []account
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -141,6 +141,9 @@ func (c *Control) fromProxy(addr string) bool {
 	}
 	return false
 }
+
+// Users is how many users the tokens file names.
+func (c *Control) Users() int { return len(c.users) }
 
 // Login is the user of identity tokens whose token this is.
 func (c *Control) Login(token string) (User, error) {

@@ -88,7 +88,8 @@ func printFieldNotes(out io.Writer, n snapshot.FieldNotes) {
 // runCheckConfig prepares everything the commands would, without running
 // any: the configuration and the key, the collections and the field
 // mapping, the rules with the rules directory, the waivers, the
-// materiality thresholds and the schedules. It prints what it found.
+// materiality thresholds, the schedules and the workspace's identities
+// (its tokens file read). It prints what it found.
 func runCheckConfig(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "check-config", "[store flags] [service flags]")
 	cf := addServiceFlags(fs)
@@ -110,7 +111,12 @@ func runCheckConfig(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return job.Usagef("schedules: %v", err)
 	}
+	ctl, err := accessControl(cfg.Workspace, "")
+	if err != nil {
+		return err
+	}
 	printConfig(env.stdout, cfg, cf.describeKey(env), opts, next)
+	fmt.Fprintf(env.stdout, "  workspace: %s\n", identityText(ctl))
 	return nil
 }
 

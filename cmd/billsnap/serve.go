@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/access"
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/workspace"
 )
@@ -110,7 +111,7 @@ func identityText(c *access.Control) string {
 	case access.Header:
 		return "the " + c.Header + " header of " + strings.Join(c.Proxies, ", ")
 	case access.Tokens:
-		return "a token each (" + c.TokensFile + ")"
+		return fmt.Sprintf("a token each, %s in %s", plural.Of(c.Users(), "user"), c.TokensFile)
 	}
 	return "none: actions are unattributed"
 }

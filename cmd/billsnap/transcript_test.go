@@ -33,6 +33,8 @@ func transcripts() []transcript {
 		{name: "reconcile-out-typo", args: []string{"reconcile", "--out", "$TMP/typo"}},
 		{name: "query-two-arguments", args: []string{"query", "--out", "$TMP", "select 1", "select 2"}},
 		{name: "check-config-ok", args: []string{"check-config", "--config", "testdata/cli/ok.yml"}, env: key},
+		{name: "check-config-bad-tokens-file", args: []string{"check-config", "--config", "testdata/cli/workspace-tokens.yml"}, env: key},
+		{name: "check-config-header-no-proxies", args: []string{"check-config", "--config", "testdata/cli/workspace-header.yml"}, env: key},
 		{name: "check-config-missing-waivers", args: []string{"check-config", "--config", "testdata/cli/missing-waivers.yml"}, env: key},
 		{name: "check-config-missing-rules-dir", args: []string{"check-config", "--config", "testdata/cli/missing-rules-dir.yml"}, env: key},
 		{name: "check-config-unknown-materiality-rule", args: []string{"check-config", "--config", "testdata/cli/unknown-materiality-rule.yml"}, env: key},
