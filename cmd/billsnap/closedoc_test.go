@@ -86,6 +86,7 @@ func TestTheCloseRunsAsDocumented(t *testing.T) {
 		"intact:",
 		"the store " + filepath.Join(sh.Dir, "close-store") + " agrees",
 		"note: no store given",
+		"the bag's manifests check",
 		`"reason": "credit note CN-117 arrived late"`,
 	} {
 		if !strings.Contains(text, want) {
