@@ -143,3 +143,24 @@ func TestAnOldLedgerIsChainedOnUpgrade(t *testing.T) {
 		t.Fatal("a ledger with an unchained line after chained ones was chained")
 	}
 }
+
+// The entries a ledger keeps between reads are those of its file as it
+// is: a line changed by hand under a running workspace is read as changed,
+// and one appended by another process is read too.
+func TestTheKeptEntriesFollowTheFile(t *testing.T) {
+	l := aFewEntries(t)
+	if _, err := l.Read(); err != nil {
+		t.Fatal(err)
+	}
+	lines := readLines(t, l)
+	lines[1] = bytes.Replace(lines[1], []byte(`"by":"alice"`), []byte(`"by":"bobby"`), 1)
+	writeLines(t, l, lines)
+	other := New(l.Path(), l.now)
+	if _, err := other.SignOff(alice, SignOff{Snapshot: "s2", Name: "Dana", Role: "controller"}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := l.Read()
+	if err != nil || len(e) != 5 || e[1].By != "bobby" || e[4].SignOff == nil || e[4].SignOff.Snapshot != "s2" {
+		t.Fatalf("entries after an edit and another writer's line: %+v, %v", e, err)
+	}
+}

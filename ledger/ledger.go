@@ -92,6 +92,7 @@ type Ledger struct {
 	file    jsonl.File
 	now     func() time.Time
 	covered func(c Closed, rule, entityID string) bool
+	cache   *parsed
 }
 
 // Covering tells the ledger which findings a close covers: covered
@@ -126,7 +127,7 @@ func (l *Ledger) postClose(st State, e *Entry) string {
 
 // New is the ledger at path; now stamps the entries.
 func New(path string, now func() time.Time) *Ledger {
-	return &Ledger{file: jsonl.File{Path: path}, now: now}
+	return &Ledger{file: jsonl.File{Path: path}, now: now, cache: &parsed{}}
 }
 
 // Path is the ledger's file.
@@ -136,11 +137,8 @@ func (l *Ledger) Path() string { return l.file.Path }
 // ledger; a last line without its newline is a write in progress and is
 // left out.
 func (l *Ledger) Read() ([]Entry, error) {
-	lines, err := l.file.Lines()
-	if err != nil {
-		return nil, fmt.Errorf("ledger: %w", err)
-	}
-	return parse(lines, l.file.Path)
+	_, entries, err := l.ReadLines()
+	return entries, err
 }
 
 // ReadLines returns every complete line, as written, and its entry, from
@@ -150,16 +148,17 @@ func (l *Ledger) ReadLines() ([][]byte, []Entry, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
-	entries, err := parse(lines, l.file.Path)
+	entries, _, err := l.cache.of(lines, l.file.Path)
 	return lines, entries, err
 }
 
-func parse(lines [][]byte, path string) ([]Entry, error) {
+// parse reads lines into entries; the first is line first+1 of the file.
+func parse(lines [][]byte, path string, first int) ([]Entry, error) {
 	out := make([]Entry, 0, len(lines))
 	for n, line := range lines {
 		var e Entry
 		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("ledger %s line %d: %w", path, n+1, err)
+			return nil, fmt.Errorf("ledger %s line %d: %w", path, first+n+1, err)
 		}
 		out = append(out, e)
 	}
@@ -175,12 +174,12 @@ func parse(lines [][]byte, path string) ([]Entry, error) {
 func (l *Ledger) Append(decide func(soFar []Entry) (*Entry, error)) (*Entry, error) {
 	var e *Entry
 	err := l.file.Append(func(lines [][]byte) ([]byte, error) {
-		if !chained(lines) {
-			return nil, errUnchained
-		}
-		entries, err := parse(lines, l.file.Path)
+		entries, ok, err := l.cache.of(lines, l.file.Path)
 		if err != nil {
 			return nil, err
+		}
+		if !ok {
+			return nil, errUnchained
 		}
 		if e, err = decide(entries); e == nil || err != nil {
 			return nil, err

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-func testLedger(t *testing.T) *Ledger {
+func testLedger(t testing.TB) *Ledger {
 	t.Helper()
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	return New(filepath.Join(t.TempDir(), "ledger.jsonl"), func() time.Time { return now })
