@@ -9,9 +9,9 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 
 	"github.com/billsnap/billsnap/access"
-	"strings"
 )
 
 // cookieName is the session cookie a browser gets by logging in.
@@ -74,11 +74,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // the session cookie (with identity: whether r is identified).
 func (s *Server) authenticated(r *http.Request) bool {
 	if s.identified() {
-		c, _ := r.Cookie(cookieName)
-		if c == nil {
-			c = &http.Cookie{}
-		}
-		_, err := s.o.Access.Identify(r, c.Value)
+		_, err := s.o.Access.Identify(r, sessionCookie(r))
 		return err == nil
 	}
 	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
@@ -86,6 +82,14 @@ func (s *Server) authenticated(r *http.Request) bool {
 	}
 	c, err := r.Cookie(cookieName)
 	return err == nil && hmac.Equal([]byte(c.Value), []byte(s.session()))
+}
+
+// sessionCookie is the value of r's session cookie, "" without one.
+func sessionCookie(r *http.Request) string {
+	if c, err := r.Cookie(cookieName); err == nil {
+		return c.Value
+	}
+	return ""
 }
 
 // unauthorized is 401: the API says so in JSON, a page offers the login.
@@ -165,8 +169,8 @@ func localPath(p string) string {
 // another site cannot read it.
 func (s *Server) csrfToken(r *http.Request) string {
 	sess := "loopback"
-	if c, err := r.Cookie(cookieName); err == nil {
-		sess = c.Value
+	if c := sessionCookie(r); c != "" {
+		sess = c
 	}
 	if u := user(r); u.Auth != access.None {
 		sess += "\x00" + u.Auth + "\x00" + u.Name

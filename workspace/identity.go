@@ -20,11 +20,7 @@ func (s *Server) identified() bool { return s.o.Access != nil && s.o.Access.Iden
 // goes on with its user in its context; else 401, logged when it named a
 // user from an address that is not a proxy.
 func (s *Server) identify(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	cookie := ""
-	if c, err := r.Cookie(cookieName); err == nil {
-		cookie = c.Value
-	}
-	u, err := s.o.Access.Identify(r, cookie)
+	u, err := s.o.Access.Identify(r, sessionCookie(r))
 	var untrusted *access.UntrustedError
 	switch {
 	case err == nil:
