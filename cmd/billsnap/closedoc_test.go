@@ -3,7 +3,6 @@
 package main
 
 import (
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,20 +32,9 @@ func closeDocScript(t *testing.T) string {
 	}
 	s := script.String()
 	for _, port := range []string{"8081", "8080"} {
-		s = strings.ReplaceAll(s, "127.0.0.1:"+port, "127.0.0.1:"+aFreePort(t))
+		s = strings.ReplaceAll(s, "127.0.0.1:"+port, "127.0.0.1:"+freePort("0"))
 	}
 	return s
-}
-
-func aFreePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	_, p, _ := net.SplitHostPort(l.Addr().String())
-	return p
 }
 
 // The close as docs/close.md tells it, run as it stands in one shell with
