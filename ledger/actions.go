@@ -20,8 +20,8 @@ func (l *Ledger) Waive(a Actor, w Waiver) (Made, error) {
 		return Made{}, err
 	}
 	var made Made
-	e, err := l.Append(func(so []Entry) (*Entry, error) {
-		for _, m := range Fold(so).Standing() {
+	e, err := l.Append(func(so []Entry, st State) (*Entry, error) {
+		for _, m := range st.Standing() {
 			if m.Rule == w.Rule && m.EntityID == w.EntityID && m.Reason == w.Reason && m.Owner == w.Owner && m.Expires == w.Expires {
 				made = m
 				return nil, nil
@@ -40,9 +40,9 @@ func (l *Ledger) Waive(a Actor, w Waiver) (Made, error) {
 // nothing more and gives back the first lift.
 func (l *Ledger) Lift(a Actor, id string) (Made, error) {
 	var made Made
-	e, err := l.Append(func(so []Entry) (*Entry, error) {
+	e, err := l.Append(func(so []Entry, st State) (*Entry, error) {
 		var ok bool
-		made, ok = Fold(so).Waiver(id)
+		made, ok = st.Waiver(id)
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("%w: %q", ErrNoWaiver, id)
@@ -68,8 +68,8 @@ func (l *Ledger) SignOff(a Actor, s SignOff) (Signed, error) {
 		return Signed{}, err
 	}
 	var out Signed
-	e, err := l.Append(func(so []Entry) (*Entry, error) {
-		for _, x := range Fold(so).SignOffsOf(s.Snapshot, s.Period) {
+	e, err := l.Append(func(so []Entry, st State) (*Entry, error) {
+		for _, x := range st.SignOffsOf(s.Snapshot, s.Period) {
 			if x.Name == s.Name && x.Role == s.Role && x.Digest == s.Digest && x.Comment == s.Comment {
 				out = x
 				return nil, nil

@@ -72,7 +72,7 @@ type Head struct {
 // numbers itself one past it. It returns the first line that does not fit
 // as a *BrokenError.
 func VerifyLines(path string, lines [][]byte) (Head, error) {
-	prev, seq := Genesis, 0
+	prev, seq, prevSeq := Genesis, 0, 0
 	for i, line := range lines {
 		broken := func(format string, args ...any) (Head, error) {
 			return Head{}, &BrokenError{Path: path, Line: i + 1, Seq: seq, Why: fmt.Sprintf(format, args...)}
@@ -93,10 +93,10 @@ func VerifyLines(path string, lines [][]byte) (Head, error) {
 			return broken("its bytes do not hash to its \"hash\" %s: the line was changed after it was written", short(l.Hash))
 		case l.Prev != prev:
 			return broken("its \"prev\" %s is not the hash of the line before it, %s: a line was removed, inserted or rewritten", short(l.Prev), short(prev))
-		case i > 0 && l.Seq != lastSeq(lines[i-1])+1:
-			return broken("its seq follows %d", lastSeq(lines[i-1]))
+		case i > 0 && l.Seq != prevSeq+1:
+			return broken("its seq follows %d", prevSeq)
 		}
-		prev = l.Hash
+		prev, prevSeq = l.Hash, l.Seq
 	}
 	return Head{Entries: len(lines), Hash: prev}, nil
 }

@@ -76,8 +76,7 @@ func (l *Ledger) ClosePeriod(a Actor, c Close) (Closed, error) {
 		return Closed{}, err
 	}
 	var out Closed
-	e, err := l.Append(func(so []Entry) (*Entry, error) {
-		st := Fold(so)
+	e, err := l.Append(func(so []Entry, st State) (*Entry, error) {
 		if cur, ok := st.ClosedPeriod(c.Period); ok {
 			if cur.Snapshot == c.Snapshot && cur.Digest == c.Digest {
 				out = cur
@@ -108,8 +107,8 @@ func (l *Ledger) ReopenPeriod(a Actor, period, reason string) (Closed, error) {
 		return Closed{}, err
 	}
 	var out Closed
-	e, err := l.Append(func(so []Entry) (*Entry, error) {
-		cur, ok := Fold(so).ClosedPeriod(period)
+	e, err := l.Append(func(so []Entry, st State) (*Entry, error) {
+		cur, ok := st.ClosedPeriod(period)
 		if !ok {
 			return nil, fmt.Errorf("%w: %q", ErrNotClosed, period)
 		}

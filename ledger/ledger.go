@@ -165,13 +165,13 @@ func parse(lines [][]byte, path string, first int) ([]Entry, error) {
 	return out, nil
 }
 
-// Append adds the entry decide returns, given every entry so far, under
-// the ledger's lock: decide sees what no other writer can change before
+// Append adds the entry decide returns, given every entry so far and
+// their state (Fold), under the ledger's lock: decide sees what no other writer can change before
 // the entry is written, so it can refuse a lift of a lifted waiver or
 // give back an equal waiver already made. A nil entry with a nil error
 // writes nothing. Seq and At are set here; the entry is synced to disk
 // before Append returns it.
-func (l *Ledger) Append(decide func(soFar []Entry) (*Entry, error)) (*Entry, error) {
+func (l *Ledger) Append(decide func(soFar []Entry, st State) (*Entry, error)) (*Entry, error) {
 	var e *Entry
 	err := l.file.Append(func(lines [][]byte) ([]byte, error) {
 		entries, ok, err := l.cache.of(lines, l.file.Path)
@@ -181,10 +181,11 @@ func (l *Ledger) Append(decide func(soFar []Entry) (*Entry, error)) (*Entry, err
 		if !ok {
 			return nil, errUnchained
 		}
-		if e, err = decide(entries); e == nil || err != nil {
+		st := Fold(entries)
+		if e, err = decide(entries, st); e == nil || err != nil {
 			return nil, err
 		}
-		e.PostClose = l.postClose(Fold(entries), e)
+		e.PostClose = l.postClose(st, e)
 		e.Seq, e.At, e.Prev, e.Hash = nextSeq(entries), l.now().UTC(), Genesis, ""
 		if len(lines) > 0 {
 			e.Prev = lastHash(lines[len(lines)-1])

@@ -1,13 +1,14 @@
 package reports
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/billsnap/billsnap/internal/atomicfile"
 )
 
 // reportFiles are the report files, by format name.
@@ -54,7 +55,7 @@ func Write(dir string, in *Input, formats []string) ([]string, error) {
 		}
 		path := filepath.Join(dir, f.File)
 		paths = append(paths, path)
-		if err := writeFile(path, func(w io.Writer) error { return render(f.Name, w, in) }); err != nil {
+		if err := atomicfile.WriteFunc(path, func(w io.Writer) error { return render(f.Name, w, in) }); err != nil {
 			return nil, fmt.Errorf("report %s: %w", path, err)
 		}
 	}
@@ -73,30 +74,4 @@ func render(format string, w io.Writer, in *Input) error {
 		return CSV(w, in.Report)
 	}
 	return JSONDocument(w, in)
-}
-
-func writeFile(path string, fill func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -1,11 +1,9 @@
 package workspace
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/evidence"
+	"github.com/billsnap/billsnap/internal/atomicfile"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
@@ -152,7 +151,7 @@ func writeRecordFiles(root, dir string, in *reports.Input, rules []reconcile.Rul
 		return nil, err
 	}
 	lines := filepath.Join(dir, "findings.jsonl")
-	if err := writeWhole(lines, func(w io.Writer) error { return reports.JSONLines(w, in.Report) }); err != nil {
+	if err := atomicfile.WriteFunc(lines, func(w io.Writer) error { return reports.JSONLines(w, in.Report) }); err != nil {
 		return nil, err
 	}
 	sqls, err := writeRules(dir, rules)
@@ -180,7 +179,7 @@ func writeRules(dir string, rules []reconcile.Rule) ([]string, error) {
 	var out []string
 	for _, r := range rules {
 		p := filepath.Join(dir, "rules", r.ID+".sql")
-		if err := writeWhole(p, func(w io.Writer) error { _, err := io.WriteString(w, r.SQL); return err }); err != nil {
+		if err := atomicfile.WriteFunc(p, func(w io.Writer) error { _, err := io.WriteString(w, r.SQL); return err }); err != nil {
 			return nil, err
 		}
 		out = append(out, p)
@@ -200,23 +199,6 @@ func signOffsUpTo(st ledger.State, so ledger.Signed) []ledger.Signed {
 		}
 	}
 	return out
-}
-
-// writeWhole writes path through fill, synced.
-func writeWhole(path string, fill func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	err = fill(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	return errors.Join(err, f.Close())
 }
 
 // covering knows which findings each close covers, from its closed

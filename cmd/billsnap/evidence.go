@@ -1,9 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -62,16 +63,20 @@ func runEvidence(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	var b bytes.Buffer
-	p, err := evidence.Write(ctx, &b, evidence.Source{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg),
-		DB: db, Period: *period, Software: "billsnap " + buildinfo.Version(), Now: time.Now()})
-	if _, notClosed := err.(*evidence.NotClosedError); notClosed {
-		return job.Usage(err)
-	}
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(*out, b.Bytes()); err != nil {
+	var p evidence.Pack
+	var packErr error
+	err = atomicfile.WriteFunc(*out, func(w io.Writer) error {
+		p, packErr = evidence.Write(ctx, w, evidence.Source{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg),
+			DB: db, Period: *period, Software: "billsnap " + buildinfo.Version(), Now: time.Now()})
+		return packErr
+	})
+	var notClosed *evidence.NotClosedError
+	switch {
+	case errors.As(packErr, &notClosed):
+		return job.Usage(packErr)
+	case packErr != nil:
+		return packErr
+	case err != nil:
 		return fmt.Errorf("-o %s: %w", *out, err)
 	}
 	fmt.Fprintf(env.stdout, "%s: period %s, closed in %s by %s on %s; %s, %s listed; ledger head %s\n", *out, *period,
@@ -83,7 +88,7 @@ func runEvidenceVerify(env *cliEnv, args []string) error {
 	fs := newFlags(env, "evidence verify", "FILE.zip [store flags]")
 	fs.about = evidenceAbout
 	sf := addStoreFlags(fs)
-	file, err := parseWithFile(fs, args)
+	file, err := parseWithOneArg(fs, args, "one pack, FILE.zip,")
 	if err != nil {
 		return err
 	}
@@ -111,22 +116,6 @@ func runEvidenceVerify(env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout, "note: "+n)
 	}
 	return nil
-}
-
-// parseWithFile parses args that hold one file among the flags, before
-// or after them, and gives the file.
-func parseWithFile(fs *cliFlags, args []string) (string, error) {
-	if err := fs.Parse(args); err != nil {
-		return "", flagError(fs, err)
-	}
-	if fs.NArg() == 0 {
-		return "", job.Usagef("evidence verify takes the pack to verify, FILE.zip")
-	}
-	file := fs.Arg(0)
-	if err := parseFlags(fs, fs.Args()[1:]); err != nil {
-		return "", err
-	}
-	return file, nil
 }
 
 func parquetDir(cfg config.Config) string { return filepath.Join(cfg.Out, cfg.Parquet.Dir) }

@@ -27,7 +27,7 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "query", "[--max-rows N] [store flags] SQL")
 	sf := addStoreFlags(fs)
 	maxRows := fs.Int("max-rows", 100, "print at most this many rows")
-	statement, err := parseWithOneArg(fs, args)
+	statement, err := parseWithOneArg(fs, args, "one SQL statement, quoted,")
 	if err != nil {
 		return err
 	}
@@ -55,8 +55,8 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // parseWithOneArg parses args, flags before or after one argument, and
-// returns the argument.
-func parseWithOneArg(fs *cliFlags, args []string) (string, error) {
+// returns the argument; what names it for the error of none or several.
+func parseWithOneArg(fs *cliFlags, args []string, what string) (string, error) {
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -68,7 +68,7 @@ func parseWithOneArg(fs *cliFlags, args []string) (string, error) {
 		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
 	}
 	if len(rest) != 1 {
-		return "", job.Usagef("want one SQL statement, quoted, not %d arguments", len(rest))
+		return "", job.Usagef("want %s not %d arguments", what, len(rest))
 	}
 	return rest[0], nil
 }
