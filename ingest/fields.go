@@ -24,6 +24,10 @@ type FieldStats struct {
 	Types    TypeCounts
 	Coerced  int64
 	Untyped  int64
+	// Repaired counts the values, or the field's name, that arrived as
+	// text that is not valid UTF-8: each invalid byte became U+FFFD in
+	// the column, and _raw keeps it as the text \xHH.
+	Repaired int64
 	// Example is a record (its id) with an untyped value, or failing that
 	// with a coerced one; for a new field, the first record that sent it.
 	Example string
@@ -44,8 +48,8 @@ func (f FieldStats) Received() int64 {
 func (f FieldStats) New() bool { return f.Column == "" }
 
 // Drifted tells whether the field's values were not all in their column's
-// own form: some were coerced or untyped.
-func (f FieldStats) Drifted() bool { return f.Coerced > 0 || f.Untyped > 0 }
+// own form: some were coerced, untyped or repaired.
+func (f FieldStats) Drifted() bool { return f.Coerced > 0 || f.Untyped > 0 || f.Repaired > 0 }
 
 // SeenTypes names the JSON types that came, with their counts: "string
 // 3,120, number 2".
@@ -70,6 +74,7 @@ type fieldTally struct {
 	types     [numJSONTypes]int64
 	coerced   int64
 	untyped   int64
+	repaired  int64
 	example   string
 	untypedEx bool // example has an untyped value
 }
@@ -91,12 +96,20 @@ func (f *fieldTally) add(t jsonType, o outcome, id string) {
 	}
 }
 
+// repair counts a value of record id repaired into valid UTF-8.
+func (f *fieldTally) repair(id string) {
+	f.repaired++
+	if f.example == "" {
+		f.example = cloneID(id)
+	}
+}
+
 // cloneID copies an id out of the page body it may view, so that the
 // tally does not keep the body alive.
 func cloneID(id string) string { return string(append([]byte(nil), id...)) }
 
 func (f *fieldTally) stats(table string, c *catalog.Column, field string) FieldStats {
-	st := FieldStats{Table: table, Field: field, Coerced: f.coerced, Untyped: f.untyped, Example: f.example,
+	st := FieldStats{Table: table, Field: field, Coerced: f.coerced, Untyped: f.untyped, Repaired: f.repaired, Example: f.example,
 		Types: TypeCounts{Null: f.types[typeNull], String: f.types[typeString], Number: f.types[typeNumber],
 			Boolean: f.types[typeBoolean], Object: f.types[typeObject], Array: f.types[typeArray]}}
 	if c != nil {
@@ -158,13 +171,22 @@ func (f FieldStats) Name() string {
 func (f FieldStats) Summary() string {
 	switch {
 	case f.New():
-		return fmt.Sprintf("no typed column: %s sent it (%s), kept in _raw", plural.Of(f.Received(), "record"), f.TypesText())
+		return fmt.Sprintf("no typed column: %s sent it (%s), kept in _raw", plural.Of(f.Received(), "record"), f.TypesText()) + f.repairedText()
 	case f.Received() == 0:
 		return "never arrived"
 	}
 	s := fmt.Sprintf("a %s column; arrived as %s: %d coerced, %d untyped (NULL, kept in _raw)", f.Kind, f.TypesText(), f.Coerced, f.Untyped)
+	s += f.repairedText()
 	if f.Example != "" {
 		s += ", e.g. record " + f.Example
 	}
 	return s
+}
+
+// repairedText says how many values were repaired, when some were.
+func (f FieldStats) repairedText() string {
+	if f.Repaired == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d repaired (not valid UTF-8: U+FFFD in the column, the bytes as \\xHH in _raw)", f.Repaired)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
@@ -30,6 +31,7 @@ type rowBuilder struct {
 	vals  []string // per column: the current record's JSON, "" when absent
 	types []jsonType
 	outs  []outcome
+	fixed []bool // per field of the current record: repaired (repair); empty when the record is valid UTF-8
 
 	tallies []fieldTally // per column
 	lists   []fieldTally // per nested list (catalog.Children(t.Name))
@@ -94,6 +96,14 @@ func (b *rowBuilder) item(parentID string, i int, fields []extract.Field, raw st
 // convert places the record's fields and converts the typed columns.
 func (b *rowBuilder) convert(id, parentID string, fields []extract.Field, raw string) ([]any, error) {
 	b.place(fields)
+	b.fixed = b.fixed[:0]
+	if !utf8.ValidString(raw) {
+		b.fixed = slices.Grow(b.fixed, len(fields))[:len(fields)]
+		var err error
+		if raw, err = b.repair(fields, raw); err != nil {
+			return nil, err
+		}
+	}
 	row := make([]any, 0, len(b.t.Columns)+3)
 	row = append(row, id)
 	if b.t.ParentColumn != "" {
@@ -148,6 +158,7 @@ func (b *rowBuilder) slotOf(name string) int {
 	if i, ok := b.byName[name]; ok {
 		return i
 	}
+	name = validText(name) // a name not valid UTF-8 is a new field's, repaired
 	for k, f := range b.fresh {
 		if f.name == name {
 			return -(k + 2)
@@ -169,6 +180,15 @@ func (b *rowBuilder) count(id string, fields []extract.Field) {
 				f.example = cloneID(id)
 			}
 			f.add(typeOf(fields[i].Raw), typed, id)
+		}
+	}
+	for i, bad := range b.fixed {
+		switch s := b.slots[i]; {
+		case !bad:
+		case s >= 0:
+			b.tallies[s].repair(id)
+		case s <= -2:
+			b.fresh[-s-2].tally.repair(id)
 		}
 	}
 }
