@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/billsnap/billsnap/internal/csvsafe"
 	"github.com/billsnap/billsnap/reconcile"
 )
 
@@ -80,7 +81,10 @@ func JSONArray(w io.Writer, r *reconcile.Report) error {
 var csvHeader = []string{"rule", "severity", "entity", "entity_id", "amount", "currency", "detail", "status", "first_seen",
 	"waived", "waiver_reason", "waiver_owner", "waiver_expires", "snapshot_id", "waiver_id", "waiver_by", "live", "checked_at"}
 
-// CSV writes every finding as RFC 4180 CSV, UTF-8, with a header row.
+// CSV writes every finding as RFC 4180 CSV, UTF-8, with a header row. No
+// cell is a live formula: a text cell beginning with = + - @ TAB or CR
+// gets a leading "'" (csvsafe.Text); an amount that is a decimal number is
+// written as it is (csvsafe.Number).
 func CSV(w io.Writer, r *reconcile.Report) error {
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
@@ -94,6 +98,10 @@ func CSV(w io.Writer, r *reconcile.Report) error {
 		if w := j.Waiver; w != nil {
 			row[10], row[11], row[12], row[14], row[15] = w.Reason, w.Owner, w.Expires, w.ID, w.By
 		}
+		for i := range row {
+			row[i] = csvsafe.Text(row[i])
+		}
+		row[4] = csvsafe.Number(j.Amount)
 		if err := cw.Write(row); err != nil {
 			return err
 		}

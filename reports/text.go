@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
 )
@@ -16,6 +17,8 @@ const timeFormat = "2006-01-02 15:04:05 UTC"
 
 // Text writes the terminal summary: the snapshot checked, per rule the
 // count and the unwaived amount per currency, the totals, and the verdict.
+// Text from the data (notes, waivers, material lines) has its control
+// characters escaped (termsafe.String).
 func Text(w io.Writer, r *reconcile.Report) error {
 	ew := &errWriter{w: w}
 	header(ew, r)
@@ -34,7 +37,7 @@ func Text(w io.Writer, r *reconcile.Report) error {
 		if i == 0 {
 			fmt.Fprintf(ew, "\nNot judged (values that arrived untyped; no finding is raised for them):\n")
 		}
-		fmt.Fprintf(ew, "  %s\n", n)
+		fmt.Fprintf(ew, "  %s\n", termsafe.String(n))
 	}
 	footer(ew, r)
 	return ew.err
@@ -60,7 +63,8 @@ func footer(w io.Writer, r *reconcile.Report) {
 		fmt.Fprintf(w, "  %s %s\n", currencyLabel(c), netGross(totals[c]))
 	}
 	for _, wv := range r.ExpiredWaivers {
-		fmt.Fprintf(w, "Expired waiver, no longer applied: %s %s (%s, expired %s)\n", wv.Rule, wv.EntityID, wv.Owner, wv.Expires.Format("2006-01-02"))
+		fmt.Fprintf(w, "Expired waiver, no longer applied: %s %s (%s, expired %s)\n",
+			termsafe.String(wv.Rule), termsafe.String(wv.EntityID), termsafe.String(wv.Owner), wv.Expires.Format("2006-01-02"))
 	}
 	if len(r.Material) == 0 {
 		fmt.Fprintf(w, "\nNothing material.\n")
@@ -68,7 +72,7 @@ func footer(w io.Writer, r *reconcile.Report) {
 	}
 	fmt.Fprintf(w, "\nMATERIAL:\n")
 	for _, m := range r.Material {
-		fmt.Fprintf(w, "  %s\n", m)
+		fmt.Fprintf(w, "  %s\n", termsafe.String(m))
 	}
 }
 

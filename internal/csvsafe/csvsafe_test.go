@@ -1,0 +1,52 @@
+package csvsafe
+
+import "testing"
+
+func TestText(t *testing.T) {
+	for in, want := range map[string]string{
+		`=HYPERLINK("http://x.example","y")`:   `'=HYPERLINK("http://x.example","y")`,
+		`=cmd|' /C calc'!A0`:                   `'=cmd|' /C calc'!A0`,
+		"@SUM(A1:A2)":                          "'@SUM(A1:A2)",
+		"+SUM(1)":                              "'+SUM(1)",
+		"-2+3":                                 "'-2+3",
+		"-12.50":                               "'-12.50", // a text column: a leading sign is neutralised
+		"\t=1":                                 "'\t=1",
+		"\r=1":                                 "'\r=1",
+		"":                                     "",
+		"inv-1":                                "inv-1",
+		"a=b":                                  "a=b",
+		" =1":                                  " =1",
+		"'=1":                                  "'=1",
+		"6b1e0c9a-0000-4000-8000-000000000001": "6b1e0c9a-0000-4000-8000-000000000001",
+	} {
+		if got := Text(in); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestNumber(t *testing.T) {
+	for in, want := range map[string]string{
+		"-12.50":       "-12.50",
+		"+3":           "+3",
+		"0":            "0",
+		"1234567.891":  "1234567.891",
+		"-2+3":         "'-2+3",
+		"+SUM(1)":      "'+SUM(1)",
+		"-":            "'-",
+		"+":            "'+",
+		"-.5":          "'-.5",
+		"-1.":          "'-1.",
+		"-1e3":         "'-1e3",
+		"-1.2.3":       "'-1.2.3",
+		"=1":           "'=1",
+		"@1":           "'@1",
+		"\t1":          "'\t1",
+		"12 EUR":       "12 EUR",
+		"-12.50\r=cmd": "'-12.50\r=cmd",
+	} {
+		if got := Number(in); got != want {
+			t.Errorf("Number(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

