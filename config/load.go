@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -44,11 +45,12 @@ func Load(path string, getenv func(string) string) (Config, error) {
 var secretKeys = []string{"api_key", "apikey", "key", "token", "api_key_file"}
 
 // loadFile decodes the file strictly: an unknown key is an error naming it
-// and its line; a key that looks like the API key is refused.
+// and its line; a key that looks like the API key is refused, and so is a
+// file that group or others can write.
 func (c *Config) loadFile(path string) error {
-	b, err := os.ReadFile(path)
+	b, err := readPrivate(path)
 	if err != nil {
-		return fmt.Errorf("config file: %w", err)
+		return err
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {
@@ -68,6 +70,29 @@ func (c *Config) loadFile(path string) error {
 		return fmt.Errorf("config file %s: %s", path, yamlMessage(err, &root))
 	}
 	return nil
+}
+
+// readPrivate reads the config file at path, refusing it when group or
+// others can write it (as sshd refuses such keys): whoever can write the
+// config chooses the roles, the proxies and where the API key is sent.
+func readPrivate(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("config file: %w", err)
+	}
+	if m := st.Mode().Perm(); m&0o022 != 0 && runtime.GOOS != "windows" {
+		return nil, fmt.Errorf("config file %s: mode %04o lets group or others write it; chmod go-w %s", path, m, path)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("config file: %w", err)
+	}
+	return b, nil
 }
 
 // keyAt returns the dotted key whose value starts on line, or "".
