@@ -104,10 +104,11 @@ func TestARewrittenChainIsNamedWhereItBreaks(t *testing.T) {
 	}
 }
 
-// An old ledger, written before the chain, is chained from its first line
-// at the next write: each line kept byte for byte, the file as it was
-// kept beside it, the new entry chained after it.
-func TestAnOldLedgerIsChainedOnUpgrade(t *testing.T) {
+// An old ledger, written before the chain, is refused by writes, which
+// leave it as it is, until ledger chain chains it from its first line:
+// each line kept byte for byte, the file as it was kept beside it; the
+// next write is chained after it.
+func TestAnOldLedgerIsChainedOnlyByChain(t *testing.T) {
 	l := testLedger(t)
 	old := [][]byte{
 		[]byte(`{"seq":1,"at":"2026-10-01T09:00:00Z","by":"ann","action":"waive","waiver":{"id":"W1","rule":"r","entity_id":"e","reason":"x","owner":"o","expires":"2026-12-31"}}`),
@@ -116,6 +117,16 @@ func TestAnOldLedgerIsChainedOnUpgrade(t *testing.T) {
 	writeLines(t, l, old)
 	if _, err := l.Verify(); err == nil || !strings.Contains(err.Error(), "line 1 (seq 1)") {
 		t.Fatalf("verify of an unchained ledger: %v", err)
+	}
+	var refused *RefusedError
+	if _, err := l.Waive(alice, aWaiver()); !errors.As(err, &refused) || !strings.Contains(err.Error(), "billsnap ledger chain") {
+		t.Fatalf("a write on an unchained ledger: %v", err)
+	}
+	if lines := readLines(t, l); len(lines) != 2 || !bytes.Equal(lines[1], old[1]) {
+		t.Fatalf("the refused write changed the ledger: %q", lines)
+	}
+	if n, err := l.Chain(); n != 2 || err != nil {
+		t.Fatalf("chain: %d, %v", n, err)
 	}
 	if _, err := l.Waive(alice, aWaiver()); err != nil {
 		t.Fatal(err)
@@ -134,33 +145,29 @@ func TestAnOldLedgerIsChainedOnUpgrade(t *testing.T) {
 	if err != nil || !bytes.Equal(kept, append(bytes.Join(old, []byte{'\n'}), '\n')) {
 		t.Fatalf("the unchained ledger kept: %q, %v", kept, err)
 	}
-	if n, err := l.Chain(); n != 0 || err != nil {
-		t.Fatalf("chaining a chained ledger: %d, %v", n, err)
-	}
-	// A ledger partly chained was changed by hand: refused, not chained.
-	writeLines(t, l, append(lines, old[1]))
-	if _, err := l.Chain(); err == nil {
-		t.Fatal("a ledger with an unchained line after chained ones was chained")
-	}
 }
 
 // The entries a ledger keeps between reads are those of its file as it
-// is: a line changed by hand under a running workspace is read as changed,
-// and one appended by another process is read too.
+// is: a line appended by another process is read, and so is a line
+// changed by hand under a running workspace, which then takes no write.
 func TestTheKeptEntriesFollowTheFile(t *testing.T) {
 	l := aFewEntries(t)
 	if _, err := l.Read(); err != nil {
 		t.Fatal(err)
 	}
-	lines := readLines(t, l)
-	lines[1] = bytes.Replace(lines[1], []byte(`"by":"alice"`), []byte(`"by":"bobby"`), 1)
-	writeLines(t, l, lines)
 	other := New(l.Path(), l.now)
 	if _, err := other.SignOff(alice, SignOff{Snapshot: "s2", Name: "Dana", Role: "controller"}); err != nil {
 		t.Fatal(err)
 	}
+	lines := readLines(t, l)
+	lines[1] = bytes.Replace(lines[1], []byte(`"by":"alice"`), []byte(`"by":"bobby"`), 1)
+	writeLines(t, l, lines)
 	e, err := l.Read()
 	if err != nil || len(e) != 5 || e[1].By != "bobby" || e[4].SignOff == nil || e[4].SignOff.Snapshot != "s2" {
-		t.Fatalf("entries after an edit and another writer's line: %+v, %v", e, err)
+		t.Fatalf("entries after another writer's line and an edit: %+v, %v", e, err)
+	}
+	var refused *RefusedError
+	if _, err := l.Lift(alice, "W3"); !errors.As(err, &refused) {
+		t.Fatalf("a write after the edit: %v", err)
 	}
 }

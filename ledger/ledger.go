@@ -5,12 +5,18 @@
 // hash (chain.go). Nothing is ever rewritten: a waiver is lifted by a
 // later line, a sign-off, once written, stays as it is, and a closed
 // period is reopened by a line of its own. (A ledger written before the
-// chain is chained once, from its first line, its bytes kept.)
+// chain is chained once, from its first line, its bytes kept, by Chain
+// alone: no write chains.)
 //
 // Writers append under an exclusive lock on the file (flock), each line
-// synced before the lock is let go; readers take no lock and ignore a last
-// line that has no newline yet, so no reader waits for a writer and a job
-// that reads the waivers never waits for the workspace.
+// synced, and the head recorded beside the file (head.go), before the
+// lock is let go. A write is taken only after a ledger that verifies:
+// chained, each line a valid entry, no half line at its end, reaching
+// its recorded head; otherwise it is a *RefusedError and the file is left
+// as it was. Readers take no lock and ignore a last line that has no
+// newline yet, so no reader waits for a writer and a job that reads the
+// waivers never waits for the workspace; a reader still refuses a line
+// that is not a valid entry and a ledger that no longer reaches its head.
 package ledger
 
 import (
@@ -83,9 +89,18 @@ type Total struct {
 	Gross string `json:"gross"`
 }
 
-// errUnchained is a ledger from before the chain, met by a writer: it is
-// chained first.
-var errUnchained = errors.New("the ledger is not chained")
+// RefusedError is a write refused because the ledger as it stands does
+// not verify (Err says where): no write is taken after a chain that does
+// not hold, a line that is not a valid entry, a half last line or a
+// ledger that no longer reaches its recorded head, so that no write
+// blesses what was done to the file.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string {
+	return e.Err.Error() + "; the ledger takes no write until it verifies: see billsnap ledger verify (a ledger from before the hash chain is chained by billsnap ledger chain)"
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Ledger is the ledger file at a path.
 type Ledger struct {
@@ -127,7 +142,9 @@ func (l *Ledger) postClose(st State, e *Entry) string {
 
 // New is the ledger at path; now stamps the entries.
 func New(path string, now func() time.Time) *Ledger {
-	return &Ledger{file: jsonl.File{Path: path}, now: now, cache: &parsed{}}
+	l := &Ledger{now: now, cache: &parsed{}}
+	l.file = jsonl.File{Path: path, Whole: true, Synced: l.record}
+	return l
 }
 
 // Path is the ledger's file.
@@ -135,24 +152,39 @@ func (l *Ledger) Path() string { return l.file.Path }
 
 // Read returns every entry, oldest first. A missing file is an empty
 // ledger; a last line without its newline is a write in progress and is
-// left out.
+// left out. A line that is not a valid entry of its action is an error
+// (*MalformedError), and so is a ledger that no longer reaches its
+// recorded head (*HeadError); the chain itself is Verify's to check.
 func (l *Ledger) Read() ([]Entry, error) {
 	_, entries, err := l.ReadLines()
 	return entries, err
 }
 
 // ReadLines returns every complete line, as written, and its entry, from
-// one read of the file.
+// one read of the file, as Read does.
 func (l *Ledger) ReadLines() ([][]byte, []Entry, error) {
+	m, marked, err := l.mark() // before the lines: a write records its head after its line
+	if err != nil {
+		return nil, nil, err
+	}
 	lines, err := l.file.Lines()
 	if err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
 	entries, _, err := l.cache.of(lines, l.file.Path)
-	return lines, entries, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if marked {
+		if _, err := m.reaches(l.file.Path, lines); err != nil {
+			return nil, nil, err
+		}
+	}
+	return lines, entries, nil
 }
 
-// parse reads lines into entries; the first is line first+1 of the file.
+// parse reads lines into entries, each checked as its action's entry; the
+// first is line first+1 of the file.
 func parse(lines [][]byte, path string, first int) ([]Entry, error) {
 	out := make([]Entry, 0, len(lines))
 	for n, line := range lines {
@@ -160,26 +192,53 @@ func parse(lines [][]byte, path string, first int) ([]Entry, error) {
 		if err := json.Unmarshal(line, &e); err != nil {
 			return nil, fmt.Errorf("ledger %s line %d: %w", path, first+n+1, err)
 		}
+		if why := e.check(); why != "" {
+			return nil, &MalformedError{Path: path, Line: first + n + 1, Seq: e.Seq, Why: why}
+		}
 		out = append(out, e)
 	}
 	return out, nil
 }
 
+// trusted gives the entries of lines, the ledger under a writer's lock,
+// when a write may follow them: every line a valid entry, the chain
+// holding, the head recorded reached (no head yet: a store from before
+// it, recorded by this write) and at most one line past it (a write cut
+// short between its line and its head).
+func (l *Ledger) trusted(lines [][]byte) ([]Entry, error) {
+	entries, broken, err := l.cache.of(lines, l.file.Path)
+	switch {
+	case broken != nil:
+		return nil, broken
+	case err != nil:
+		return nil, err
+	}
+	m, marked, err := l.mark()
+	if err != nil || !marked {
+		return entries, err
+	}
+	ahead, err := m.reaches(l.file.Path, lines)
+	if err == nil && ahead > 1 {
+		err = &HeadError{Path: l.file.Path, Why: fmt.Sprintf("%d lines follow its head recorded at %s (seq %d), and a write records its head: they were not written by billsnap (if they are genuine, removing %s makes the next write record the head again)",
+			ahead, m.At.Format(time.RFC3339), m.Seq, l.headPath())}
+	}
+	return entries, err
+}
+
 // Append adds the entry decide returns, given every entry so far and
-// their state (Fold), under the ledger's lock: decide sees what no other writer can change before
-// the entry is written, so it can refuse a lift of a lifted waiver or
-// give back an equal waiver already made. A nil entry with a nil error
-// writes nothing. Seq and At are set here; the entry is synced to disk
-// before Append returns it.
+// their state (Fold), under the ledger's lock: decide sees what no other
+// writer can change before the entry is written, so it can refuse a lift
+// of a lifted waiver or give back an equal waiver already made. A nil entry with a nil error
+// writes nothing. Seq and At are set here; the entry is synced to disk,
+// and the head recorded, before Append returns it. A ledger that does not
+// verify as it stands (trusted) is a *RefusedError, and nothing is
+// written.
 func (l *Ledger) Append(decide func(soFar []Entry, st State) (*Entry, error)) (*Entry, error) {
 	var e *Entry
 	err := l.file.Append(func(lines [][]byte) ([]byte, error) {
-		entries, ok, err := l.cache.of(lines, l.file.Path)
+		entries, err := l.trusted(lines)
 		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, errUnchained
+			return nil, &RefusedError{Err: err}
 		}
 		st := Fold(entries)
 		if e, err = decide(entries, st); e == nil || err != nil {
@@ -198,15 +257,14 @@ func (l *Ledger) Append(decide func(soFar []Entry, st State) (*Entry, error)) (*
 		e.Hash = lastHash(line)
 		return line, nil
 	})
-	if errors.Is(err, errUnchained) {
-		if _, err := l.Chain(); err != nil {
-			return nil, err
-		}
-		return l.Append(decide)
+	var partial *jsonl.PartialError
+	if errors.As(err, &partial) {
+		return nil, &RefusedError{Err: fmt.Errorf("ledger %w", err)}
 	}
 	if err != nil {
 		var ledgerErr *InvalidError
-		if errors.As(err, &ledgerErr) || errors.Is(err, ErrNoWaiver) {
+		var refused *RefusedError
+		if errors.As(err, &ledgerErr) || errors.As(err, &refused) || errors.Is(err, ErrNoWaiver) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("ledger: %w", err)

@@ -30,33 +30,40 @@ type Signed struct {
 	At       time.Time
 }
 
-// Fold reads entries into their state: waivers, sign-offs and closes.
+// Fold reads entries into their state: waivers, sign-offs and closes. An
+// entry without the part its action needs (one Read would have refused)
+// is passed over, never dereferenced.
 func Fold(entries []Entry) State {
 	var s State
 	index := map[string]int{}
 	for i := range entries {
 		e := &entries[i]
-		switch e.Action {
-		case ActWaive:
+		switch {
+		case e.Action == ActWaive && e.Waiver != nil:
 			index[e.Waiver.ID] = len(s.Waivers)
 			s.Waivers = append(s.Waivers, Made{Waiver: *e.Waiver, By: e.By, At: e.At})
-		case ActLift:
+		case e.Action == ActLift:
 			if j, ok := index[e.Lift]; ok && s.Waivers[j].Lifted == nil {
 				s.Waivers[j].Lifted = e
 			}
-		case ActSignOff:
+		case e.Action == ActSignOff && e.SignOff != nil:
 			s.SignOffs = append(s.SignOffs, Signed{SignOff: *e.SignOff, By: e.By, Auth: e.Auth, At: e.At})
-		case ActClose:
+		case e.Action == ActClose && e.Close != nil:
 			s.Closes = append(s.Closes, Closed{Close: *e.Close, By: e.By, Auth: e.Auth, At: e.At})
-		case ActReopen:
-			for j := len(s.Closes) - 1; j >= 0; j-- {
-				if s.Closes[j].ID == e.Reopen.Close && s.Closes[j].Reopened == nil {
-					s.Closes[j].Reopened = e
-				}
-			}
+		case e.Action == ActReopen && e.Reopen != nil:
+			s.reopen(e)
 		}
 	}
 	return s
+}
+
+// reopen marks the close e reopens, when it stands, as reopened by e.
+func (s *State) reopen(e *Entry) {
+	for j := len(s.Closes) - 1; j >= 0; j-- {
+		if s.Closes[j].ID == e.Reopen.Close && s.Closes[j].Reopened == nil {
+			s.Closes[j].Reopened = e
+		}
+	}
 }
 
 // Standing are the waivers not lifted (expired ones included: whether a

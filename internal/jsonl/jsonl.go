@@ -17,7 +17,30 @@ import (
 )
 
 // File is the file at Path.
-type File struct{ Path string }
+type File struct {
+	Path string
+	// Whole makes Append refuse a file whose last line has no newline (a
+	// *PartialError) instead of cutting that line off: for a file whose
+	// every byte is evidence, where a half line is named, never dropped.
+	Whole bool
+	// Synced, when set, is called under the file's lock once an Append or
+	// a Rewrite has synced what it wrote, with the file's lines as they
+	// now stand: what must be recorded of them before the next writer
+	// goes on. Its error is the write's.
+	Synced func(lines [][]byte) error
+}
+
+// PartialError is a file whose last line has no newline: a write cut
+// short, or a file cut off in the middle of a line.
+type PartialError struct {
+	Path  string
+	Line  int // 1-based: the line after the last complete one
+	Bytes int // the bytes of the half line
+}
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("%s line %d: %d bytes with no newline at the end of the file: a write cut short, or the file cut off in the middle of a line", e.Path, e.Line, e.Bytes)
+}
 
 // Lines are the complete lines of the file, oldest first; a missing file
 // has none.
@@ -30,6 +53,23 @@ func (f File) Lines() ([][]byte, error) {
 		return nil, err
 	}
 	return split(b), nil
+}
+
+// Read is the complete lines of the file, oldest first, and what follows
+// the last newline (nil when the file ends in one); a missing file has
+// neither.
+func (f File) Read() (lines [][]byte, tail []byte, err error) {
+	b, err := os.ReadFile(f.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if whole := complete(b); len(whole) < len(b) {
+		tail = b[len(whole):]
+	}
+	return split(b), tail, nil
 }
 
 // complete is b up to its last newline.
@@ -48,27 +88,43 @@ func split(b []byte) [][]byte {
 // Append adds the line decide returns, given the lines so far, under the
 // file's lock: decide sees what no other writer can change before the
 // line is written. A nil line writes nothing. A last line a writer that
-// died left without its newline is cut off first, so that the new line
-// starts a line of its own. The line is synced before Append returns.
+// died left without its newline is cut off first (refused when Whole),
+// so that the new line starts a line of its own. The line is synced, and
+// Synced called, before Append returns.
 func (f File) Append(decide func(lines [][]byte) ([]byte, error)) error {
 	fh, b, err := f.locked()
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
+	lines := split(b)
 	if whole := complete(b); len(whole) < len(b) {
+		if f.Whole {
+			return &PartialError{Path: f.Path, Line: len(lines) + 1, Bytes: len(b) - len(whole)}
+		}
 		if err := fh.Truncate(int64(len(whole))); err != nil {
 			return err
 		}
 	}
-	line, err := decide(split(b))
+	line, err := decide(lines)
 	if line == nil || err != nil {
 		return err
 	}
 	if _, err := fh.Write(append(line, '\n')); err != nil {
 		return err
 	}
-	return fh.Sync()
+	if err := fh.Sync(); err != nil {
+		return err
+	}
+	return f.synced(append(lines, line))
+}
+
+// synced calls Synced, when set, with lines.
+func (f File) synced(lines [][]byte) error {
+	if f.Synced == nil {
+		return nil
+	}
+	return f.Synced(lines)
 }
 
 // locked is the file, open for appending and locked (lock), and what it
@@ -124,14 +180,19 @@ func (f File) lock() (*os.File, error) {
 // complete lines so far, under the file's lock: the new lines are written
 // to a file beside it, synced, and renamed over it, so a reader sees the
 // old lines or the new ones, and an Append waiting for the lock appends
-// to the new file.
+// to the new file. Synced is called once the new file is in place; a
+// last line without its newline is cut off (refused when Whole).
 func (f File) Rewrite(rewrite func(lines [][]byte) ([][]byte, error)) error {
 	fh, b, err := f.locked()
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
-	lines, err := rewrite(split(b))
+	lines := split(b)
+	if whole := complete(b); f.Whole && len(whole) < len(b) {
+		return &PartialError{Path: f.Path, Line: len(lines) + 1, Bytes: len(b) - len(whole)}
+	}
+	lines, err = rewrite(lines)
 	if err != nil {
 		return err
 	}
@@ -140,5 +201,8 @@ func (f File) Rewrite(rewrite func(lines [][]byte) ([][]byte, error)) error {
 		out.Write(l)
 		out.WriteByte('\n')
 	}
-	return atomicfile.Write(f.Path, out.Bytes())
+	if err := atomicfile.Write(f.Path, out.Bytes()); err != nil {
+		return err
+	}
+	return f.synced(lines)
 }
