@@ -156,6 +156,15 @@ func (f FieldStats) TypesText() string {
 	return strings.Join(parts, ", ")
 }
 
+// ArrivedText is TypesText, and how many values were repaired when some
+// were: "string 20; 20 repaired (not valid UTF-8)".
+func (f FieldStats) ArrivedText() string {
+	if f.Repaired == 0 {
+		return f.TypesText()
+	}
+	return fmt.Sprintf("%s; %d repaired (not valid UTF-8)", f.TypesText(), f.Repaired)
+}
+
 // Name is table.Field, and the column when it has another name:
 // "invoices.TotalAmount (total_amount)".
 func (f FieldStats) Name() string {

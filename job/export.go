@@ -121,8 +121,18 @@ func ExportOutcome(sum *snapshot.Summary, req journal.Requests) Outcome {
 // columns' types, and what never arrived.
 func logFields(log *slog.Logger, n snapshot.FieldNotes) {
 	for _, f := range n.Drifted {
-		log.Warn("field arrived in another JSON type", "table", f.Table, "field", f.Field, "column", f.Column, "types", f.TypesText(),
-			"coerced", f.Coerced, "untyped", f.Untyped, "example", f.Example)
+		if f.Coerced+f.Untyped > 0 {
+			log.Warn("field arrived in another JSON type", "table", f.Table, "field", f.Field, "column", f.Column, "types", f.TypesText(),
+				"coerced", f.Coerced, "untyped", f.Untyped, "example", f.Example)
+		}
+	}
+	for _, fs := range [][]ingest.FieldStats{n.Drifted, n.New} {
+		for _, f := range fs {
+			if f.Repaired > 0 {
+				log.Warn("field arrived as text not valid UTF-8: repaired", "table", f.Table, "field", f.Field, "column", f.Column,
+					"repaired", f.Repaired, "example", f.Example)
+			}
+		}
 	}
 	for _, f := range n.Absent {
 		log.Warn("field never arrived", "table", f.Table, "field", f.Field, "column", f.Column)

@@ -203,12 +203,6 @@ func (l *Ledger) Chain() (int, error) {
 	if lines, tail, err := l.file.Read(); err != nil || len(lines) == 0 && tail == nil {
 		return 0, err
 	}
-	if m, marked, err := l.mark(); err != nil || marked {
-		if err == nil {
-			err = &HeadError{Path: l.file.Path, Why: fmt.Sprintf("its head was recorded at %s (seq %d): it was chained, and a chained ledger is never chained again", m.At.Format(time.RFC3339), m.Seq)}
-		}
-		return 0, fmt.Errorf("ledger: chaining: %w", err)
-	}
 	n := 0
 	err := l.file.Rewrite(func(lines [][]byte) ([][]byte, error) {
 		out, err := l.chainLines(lines)
@@ -229,6 +223,12 @@ func (l *Ledger) chainLines(lines [][]byte) ([][]byte, error) {
 			return nil, &BrokenError{Path: l.file.Path, Line: i + 1, Seq: lastSeq(line),
 				Why: "it carries chain fields already: billsnap ledger chain chains only a ledger written before the chain, none of whose lines is chained"}
 		}
+	}
+	if m, marked, err := l.mark(); err != nil || marked {
+		if err == nil {
+			err = &HeadError{Path: l.file.Path, Why: fmt.Sprintf("its head was recorded at %s (seq %d): it was chained, and a chained ledger is never chained again", m.At.Format(time.RFC3339), m.Seq)}
+		}
+		return nil, err
 	}
 	if _, err := parse(lines, l.file.Path, 0); err != nil {
 		return nil, err

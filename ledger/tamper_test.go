@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/billsnap/billsnap/ledger/ledgertest"
 )
 
 // closedLedger is aFewEntries and a close of 2026-10 on its sign-off:
@@ -20,9 +22,7 @@ func closedLedger(t *testing.T) *Ledger {
 
 // sealAfter is body (a JSON object without chain fields) chained after
 // line: what a forger who knows the chain writes.
-func sealAfter(line []byte, body string) []byte {
-	return seal([]byte(strings.TrimSuffix(body, "}") + `,"prev":"` + lastHash(line) + `"}`))
-}
+func sealAfter(line []byte, body string) []byte { return ledgertest.Sealed(lastHash(line), body) }
 
 // join is lines as a file holds them.
 func join(lines [][]byte) []byte { return append(bytes.Join(lines, []byte{'\n'}), '\n') }

@@ -56,6 +56,7 @@ type fieldJSON struct {
 	Types    map[string]int64 `json:"types"`
 	Coerced  int64            `json:"coerced"`
 	Untyped  int64            `json:"untyped"`
+	Repaired int64            `json:"repaired,omitempty"` // values not valid UTF-8, repaired
 	Example  string           `json:"example_id,omitempty"`
 }
 
@@ -148,7 +149,7 @@ func fieldsDocument(n snapshot.FieldNotes) fieldsJSON {
 		out := []fieldJSON{}
 		for _, f := range fs {
 			fj := fieldJSON{Table: f.Table, Field: f.Field, Column: f.Column, Kind: f.Kind, Contract: f.Contract,
-				Types: map[string]int64{}, Coerced: f.Coerced, Untyped: f.Untyped, Example: f.Example}
+				Types: map[string]int64{}, Coerced: f.Coerced, Untyped: f.Untyped, Repaired: f.Repaired, Example: f.Example}
 			for _, tc := range f.SeenTypes() {
 				fj.Types[tc.Type] = tc.Count
 			}

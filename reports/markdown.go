@@ -88,7 +88,7 @@ func markdownFields(w io.Writer, n snapshot.FieldNotes) {
 	} else {
 		fmt.Fprintf(w, "| field | column | arrived as | coerced | untyped (NULL) | example record |\n|---|---|---|---:|---:|---|\n")
 		for _, f := range n.Drifted {
-			fmt.Fprintf(w, "| %s.%s | %s %s | %s | %d | %d | %s |\n", f.Table, f.Field, f.Column, f.Kind, f.TypesText(), f.Coerced, f.Untyped, f.Example)
+			fmt.Fprintf(w, "| %s.%s | %s %s | %s | %d | %d | %s |\n", f.Table, f.Field, f.Column, f.Kind, f.ArrivedText(), f.Coerced, f.Untyped, f.Example)
 		}
 	}
 	for _, group := range []struct {

@@ -171,7 +171,7 @@ func (b *xlsxBook) fieldRows(add func(...any) error, n snapshot.FieldNotes) erro
 		return err
 	}
 	for _, f := range n.Drifted {
-		if err := add(f.Table+"."+f.Field, f.Column, f.Kind, f.TypesText(), f.Coerced, f.Untyped, f.Example); err != nil {
+		if err := add(f.Table+"."+f.Field, f.Column, f.Kind, f.ArrivedText(), f.Coerced, f.Untyped, f.Example); err != nil {
 			return err
 		}
 	}

@@ -45,14 +45,14 @@ func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []ingest.FieldSt
 	if len(fields) == 0 {
 		return nil
 	}
-	const row = "(?, ?, nullif(?, ''), ?, nullif(?, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, nullif(?, ''))"
+	const row = "(?, ?, nullif(?, ''), ?, nullif(?, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, nullif(?, ''), ?)"
 	rows := make([]string, len(fields))
-	args := make([]any, 0, 15*len(fields))
+	args := make([]any, 0, 16*len(fields))
 	for i, f := range fields {
 		t := f.Types
 		rows[i] = row
 		args = append(args, r.ID, f.Table, f.Column, f.Field, f.Kind, f.Contract, t.Null, t.String, t.Number, t.Boolean, t.Object, t.Array,
-			f.Coerced, f.Untyped, f.Example)
+			f.Coerced, f.Untyped, f.Example, f.Repaired)
 	}
 	// One statement: a statement a field cost 1 ms of the publish.
 	if _, err := tx.ExecContext(ctx, "INSERT INTO snapshot_fields VALUES "+strings.Join(rows, ", "), args...); err != nil {
@@ -63,26 +63,54 @@ func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []ingest.FieldSt
 
 // Fields reads what snapshot id received of each field from db, in the
 // order of the tables and their columns (new fields last in their table).
+// A snapshot recorded before repairs were counted has Repaired 0.
 func Fields(ctx context.Context, db *sql.DB, id string) ([]ingest.FieldStats, error) {
-	rows, err := db.QueryContext(ctx, `SELECT table_name, coalesce(column_name, ''), field, coalesce(kind, ''), contract,
-		nulls, strings, numbers, booleans, objects, arrays, coerced, untyped, coalesce(example_id, '')
-		FROM snapshot_fields_of(?)`, id)
+	rows, err := db.QueryContext(ctx, `SELECT * REPLACE (coalesce(column_name, '') AS column_name, coalesce(kind, '') AS kind,
+		coalesce(example_id, '') AS example_id) FROM snapshot_fields_of(?)`, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	names, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
 	var out []ingest.FieldStats
 	for rows.Next() {
 		var f ingest.FieldStats
-		t := &f.Types
-		if err := rows.Scan(&f.Table, &f.Column, &f.Field, &f.Kind, &f.Contract, &t.Null, &t.String, &t.Number, &t.Boolean,
-			&t.Object, &t.Array, &f.Coerced, &f.Untyped, &f.Example); err != nil {
+		if err := rows.Scan(fieldDests(&f, names)...); err != nil {
 			return nil, err
 		}
 		out = append(out, f)
 	}
 	ingest.SortFields(out, catalog.Tables())
 	return out, rows.Err()
+}
+
+// fieldDests are where the columns names of snapshot_fields go in f, by
+// name: a record file written before a column was added lacks it.
+func fieldDests(f *ingest.FieldStats, names []string) []any {
+	t := &f.Types
+	by := map[string]any{"table_name": &f.Table, "column_name": &f.Column, "field": &f.Field, "kind": &f.Kind, "contract": &f.Contract,
+		"nulls": &t.Null, "strings": &t.String, "numbers": &t.Number, "booleans": &t.Boolean, "objects": &t.Object, "arrays": &t.Array,
+		"coerced": &f.Coerced, "untyped": &f.Untyped, "example_id": &f.Example, "repaired": &nullInt{&f.Repaired}}
+	dests := make([]any, len(names))
+	for i, n := range names {
+		if dests[i] = by[n]; dests[i] == nil {
+			dests[i] = new(any) // snapshot_id
+		}
+	}
+	return dests
+}
+
+// nullInt scans a BIGINT that may be NULL (0) into n.
+type nullInt struct{ n *int64 }
+
+func (d *nullInt) Scan(v any) error {
+	var x sql.NullInt64
+	err := x.Scan(v)
+	*d.n = x.Int64
+	return err
 }
 
 // LatestNotes reads, from db (a read model), what the latest complete

@@ -324,7 +324,8 @@ func (s *Store) recordViews() []string {
 		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)", t, sqlString(recordFile(link, t))))
 	}
 	for _, t := range snapshotRecords {
-		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s) WHERE snapshot_id IN (SELECT id FROM snapshots)",
+		// By name: files written before a column was added lack it (NULL).
+		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s, union_by_name = true) WHERE snapshot_id IN (SELECT id FROM snapshots)",
 			t, sqlString(filepath.Join(link, t, "*.parquet"))),
 			fmt.Sprintf("CREATE OR REPLACE MACRO %s_of(snap) AS TABLE SELECT * FROM read_parquet(%s || snap || '.parquet')",
 				t, sqlString(filepath.Join(link, t)+string(filepath.Separator))))

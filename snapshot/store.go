@@ -268,8 +268,12 @@ CREATE TABLE IF NOT EXISTS snapshot_fields (
   arrays BIGINT NOT NULL,
   coerced BIGINT NOT NULL,
   untyped BIGINT NOT NULL,
-  example_id VARCHAR
+  example_id VARCHAR,
+  repaired BIGINT DEFAULT 0
 );
+-- repaired: values not valid UTF-8, repaired (ingest.FieldStats); a
+-- state written before it gets the column, 0 in its rows.
+ALTER TABLE snapshot_fields ADD COLUMN IF NOT EXISTS repaired BIGINT DEFAULT 0;
 -- What reconcile writes besides its run records (history.go): one row a
 -- reconciliation, so that a snapshot without a finding is in the trend
 -- too, and its open findings' totals (by severity and currency: how many,

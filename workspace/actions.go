@@ -75,7 +75,8 @@ func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, peri
 }
 
 // actionStatus is the status of an error of an action: nothing to act on,
-// the user's mistake, or a failure.
+// the user's mistake, a conflict (a ledger that does not verify among
+// them), or a failure.
 func actionStatus(err error) int {
 	var invalid *ledger.InvalidError
 	var nr *reconcile.NotReconciledError
@@ -86,7 +87,7 @@ func actionStatus(err error) int {
 	switch {
 	case errors.As(err, &denied):
 		return http.StatusForbidden
-	case errors.As(err, &conflict), errors.As(err, &closed), errors.Is(err, ledger.ErrNotClosed):
+	case errors.As(err, &conflict), errors.As(err, &closed), errors.Is(err, ledger.ErrNotClosed), unverified(err):
 		return http.StatusConflict
 	case errors.Is(err, ledger.ErrNoWaiver), errors.As(err, &nr), errors.As(err, &us):
 		return http.StatusNotFound
@@ -94,6 +95,16 @@ func actionStatus(err error) int {
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
+}
+
+// unverified tells whether err is a ledger that does not verify as it
+// stands: a write refused, or a read of a line that is not a valid entry
+// or of a ledger cut short of its recorded head.
+func unverified(err error) bool {
+	var refused *ledger.RefusedError
+	var malformed *ledger.MalformedError
+	var head *ledger.HeadError
+	return errors.As(err, &refused) || errors.As(err, &malformed) || errors.As(err, &head)
 }
 
 type waivePage struct {

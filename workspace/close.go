@@ -42,6 +42,9 @@ func (s *Server) closePeriod(r *http.Request, db *sql.DB, a ledger.Actor, period
 	if _, err := reconcile.ParsePeriod(period); err != nil || period == "" {
 		return ledger.Closed{}, &ledger.InvalidError{Msg: fmt.Sprintf("close: period %q: want YYYY-MM", period)}
 	}
+	if _, err := s.o.Ledger.Verify(); err != nil { // before the closed record is written
+		return ledger.Closed{}, &ledger.RefusedError{Err: err}
+	}
 	entries, err := s.o.Ledger.Read()
 	if err != nil {
 		return ledger.Closed{}, err

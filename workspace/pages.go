@@ -45,9 +45,10 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /periods/{period}/reopen", s.postReopen)
 }
 
-// withDB gives h the read model, held for the request. A GET whose read
-// met a publish switching the files under it (snapshot.TornRead) is run
-// again, up to readTries times in all, before its error is answered.
+// withDB gives h the read model, held for the request and let go
+// however h ends (once). A GET whose read met a publish switching the
+// files under it (snapshot.TornRead) is run again, up to readTries times
+// in all, before its error is answered.
 func (s *Server) withDB(h func(http.ResponseWriter, *http.Request, *sql.DB)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		for try := 1; ; try++ {
@@ -55,19 +56,27 @@ func (s *Server) withDB(h func(http.ResponseWriter, *http.Request, *sql.DB)) htt
 			if r.Method == http.MethodGet && try < readTries {
 				rr = r.WithContext(context.WithValue(r.Context(), attemptKey{}, at))
 			}
-			db, done, err := s.model.get(rr.Context())
-			if err != nil {
-				s.failStore(w, rr, err)
-				return
-			}
-			h(w, rr, db)
-			done()
-			if at.err == nil {
+			if !s.once(w, rr, h) || at.err == nil {
 				return
 			}
 			s.o.Log.Info("workspace: a read met a publish; reading again", "path", r.URL.Path, "try", try, "error", at.err)
 		}
 	}
+}
+
+// once runs h with the read model, held until h ends, however it ends (a
+// panic included, which net/http recovers: a model held past its request
+// would keep Close, and so serve's shutdown, waiting). False when the
+// model could not be had, which is answered.
+func (s *Server) once(w http.ResponseWriter, r *http.Request, h func(http.ResponseWriter, *http.Request, *sql.DB)) bool {
+	db, done, err := s.model.get(r.Context())
+	if err != nil {
+		s.failStore(w, r, err)
+		return false
+	}
+	defer done()
+	h(w, r, db)
+	return true
 }
 
 // readTries is how many times a GET is run when its reads meet publishes.

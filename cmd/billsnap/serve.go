@@ -49,10 +49,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	led := storeLedgerOf(cfg)
-	if n, err := led.Chain(); err != nil {
-		return err
-	} else if n > 0 {
-		env.log.Info("the ledger, written before its hash chain, is chained", "lines", n, "as it was", led.Path()+".unchained")
+	if _, err := led.Verify(); err != nil {
+		env.log.Warn("the ledger does not verify: the workspace takes no write until it does (billsnap ledger verify)", "error", err)
 	}
 	ws, err := workspace.New(workspace.Options{Store: cfg.Options, Reconcile: opts, Ledger: led,
 		Token: token, Access: ctl, Trend: cfg.Reports.Trend, PageSize: 50, Log: env.log, Now: time.Now})
