@@ -9,6 +9,9 @@
 //     client that reaches the workspace round the proxy cannot name itself.
 //   - "tokens": each person has a token of their own; a file of lines
 //     "name: sha256(token)" says whose is whose, so the file holds no token.
+//     The file is looked at again as it is used (at most every Recheck),
+//     so a token removed or rotated stops within seconds, with its
+//     sessions.
 //
 // With either, what is recorded as who did it is the identity, never a
 // name typed in a form, and each write needs its role: waive (waive and
@@ -22,6 +25,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/billsnap/billsnap/configkey"
 )
@@ -44,9 +48,12 @@ const (
 type Config struct {
 	Identity   string   `yaml:"identity"`    // "", header or tokens
 	Header     string   `yaml:"header"`      // identity header: the header that names the user
-	Proxies    []string `yaml:"proxies"`     // identity header: the addresses (IPs or CIDRs) it is honoured from
+	Proxies    []string `yaml:"proxies"`     // the trusted proxies' addresses (IPs or CIDRs): the identity header, X-Forwarded-Proto and -For are honoured from them
 	TokensFile string   `yaml:"tokens_file"` // identity tokens: lines "name: sha256 of the token, hex"
 	Roles      Roles    `yaml:"roles"`
+	// SessionTTL is how long a login's session lasts (the shared token's
+	// or a token of one's own); at least a minute.
+	SessionTTL time.Duration `yaml:"session_ttl"`
 }
 
 // Roles name who may do what: user names, or "*" for every identified
@@ -66,8 +73,8 @@ func (c Config) Validate() error {
 	}
 	switch c.Identity {
 	case None:
-		if c.Header != "" || len(c.Proxies) > 0 || c.TokensFile != "" || c.Roles.any() {
-			bad("identity", "is not set, but header, proxies, tokens_file or roles are: set identity to header or tokens")
+		if c.Header != "" || c.TokensFile != "" || c.Roles.any() {
+			bad("identity", "is not set, but header, tokens_file or roles are: set identity to header or tokens")
 		}
 	case Header:
 		if c.Header == "" {
@@ -83,8 +90,8 @@ func (c Config) Validate() error {
 		if c.TokensFile == "" {
 			bad("tokens_file", "is required with identity tokens")
 		}
-		if c.Header != "" || len(c.Proxies) > 0 {
-			bad("header", "and proxies are for identity header, not tokens: the identities are one or the other")
+		if c.Header != "" {
+			bad("header", "is for identity header, not tokens: the identities are one or the other")
 		}
 	default:
 		bad("identity", "must be header or tokens (or unset), not %q", c.Identity)
@@ -93,6 +100,9 @@ func (c Config) Validate() error {
 		if _, err := parseProxy(p); err != nil {
 			bad("proxies", "%q is not an IP address or CIDR", p)
 		}
+	}
+	if c.SessionTTL < time.Minute {
+		bad("session_ttl", "must be at least 1m (such as 12h), not %s", c.SessionTTL)
 	}
 	return errors.Join(errs...)
 }

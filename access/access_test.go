@@ -1,10 +1,13 @@
 package access
 
 import (
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Each mode needs its keys, and the keys of the other mode are refused,
@@ -23,7 +26,13 @@ func TestTheModesAreOneOrTheOther(t *testing.T) {
 		{Config{Identity: Header, Header: "X", Proxies: []string{"proxy.example"}}, "proxies"},
 		{Config{Identity: Tokens, TokensFile: "users", Header: "X"}, "header"},
 		{Config{Identity: "oidc"}, "identity"},
+		{Config{Identity: Tokens, TokensFile: "users", Proxies: []string{"10.0.0.1"}}, ""},
+		{Config{Proxies: []string{"10.0.0.1"}}, ""},
+		{Config{SessionTTL: time.Second}, "session_ttl"},
 	} {
+		if c.cfg.SessionTTL == 0 {
+			c.cfg.SessionTTL = 12 * time.Hour
+		}
 		err := c.cfg.Validate()
 		if (err == nil) != (c.want == "") || (err != nil && !strings.Contains(err.Error(), "key "+c.want+":")) {
 			t.Errorf("%+v: %v; want key %q", c.cfg, err, c.want)
@@ -42,7 +51,7 @@ func TestATokensFileIsReadStrictly(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "users")
 		os.WriteFile(path, []byte(c.body), 0o600)
-		if _, err := New(Config{Identity: Tokens, TokensFile: path}, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := New(Config{Identity: Tokens, TokensFile: path}, time.Now, quiet); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v; want %q", c.body, err, c.want)
 		}
 	}
@@ -64,3 +73,5 @@ func TestRoles(t *testing.T) {
 		}
 	}
 }
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -1,26 +1,35 @@
 package access
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/netip"
-	"os"
 	"strings"
+	"sync"
+	"time"
 )
 
-// Control identifies requests as its Config says.
+// Recheck is how often, at most, a workspace of identity tokens looks at
+// its tokens file again: a removed or rotated token stops within it.
+const Recheck = time.Second
+
+// Control identifies requests as its Config says. It is safe for
+// concurrent use.
 type Control struct {
 	Config
 	proxies []netip.Prefix
-	users   []account // identity tokens
-	secret  []byte    // keys the session cookies of identity tokens
+	now     func() time.Time
+	log     *slog.Logger
+
+	mu      sync.Mutex
+	users   []account // identity tokens, as last read
+	sum     [sha256.Size]byte
+	checked time.Time
+	broken  error // the tokens file is unreadable or invalid: no one gets in
 }
 
 // account is a user of identity tokens: the name and its token's hash.
@@ -29,10 +38,12 @@ type account struct {
 	hash [sha256.Size]byte
 }
 
-// New makes the control of c, reading its tokens file; secret keys the
-// session cookies (a new one at each start ends every session).
-func New(c Config, secret []byte) (*Control, error) {
-	ctl := &Control{Config: c, secret: secret}
+// New makes the control of c, reading its tokens file (an unreadable or
+// invalid one, or one that group or others may write, is an error naming
+// the file). now is the clock the file is looked at again by, at most
+// every Recheck; log says when it is read again or turns bad.
+func New(c Config, now func() time.Time, log *slog.Logger) (*Control, error) {
+	ctl := &Control{Config: c, now: now, log: log}
 	for _, p := range c.Proxies {
 		pp, err := parseProxy(p)
 		if err != nil {
@@ -41,11 +52,12 @@ func New(c Config, secret []byte) (*Control, error) {
 		ctl.proxies = append(ctl.proxies, pp)
 	}
 	if c.Identity == Tokens {
-		users, err := readTokens(c.TokensFile)
+		ctl.checked = now()
+		users, sum, err := loadTokens(c.TokensFile)
 		if err != nil {
 			return nil, configErr("tokens_file", "%v", err)
 		}
-		ctl.users = users
+		ctl.users, ctl.sum = users, sum
 	}
 	return ctl, nil
 }
@@ -54,39 +66,33 @@ func configErr(key, format string, args ...any) error {
 	return fmt.Errorf("config key workspace.%s: %s", key, fmt.Sprintf(format, args...))
 }
 
-// readTokens reads a tokens file: lines "name: hex SHA-256 of the
-// token", blank lines and # comments skipped. A bad line names its file
-// and line; a name given twice, or two names with one token, is refused.
-func readTokens(path string) ([]account, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+// accounts are the users of the tokens file as it is now: read again when
+// Recheck has passed since it was last looked at and it changed. A file
+// that turned unreadable or invalid gives none, and its error, until it
+// is valid again.
+func (c *Control) accounts() ([]account, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now := c.now(); now.Sub(c.checked) >= Recheck || now.Before(c.checked) {
+		c.checked = now
+		c.reload()
 	}
-	var out []account
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for n := 1; sc.Scan(); n++ {
-		line := trimmed(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	return c.users, c.broken
+}
+
+// reload reads the tokens file again, logging a change.
+func (c *Control) reload() {
+	users, sum, err := loadTokens(c.TokensFile)
+	switch {
+	case err != nil:
+		if c.broken == nil || c.broken.Error() != err.Error() {
+			c.log.Error("workspace: the tokens file is unreadable or invalid: every token and session is refused until it is valid", "error", err)
 		}
-		i := strings.LastIndex(line, ":")
-		name, hexHash := trimmed(line[:max(i, 0)]), trimmed(line[i+1:])
-		h, err := hex.DecodeString(hexHash)
-		if i < 0 || name == "" || err != nil || len(h) != sha256.Size {
-			return nil, fmt.Errorf("%s line %d: want \"name: the token's SHA-256 in hex\" (printf %%s TOKEN | sha256sum)", path, n)
-		}
-		a := account{name: name, hash: [sha256.Size]byte(h)}
-		for _, o := range out {
-			if o.name == name || o.hash == a.hash {
-				return nil, fmt.Errorf("%s line %d: %s has a name or a token given before", path, n, name)
-			}
-		}
-		out = append(out, a)
+		c.users, c.broken = nil, err
+	case c.broken != nil || sum != c.sum:
+		c.log.Info("workspace: the tokens file changed and is read again", "file", c.TokensFile, "users", len(users))
+		c.users, c.sum, c.broken = users, sum, nil
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no user (lines \"name: sha256 of the token\")", path)
-	}
-	return out, sc.Err()
 }
 
 // ErrNoIdentity is a request that shows no identity the workspace takes.
@@ -103,13 +109,14 @@ func (e *UntrustedError) Error() string {
 // Identify says who r comes from: for identity header, the header's
 // user, when r comes from a configured proxy (else *UntrustedError, or
 // ErrNoIdentity without the header); for identity tokens, the user whose
-// token r shows as a bearer header or whose session cookie it carries
-// (else ErrNoIdentity). Without identity it is the unattributed User{}.
-func (c *Control) Identify(r *http.Request, cookie string) (User, error) {
+// token r shows as a bearer header (else ErrNoIdentity: a session is the
+// workspace's to resume, with Resume). Without identity it is the
+// unattributed User{}.
+func (c *Control) Identify(r *http.Request) (User, error) {
 	switch c.Identity {
 	case Header:
 		name := trimmed(r.Header.Get(c.Header))
-		if !c.fromProxy(r.RemoteAddr) {
+		if !c.FromProxy(r) {
 			if name == "" {
 				return User{}, ErrNoIdentity
 			}
@@ -120,37 +127,102 @@ func (c *Control) Identify(r *http.Request, cookie string) (User, error) {
 		}
 		return User{Name: name, Auth: Header}, nil
 	case Tokens:
-		if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		if bearer, ok := Bearer(r); ok {
 			return c.Login(bearer)
 		}
-		return c.fromSession(cookie)
+		return User{}, ErrNoIdentity
 	}
 	return User{}, nil
 }
 
-// fromProxy tells whether addr (host:port) is a configured proxy's.
-func (c *Control) fromProxy(addr string) bool {
-	ap, err := netip.ParseAddrPort(addr)
-	if err != nil {
-		return false
-	}
+// Bearer is the token of r's Authorization: Bearer header, if it has one.
+func Bearer(r *http.Request) (string, bool) {
+	return strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+}
+
+// FromProxy tells whether r comes from a configured proxy's address.
+func (c *Control) FromProxy(r *http.Request) bool {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	return err == nil && c.isProxy(ap.Addr())
+}
+
+func (c *Control) isProxy(a netip.Addr) bool {
 	for _, p := range c.proxies {
-		if p.Contains(ap.Addr().Unmap()) {
+		if p.Contains(a.Unmap()) {
 			return true
 		}
 	}
 	return false
 }
 
-// Users is how many users the tokens file names.
-func (c *Control) Users() int { return len(c.users) }
+// HTTPS tells whether r reached the workspace over TLS: its own, or a
+// configured proxy's that says so (X-Forwarded-Proto: https). The header
+// from anywhere else is ignored.
+func (c *Control) HTTPS(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	proto := r.Header.Values("X-Forwarded-Proto")
+	return c.FromProxy(r) && len(proto) > 0 && strings.EqualFold(trimmed(proto[len(proto)-1]), "https")
+}
 
-// Login is the user of identity tokens whose token this is.
+// Client is the address r comes from: r's peer, or when that is a
+// configured proxy, the nearest address of X-Forwarded-For that is not a
+// proxy (the proxy's own when the header names none or is malformed).
+func (c *Control) Client(r *http.Request) string {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	client := ap.Addr().Unmap()
+	if !c.isProxy(client) {
+		return client.String()
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(trimmed(hops[i]))
+		if err != nil {
+			break
+		}
+		if client = a.Unmap(); !c.isProxy(client) {
+			break
+		}
+	}
+	return client.String()
+}
+
+// Users is how many users the tokens file names.
+func (c *Control) Users() int {
+	users, _ := c.accounts()
+	return len(users)
+}
+
+// Known tells whether the tokens file names a user called name.
+func (c *Control) Known(name string) bool {
+	users, _ := c.accounts()
+	for _, a := range users {
+		if a.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Login is the user of identity tokens whose token this is, in the
+// tokens file as it is now.
 func (c *Control) Login(token string) (User, error) {
-	h := sha256.Sum256([]byte(token))
+	return c.Resume(sha256.Sum256([]byte(token)))
+}
+
+// Resume is the user whose token hashes to sum, in the tokens file as it
+// is now: a session remembers the hash of the token it was opened with,
+// so that a token removed or rotated ends its sessions too. A tokens file
+// that is unreadable or invalid lets no one in.
+func (c *Control) Resume(sum [sha256.Size]byte) (User, error) {
+	users, _ := c.accounts()
 	name := ""
-	for _, a := range c.users {
-		if subtle.ConstantTimeCompare(h[:], a.hash[:]) == 1 {
+	for _, a := range users {
+		if subtle.ConstantTimeCompare(sum[:], a.hash[:]) == 1 {
 			name = a.name
 		}
 	}
@@ -158,38 +230,4 @@ func (c *Control) Login(token string) (User, error) {
 		return User{}, ErrNoIdentity
 	}
 	return User{Name: name, Auth: Tokens}, nil
-}
-
-// Session is the session cookie's value for u, a user of identity
-// tokens: the name and a MAC over it and the user's token hash, so that a
-// new token ends the user's sessions.
-func (c *Control) Session(u User) string {
-	for _, a := range c.users {
-		if a.name == u.Name {
-			return hex.EncodeToString([]byte(a.name)) + "." + c.mac(a)
-		}
-	}
-	return ""
-}
-
-func (c *Control) mac(a account) string {
-	m := hmac.New(sha256.New, c.secret)
-	m.Write([]byte("billsnap session\x00" + a.name + "\x00"))
-	m.Write(a.hash[:])
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-// fromSession is the user whose session cookie value v is.
-func (c *Control) fromSession(v string) (User, error) {
-	nameHex, sum, ok := strings.Cut(v, ".")
-	name, err := hex.DecodeString(nameHex)
-	if !ok || err != nil {
-		return User{}, ErrNoIdentity
-	}
-	for _, a := range c.users {
-		if a.name == string(name) && hmac.Equal([]byte(sum), []byte(c.mac(a))) {
-			return User{Name: a.name, Auth: Tokens}, nil
-		}
-	}
-	return User{}, ErrNoIdentity
 }

@@ -86,5 +86,6 @@ func Default() Config {
 		Reconcile:   Reconcile{Grace: 48 * time.Hour, Materiality: reconcile.DefaultMateriality()},
 		Iceberg:     lake.DefaultIceberg(),
 		Retention:   Retention{Runs: 100},
+		Workspace:   access.Config{SessionTTL: 12 * time.Hour},
 	}
 }

@@ -29,28 +29,17 @@ func mac(key []byte, msg string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// session is the cookie's value: derived from the token, so that a new
-// token ends every session, and not the token itself.
-func (s *Server) session() string { return mac([]byte(s.o.Token), "billsnap workspace session") }
-
-// guard answers only what may be answered: without a token, requests to
-// a loopback Host name; with one, requests that show it. The login page
-// and the embedded assets are open to all.
+// guard answers only what may be answered: without a token nor identity,
+// requests to a loopback Host name; else requests that show who they come
+// from. The login page and the embedded assets are open to all; an
+// address with too many wrong tokens waits (429).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("Referrer-Policy", "same-origin")
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'")
-		if s.identified() {
-			if r.URL.Path == "/login" || strings.HasPrefix(r.URL.Path, "/assets/") {
-				next.ServeHTTP(w, r)
-				return
-			}
-			s.identify(next, w, r)
-			return
-		}
-		if s.o.Token == "" {
+		if !s.identified() && s.o.Token == "" {
 			host, _, err := net.SplitHostPort(r.Host)
 			if err != nil {
 				host = r.Host
@@ -62,26 +51,102 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if s.authenticated(r) || r.URL.Path == "/login" || strings.HasPrefix(r.URL.Path, "/assets/") {
+		if r.URL.Path == "/login" || strings.HasPrefix(r.URL.Path, "/assets/") {
 			next.ServeHTTP(w, r)
 			return
 		}
-		s.unauthorized(w, r)
+		if _, ok := access.Bearer(r); ok && s.logsIn() {
+			if wait := s.addrs.wait(s.client(r)); wait > 0 {
+				s.tooMany(w, r, wait)
+				return
+			}
+		}
+		s.identify(next, w, r)
 	})
 }
 
-// authenticated tells whether r shows the token: as a bearer header or as
-// the session cookie (with identity: whether r is identified).
-func (s *Server) authenticated(r *http.Request) bool {
+// who is who r comes from: its identity (a proxy's header, a bearer
+// token, a live session), or with the shared token, the unattributed
+// User{} when r shows the token or a live session of it. A wrong bearer
+// token counts against r's address.
+func (s *Server) who(r *http.Request) (access.User, error) {
+	u, err := s.shown(r)
+	if _, bearer := access.Bearer(r); bearer && err != nil && s.logsIn() {
+		s.addrs.fail(s.client(r))
+	}
+	return u, err
+}
+
+func (s *Server) shown(r *http.Request) (access.User, error) {
 	if s.identified() {
-		_, err := s.o.Access.Identify(r, sessionCookie(r))
-		return err == nil
+		u, err := s.o.Access.Identify(r)
+		if errors.Is(err, access.ErrNoIdentity) && s.o.Access.Identity == access.Tokens {
+			if _, bearer := access.Bearer(r); !bearer {
+				return s.fromSession(r)
+			}
+		}
+		return u, err
 	}
-	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return subtle.ConstantTimeCompare([]byte(bearer), []byte(s.o.Token)) == 1
+	if bearer, ok := access.Bearer(r); ok {
+		if subtle.ConstantTimeCompare([]byte(bearer), []byte(s.o.Token)) == 1 {
+			return access.User{}, nil
+		}
+		return access.User{}, access.ErrNoIdentity
 	}
-	c, err := r.Cookie(cookieName)
-	return err == nil && hmac.Equal([]byte(c.Value), []byte(s.session()))
+	return s.fromSession(r)
+}
+
+// fromSession is the user of r's session, when it is live and the token
+// it was opened with is still its user's (else the session is ended).
+func (s *Server) fromSession(r *http.Request) (access.User, error) {
+	id := sessionCookie(r)
+	ss, ok := s.sessions.get(id)
+	if !ok {
+		return access.User{}, access.ErrNoIdentity
+	}
+	if u, ok := s.holder(ss.sum); ok && u == ss.user {
+		return u, nil
+	}
+	s.sessions.end(id)
+	return access.User{}, access.ErrNoIdentity
+}
+
+// holder is the user whose token hashes to sum now: with identity
+// tokens, as the tokens file says; else the shared token's unattributed
+// user.
+func (s *Server) holder(sum [sha256.Size]byte) (access.User, bool) {
+	if s.identified() {
+		u, err := s.o.Access.Resume(sum)
+		return u, err == nil
+	}
+	want := sha256.Sum256([]byte(s.o.Token))
+	return access.User{}, subtle.ConstantTimeCompare(sum[:], want[:]) == 1
+}
+
+// authenticated tells whether r shows who it comes from.
+func (s *Server) authenticated(r *http.Request) bool {
+	_, err := s.who(r)
+	return err == nil
+}
+
+// client is the address r comes from, through the trusted proxies.
+func (s *Server) client(r *http.Request) string {
+	if s.o.Access != nil {
+		return s.o.Access.Client(r)
+	}
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
+
+// https tells whether r came over TLS, the workspace's or a trusted
+// proxy's.
+func (s *Server) https(r *http.Request) bool {
+	if s.o.Access != nil {
+		return s.o.Access.HTTPS(r)
+	}
+	return r.TLS != nil
 }
 
 // sessionCookie is the value of r's session cookie, "" without one.
@@ -99,30 +164,90 @@ func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusUnauthorized, errors.New("the token is required (Authorization: Bearer …)"))
 		return
 	}
-	s.render(w, r, http.StatusUnauthorized, "login", loginPage{Next: localPath(r.URL.RequestURI())})
+	s.render(w, r, http.StatusUnauthorized, "login", s.loginPage(localPath(r.URL.RequestURI()), ""))
 }
 
 type loginPage struct {
 	Next, Error string
+	Name        bool // the login asks for the user's name (identity tokens)
 }
 
-// login takes the token from the login form and gives the session cookie:
-// the shared token's, or with identity tokens, the user's own.
+func (s *Server) loginPage(next, msg string) loginPage {
+	return loginPage{Next: next, Error: msg, Name: s.identified()}
+}
+
+// login takes the token (and with identity tokens, the name) from the
+// login form and opens a session: the shared token's, or the user's own.
+// Too many wrong attempts from an address or for a user wait (429).
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if !s.logsIn() {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
 	next := localPath(r.FormValue("next"))
-	session, ok := s.sessionOf(r.PostFormValue("token"))
-	if !ok {
-		s.o.Log.Warn("workspace: a login with a wrong token", "from", r.RemoteAddr)
-		s.render(w, r, http.StatusUnauthorized, "login", loginPage{Next: next, Error: "That is not a token this workspace knows."})
+	from, name := s.client(r), s.knownName(r.PostFormValue("name"))
+	if wait := max(s.addrs.wait(from), s.users.wait(name)); wait > 0 {
+		s.tooMany(w, r, wait)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: session, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	u, sum, ok := s.check(r.PostFormValue("name"), r.PostFormValue("token"))
+	if !ok {
+		s.addrs.fail(from)
+		if name != "" {
+			s.users.fail(name)
+		}
+		s.o.Log.Warn("workspace: a login with a wrong token", "from", from, "name", name)
+		s.render(w, r, http.StatusUnauthorized, "login", s.loginPage(next, "That is not a token this workspace knows."))
+		return
+	}
+	id, err := s.sessions.open(u, sum)
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	s.o.Log.Info("workspace: logged in", "user", u.Name, "from", from)
+	http.SetCookie(w, s.cookie(r, id, int(s.sessions.ttl.Seconds())))
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// cookie is the session cookie of id for maxAge seconds (negative: it is
+// cleared): HttpOnly, SameSite=Strict, Secure when r came over TLS.
+func (s *Server) cookie(r *http.Request, id string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: cookieName, Value: id, Path: "/", MaxAge: maxAge, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: s.https(r)}
+}
+
+// knownName is name when the tokens file names that user ("" otherwise):
+// the users a login is limited for are those that exist, so that made-up
+// names cannot grow the limiter.
+func (s *Server) knownName(name string) string {
+	if name = strings.TrimSpace(name); s.identified() && s.o.Access.Known(name) {
+		return name
+	}
+	return ""
+}
+
+// check is the user that token (and with identity tokens, name) log in,
+// and the token's hash, if they log one in.
+func (s *Server) check(name, token string) (access.User, [sha256.Size]byte, bool) {
+	sum := sha256.Sum256([]byte(token))
+	u, ok := s.holder(sum)
+	if s.identified() {
+		ok = ok && u.Name == strings.TrimSpace(name)
+	}
+	return u, sum, ok
+}
+
+// logout ends the session on the server and clears its cookie.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	if err := s.checkForm(r); err != nil {
+		s.fail(w, r, http.StatusForbidden, err)
+		return
+	}
+	s.sessions.end(sessionCookie(r))
+	s.o.Log.Info("workspace: logged out", "user", user(r).Name, "from", s.client(r))
+	http.SetCookie(w, s.cookie(r, "", -1))
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
 // logsIn tells whether a browser logs in: with the shared token, or with
@@ -134,26 +259,13 @@ func (s *Server) logsIn() bool {
 	return s.o.Token != ""
 }
 
-// sessionOf is the session cookie token opens, if it opens one.
-func (s *Server) sessionOf(token string) (string, bool) {
-	if s.identified() {
-		u, err := s.o.Access.Login(token)
-		if err != nil {
-			return "", false
-		}
-		s.o.Log.Info("workspace: logged in", "user", u.Name)
-		return s.o.Access.Session(u), true
-	}
-	return s.session(), subtle.ConstantTimeCompare([]byte(token), []byte(s.o.Token)) == 1
-}
-
 // loginForm shows the login page (or the overview when no token is set).
 func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
 	if !s.logsIn() || s.authenticated(r) {
 		http.Redirect(w, r, localPath(r.FormValue("next")), http.StatusSeeOther)
 		return
 	}
-	s.render(w, r, http.StatusOK, "login", loginPage{Next: localPath(r.FormValue("next"))})
+	s.render(w, r, http.StatusOK, "login", s.loginPage(localPath(r.FormValue("next")), ""))
 }
 
 // localPath is p when it is a path of this site, else "/": a login never

@@ -240,6 +240,7 @@ func TestClosingAMonthInChromium(t *testing.T) {
 	b := newBrowser(t, srv.URL)
 	overview := srv.URL + "/?period=" + p.String()
 	b.do(t, "logging in", chromedp.Navigate(overview), chromedp.WaitVisible(chromedp.CSS(`input[name=token]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "dana"),
 		chromedp.SendKeys(chromedp.CSS(`input[name=token]`), closeUsers["dana"]),
 		chromedp.Submit(chromedp.CSS(`input[name=token]`)), chromedp.WaitVisible(chromedp.ID("signoff-form")))
 	if n := b.eval(t, `String(document.querySelectorAll('#signoff-form input[name=name]').length)`); n != "0" {

@@ -16,11 +16,11 @@ type userKey struct{}
 // (workspace.identity), not the names they type.
 func (s *Server) identified() bool { return s.o.Access != nil && s.o.Access.Identity != access.None }
 
-// identify answers a request of a workspace with identity: identified, it
+// identify answers a request that must show who it comes from: shown, it
 // goes on with its user in its context; else 401, logged when it named a
 // user from an address that is not a proxy.
 func (s *Server) identify(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	u, err := s.o.Access.Identify(r, sessionCookie(r))
+	u, err := s.who(r)
 	var untrusted *access.UntrustedError
 	switch {
 	case err == nil:
@@ -28,7 +28,7 @@ func (s *Server) identify(next http.Handler, w http.ResponseWriter, r *http.Requ
 	case errors.As(err, &untrusted):
 		s.o.Log.Warn("workspace: an identity header from an address that is not a proxy", "header", untrusted.Header, "from", r.RemoteAddr, "path", r.URL.Path)
 		s.refuse(w, r, http.StatusUnauthorized, err)
-	case s.o.Access.Identity == access.Header:
+	case s.identified() && s.o.Access.Identity == access.Header:
 		s.refuse(w, r, http.StatusUnauthorized, errors.New("no "+s.o.Access.Header+" header: the workspace is reached through its proxy"))
 	default:
 		s.unauthorized(w, r)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/internal/syncbuf"
@@ -19,7 +20,13 @@ import (
 // control is the access of c, failing the test on an error.
 func control(t *testing.T, c access.Config) *access.Control {
 	t.Helper()
-	ctl, err := access.New(c, []byte("test secret"))
+	return controlAt(t, c, time.Now, quiet)
+}
+
+// controlAt is the access of c on the clock now, logging to log.
+func controlAt(t *testing.T, c access.Config, now func() time.Time, log *slog.Logger) *access.Control {
+	t.Helper()
+	ctl, err := access.New(c, now, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +127,7 @@ func TestATokenEachAndItsRoles(t *testing.T) {
 	if a := do(t, srv, call{path: "/api/snapshots", header: map[string]string{"Authorization": "Bearer not-a-user-token-000"}}); a.status != http.StatusUnauthorized {
 		t.Fatalf("an unknown token: %d", a.status)
 	}
-	login := do(t, srv, call{method: http.MethodPost, path: "/login", body: "token=" + tokens["erin"] + "&next=/", contentType: "application/x-www-form-urlencoded"})
+	login := do(t, srv, call{method: http.MethodPost, path: "/login", body: "name=erin&token=" + tokens["erin"] + "&next=/", contentType: "application/x-www-form-urlencoded"})
 	cookie := login.header.Get("Set-Cookie")
 	if login.status != http.StatusSeeOther || cookie == "" {
 		t.Fatalf("login: %d %q", login.status, cookie)

@@ -18,6 +18,7 @@ func (s *Server) routes() {
 	m.Handle("GET /assets/", assets())
 	m.HandleFunc("GET /login", s.loginForm)
 	m.HandleFunc("POST /login", s.login)
+	m.HandleFunc("POST /logout", s.logout)
 	m.HandleFunc("GET /{$}", s.withDB(s.overview))
 	m.HandleFunc("GET /findings", s.withDB(s.findings))
 	m.HandleFunc("GET /findings.csv", s.withDB(s.download("csv")))

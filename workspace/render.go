@@ -72,18 +72,18 @@ var pages = func() map[string]*template.Template {
 
 // view is what every page gets: its own data, and the session's.
 type view struct {
-	Title string
-	CSRF  string
-	Token bool        // a token is set: show the logout hint
-	User  access.User // who is signed in, with identity
-	Page  any
+	Title   string
+	CSRF    string
+	Session bool        // a login's session: show the logout
+	User    access.User // who is signed in, with identity
+	Page    any
 }
 
 // render writes page name with data, status code first; a template that
 // fails writes an error instead, never half a page.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name string, data any) {
 	var b bytes.Buffer
-	v := view{Title: titles[name], CSRF: s.csrfToken(r), Token: s.o.Token != "", User: user(r), Page: data}
+	v := view{Title: titles[name], CSRF: s.csrfToken(r), Session: name != "login" && s.logsIn() && sessionCookie(r) != "", User: user(r), Page: data}
 	if err := pages[name].ExecuteTemplate(&b, "layout", v); err != nil {
 		s.o.Log.Error("workspace: rendering a page", "page", name, "error", err)
 		http.Error(w, "the page could not be rendered; the log says why", http.StatusInternalServerError)

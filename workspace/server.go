@@ -12,18 +12,21 @@
 // It is safe by default: without a token it answers only requests whose
 // Host is a loopback name (so that a web page cannot reach it by DNS
 // rebinding); with a token, every request shows it (a bearer header, or
-// the HttpOnly, SameSite=Strict cookie a browser gets by logging in once).
+// the HttpOnly, SameSite=Strict cookie of a session a browser gets by
+// logging in, which expires and ends at a logout).
 // Writes refuse cross-origin browser requests (Sec-Fetch-Site and Origin)
 // and forms carry a CSRF token.
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"time"
 
 	"github.com/billsnap/billsnap/access"
@@ -46,14 +49,43 @@ type Options struct {
 	PageSize int // findings per page
 	Log      *slog.Logger
 	Now      func() time.Time
+	// SessionTTL is how long a login's session lasts (0: 12 h).
+	SessionTTL time.Duration
+	// Timeouts are the connections' (zero fields: DefaultTimeouts').
+	Timeouts Timeouts
+}
+
+// Timeouts bound how long a connection may take: to send its request's
+// header, the whole request, to take the answer (Download for the files:
+// the CSV, the XLSX and the evidence pack), and to sit idle between
+// requests.
+type Timeouts struct {
+	ReadHeader, Read, Write, Download, Idle time.Duration
+}
+
+// DefaultTimeouts are a header in 10 s, a request (a body is at most
+// 64 KiB) in 30 s, a page or an API answer taken in 10 min, a download in
+// 1 h, and 2 min idle.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{ReadHeader: 10 * time.Second, Read: 30 * time.Second, Write: 10 * time.Minute,
+		Download: time.Hour, Idle: 2 * time.Minute}
+}
+
+// or is t with its zero fields taken from d.
+func (t Timeouts) or(d Timeouts) Timeouts {
+	return Timeouts{ReadHeader: cmp.Or(t.ReadHeader, d.ReadHeader), Read: cmp.Or(t.Read, d.Read), Write: cmp.Or(t.Write, d.Write),
+		Download: cmp.Or(t.Download, d.Download), Idle: cmp.Or(t.Idle, d.Idle)}
 }
 
 // Server is a workspace over one store.
 type Server struct {
-	o      Options
-	model  *readModel
-	secret []byte // keys the CSRF tokens; new at each start
-	mux    *http.ServeMux
+	o        Options
+	model    *readModel
+	secret   []byte // keys the CSRF tokens; new at each start
+	mux      *http.ServeMux
+	sessions *sessions
+	addrs    *limiter // wrong logins and bearer tokens per address
+	users    *limiter // wrong logins per user named
 }
 
 // New makes the workspace of o.
@@ -62,11 +94,14 @@ func New(o Options) (*Server, error) {
 		return nil, errors.New("workspace: Ledger, Log and Now are required")
 	}
 	o.PageSize = max(o.PageSize, 1)
+	o.SessionTTL = cmp.Or(o.SessionTTL, 12*time.Hour)
+	o.Timeouts = o.Timeouts.or(DefaultTimeouts())
 	secret, err := randomBytes(32)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{o: o, model: newReadModel(o.Store), secret: secret, mux: http.NewServeMux()}
+	s := &Server{o: o, model: newReadModel(o.Store), secret: secret, mux: http.NewServeMux(),
+		sessions: newSessions(o.SessionTTL, o.Now), addrs: newLimiter(o.Now), users: newLimiter(o.Now)}
 	o.Ledger.Covering((&covering{root: o.Store.Out, sets: map[string]map[[2]string]bool{}}).covers)
 	s.routes()
 	return s, nil
@@ -75,13 +110,14 @@ func New(o Options) (*Server, error) {
 // Close lets go of the read model.
 func (s *Server) Close() error { return s.model.close() }
 
-// Handler is the workspace's handler, its protections included.
+// Handler is the workspace's handler, its protections included: body
+// limits, the guard, cross-origin protection and downloads' deadline.
 func (s *Server) Handler() http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusForbidden, errors.New("cross-origin request refused"))
 	}))
-	return s.guard(cop.Handler(s.mux))
+	return s.limitBody(s.guard(cop.Handler(s.downloads(s.mux))))
 }
 
 // CheckListen refuses an address that is not loopback when there is no
@@ -107,9 +143,30 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// HTTPServer is the workspace's http.Server: its Handler, and its
+// Timeouts.
+func (s *Server) HTTPServer() *http.Server {
+	t := s.o.Timeouts
+	return &http.Server{Handler: s.Handler(), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
+		IdleTimeout: t.Idle, MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(s.o.Log.Handler(), slog.LevelWarn)}
+}
+
+// downloads gives the files (findings.csv, findings.xlsx, evidence.zip)
+// the Download deadline to be taken in, not Write's (the connection's
+// deadlines are the wall clock's, as the http.Server's own are).
+func (s *Server) downloads(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch path.Ext(r.URL.Path) {
+		case ".csv", ".xlsx", ".zip":
+			http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.o.Timeouts.Download))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // Serve serves the workspace on l until ctx ends, then shuts down.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.o.Log.Handler(), slog.LevelWarn)}
+	srv := s.HTTPServer()
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	select {

@@ -111,7 +111,7 @@ func runCheckConfig(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return job.Usagef("schedules: %v", err)
 	}
-	ctl, err := accessControl(cfg.Workspace, "")
+	ctl, err := accessControl(env, cfg.Workspace, "")
 	if err != nil {
 		return err
 	}

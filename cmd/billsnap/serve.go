@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"net"
 	"os"
@@ -34,7 +33,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctl, err := accessControl(cfg.Workspace, token)
+	ctl, err := accessControl(env, cfg.Workspace, token)
 	if err != nil {
 		return err
 	}
@@ -53,7 +52,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		env.log.Warn("the ledger does not verify: the workspace takes no write until it does (billsnap ledger verify)", "error", err)
 	}
 	ws, err := workspace.New(workspace.Options{Store: cfg.Options, Reconcile: opts, Ledger: led,
-		Token: token, Access: ctl, Trend: cfg.Reports.Trend, PageSize: 50, Log: env.log, Now: time.Now})
+		Token: token, Access: ctl, Trend: cfg.Reports.Trend, PageSize: 50, Log: env.log, Now: time.Now,
+		SessionTTL: cfg.Workspace.SessionTTL})
 	if err != nil {
 		return err
 	}
@@ -86,17 +86,15 @@ func readToken(file string) (string, error) {
 	return token, nil
 }
 
-// accessControl is the workspace's access of c. The shared token and an
-// identity are one or the other: a shared token names no one.
-func accessControl(c access.Config, token string) (*access.Control, error) {
+// accessControl is the workspace's access of c (a tokens file that is
+// invalid, or that group or others may write, is a usage error). The
+// shared token and an identity are one or the other: a shared token names
+// no one.
+func accessControl(env *cliEnv, c access.Config, token string) (*access.Control, error) {
 	if token != "" && c.Identity != access.None {
 		return nil, job.Usagef("--token-file and workspace.identity %s are one or the other: with identity, each user is known by their own", c.Identity)
 	}
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		return nil, err
-	}
-	ctl, err := access.New(c, secret)
+	ctl, err := access.New(c, time.Now, env.log)
 	if err != nil {
 		return nil, job.Usage(err)
 	}
