@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/billsnap/billsnap/extract"
@@ -39,22 +40,26 @@ type Summary struct {
 	Writes                             int // requests sent
 }
 
-// request is the write an action makes.
-func (a *Applier) request(act Action) (method, url string, body []byte) {
+// request is the write an action makes, its ID escaped in the path (the
+// plan's Check has refused one that is not a GUID).
+func (a *Applier) request(act Action) (method, target string, body []byte) {
 	base := strings.TrimRight(a.BaseURL, "/")
 	switch act.Op {
 	case OpMarkPaid:
 		body, _ = json.Marshal(map[string]string{"PaymentDate": act.PaymentDate})
-		return http.MethodPut, base + "/v3/invoices/" + act.InvoiceID + "/markpaid/", body
+		return http.MethodPut, base + "/v3/invoices/" + url.PathEscape(act.InvoiceID) + "/markpaid/", body
 	default:
 		body, _ = json.Marshal(map[string]int64{"quantity": *act.Quantity})
-		return http.MethodPut, base + "/v3/subscriptioncharges/" + act.ReferenceID + "/setamountbyreferenceid", body
+		return http.MethodPut, base + "/v3/subscriptioncharges/" + url.PathEscape(act.ReferenceID) + "/setamountbyreferenceid", body
 	}
 }
 
 // DryRun prints every request apply would send, those the record shows
-// made left out, and sends none.
+// made left out, and sends none; a plan that fails Check is an error.
 func (a *Applier) DryRun(p Plan) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
 	events, err := a.Record.Events(p.Digest)
 	if err != nil {
 		return err
@@ -75,9 +80,13 @@ func (a *Applier) DryRun(p Plan) error {
 }
 
 // Apply applies p: each action not yet made, once. An action the record
-// shows sent with no answer (a run that died) is read back first.
+// shows sent with no answer (a run that died) is read back first. A plan
+// that fails Check is an error, and nothing is sent.
 func (a *Applier) Apply(ctx context.Context, p Plan) (Summary, error) {
 	var sum Summary
+	if err := p.Check(); err != nil {
+		return sum, err
+	}
 	events, err := a.Record.Events(p.Digest)
 	if err != nil {
 		return sum, err

@@ -90,7 +90,43 @@ func Read(path string) (Plan, error) {
 	if err := dec.Decode(&p); err != nil {
 		return Plan{}, fmt.Errorf("--plan %s: %w", path, err)
 	}
+	if err := p.Check(); err != nil {
+		return Plan{}, fmt.Errorf("--plan %s: %w", path, err)
+	}
 	return p, nil
+}
+
+// Check returns what makes p's actions unsendable, naming the first such
+// action: an unknown operation, a setamount without a quantity, or an
+// invoice or reference ID that is not a GUID, as the spec says both are
+// (each goes into a URL path). A plan edited by hand, --force or not,
+// sends nothing else.
+func (p Plan) Check() error {
+	for i, a := range p.Actions {
+		if err := a.check(); err != nil {
+			return fmt.Errorf("action %d (%s): %w", i+1, a.Op, err)
+		}
+	}
+	return nil
+}
+
+func (a Action) check() error {
+	switch a.Op {
+	case OpMarkPaid:
+		if !guidRE.MatchString(a.InvoiceID) {
+			return fmt.Errorf("invoice_id %q is not a GUID", a.InvoiceID)
+		}
+	case OpSetAmount:
+		if !guidRE.MatchString(a.ReferenceID) {
+			return fmt.Errorf("reference_id %q is not a GUID", a.ReferenceID)
+		}
+		if a.Quantity == nil {
+			return fmt.Errorf("no quantity")
+		}
+	default:
+		return fmt.Errorf("unknown operation %q (want %s or %s)", a.Op, OpMarkPaid, OpSetAmount)
+	}
+	return nil
 }
 
 // Make builds the plan for rep, a stored reconciliation, reading its

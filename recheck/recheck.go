@@ -136,8 +136,13 @@ func fetchAll(ctx context.Context, subs []string, o Options) (map[string][]charg
 // chargesObject is the object code of a subscription charge's errors.
 const chargesObject = 7
 
-// fetch walks the charges of subscription sub as the service has them now.
+// fetch walks the charges of subscription sub as the service has them
+// now. sub goes into an OData guid literal, so it must be a GUID, as the
+// spec says a SubscriptionID is: anything else is refused, not sent.
 func fetch(ctx context.Context, w *extract.Walker, sub string) ([]charge, error) {
+	if _, ok := extract.ParseGUID(sub); !ok {
+		return nil, fmt.Errorf("the charges of subscription %q: its ID, from the snapshot, is not a GUID as the spec says a SubscriptionID is; not sent to the service", sub)
+	}
 	filter := url.QueryEscape(fmt.Sprintf("SubscriptionID eq guid'%s'", sub))
 	coll := extract.Collection{Table: "subscription_charges", Path: "/v3/subscriptioncharges/query?$filter=" + filter, Object: chargesObject}
 	var s sink
