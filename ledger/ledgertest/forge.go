@@ -8,15 +8,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 )
 
-// Genesis is the "prev" of a ledger's first line.
-const Genesis = "0000000000000000000000000000000000000000000000000000000000000000"
-
-var hashTail = regexp.MustCompile(`,"hash":"([0-9a-f]{64})"}$`)
+// genesis is the "prev" of a ledger's first line: 64 zeros.
+var genesis = strings.Repeat("0", sha256.Size*2)
 
 // Sealed is body, the JSON object of an entry without chain fields,
 // chained after a line whose hash is prev.
@@ -26,23 +23,26 @@ func Sealed(prev, body string) []byte {
 	return []byte(strings.TrimSuffix(sealed, "}") + `,"hash":"` + hex.EncodeToString(sum[:]) + `"}`)
 }
 
-// Hash is the hash a chained line carries ("" for a line without).
+// Hash is the hash a chained line carries, its last field ("" for a
+// line without).
 func Hash(line []byte) string {
-	if m := hashTail.FindSubmatch(line); m != nil {
-		return string(m[1])
+	const field = `,"hash":"`
+	i := bytes.LastIndex(line, []byte(field))
+	if i < 0 || len(line) < i+len(field)+sha256.Size*2 {
+		return ""
 	}
-	return ""
+	return string(line[i+len(field) : i+len(field)+sha256.Size*2])
 }
 
 // Append adds to the ledger at path a line of body chained after its
-// last line (Genesis when it has none), with its newline.
+// last line (after 64 zeros when it has none), with its newline.
 func Append(t testing.TB, path, body string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
-	prev := Genesis
+	prev := genesis
 	if lines := bytes.Split(bytes.TrimSuffix(b, []byte{'\n'}), []byte{'\n'}); len(b) > 0 {
 		prev = Hash(lines[len(lines)-1])
 	}
