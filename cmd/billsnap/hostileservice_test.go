@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/hostile"
@@ -23,7 +26,7 @@ import (
 // promise of `billsnap run`, the real binary as a child process: names
 // that are not valid UTF-8 are repaired and counted, every customer kept;
 // formula-looking values that reach findings.csv (invoice lines' IDs) are
-// in no CSV cell live; a value nested 200,000 levels deep neither crashes
+// in no CSV cell live, of the reports or of the workspace's download; a value nested 200,000 levels deep neither crashes
 // nor hangs the export: it is untyped (NULL in its column, counted) and
 // kept in _raw.
 func TestAHostileServiceBreaksNoPromise(t *testing.T) {
@@ -39,6 +42,38 @@ func TestAHostileServiceBreaksNoPromise(t *testing.T) {
 	checkRepairedNames(t, dir, customers, stdout, stderr)
 	checkDeepValueKept(t, dir, stdout)
 	checkNoLiveFormula(t, dir, hs.Lines)
+	download := filepath.Join(t.TempDir(), "findings.csv") // outside dir: checked alone
+	os.WriteFile(download, workspaceCSV(t, dir), 0o644)
+	checkNoLiveFormula(t, filepath.Dir(download), hs.Lines)
+}
+
+// workspaceCSV is the findings.csv the workspace (billsnap serve, a
+// child process) gives to download for the latest snapshot of dir.
+func workspaceCSV(t *testing.T, dir string) []byte {
+	t.Helper()
+	cmd := exec.Command(binary(t), "serve", "--out", dir, "--listen", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	var logs syncbuf.Buffer
+	resp, err := http.Get(readURL(t, stderr, &logs) + "findings.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /findings.csv: %s, %v\n%s", resp.Status, err, b)
+	}
+	return b
 }
 
 // runHostile runs the billsnap binary with args against the hostile
