@@ -19,7 +19,7 @@ func NewSecret(key string) *Secret {
 	if key != "" {
 		b64 := base64.StdEncoding.EncodeToString([]byte(key))
 		s.forms = []string{"Bearer " + b64, b64, base64.RawStdEncoding.EncodeToString([]byte(key)),
-			base64.URLEncoding.EncodeToString([]byte(key)), url.QueryEscape(key), key}
+			base64.URLEncoding.EncodeToString([]byte(key)), url.QueryEscape(key), url.PathEscape(key), key}
 	}
 	return s
 }

@@ -45,6 +45,7 @@ func addServiceFlags(fs *cliFlags) *serviceFlags {
 // that were given, prepared as for a command that talks to the service
 // (its URLs are required). Any problem is a usage error (exit 2).
 func (f *serviceFlags) load(env *cliEnv) (config.Config, error) {
+	env.learnSecret(f.keyFile)
 	c, err := config.Load(f.file, env.getenv)
 	if err != nil {
 		return c, job.Usage(err)
@@ -139,6 +140,7 @@ func addStoreFlags(fs *cliFlags) *storeFlags {
 // given, prepared as for a command that does not talk to the service. Any
 // problem is a usage error (exit 2).
 func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
+	env.learnSecret("")
 	c, err := config.Load(f.file, env.getenv)
 	if err != nil {
 		return c, job.Usage(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -73,12 +74,18 @@ func parseWithOneArg(fs *cliFlags, args []string, what string) (string, error) {
 	return rest[0], nil
 }
 
+// printRows prints at most maxRows rows as a table, every cell and column
+// name with its control characters escaped (termsafe.String), then how
+// many rows there were when some are not shown.
 func printRows(w io.Writer, rows *sql.Rows, maxRows int) error {
 	cols, err := rows.Columns()
 	if err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, c := range cols {
+		cols[i] = termsafe.String(c)
+	}
 	fmt.Fprintln(tw, strings.Join(cols, "\t"))
 	vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
 	for i := range vals {
@@ -94,7 +101,7 @@ func printRows(w io.Writer, rows *sql.Rows, maxRows int) error {
 		}
 		cells := make([]string, len(vals))
 		for i, v := range vals {
-			cells[i] = cell(v)
+			cells[i] = termsafe.String(cell(v))
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}

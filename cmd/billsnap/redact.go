@@ -4,6 +4,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 )
 
@@ -30,3 +31,14 @@ func (e *cliEnv) redact(text string) string { return e.secret.Load().Redact(text
 
 // setSecret makes every later output redact s.
 func (e *cliEnv) setSecret(s *extract.Secret) { e.secret.Store(s) }
+
+// learnSecret reads the API key, when it can be read, before the
+// configuration is, so that a key pasted into it (a URL, a collection's
+// path, any value) is redacted from what is printed about it, errors
+// included. Whether the key is missing or unreadable is for the command
+// that needs it to say.
+func (e *cliEnv) learnSecret(keyFile string) {
+	if key, err := config.APIKey(e.getenv, keyFile, func(string) {}); err == nil {
+		e.setSecret(extract.NewSecret(key))
+	}
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// billsnap query prints what the data holds with the terminal's control
+// characters escaped: ESC, BEL, C1 CSI, TAB and LF in a cell or a column
+// name come out as \x1b, \x07, \u009b, \t and \n, and the table keeps one
+// line per row.
+func TestQueryEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cfg.Out = t.TempDir()
+	store, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	q := `SELECT chr(27) || '[2J' || chr(27) || ']0;owned' || chr(7) AS "a` + "\x1b" + `b", 'x' || chr(9) || 'y' || chr(10) || chr(155) || '31m' AS c`
+	var out, errb bytes.Buffer
+	code := runWith(context.Background(), []string{"query", "--out", cfg.Out, q}, &out, &errb, noEnv)
+	want := `a\x1bb` + "                   c\n" + `\x1b[2J\x1b]0;owned\x07  x\ty\n\u009b31m` + "\n"
+	if code != job.ExitOK || out.String() != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %q", code, out.String(), want, errb.String())
+	}
+	if strings.ContainsAny(out.String(), "\x1b\x07\t") {
+		t.Errorf("a control character is printed raw: %q", out.String())
+	}
+}
+
+// A config file that group or others can write is refused by every
+// command that reads it, check-config included: exit 2, one line naming
+// the file and its mode.
+func TestWritableConfigIsExit2(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "billsnap.yml")
+	if err := os.WriteFile(path, []byte("out: "+t.TempDir()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check-config"}, {"status"}, {"query", "SELECT 1"}, {"report"}, {"export"}} {
+		var out, errb bytes.Buffer
+		code := runWith(context.Background(), append(args, "--config", path), &out, &errb, keyEnv("a-long-enough-key"))
+		want := "billsnap " + args[0] + ": config file " + path + ": mode 0666 lets group or others write it; chmod go-w " + path + "\n"
+		if code != job.ExitUsage || out.Len() != 0 || errb.String() != want {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %q\nwant   %q", args, code, out.String(), errb.String(), want)
+		}
+	}
+}
+
+// keyEnv is an environment that holds only the API key.
+func keyEnv(key string) func(string) string {
+	return func(k string) string {
+		if k == config.EnvAPIKey {
+			return key
+		}
+		return ""
+	}
+}
+
+// The API key pasted into front_url, base_url or a collection's path, as
+// it is or escaped, never reaches the output of check-config or of
+// another command, whether the configuration is accepted or refused.
+func TestPastedKeyIsRedacted(t *testing.T) {
+	t.Parallel()
+	const key = "sk_live+Secret/Key=42"
+	escaped := url.PathEscape(key)
+	for name, yml := range map[string]string{
+		"front_url":             "front_url: https://billing.example/p/" + key + "/\nbase_url: https://billing.example\n",
+		"front_url escaped":     "front_url: https://billing.example/p/" + escaped + "/\nbase_url: https://billing.example\n",
+		"front_url refused":     "front_url: ftp://billing.example/" + key + "/\nbase_url: https://billing.example\n",
+		"base_url refused":      "base_url: \"https://billing.example/" + key + " x\"\nfront_url: https://billing.example\n",
+		"collection":            "front_url: https://billing.example\nbase_url: https://billing.example\ncollections: {customers: /v2/" + escaped + "/Customers/}\n",
+		"collection refused":    "front_url: https://billing.example\nbase_url: https://billing.example\ncollections: {customers: \"v2/" + key + "?x\"}\n",
+		"out refused":           "front_url: https://billing.example\nbase_url: https://billing.example\nreports: {dir: ../" + key + "}\n",
+		"wrong type with value": "concurrency: " + key + "\n",
+	} {
+		path := filepath.Join(t.TempDir(), "billsnap.yml")
+		if err := os.WriteFile(path, []byte(yml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"check-config"}, {"status"}} {
+			var out, errb bytes.Buffer
+			runWith(context.Background(), append(args, "--config", path), &out, &errb, keyEnv(key))
+			for _, form := range []string{key, escaped, "Secret"} {
+				if strings.Contains(out.String()+errb.String(), form) {
+					t.Errorf("%s: %s prints the key (%q):\nstdout %q\nstderr %q", name, args[0], form, out.String(), errb.String())
+				}
+			}
+		}
+	}
+}
