@@ -167,16 +167,5 @@ func (s *Server) downloads(next http.Handler) http.Handler {
 // Serve serves the workspace on l until ctx ends, then shuts down.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	srv := s.HTTPServer()
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		err := srv.Shutdown(sctx)
-		<-done
-		return err
-	}
+	return serveUntil(ctx, srv, l, shutdownGrace)
 }
