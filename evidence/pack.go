@@ -33,12 +33,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/billsnap/billsnap/ledger"
@@ -142,9 +144,21 @@ func commonDir(files []ledger.File) string {
 	return p[:strings.LastIndex(p, "/")+1]
 }
 
-// addLedger adds the ledger up to its head, its lines of the period, the
-// close, the period's sign-offs and the waivers in force at the close.
+// addLedger adds the files derived from the ledger (ledgerFiles).
 func addLedger(b *bag, lines [][]byte, entries []ledger.Entry, st ledger.State, c ledger.Closed, head ledger.Head) error {
+	files, err := ledgerFiles(lines, entries, st, c, head)
+	for p, data := range files {
+		b.add(p, data)
+	}
+	return err
+}
+
+// ledgerFiles are the pack's files derived from the ledger up to its
+// head, by path in the bag: the ledger, its lines of the period, the
+// close, the period's sign-offs and the waivers in force at the close.
+// Verify derives them again from the pack's ledger and compares them
+// byte for byte.
+func ledgerFiles(lines [][]byte, entries []ledger.Entry, st ledger.State, c ledger.Closed, head ledger.Head) (map[string][]byte, error) {
 	var all, period []byte
 	closes := map[string]bool{}
 	for _, x := range st.Closes {
@@ -158,8 +172,6 @@ func addLedger(b *bag, lines [][]byte, entries []ledger.Entry, st ledger.State, 
 			period = append(append(period, line...), '\n')
 		}
 	}
-	b.add("data/ledger/ledger.jsonl", all)
-	b.add("data/ledger/period.jsonl", period)
 	var signoffs []ledger.Signed
 	for _, so := range st.SignOffs {
 		if so.Period == c.Period {
@@ -172,8 +184,15 @@ func addLedger(b *bag, lines [][]byte, entries []ledger.Entry, st ledger.State, 
 			waivers = append(waivers, w)
 		}
 	}
-	return errors.Join(b.addJSON("data/close.json", map[string]any{"period": c.Period, "close": c, "ledger_head": head}),
-		b.addJSON("data/signoffs.json", signoffs), b.addJSON("data/waivers.json", waivers))
+	out := map[string][]byte{"data/ledger/ledger.jsonl": all, "data/ledger/period.jsonl": period}
+	var errs []error
+	for p, v := range map[string]any{"data/close.json": map[string]any{"period": c.Period, "close": c, "ledger_head": head},
+		"data/signoffs.json": signoffs, "data/waivers.json": waivers} {
+		data, err := jsonFile(v)
+		out[p] = data
+		errs = append(errs, err)
+	}
+	return out, errors.Join(errs...)
 }
 
 // ofPeriod tells whether e belongs to the period of close c: its
@@ -196,26 +215,39 @@ func ofPeriod(e ledger.Entry, c ledger.Closed, closes map[string]bool) bool {
 // addSnapshot adds the manifest of the snapshot's Parquet files and its
 // per-table figures, and gives the count of files.
 func addSnapshot(ctx context.Context, b *bag, src Source, id string) (int, error) {
-	files, err := parquetFiles(src.Root, src.ParquetDir, id)
+	files, err := parquetFiles(ctx, src.Root, src.ParquetDir, id)
 	if err != nil {
 		return 0, err
 	}
-	var m strings.Builder
-	m.WriteString("path,bytes,sha256\n")
-	for _, f := range files {
-		fmt.Fprintf(&m, "%s,%d,%s\n", f.path, f.bytes, f.sum)
-	}
-	b.add("data/snapshot/parquet-manifest.csv", []byte(m.String()))
+	b.add("data/snapshot/parquet-manifest.csv", parquetManifest(files))
 	if src.DB != nil {
 		tables, err := snapshot.Manifest(ctx, src.DB, id)
 		if err != nil {
 			return 0, err
 		}
-		if err := b.addJSON("data/snapshot/tables.json", map[string]any{"snapshot_id": id, "tables": tables}); err != nil {
+		data, err := tablesFile(id, tables)
+		if err != nil {
 			return 0, err
 		}
+		b.add("data/snapshot/tables.json", data)
 	}
 	return len(files), nil
+}
+
+// tablesFile is data/snapshot/tables.json: snapshot id's per-table
+// figures.
+func tablesFile(id string, tables []snapshot.TableStats) ([]byte, error) {
+	return jsonFile(map[string]any{"snapshot_id": id, "tables": tables})
+}
+
+// parquetManifest is data/snapshot/parquet-manifest.csv of files.
+func parquetManifest(files []parquetFile) []byte {
+	var m strings.Builder
+	m.WriteString("path,bytes,sha256\n")
+	for _, f := range files {
+		fmt.Fprintf(&m, "%s,%d,%s\n", f.path, f.bytes, f.sum)
+	}
+	return []byte(m.String())
 }
 
 // parquetFile is one Parquet file of a snapshot: its path relative to
@@ -226,27 +258,55 @@ type parquetFile struct {
 	sum   string
 }
 
-// parquetFiles lists and hashes the Parquet files of snapshot id, in
-// path order; none when the store no longer holds it.
-func parquetFiles(root, dir, id string) ([]parquetFile, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*", "snapshot_id="+id, "*.parquet"))
+// parquetFiles lists and hashes the Parquet files of snapshot id under
+// dir, in path order; none when the store no longer holds it. Every path
+// resolves inside root (os.Root: no "..", no symlink out), and each must
+// be a regular file. ctx stops the hashing.
+func parquetFiles(ctx context.Context, root, dir, id string) ([]parquetFile, error) {
+	if id == "" || strings.ContainsAny(id, `/\*?[]`) || id == "." || id == ".." {
+		return nil, &MismatchError{What: "snapshot " + id, Why: "not a snapshot ID"}
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return nil, fmt.Errorf("the Parquet directory %s is not inside the store %s", dir, root)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	paths, err := fs.Glob(r.FS(), path.Join(filepath.ToSlash(rel), "*", "snapshot_id="+id, "*.parquet"))
 	if err != nil {
 		return nil, err
 	}
 	slices.Sort(paths)
 	var out []parquetFile
 	for _, p := range paths {
-		sum, n, err := HashFile(p)
+		sum, n, err := hashIn(ctx, r, p)
 		if err != nil {
 			return nil, err
 		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, parquetFile{path: filepath.ToSlash(rel), bytes: n, sum: sum})
+		out = append(out, parquetFile{path: p, bytes: n, sum: sum})
 	}
 	return out, nil
+}
+
+// hashIn is the hex SHA-256 and size of the regular file p inside r.
+func hashIn(ctx context.Context, r *os.Root, p string) (string, int64, error) {
+	f, err := r.OpenFile(filepath.FromSlash(p), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", 0, &MismatchError{What: p, Why: "not a regular file in the store"}
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, ctxReader{ctx, f})
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: %w", p, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // HashFile is the hex SHA-256 of the file at p, and its size.
@@ -276,13 +336,11 @@ func newBag(name string) *bag { return &bag{name: name, payload: map[string][]by
 
 func (b *bag) add(p string, data []byte) { b.payload[p] = data }
 
-func (b *bag) addJSON(p string, v any) error {
+// jsonFile is v as the pack's JSON files are written: indented, with a
+// final newline.
+func jsonFile(v any) ([]byte, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	b.add(p, append(data, '\n'))
-	return nil
+	return append(data, '\n'), err
 }
 
 // write writes the bag as a zip: the tag files (bagit.txt, bag-info.txt

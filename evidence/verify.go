@@ -1,16 +1,12 @@
 package evidence
 
 import (
-	"archive/zip"
-	"bufio"
 	"bytes"
+	"context"
+	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,10 +21,12 @@ type MismatchError struct{ What, Why string }
 func (e *MismatchError) Error() string { return e.What + ": " + e.Why }
 
 // Store is the store a pack is checked against: where it is, where its
-// Parquet is, and its ledger.
+// Parquet is, its ledger and, when open, its read model (for the
+// snapshot's per-table figures).
 type Store struct {
 	Root, ParquetDir string
 	Ledger           *ledger.Ledger
+	DB               *sql.DB // nil: tables.json is not recomputed
 }
 
 // Verified is what Verify checked.
@@ -37,183 +35,213 @@ type Verified struct {
 	Files   int    // payload files re-hashed
 	Entries int    // ledger entries whose chain was checked
 	Head    string
-	Store   bool // the store's ledger was checked against the pack's
-	Parquet int  // the store's Parquet files re-hashed
+	Store   bool     // the store's ledger was checked against the pack's
+	Parquet int      // the store's Parquet files re-hashed
+	Untied  []string // files of the pack that nothing in the chain or the store vouches for
 	Notes   []string
 }
 
-// Verify re-hashes every file of the pack at zipPath against its
-// manifests, re-runs the ledger's chain, checks the closed record against
-// the close's hashes in that chain and, with a store, that the store's
-// ledger begins with the pack's lines and still chains, and that its
-// Parquet of the snapshot is the pack's manifest. The first difference is
-// a *MismatchError (or the ledger's *ledger.BrokenError) naming the file
-// or entry.
-func Verify(zipPath string, store *Store) (Verified, error) {
-	files, name, err := readZip(zipPath)
+// Verify checks the pack at zipPath: every member's name and kind, every
+// file against the bag's manifests (streamed through SHA-256, never more
+// bytes than its Payload-Oxum declares), the ledger's chain, the files
+// derived from the ledger (close.json, signoffs.json, waivers.json,
+// period.jsonl) byte for byte, and the closed record against the close's
+// hashes in that chain. With a store, it also checks that the store's
+// ledger begins with the pack's lines and still chains, and that the
+// store's Parquet of the snapshot is the pack's manifest, and its
+// per-table figures the pack's tables.json. ctx bounds it in time. The
+// first difference is a *MismatchError (or the ledger's
+// *ledger.BrokenError) naming the file, member or entry.
+func Verify(ctx context.Context, zipPath string, store *Store) (Verified, error) {
+	zr, top, members, err := openZip(zipPath)
 	if err != nil {
 		return Verified{}, err
 	}
-	v := Verified{Name: name}
-	if err := checkBag(files, &v); err != nil {
-		return v, err
-	}
-	lines := splitLines(files["data/ledger/ledger.jsonl"])
-	head, err := ledger.VerifyLines("data/ledger/ledger.jsonl in the pack", lines)
+	defer zr.Close()
+	v := Verified{Name: top}
+	b, err := readBag(ctx, members)
 	if err != nil {
 		return v, err
 	}
-	v.Entries, v.Head = head.Entries, head.Hash
-	if err := checkClose(files, lines); err != nil {
+	payload, err := hashPayload(ctx, members, b)
+	if err != nil {
+		return v, err
+	}
+	v.Files = len(payload)
+	p, err := checkLedger(top, b, payload)
+	if err != nil {
+		return v, err
+	}
+	v.Entries, v.Head = p.head.Entries, p.head.Hash
+	rows, err := parseParquetManifest(payload["data/snapshot/parquet-manifest.csv"].data, p.close.Snapshot)
+	if err != nil {
 		return v, err
 	}
 	if store == nil {
+		v.Untied = untied(payload, false)
 		v.Notes = append(v.Notes, "no store given: the pack was checked by itself")
 		return v, nil
 	}
-	if err := checkStoreLedger(store, lines); err != nil {
+	if err := checkStoreLedger(store, p.lines); err != nil {
 		return v, err
 	}
 	v.Store = true
-	return v, checkParquet(store, files["data/snapshot/parquet-manifest.csv"], &v)
+	if err := checkParquet(ctx, store, p.close.Snapshot, rows, &v); err != nil {
+		return v, err
+	}
+	return v, checkTables(ctx, store, p.close.Snapshot, payload, &v)
 }
 
-// readZip reads every file of the zip, by its path under the bag's one
-// top directory.
-func readZip(p string) (map[string][]byte, string, error) {
-	zr, err := zip.OpenReader(p)
-	if err != nil {
-		return nil, "", err
+// untied are the snapshot's files of the pack that neither the chain nor
+// a store vouched for.
+func untied(payload map[string]hashed, parquetChecked bool) []string {
+	var out []string
+	if !parquetChecked {
+		out = append(out, "data/snapshot/parquet-manifest.csv")
 	}
-	defer zr.Close()
-	out := map[string][]byte{}
-	top := ""
-	for _, f := range zr.File {
-		if strings.HasSuffix(f.Name, "/") {
-			continue
-		}
-		dir, rest, ok := strings.Cut(f.Name, "/")
-		if !ok || (top != "" && dir != top) {
-			return nil, "", &MismatchError{What: f.Name, Why: "outside the bag's one top directory"}
-		}
-		top = dir
-		data, err := readEntry(f)
-		if err != nil {
-			return nil, "", &MismatchError{What: f.Name, Why: err.Error()}
-		}
-		out[rest] = data
-	}
-	return out, top, nil
-}
-
-func readEntry(f *zip.File) ([]byte, error) {
-	rc, err := f.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(rc)
-}
-
-// checkBag checks the tag files against tagmanifest-sha256.txt and every
-// payload file against manifest-sha256.txt, both ways: a file listed and
-// missing, or present and not listed, differs too.
-func checkBag(files map[string][]byte, v *Verified) error {
-	for _, tag := range []string{"bagit.txt", "tagmanifest-sha256.txt", "manifest-sha256.txt"} {
-		if _, ok := files[tag]; !ok {
-			return &MismatchError{What: tag, Why: "missing: not a BagIt bag of billsnap's"}
-		}
-	}
-	tags, err := checkManifest(files, "tagmanifest-sha256.txt")
-	if err != nil {
-		return err
-	}
-	for _, t := range []string{"bagit.txt", "bag-info.txt", "manifest-sha256.txt"} {
-		if !tags[t] {
-			return &MismatchError{What: t, Why: "not listed in tagmanifest-sha256.txt"}
-		}
-	}
-	listed, err := checkManifest(files, "manifest-sha256.txt")
-	if err != nil {
-		return err
-	}
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		if strings.HasPrefix(p, "data/") && !listed[p] {
-			return &MismatchError{What: p, Why: "in the pack but not in manifest-sha256.txt"}
-		}
-	}
-	v.Files = len(listed)
-	return nil
-}
-
-// checkManifest re-hashes every file a manifest lists and gives the set.
-func checkManifest(files map[string][]byte, manifest string) (map[string]bool, error) {
-	listed := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(files[manifest]))
-	for n := 1; sc.Scan(); n++ {
-		sum, p, ok := strings.Cut(sc.Text(), "  ")
-		if !ok || len(sum) != 64 {
-			return nil, &MismatchError{What: fmt.Sprintf("%s line %d", manifest, n), Why: "not \"SHA-256  path\""}
-		}
-		data, ok := files[p]
-		if !ok {
-			return nil, &MismatchError{What: p, Why: "listed in " + manifest + " but not in the pack"}
-		}
-		if got := sha(data); got != sum {
-			return nil, &MismatchError{What: p, Why: fmt.Sprintf("its SHA-256 is %s, and line %d of %s says %s: the file, or that line, was changed", got, n, manifest, sum)}
-		}
-		listed[p] = true
-	}
-	return listed, sc.Err()
-}
-
-func splitLines(b []byte) [][]byte {
-	var out [][]byte
-	for l := range bytes.SplitSeq(bytes.TrimSuffix(b, []byte{'\n'}), []byte{'\n'}) {
-		if len(l) > 0 {
-			out = append(out, l)
-		}
+	if _, ok := payload["data/snapshot/tables.json"]; ok {
+		out = append(out, "data/snapshot/tables.json")
 	}
 	return out
 }
 
-// checkClose finds the pack's close in its chained ledger and checks the
-// closed record's files against the hashes that entry holds, and the
-// period's lines against the ledger's.
-func checkClose(files map[string][]byte, lines [][]byte) error {
-	var c struct {
-		Close struct{ ID string } `json:"close"`
+// packLedger is the pack's ledger, checked: its lines, its head and the
+// close the pack is of.
+type packLedger struct {
+	lines [][]byte
+	head  ledger.Head
+	close ledger.Closed
+}
+
+// checkLedger re-runs the chain of the pack's ledger, finds the standing
+// close of the bag's period in it, derives again the files the pack
+// derives from the ledger and compares them, and checks the closed
+// record against the close's hashes. Every payload file must be one of
+// those, or of the snapshot's.
+func checkLedger(top string, b bagInfo, payload map[string]hashed) (packLedger, error) {
+	const path = "data/ledger/ledger.jsonl"
+	lines, err := strictLines(path, payload[path].data)
+	if err != nil {
+		return packLedger{}, err
 	}
-	if err := json.Unmarshal(files["data/close.json"], &c); err != nil || c.Close.ID == "" {
-		return &MismatchError{What: "data/close.json", Why: "no close in it"}
+	head, err := ledger.VerifyLines(path+" in the pack", lines)
+	if err != nil {
+		return packLedger{}, err
 	}
-	var close *ledger.Close
-	for _, line := range lines {
-		var e ledger.Entry
-		if json.Unmarshal(line, &e) == nil && e.Close != nil && e.Close.ID == c.Close.ID {
-			close = e.Close
+	entries, err := parseEntries(path, lines)
+	if err != nil {
+		return packLedger{}, err
+	}
+	st := ledger.Fold(entries)
+	period := b.fields["Billsnap-Period"]
+	c, ok := st.ClosedPeriod(period)
+	switch {
+	case top != "billsnap-evidence-"+period:
+		return packLedger{}, &MismatchError{What: "bag-info.txt", Why: fmt.Sprintf("Billsnap-Period %q is not the period of the bag's directory %s", period, top)}
+	case !ok:
+		return packLedger{}, &MismatchError{What: path, Why: "holds no standing close of period " + period}
+	}
+	for key, want := range map[string]string{"Billsnap-Close": c.ID, "Billsnap-Snapshot": c.Snapshot, "Billsnap-Ledger-Head": head.Hash} {
+		if got := b.fields[key]; got != want {
+			return packLedger{}, &MismatchError{What: "bag-info.txt", Why: fmt.Sprintf("%s is %q, and the pack's ledger says %q", key, got, want)}
 		}
 	}
-	if close == nil {
-		return &MismatchError{What: "data/ledger/ledger.jsonl", Why: "holds no close " + c.Close.ID}
+	derived, err := ledgerFiles(lines, entries, st, c, head)
+	if err != nil {
+		return packLedger{}, err
 	}
-	base := commonDir(close.Files)
-	for _, f := range close.Files {
-		p := "data/closed/" + strings.TrimPrefix(f.Path, base)
-		data, ok := files[p]
+	for _, p := range slices.Sorted(maps.Keys(derived)) {
+		got, ok := payload[p]
 		if !ok {
-			return &MismatchError{What: p, Why: "close " + close.ID + " recorded it, and the pack has no such file"}
+			return packLedger{}, &MismatchError{What: p, Why: "missing from the pack"}
 		}
-		if got := sha(data); got != f.SHA256 {
-			return &MismatchError{What: p, Why: fmt.Sprintf("its SHA-256 is %s, and close %s in the ledger recorded %s", got, close.ID, f.SHA256)}
+		if want := sha(derived[p]); got.sum != want {
+			return packLedger{}, &MismatchError{What: p, Why: fmt.Sprintf("not what the pack's chained ledger gives (SHA-256 %s, and derived again from the ledger %s): it was rewritten", got.sum, want)}
 		}
 	}
-	for n, line := range splitLines(files["data/ledger/period.jsonl"]) {
-		if !slices.ContainsFunc(lines, func(l []byte) bool { return bytes.Equal(l, line) }) {
-			return &MismatchError{What: fmt.Sprintf("data/ledger/period.jsonl line %d", n+1), Why: "not a line of the pack's ledger"}
+	return packLedger{lines: lines, head: head, close: c}, checkClosed(c, payload, derived)
+}
+
+// checkClosed checks the closed record's files against the hashes close
+// c holds, and that the pack has no file besides those, the ledger's
+// and the snapshot's.
+func checkClosed(c ledger.Closed, payload map[string]hashed, derived map[string][]byte) error {
+	known := map[string]bool{"data/snapshot/parquet-manifest.csv": true, "data/snapshot/tables.json": true}
+	base := commonDir(c.Files)
+	for _, f := range c.Files {
+		p := "data/closed/" + strings.TrimPrefix(f.Path, base)
+		got, ok := payload[p]
+		if !ok {
+			return &MismatchError{What: p, Why: "close " + c.ID + " recorded it, and the pack has no such file"}
+		}
+		if got.sum != f.SHA256 {
+			return &MismatchError{What: p, Why: fmt.Sprintf("its SHA-256 is %s, and close %s in the ledger recorded %s", got.sum, c.ID, f.SHA256)}
+		}
+		known[p] = true
+	}
+	if _, ok := payload["data/snapshot/parquet-manifest.csv"]; !ok {
+		return &MismatchError{What: "data/snapshot/parquet-manifest.csv", Why: "missing from the pack"}
+	}
+	for _, p := range slices.Sorted(maps.Keys(payload)) {
+		if _, ok := derived[p]; !ok && !known[p] {
+			return &MismatchError{What: p, Why: "not a file billsnap packs, nor one close " + c.ID + " recorded"}
 		}
 	}
 	return nil
+}
+
+// strictLines splits a JSON-lines file written by billsnap: every line
+// ends in "\n", none is empty or ends in "\r".
+func strictLines(what string, data []byte) ([][]byte, error) {
+	if len(data) == 0 {
+		return nil, &MismatchError{What: what, Why: "empty"}
+	}
+	if !bytes.HasSuffix(data, []byte{'\n'}) {
+		return nil, &MismatchError{What: what, Why: "its last line has no newline"}
+	}
+	var out [][]byte
+	for l := range bytes.SplitSeq(data[:len(data)-1], []byte{'\n'}) {
+		if len(l) == 0 || bytes.HasSuffix(l, []byte{'\r'}) {
+			return nil, &MismatchError{What: fmt.Sprintf("%s line %d", what, len(out)+1), Why: "empty, or ending in CR: not as billsnap writes it"}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// parseEntries reads the pack's chained lines into entries, each holding
+// what its action needs.
+func parseEntries(what string, lines [][]byte) ([]ledger.Entry, error) {
+	out := make([]ledger.Entry, len(lines))
+	for i, line := range lines {
+		e := &out[i]
+		err := json.Unmarshal(line, e)
+		if err == nil && !wellFormed(e) {
+			err = fmt.Errorf("a %q entry without what it records", e.Action)
+		}
+		if err != nil {
+			return nil, &MismatchError{What: fmt.Sprintf("%s line %d (seq %s)", what, i+1, seqOf(line)), Why: err.Error()}
+		}
+	}
+	return out, nil
+}
+
+// wellFormed tells whether e holds what its action records, so that
+// folding it cannot fail.
+func wellFormed(e *ledger.Entry) bool {
+	switch e.Action {
+	case ledger.ActWaive:
+		return e.Waiver != nil
+	case ledger.ActLift:
+		return e.Lift != ""
+	case ledger.ActSignOff:
+		return e.SignOff != nil
+	case ledger.ActClose:
+		return e.Close != nil
+	case ledger.ActReopen:
+		return e.Reopen != nil
+	}
+	return false
 }
 
 // checkStoreLedger checks that the store's ledger still chains and begins
@@ -242,47 +270,4 @@ func seqOf(line []byte) string {
 	var e struct{ Seq int }
 	json.Unmarshal(line, &e)
 	return strconv.Itoa(e.Seq)
-}
-
-// checkParquet re-hashes the store's Parquet files the pack lists. A
-// snapshot the store no longer holds at all is a note, not a difference
-// (retention may have removed it); one file gone or changed is.
-func checkParquet(s *Store, manifest []byte, v *Verified) error {
-	rows := splitLines(manifest)
-	if len(rows) < 2 {
-		return nil
-	}
-	present := 0
-	for _, row := range rows[1:] {
-		if p := strings.SplitN(string(row), ",", 3)[0]; fileExists(filepath.Join(s.Root, filepath.FromSlash(p))) {
-			present++
-		}
-	}
-	if present == 0 {
-		v.Notes = append(v.Notes, "the store no longer holds the snapshot's Parquet: not checked")
-		return nil
-	}
-	for _, row := range rows[1:] {
-		f := strings.SplitN(string(row), ",", 3)
-		if len(f) != 3 {
-			return &MismatchError{What: "data/snapshot/parquet-manifest.csv", Why: "a row is not path,bytes,sha256"}
-		}
-		sum, _, err := HashFile(filepath.Join(s.Root, filepath.FromSlash(f[0])))
-		if errors.Is(err, os.ErrNotExist) {
-			return &MismatchError{What: f[0], Why: "the pack lists it and the store no longer has it"}
-		}
-		if err != nil {
-			return err
-		}
-		if sum != f[2] {
-			return &MismatchError{What: f[0], Why: fmt.Sprintf("the store's file hashes to %s, and the pack's manifest says %s", sum, f[2])}
-		}
-		v.Parquet++
-	}
-	return nil
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

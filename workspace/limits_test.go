@@ -183,29 +183,33 @@ func TestTheLimiterIsBounded(t *testing.T) {
 }
 
 // A client that sends half its body and stops is let go at the Read
-// timeout, and one that sends half its header at ReadHeader; in a bubble,
-// with no real wait.
+// timeout, one that sends half its header at ReadHeader, and one that
+// says nothing after its answer at Idle; in a bubble, with no real wait.
 func TestSlowClientsAreLetGo(t *testing.T) {
 	t.Parallel()
-	for name, half := range map[string]string{
-		"body":   "POST /login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ntoken=",
-		"header": "GET / HTTP/1.1\r\nHost: local",
+	for name, c := range map[string]struct {
+		sent string
+		by   time.Duration
+	}{
+		"half a body":   {"POST /login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ntoken=", 5 * time.Second},
+		"half a header": {"GET / HTTP/1.1\r\nHost: local", 2 * time.Second},
+		"then nothing":  {"GET /login HTTP/1.1\r\nHost: localhost\r\n\r\n", 3 * time.Second},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			b := newBare()
 			ws := b.workspace(t, func(o *Options) {
 				o.Token = sharedToken
-				o.Timeouts = Timeouts{ReadHeader: 2 * time.Second, Read: 5 * time.Second}
+				o.Timeouts = Timeouts{ReadHeader: 2 * time.Second, Read: 5 * time.Second, Idle: 3 * time.Second}
 			})
 			l := newPipeListener()
 			srv := ws.HTTPServer()
 			go srv.Serve(l)
 			conn := l.dial()
 			start := time.Now()
-			io.WriteString(conn, half)
+			io.WriteString(conn, c.sent)
 			io.Copy(io.Discard, bufio.NewReader(conn))
-			if took := time.Since(start); took > 5*time.Second {
-				t.Errorf("a half %s held the connection %s", name, took)
+			if took := time.Since(start); took > c.by {
+				t.Errorf("%s held the connection %s", name, took)
 			}
 			conn.Close()
 			srv.Close()
