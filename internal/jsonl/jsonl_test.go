@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,5 +52,33 @@ func TestRewrite(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if err != nil || len(lines) != 2 || string(lines[0]) != "2" || len(entries) != 1 {
 		t.Errorf("after the rewrite: %q, %d files, %v", lines, len(entries), err)
+	}
+}
+
+// A Whole file with a half last line takes no append and no rewrite, and
+// keeps the half line; Synced sees the lines each write leaves.
+func TestAWholeFileRefusesAHalfLine(t *testing.T) {
+	var seen []int
+	f := File{Path: filepath.Join(t.TempDir(), "x.jsonl"), Whole: true,
+		Synced: func(lines [][]byte) error { seen = append(seen, len(lines)); return nil }}
+	add := func([][]byte) ([]byte, error) { return []byte(`"a"`), nil }
+	if err := f.Append(add); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Append(add); err != nil || len(seen) != 2 || seen[1] != 2 {
+		t.Fatalf("synced %v, %v", seen, err)
+	}
+	h, _ := os.OpenFile(f.Path, os.O_APPEND|os.O_WRONLY, 0)
+	h.WriteString(`"ha`)
+	h.Close()
+	var partial *PartialError
+	if err := f.Append(add); !errors.As(err, &partial) || partial.Line != 3 || partial.Bytes != 3 {
+		t.Fatalf("append after a half line: %v", err)
+	}
+	if err := f.Rewrite(func(l [][]byte) ([][]byte, error) { return l, nil }); !errors.As(err, &partial) {
+		t.Fatalf("rewrite after a half line: %v", err)
+	}
+	if b, _ := os.ReadFile(f.Path); string(b) != "\"a\"\n\"a\"\n\"ha" || len(seen) != 2 {
+		t.Fatalf("the file %q, synced %v", b, seen)
 	}
 }
