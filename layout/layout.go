@@ -81,6 +81,9 @@ func (d Dir) RunsRecord() string { return d.private("runs.jsonl") }
 func (d Dir) Runs() string { return d.private("runs") }
 
 // Ledger is the audited record of what finance does in the workspace.
+// Package ledger keeps two files beside it, named from it: its head as
+// the last write recorded it (ledger.jsonl.head) and, once it was chained
+// by billsnap ledger chain, the ledger as it was (ledger.jsonl.unchained).
 func (d Dir) Ledger() string { return d.private("ledger.jsonl") }
 
 // Closes holds the closed records of periods closed in the workspace: a
