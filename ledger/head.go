@@ -55,7 +55,7 @@ func (l *Ledger) mark() (Mark, bool, error) {
 	}
 	var m Mark
 	if err := json.Unmarshal(b, &m); err != nil || m.Lines < 1 || len(m.Hash) != len(Genesis) {
-		return Mark{}, false, &HeadError{Path: l.file.Path, Why: fmt.Sprintf("its head recorded in %s is not a head (%v): the file was changed", l.headPath(), err)}
+		return Mark{}, false, &HeadError{Path: l.file.Path, Why: fmt.Sprintf("its head recorded in %s is not a head (seq, lines, bytes, hash): the file was changed", l.headPath())}
 	}
 	return m, true, nil
 }

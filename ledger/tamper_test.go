@@ -246,3 +246,18 @@ func TestChainRefusesAChainedLine(t *testing.T) {
 		t.Fatal("a chained ledger was chained again")
 	}
 }
+
+// A head file that is not a head is named by verify, reads and writes.
+func TestAHeadThatIsNotAHeadIsNamed(t *testing.T) {
+	l := closedLedger(t)
+	os.WriteFile(l.headPath(), []byte("{}\n"), 0o644)
+	if _, err := l.Verify(); err == nil || !strings.Contains(err.Error(), "is not a head") {
+		t.Fatalf("verify: %v", err)
+	}
+	if _, err := l.Read(); err == nil || !strings.Contains(err.Error(), "is not a head") {
+		t.Fatalf("read: %v", err)
+	}
+	if err := writes[0].do(l); err == nil || !strings.Contains(err.Error(), "billsnap ledger verify") {
+		t.Fatalf("write: %v", err)
+	}
+}
