@@ -261,3 +261,12 @@ func TestAHeadThatIsNotAHeadIsNamed(t *testing.T) {
 		t.Fatalf("write: %v", err)
 	}
 }
+
+// Fold passes over an entry without the part its action needs, one Read
+// refuses: it never dereferences a nil.
+func TestFoldPassesOverAnEntryWithoutItsPart(t *testing.T) {
+	st := Fold([]Entry{{Action: ActWaive}, {Action: ActLift}, {Action: ActSignOff}, {Action: ActClose}, {Action: ActReopen}})
+	if len(st.Waivers)+len(st.SignOffs)+len(st.Closes) != 0 {
+		t.Fatalf("the state of entries without their parts: %+v", st)
+	}
+}
