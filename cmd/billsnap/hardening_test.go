@@ -13,6 +13,8 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -22,13 +24,7 @@ import (
 // line per row.
 func TestQueryEscapesControlCharacters(t *testing.T) {
 	t.Parallel()
-	cfg := config.Default()
-	cfg.Out = t.TempDir()
-	store, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store.Close()
+	cfg := emptyStore(t)
 	q := `SELECT chr(27) || '[2J' || chr(27) || ']0;owned' || chr(7) AS "a` + "\x1b" + `b", 'x' || chr(9) || 'y' || chr(10) || chr(155) || '31m' AS c`
 	var out, errb bytes.Buffer
 	code := runWith(context.Background(), []string{"query", "--out", cfg.Out, q}, &out, &errb, noEnv)
@@ -103,5 +99,56 @@ func TestPastedKeyIsRedacted(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// billsnap status prints a run's error and a notification's error, which
+// may quote the service, with their control characters escaped.
+func TestStatusEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	const hostile = "HTTP 400: \x1b]0;owned\x07\x1b[2J\u009b31m"
+	e, err := journal.New(layout.Dir(out).Runs(), time.Now).Start(journal.Run{Job: "export"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Finish(journal.End{Status: "failed", ExitCode: 1, Error: hostile}); err != nil {
+		t.Fatal(err)
+	}
+	err = journal.DeliveriesIn(layout.Dir(out).Notifications()).Add(journal.Delivery{Time: time.Now(), Target: "ops", Event: "failure",
+		Result: journal.DeliveryFailed, Error: hostile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, errb bytes.Buffer
+	code := runWith(context.Background(), []string{"status", "--out", out}, &stdout, &errb, noEnv)
+	if code != job.ExitOK || strings.ContainsAny(stdout.String(), "\x1b\x07\u009b") ||
+		strings.Count(stdout.String(), `HTTP 400: \x1b]0;owned\x07\x1b[2J\u009b31m`) != 2 {
+		t.Errorf("exit %d\nstdout %q\nstderr %q", code, stdout.String(), errb.String())
+	}
+}
+
+// emptyStore is the configuration of a new store holding no snapshot.
+func emptyStore(t *testing.T) config.Config {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Out = t.TempDir()
+	store, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	return cfg
+}
+
+// The error a command ends on is printed with its control characters
+// escaped: here DuckDB's, quoting a column name that holds ESC.
+func TestErrorLineEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
+	cfg := emptyStore(t)
+	var out, errb bytes.Buffer
+	code := runWith(context.Background(), []string{"query", "--out", cfg.Out, "SELECT \"\x1b]0;owned\x07\""}, &out, &errb, noEnv)
+	if code != job.ExitUsage || strings.ContainsAny(errb.String(), "\x1b\x07") || !strings.Contains(errb.String(), `\x1b]0;owned\x07`) {
+		t.Errorf("exit %d\nstderr %q", code, errb.String())
 	}
 }

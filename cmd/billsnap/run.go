@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -99,7 +100,7 @@ func (env *cliEnv) run(ctx context.Context, args []string) int {
 				return job.ExitOK
 			}
 			if err != nil {
-				fmt.Fprintf(stderr, "billsnap %s: %v%s\n", c.name, err, hint(err))
+				fmt.Fprintf(stderr, "billsnap %s: %s%s\n", c.name, termsafe.Lines(err.Error()), hint(err)) // an error may quote the service
 			}
 			return job.ExitCode(ctx, err)
 		}

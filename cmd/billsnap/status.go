@@ -15,6 +15,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
@@ -142,7 +143,7 @@ func printLatestFields(ctx context.Context, w io.Writer, db *sql.DB) error {
 			fmt.Fprintf(w, "  … %d more: billsnap query \"SELECT * FROM snapshot_fields WHERE snapshot_id = '%s'\"\n", len(lines)-i, id)
 			break
 		}
-		fmt.Fprintf(w, "  %s: %s\n", f.Name(), f.Summary())
+		fmt.Fprintf(w, "  %s: %s\n", termsafe.String(f.Name()), termsafe.String(f.Summary())) // field names come from the service
 	}
 	return nil
 }
@@ -172,7 +173,9 @@ func dash(s string) string {
 	return s
 }
 
+// firstLine is the first line of s, an error that may quote the service,
+// with its control characters escaped.
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
-	return line
+	return termsafe.String(line)
 }

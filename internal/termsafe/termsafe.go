@@ -65,3 +65,16 @@ func control(r rune) bool {
 	}
 	return false
 }
+
+// Lines is String for text of several lines, an error joined from
+// several: each line is escaped and the line feeds between them are kept.
+func Lines(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = String(l)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -20,3 +20,14 @@ func TestString(t *testing.T) {
 		}
 	}
 }
+
+func TestLines(t *testing.T) {
+	for in, want := range map[string]string{
+		"first\nsecond":             "first\nsecond",
+		"a \x1b[2J\nb\tc\r\n\u009b": `a \x1b[2J` + "\n" + `b\tc\r` + "\n" + `\u009b`,
+	} {
+		if got := Lines(in); got != want {
+			t.Errorf("Lines(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
