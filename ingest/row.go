@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
@@ -97,7 +96,7 @@ func (b *rowBuilder) item(parentID string, i int, fields []extract.Field, raw st
 func (b *rowBuilder) convert(id, parentID string, fields []extract.Field, raw string) ([]any, error) {
 	b.place(fields)
 	b.fixed = b.fixed[:0]
-	if !utf8.ValidString(raw) {
+	if !validJSONText(raw) {
 		b.fixed = slices.Grow(b.fixed, len(fields))[:len(fields)]
 		var err error
 		if raw, err = b.repair(fields, raw); err != nil {

@@ -27,6 +27,11 @@ import (
 // UTF-8, C3 starts a sequence that "(" does not continue (issue 45).
 const BadBytes = "\xff\xfe\xc3("
 
+// LoneSurrogate is the JSON escape InvalidUTF8 puts before BadBytes in a
+// company name: half a surrogate pair, valid JSON grammar but no
+// character, which DuckDB refuses in a JSON value.
+const LoneSurrogate = `\ud800`
+
 // Formulas are the formula-looking beginnings Formulas plants, in turn:
 // each would run, or be read as a formula, in a spreadsheet that opens a
 // CSV cell beginning with it.
@@ -36,8 +41,8 @@ func Formulas() []string {
 
 // Attacks say what the proxy plants.
 type Attacks struct {
-	// InvalidUTF8 appends BadBytes to every customer's FullName and
-	// CompanyName (assumed fields).
+	// InvalidUTF8 appends BadBytes to every customer's FullName, and
+	// LoneSurrogate and BadBytes to its CompanyName (assumed fields).
 	InvalidUTF8 bool
 	// Formulas starts with one of Formulas, in turn, the ID and Text of
 	// every invoice line that is a planted finding of the sandbox's
@@ -110,8 +115,9 @@ type mutator struct {
 // Markers stand in the re-encoded JSON for what encoding/json cannot
 // write: raw bytes that are not UTF-8, and a value deeper than it nests.
 const (
-	bytesMarker = "@@hostile-bytes@@"
-	deepMarker  = `"@@hostile-deep@@"`
+	bytesMarker     = "@@hostile-bytes@@"
+	surrogateMarker = "@@hostile-surrogate@@"
+	deepMarker      = `"@@hostile-deep@@"`
 )
 
 // response rewrites a 200 page of /Customers/ or /Invoices/.
@@ -166,6 +172,7 @@ func (m *mutator) rewrite(body []byte, customers bool) ([]byte, error) {
 		return nil, err
 	}
 	b := bytes.ReplaceAll(out.Bytes(), []byte(bytesMarker), []byte(BadBytes))
+	b = bytes.ReplaceAll(b, []byte(surrogateMarker), []byte(LoneSurrogate))
 	deep := strings.Repeat("[", m.a.Depth) + strings.Repeat("]", m.a.Depth)
 	return bytes.ReplaceAll(b, []byte(deepMarker), []byte(deep)), nil
 }
@@ -179,7 +186,7 @@ func (m *mutator) customer(rec map[string]any, i int) {
 	}
 	if m.a.InvalidUTF8 {
 		company, _ := rec["CompanyName"].(string)
-		name, rec["CompanyName"] = name+" "+bytesMarker, company+" "+bytesMarker
+		name, rec["CompanyName"] = name+" "+bytesMarker, company+" "+surrogateMarker+bytesMarker
 	}
 	rec["FullName"] = name
 	if m.a.Depth > 0 && i == 0 {
