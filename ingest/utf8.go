@@ -116,7 +116,7 @@ func replaceInvalid(s string, put func(b *strings.Builder, c byte)) string {
 func (b *rowBuilder) repair(fields []extract.Field, raw string) (string, error) {
 	for i, f := range fields {
 		s := b.slots[i]
-		bad := !validJSONText(f.Name)
+		bad := !utf8.ValidString(f.Name) // decoded: no escapes left
 		if !validJSONText(f.Raw) {
 			if s >= 0 && b.columns[s].Contract {
 				return "", fmt.Errorf("field %s: %s", f.Name, invalidText(f.Raw))
