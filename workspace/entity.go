@@ -57,6 +57,8 @@ type entityView struct {
 	Snapshot string           `json:"snapshot_id"`
 	Columns  []column         `json:"columns"`
 	Raw      json.RawMessage  `json:"raw"`
+	RawNote  string           `json:"raw_note,omitempty"` // why the raw JSON is not shown as JSON (setRaw)
+	RawText  string           `json:"raw_text,omitempty"` // and the text shown instead
 	Parents  []link           `json:"parents"`
 	Children []link           `json:"children"`
 	Findings []historyFinding `json:"findings"`
@@ -157,9 +159,12 @@ func loadEntity(ctx context.Context, db *sql.DB, kind, id, snap, a, b string) (*
 	return v, err
 }
 
-// readRecord reads the typed columns and the raw JSON of v's record.
+// readRecord reads the typed columns and the raw JSON of v's record, the
+// latter as DuckDB's text (the driver's decoding of a JSON column gives
+// nothing for one nested too deep).
 func (v *entityView) readRecord(ctx context.Context, db *sql.DB) error {
-	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT * EXCLUDE (snapshot_id) FROM %s WHERE snapshot_id = ? AND id = ? LIMIT 1", v.Table), v.Snapshot, v.ID)
+	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT * EXCLUDE (snapshot_id) REPLACE (CAST(_raw AS VARCHAR) AS _raw) FROM %s WHERE snapshot_id = ? AND id = ? LIMIT 1",
+		v.Table), v.Snapshot, v.ID)
 	if err != nil {
 		return err
 	}
@@ -185,7 +190,8 @@ func (v *entityView) readRecord(ctx context.Context, db *sql.DB) error {
 	for i, n := range names {
 		switch {
 		case n == "_raw":
-			v.Raw = rawJSON(vals[i])
+			raw, _ := vals[i].(string)
+			v.setRaw(raw)
 		case n == "id":
 		default:
 			v.Columns = append(v.Columns, column{Name: n, Value: plain(vals[i]), Text: display(vals[i])})
@@ -316,20 +322,6 @@ func queryStrings(ctx context.Context, db *sql.DB, q string, args ...any) ([]str
 		out = append(out, s)
 	}
 	return out, rows.Err()
-}
-
-// rawJSON is a _raw value as JSON.
-func rawJSON(v any) json.RawMessage {
-	switch x := v.(type) {
-	case string:
-		return json.RawMessage(x)
-	case []byte:
-		return json.RawMessage(x)
-	case nil:
-		return nil
-	}
-	b, _ := json.Marshal(v)
-	return b
 }
 
 // plain is a column's value as JSON shows it: times in UTC, decimals as
