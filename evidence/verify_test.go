@@ -34,7 +34,7 @@ func TestTheGenuinePackVerifies(t *testing.T) {
 // name.
 type hostile struct {
 	name  string
-	make  func(t *testing.T, top string, b bagFiles) []byte
+	make  func(t testing.TB, top string, b bagFiles) []byte
 	store bool // checked against the store
 	want  string
 }
@@ -42,115 +42,115 @@ type hostile struct {
 // hostilePacks are the attacks of issue 45 on verify: each pack has its
 // manifests recomputed, as a forger would.
 var hostilePacks = []hostile{
-	{"a doctored first copy of a member", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a doctored first copy of a member", func(t testing.TB, top string, b bagFiles) []byte {
 		return zipOf(t, top, b, []raw{{name: top + "/data/closed/findings.csv", data: []byte("rule,entity_id\n")}}, nil)
 	}, false, `"billsnap-evidence-2026-10/data/closed/findings.csv": a second member`},
-	{"the same member by another case", func(t *testing.T, top string, b bagFiles) []byte {
+	{"the same member by another case", func(t testing.TB, top string, b bagFiles) []byte {
 		return zipOf(t, top, b, nil, []raw{{name: top + "/data/closed/FINDINGS.csv"}})
 	}, false, "a second member"},
-	{"a member climbing out", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a member climbing out", func(t testing.TB, top string, b bagFiles) []byte {
 		return zipOf(t, top, b, nil, []raw{{name: top + "/data/../../../x", data: []byte("x")}})
 	}, false, "does not clean to itself"},
-	{"an absolute path first", func(t *testing.T, top string, b bagFiles) []byte {
+	{"an absolute path first", func(t testing.TB, top string, b bagFiles) []byte {
 		return zipOf(t, top, b, []raw{{name: "/tmp/x", data: []byte("x")}}, nil)
 	}, false, "an absolute path"},
-	{"a backslash", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a backslash", func(t testing.TB, top string, b bagFiles) []byte {
 		return zipOf(t, top, b, nil, []raw{{name: top + `/data\..\..\x`, data: []byte("x")}})
 	}, false, "a backslash"},
-	{"a second top directory", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a second top directory", func(t testing.TB, top string, b bagFiles) []byte {
 		return zipOf(t, top, b, nil, []raw{{name: "other/data/x", data: []byte("x")}})
 	}, false, "outside the bag's one top directory"},
-	{"a symlink, listed in the manifest", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a symlink, listed in the manifest", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/closed/link"] = []byte("/etc/passwd")
 		data := b.rebag()["data/closed/link"]
 		delete(b, "data/closed/link")
 		return zipOf(t, top, b, nil, []raw{{name: top + "/data/closed/link", data: data, hdr: func(h *zip.FileHeader) { h.SetMode(os.ModeSymlink | 0o777) }}})
 	}, false, "not a regular file"},
-	{"a device", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a device", func(t testing.TB, top string, b bagFiles) []byte {
 		return zipOf(t, top, b, nil, []raw{{name: top + "/data/dev", hdr: func(h *zip.FileHeader) { h.SetMode(os.ModeDevice | 0o644) }}})
 	}, false, "not a regular file"},
-	{"a payload file not in the manifest", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a payload file not in the manifest", func(t testing.TB, top string, b bagFiles) []byte {
 		return zipOf(t, top, b, nil, []raw{{name: top + "/data/extra.txt", data: []byte("x")}})
 	}, false, "data/extra.txt: in the pack but not in manifest-sha256.txt"},
-	{"a payload file listed and absent", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a payload file listed and absent", func(t testing.TB, top string, b bagFiles) []byte {
 		b["manifest-sha256.txt"] = append(b["manifest-sha256.txt"], []byte(sha(nil)+"  data/gone.txt\n")...)
 		return zipOf(t, top, b.retag(), nil, nil)
 	}, false, "data/gone.txt: listed in manifest-sha256.txt but not in the pack"},
-	{"a manifest listing a path twice", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a manifest listing a path twice", func(t testing.TB, top string, b bagFiles) []byte {
 		b.rebag()
 		line := bytes.SplitAfter(b["manifest-sha256.txt"], []byte("\n"))[0]
 		b["manifest-sha256.txt"] = append(b["manifest-sha256.txt"], line...)
 		return zipOf(t, top, b.retag(), nil, nil)
 	}, false, "listed a second time"},
-	{"a tag file besides the bag's", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a tag file besides the bag's", func(t testing.TB, top string, b bagFiles) []byte {
 		b["evil.txt"] = []byte("x")
 		return zipOf(t, top, b, nil, nil)
 	}, false, "evil.txt: not a file of the bag"},
-	{"a payload file billsnap does not pack", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a payload file billsnap does not pack", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/closed/extra.csv"] = []byte("=cmd\n")
 		return zipOf(t, top, b.rebag(), nil, nil)
 	}, false, "data/closed/extra.csv: not a file billsnap packs"},
-	{"signoffs.json rewritten", func(t *testing.T, top string, b bagFiles) []byte {
+	{"signoffs.json rewritten", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/signoffs.json"] = bytes.Replace(b["data/signoffs.json"], []byte(`"Dana"`), []byte(`"Mallory"`), 1)
 		return zipOf(t, top, b.rebag(), nil, nil)
 	}, false, "data/signoffs.json: not what the pack's chained ledger gives"},
-	{"waivers.json rewritten", func(t *testing.T, top string, b bagFiles) []byte {
+	{"waivers.json rewritten", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/waivers.json"] = []byte("[]\n")
 		return zipOf(t, top, b.rebag(), nil, nil)
 	}, false, "data/waivers.json: not what the pack's chained ledger gives"},
-	{"close.json rewritten", func(t *testing.T, top string, b bagFiles) []byte {
+	{"close.json rewritten", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/close.json"] = bytes.Replace(b["data/close.json"], []byte(`"findings": 1`), []byte(`"findings": 0`), 1)
 		return zipOf(t, top, b.rebag(), nil, nil)
 	}, false, "data/close.json: not what the pack's chained ledger gives"},
-	{"period.jsonl cut", func(t *testing.T, top string, b bagFiles) []byte {
+	{"period.jsonl cut", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/ledger/period.jsonl"] = bytes.SplitAfter(b["data/ledger/period.jsonl"], []byte("\n"))[0]
 		return zipOf(t, top, b.rebag(), nil, nil)
 	}, false, "data/ledger/period.jsonl: not what the pack's chained ledger gives"},
-	{"bag-info.txt naming another close", func(t *testing.T, top string, b bagFiles) []byte {
+	{"bag-info.txt naming another close", func(t testing.TB, top string, b bagFiles) []byte {
 		b["bag-info.txt"] = bytes.Replace(b["bag-info.txt"], []byte("Billsnap-Close: C3"), []byte("Billsnap-Close: C9"), 1)
 		return zipOf(t, top, b.retag(), nil, nil)
 	}, false, `Billsnap-Close is "C9"`},
-	{"tables.json added", func(t *testing.T, top string, b bagFiles) []byte {
+	{"tables.json added", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/snapshot/tables.json"] = []byte(`{"snapshot_id": "SNAP1", "tables": []}` + "\n")
 		return zipOf(t, top, b.rebag(), nil, nil)
 	}, false, "untied: data/snapshot/parquet-manifest.csv data/snapshot/tables.json"},
-	{"the Parquet manifest emptied", func(t *testing.T, top string, b bagFiles) []byte {
+	{"the Parquet manifest emptied", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/snapshot/parquet-manifest.csv"] = []byte("path,bytes,sha256\n")
 		return zipOf(t, top, b.rebag(), nil, nil)
 	}, true, "parquet/invoices/snapshot_id=SNAP1/part-0.parquet: a Parquet file of snapshot SNAP1 in the store, and data/snapshot/parquet-manifest.csv does not list it"},
-	{"the Parquet manifest naming ../../../../etc/hostname", func(t *testing.T, top string, b bagFiles) []byte {
+	{"the Parquet manifest naming ../../../../etc/hostname", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/snapshot/parquet-manifest.csv"] = []byte("path,bytes,sha256\n../../../../etc/hostname,1," + sha(nil) + "\n")
 		return zipOf(t, top, b.rebag(), nil, nil)
 	}, true, `"../../../../etc/hostname" is not the path of a Parquet file`},
-	{"the Parquet manifest naming /dev/zero", func(t *testing.T, top string, b bagFiles) []byte {
+	{"the Parquet manifest naming /dev/zero", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/snapshot/parquet-manifest.csv"] = []byte("path,bytes,sha256\n/dev/zero,1," + sha(nil) + "\n")
 		return zipOf(t, top, b.rebag(), nil, nil)
 	}, true, `"/dev/zero" is not the path of a Parquet file`},
-	{"the Parquet manifest naming a file of the store outside the snapshot", func(t *testing.T, top string, b bagFiles) []byte {
+	{"the Parquet manifest naming a file of the store outside the snapshot", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/snapshot/parquet-manifest.csv"] = []byte("path,bytes,sha256\nparquet/invoices/snapshot_id=SNAP1/../../../ledger.jsonl.parquet,1," + sha(nil) + "\n")
 		return zipOf(t, top, b.rebag(), nil, nil)
 	}, true, "does not clean to itself"},
-	{"more bytes than the Payload-Oxum", func(t *testing.T, top string, b bagFiles) []byte {
+	{"more bytes than the Payload-Oxum", func(t testing.TB, top string, b bagFiles) []byte {
 		oxum := b["bag-info.txt"]
 		b["data/closed/findings.csv"] = make([]byte, 10<<20)
 		b.rebag()
 		b["bag-info.txt"] = oxum
 		return zipOf(t, top, b.retag(), nil, nil)
 	}, false, "bag-info.txt: Payload-Oxum"},
-	{"a Payload-Oxum beyond the ceiling", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a Payload-Oxum beyond the ceiling", func(t testing.TB, top string, b bagFiles) []byte {
 		b["bag-info.txt"] = bytes.Replace(b["bag-info.txt"], []byte("Payload-Oxum: "), []byte("Payload-Oxum: 99999999999"), 1)
 		return zipOf(t, top, b.retag(), nil, nil)
 	}, false, "declares more than billsnap reads"},
-	{"a member longer than its header says", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a member longer than its header says", func(t testing.TB, top string, b bagFiles) []byte {
 		return lyingSize(t, zipOf(t, top, b, nil, nil), top+"/data/closed/findings.csv")
 	}, false, "data/closed/findings.csv: its data is not what its zip header declares"},
-	{"a chained entry with nothing in it", func(t *testing.T, top string, b bagFiles) []byte {
+	{"a chained entry with nothing in it", func(t testing.TB, top string, b bagFiles) []byte {
 		b["data/ledger/ledger.jsonl"] = rechain(b["data/ledger/ledger.jsonl"], func(l []byte) []byte {
 			return bytes.Replace(l, []byte(`"action":"waive","waiver":{`), []byte(`"action":"waive","x":{`), 1)
 		})
 		return zipOf(t, top, b.rebag(), nil, nil)
 	}, false, `data/ledger/ledger.jsonl line 1 (seq 1): a "waive" entry without what it records`},
-	{"the ledger re-chained with a sign-off rewritten, and all derived again", func(t *testing.T, top string, b bagFiles) []byte {
+	{"the ledger re-chained with a sign-off rewritten, and all derived again", func(t testing.TB, top string, b bagFiles) []byte {
 		swap := func(l []byte) []byte { return bytes.ReplaceAll(l, []byte(`Dana`), []byte(`Mall`)) }
 		b["data/ledger/ledger.jsonl"] = rechain(b["data/ledger/ledger.jsonl"], swap)
 		lines := bytes.SplitAfter(b["data/ledger/ledger.jsonl"], []byte("\n"))
@@ -192,7 +192,7 @@ func TestHostilePacksAreRefused(t *testing.T) {
 
 // lyingSize rewrites the central directory's uncompressed size of member
 // name, and its local header's, to one byte less than the data holds.
-func lyingSize(t *testing.T, pack []byte, name string) []byte {
+func lyingSize(t testing.TB, pack []byte, name string) []byte {
 	t.Helper()
 	zr, err := zip.NewReader(bytes.NewReader(pack), int64(len(pack)))
 	if err != nil {
