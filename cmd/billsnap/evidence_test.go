@@ -7,10 +7,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,6 +133,50 @@ func rezip(t *testing.T, src, dst, name string, edit func([]byte) []byte) {
 	os.WriteFile(dst, b.Bytes(), 0o644)
 }
 
+// rebag copies the pack at src to dst with the file rel of the bag
+// changed by edit, and its manifests and Payload-Oxum recomputed, as a
+// forger would.
+func rebag(t *testing.T, src, dst, rel string, edit func([]byte) []byte) {
+	t.Helper()
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	files, top := map[string][]byte{}, ""
+	for _, f := range zr.File {
+		rc, _ := f.Open()
+		data, _ := io.ReadAll(rc)
+		rc.Close()
+		top, f.Name, _ = strings.Cut(f.Name, "/")
+		files[f.Name] = data
+	}
+	files[rel] = edit(files[rel])
+	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	var manifest, tags strings.Builder
+	octets, n := 0, 0
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if strings.HasPrefix(p, "data/") {
+			fmt.Fprintf(&manifest, "%s  %s\n", sum(files[p]), p)
+			octets, n = octets+len(files[p]), n+1
+		}
+	}
+	files["manifest-sha256.txt"] = []byte(manifest.String())
+	files["bag-info.txt"] = regexp.MustCompile(`Payload-Oxum: .*`).ReplaceAll(files["bag-info.txt"], fmt.Appendf(nil, "Payload-Oxum: %d.%d", octets, n))
+	for _, p := range []string{"bagit.txt", "bag-info.txt", "manifest-sha256.txt"} {
+		fmt.Fprintf(&tags, "%s  %s\n", sum(files[p]), p)
+	}
+	files["tagmanifest-sha256.txt"] = []byte(tags.String())
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		w, _ := zw.Create(top + "/" + p)
+		w.Write(files[p])
+	}
+	zw.Close()
+	os.WriteFile(dst, b.Bytes(), 0o644)
+}
+
 func flipByte(b []byte) []byte {
 	out := bytes.Clone(b)
 	out[len(out)/2] ^= 0x01
@@ -147,8 +195,22 @@ func TestAnEvidencePackShowsAnyChange(t *testing.T) {
 		t.Fatalf("evidence: exit %d: %s %s", code, out, stderr)
 	}
 	code, out, stderr = cli(t, srv, "evidence", "verify", pack, "--config", cfg)
-	if code != job.ExitOK || !strings.Contains(out, "intact") || !strings.Contains(out, "the store "+dir+" agrees") {
+	if code != job.ExitOK || !strings.Contains(out, "intact") || !strings.Contains(out, "the store "+dir+" agrees") || strings.Contains(out, "not tied") {
 		t.Fatalf("evidence verify: exit %d: %s %s", code, out, stderr)
+	}
+	code, out, stderr = cli(t, srv, "evidence", "verify", pack)
+	if code != job.ExitOK || !strings.Contains(out, "not tied: data/snapshot/parquet-manifest.csv, data/snapshot/tables.json: matched the bag's manifest only") {
+		t.Fatalf("evidence verify without the store: exit %d: %s %s", code, out, stderr)
+	}
+	if code, _, stderr := cli(t, srv, "evidence", "verify", pack, "--timeout", "0s"); code != job.ExitUsage || !strings.Contains(stderr, "--timeout") {
+		t.Fatalf("evidence verify --timeout 0s: exit %d: %s", code, stderr)
+	}
+	forged := filepath.Join(t.TempDir(), "forged.zip")
+	rebag(t, pack, forged, "data/snapshot/tables.json", func(b []byte) []byte {
+		return bytes.Replace(b, []byte(`"Received": `), []byte(`"Received": 1`), 1)
+	})
+	if code, _, stderr := cli(t, srv, "evidence", "verify", forged, "--config", cfg); code != job.ExitFailure || !strings.Contains(stderr, "data/snapshot/tables.json: not the snapshot's figures in the store") {
+		t.Fatalf("tables.json rewritten, the bag's manifests recomputed: exit %d: %s", code, stderr)
 	}
 	if code, _, stderr := cli(t, srv, "evidence", "--config", cfg, "--period", "2001-01", "-o", pack+".x"); code != job.ExitUsage || !strings.Contains(stderr, "not closed") {
 		t.Fatalf("evidence of a period not closed: exit %d: %s", code, stderr)
