@@ -12,6 +12,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
@@ -57,7 +58,7 @@ func printSummary(out io.Writer, cfg config.Config, sum *snapshot.Summary) {
 	fmt.Fprintf(out, "\nsnapshot %s: %s (%.1fs)\n", sum.ID, sum.Status, sum.Finished.Sub(sum.Started).Seconds())
 	for _, st := range sum.Tables {
 		if !st.Complete && st.Problem != "" && st.Collection == st.Table {
-			fmt.Fprintf(out, "  %s is incomplete: %s\n", st.Table, st.Problem)
+			fmt.Fprintf(out, "  %s is incomplete: %s\n", st.Table, termsafe.Lines(st.Problem))
 		}
 	}
 	printFieldNotes(out, snapshot.Notes(sum.Fields, sum.Tables))
@@ -80,7 +81,7 @@ func printFieldNotes(out io.Writer, n snapshot.FieldNotes) {
 		fields []ingest.FieldStats
 	}{{"", n.Drifted}, {"new ", n.New}, {"absent ", n.Absent}} {
 		for _, f := range group.fields {
-			fmt.Fprintf(out, "  %s%s: %s\n", group.label, f.Name(), f.Summary())
+			fmt.Fprintf(out, "  %s%s: %s\n", group.label, termsafe.String(f.Name()), termsafe.String(f.Summary())) // field names come from the service
 		}
 	}
 }

@@ -12,9 +12,12 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/recheck"
+	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -150,5 +153,20 @@ func TestErrorLineEscapesControlCharacters(t *testing.T) {
 	code := runWith(context.Background(), []string{"query", "--out", cfg.Out, "SELECT \"\x1b]0;owned\x07\""}, &out, &errb, noEnv)
 	if code != job.ExitUsage || strings.ContainsAny(errb.String(), "\x1b\x07") || !strings.Contains(errb.String(), `\x1b]0;owned\x07`) {
 		t.Errorf("exit %d\nstderr %q", code, errb.String())
+	}
+}
+
+// recheck's table and the export's field notes print what the service
+// sent (a record's ID, what changed, a field's name) with its control
+// characters escaped.
+func TestRecheckAndFieldNotesEscapeControlCharacters(t *testing.T) {
+	t.Parallel()
+	const hostile = "\x1b]0;owned\x07\u009b31m"
+	var b bytes.Buffer
+	printRecheck(&b, &reconcile.Report{}, []recheck.Result{{Finding: reconcile.Finding{Rule: "missed_billing_run", EntityID: hostile},
+		Live: recheck.Changed, Detail: "Amount " + hostile}})
+	printFieldNotes(&b, snapshot.FieldNotes{New: []ingest.FieldStats{{Table: "customers", Field: hostile, Kind: "string"}}})
+	if strings.ContainsAny(b.String(), "\x1b\x07\u009b") || strings.Count(b.String(), `\x1b]0;owned\x07\u009b31m`) != 3 {
+		t.Errorf("%q", b.String())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/recheck"
 	"github.com/billsnap/billsnap/reconcile"
@@ -94,7 +95,7 @@ func printRecheck(w io.Writer, rep *reconcile.Report, results []recheck.Result) 
 	fmt.Fprintf(tw, "rule\trecord\tlive\twhat changed\n")
 	for _, r := range results {
 		counts[r.Live]++
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Finding.Rule, r.Finding.EntityID, r.Live, r.Detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Finding.Rule, termsafe.String(r.Finding.EntityID), r.Live, termsafe.String(r.Detail))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nsnapshot %s: %s about charges rechecked: %d confirmed, %d changed, %d gone\n", rep.Snapshot.ID,
