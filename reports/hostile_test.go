@@ -105,3 +105,25 @@ func TestTextEscapesControlCharacters(t *testing.T) {
 		t.Errorf("the escaped text appears %d times, want 4:\n%s", n, b.String())
 	}
 }
+
+// TestMarkdownEscapesControlCharacters gives the Markdown summary (stdout
+// of report and run, and summary.md) a field name, a problem, a waiver's
+// note and a material line holding terminal controls: none is written raw.
+func TestMarkdownEscapesControlCharacters(t *testing.T) {
+	in := fixture(t)
+	const esc = "\x1b]0;owned\x07\x1b[2J\u009b31m\r"
+	in.Report.Material = append(in.Report.Material, esc)
+	in.Report.Unjudged[0].Field = esc
+	in.Fields[0].Field = esc
+	in.Tables[0].Complete, in.Tables[0].Problem = false, esc
+	var b strings.Builder
+	if err := Markdown(&b, in, nil); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07\u009b\r") {
+		t.Errorf("a control character is written raw:\n%q", b.String())
+	}
+	if n := strings.Count(b.String(), `\x1b]0;owned\x07\x1b[2J\u009b31m\r`); n < 3 {
+		t.Errorf("the escaped text appears %d times, want 3 or more:\n%s", n, b.String())
+	}
+}

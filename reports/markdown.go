@@ -8,15 +8,17 @@ import (
 
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
 // Markdown writes the summary for a terminal or a cron mail: the verdict,
 // the snapshot, completeness per collection, per rule the counts and the
-// unwaived amount per currency, and where the full reports are.
+// unwaived amount per currency, and where the full reports are. The
+// control characters the data holds are escaped (termsafe.Writer).
 func Markdown(w io.Writer, in *Input, files []string) error {
-	ew := &errWriter{w: w}
+	ew := &errWriter{w: termsafe.Writer{W: w}} // the data's control characters escaped, on a terminal or in a mail
 	r := in.Report
 	fmt.Fprintf(ew, "# billsnap: %s (%s)\n\n", in.Verdict(), in.ExitText())
 	s := r.Snapshot

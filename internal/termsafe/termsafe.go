@@ -5,6 +5,7 @@ package termsafe
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -77,4 +78,19 @@ func Lines(s string) string {
 		lines[i] = String(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Writer writes through W with Lines applied to each write: text whose
+// lines are its own, a report, passes with every control character the
+// data put in it escaped. Each write is escaped on its own, so a write
+// must hold whole characters (fmt's writes do).
+type Writer struct{ W io.Writer }
+
+// Write writes Lines(p) to W and reports all of p written when W takes
+// it all.
+func (t Writer) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(t.W, Lines(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

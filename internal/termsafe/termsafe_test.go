@@ -1,6 +1,9 @@
 package termsafe
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestString(t *testing.T) {
 	for in, want := range map[string]string{
@@ -29,5 +32,18 @@ func TestLines(t *testing.T) {
 		if got := Lines(in); got != want {
 			t.Errorf("Lines(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var b strings.Builder
+	w := Writer{W: &b}
+	for _, s := range []string{"# title\n", "a \x1b[2J", " b\n"} {
+		if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	if want := "# title\na \\x1b[2J b\n"; b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
 	}
 }
