@@ -29,6 +29,22 @@ func Number(s string) string {
 	return Text(s)
 }
 
+// Live reports whether a spreadsheet could read cell as a formula: it
+// begins with '=', '@', TAB or CR, or with '+' or '-' and is not a decimal
+// number. No cell that Text or Number returns is live.
+func Live(cell string) bool {
+	if cell == "" {
+		return false
+	}
+	switch cell[0] {
+	case '=', '@', '\t', '\r':
+		return true
+	case '+', '-':
+		return !IsDecimal(cell)
+	}
+	return false
+}
+
 // IsDecimal reports whether s is [+-]digits[.digits].
 func IsDecimal(s string) bool {
 	if s != "" && (s[0] == '+' || s[0] == '-') {

@@ -50,3 +50,17 @@ func TestNumber(t *testing.T) {
 		}
 	}
 }
+
+func TestLive(t *testing.T) {
+	for cell, want := range map[string]bool{
+		"=1": true, "@SUM(1)": true, "\t1": true, "\r1": true, "+SUM(1)": true, "-2+3": true, "-": true,
+		"-12.50": false, "+3": false, "'=1": false, "": false, "a=b": false,
+	} {
+		if got := Live(cell); got != want {
+			t.Errorf("Live(%q) = %v, want %v", cell, got, want)
+		}
+		if Live(Text(cell)) || Live(Number(cell)) {
+			t.Errorf("Text or Number of %q is live", cell)
+		}
+	}
+}
