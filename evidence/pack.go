@@ -25,6 +25,7 @@ package evidence
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -43,6 +44,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/billsnap/billsnap/internal/atomicfile"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -220,6 +222,12 @@ func addSnapshot(ctx context.Context, b *bag, src Source, id string) (int, error
 		return 0, err
 	}
 	b.add("data/snapshot/parquet-manifest.csv", parquetManifest(files))
+	if recorded := b.payload["data/closed/snapshot/parquet-manifest.csv"]; recorded != nil {
+		// The close recorded the snapshot's files: the pack holds those.
+		b.add("data/snapshot/parquet-manifest.csv", recorded)
+		b.add("data/snapshot/tables.json", b.payload["data/closed/snapshot/tables.json"])
+		return bytes.Count(recorded, []byte{'\n'}) - 1, nil
+	}
 	if src.DB != nil {
 		tables, err := snapshot.Manifest(ctx, src.DB, id)
 		if err != nil {
@@ -232,6 +240,39 @@ func addSnapshot(ctx context.Context, b *bag, src Source, id string) (int, error
 		b.add("data/snapshot/tables.json", data)
 	}
 	return len(files), nil
+}
+
+// SnapshotRecord writes the snapshot's files that a close records with
+// its closed record, into dir/snapshot/: parquet-manifest.csv (snapshot
+// id's Parquet files under parquetDir, found inside the store root) and
+// tables.json (its per-table figures in db), and gives their paths. The
+// close's SHA-256 of them ties the pack's copies to the ledger's chain.
+func SnapshotRecord(ctx context.Context, db *sql.DB, root, parquetDir, id, dir string) ([]string, error) {
+	files, err := parquetFiles(ctx, root, parquetDir, id)
+	if err != nil {
+		return nil, err
+	}
+	tables, err := snapshot.Manifest(ctx, db, id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := tablesFile(id, tables)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "snapshot"), 0o755); err != nil {
+		return nil, err
+	}
+	var out []string
+	for name, data := range map[string][]byte{"parquet-manifest.csv": parquetManifest(files), "tables.json": data} {
+		p := filepath.Join(dir, "snapshot", name)
+		if err := atomicfile.WriteFunc(p, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // tablesFile is data/snapshot/tables.json: snapshot id's per-table

@@ -59,15 +59,14 @@ func or(a, b string) string {
 // found and read inside the store (parquetFiles). A snapshot the store no
 // longer holds at all is a note, not a difference (retention may have
 // removed it).
-func checkParquet(ctx context.Context, s *Store, snap string, rows []parquetFile, v *Verified) error {
+func checkParquet(ctx context.Context, s *Store, snap string, rows []parquetFile, v *Verified) (bool, error) {
 	have, err := parquetFiles(ctx, s.Root, s.ParquetDir, snap)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if len(have) == 0 {
-		v.Untied = append(v.Untied, "data/snapshot/parquet-manifest.csv")
 		v.Notes = append(v.Notes, "the store no longer holds the snapshot's Parquet: not checked")
-		return nil
+		return false, nil
 	}
 	byPath := map[string]parquetFile{}
 	for _, f := range have {
@@ -77,51 +76,45 @@ func checkParquet(ctx context.Context, s *Store, snap string, rows []parquetFile
 		f, ok := byPath[r.path]
 		switch {
 		case !ok:
-			return &MismatchError{What: r.path, Why: "the pack lists it and the store has no such Parquet file of snapshot " + snap}
+			return false, &MismatchError{What: r.path, Why: "the pack lists it and the store has no such Parquet file of snapshot " + snap}
 		case f.sum != r.sum || f.bytes != r.bytes:
-			return &MismatchError{What: r.path, Why: fmt.Sprintf("the store's file hashes to %s (%d bytes), and the pack's manifest says %s (%d bytes)", f.sum, f.bytes, r.sum, r.bytes)}
+			return false, &MismatchError{What: r.path, Why: fmt.Sprintf("the store's file hashes to %s (%d bytes), and the pack's manifest says %s (%d bytes)", f.sum, f.bytes, r.sum, r.bytes)}
 		}
 		delete(byPath, r.path)
 		v.Parquet++
 	}
 	for _, f := range have {
 		if _, ok := byPath[f.path]; ok {
-			return &MismatchError{What: f.path, Why: fmt.Sprintf("a Parquet file of snapshot %s in the store, and data/snapshot/parquet-manifest.csv does not list it: the manifest was emptied or cut", snap)}
+			return false, &MismatchError{What: f.path, Why: fmt.Sprintf("a Parquet file of snapshot %s in the store, and data/snapshot/parquet-manifest.csv does not list it: the manifest was emptied or cut", snap)}
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // checkTables derives data/snapshot/tables.json again from the store's
-// read model and compares it. Without the read model, or when it no
-// longer holds the snapshot's figures, the file stays untied.
-func checkTables(ctx context.Context, s *Store, snap string, payload map[string]hashed, v *Verified) error {
+// read model and compares it, and tells whether it did. Without the read
+// model, or when it no longer holds the snapshot's figures, it does not.
+func checkTables(ctx context.Context, s *Store, snap string, payload map[string]hashed, v *Verified) (bool, error) {
 	const p = "data/snapshot/tables.json"
 	got, ok := payload[p]
 	if s.DB == nil {
-		if ok {
-			v.Untied = append(v.Untied, p)
-		}
-		return nil
+		return false, nil
 	}
 	tables, err := snapshot.Manifest(ctx, s.DB, snap)
 	if err != nil {
-		return err
+		return false, err
 	}
 	want, err := tablesFile(snap, tables)
 	switch {
 	case err != nil:
-		return err
+		return false, err
 	case len(tables) == 0:
-		if ok {
-			v.Untied = append(v.Untied, p)
-			v.Notes = append(v.Notes, "the store no longer holds the snapshot's figures: "+p+" not checked")
-		}
-		return nil
+		v.Notes = append(v.Notes, "the store no longer holds the snapshot's figures: "+p+" not checked")
+		return false, nil
 	case !ok:
-		return &MismatchError{What: p, Why: "missing from the pack, and the store holds the snapshot's figures"}
+		return false, &MismatchError{What: p, Why: "missing from the pack, and the store holds the snapshot's figures"}
 	case got.sum != sha(want):
-		return &MismatchError{What: p, Why: fmt.Sprintf("not the snapshot's figures in the store (SHA-256 %s, and recomputed %s)", got.sum, sha(want))}
+		return false, &MismatchError{What: p, Why: fmt.Sprintf("not the snapshot's figures in the store (SHA-256 %s, and recomputed %s)", got.sum, sha(want))}
 	}
-	return nil
+	return true, nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,7 +79,7 @@ func Verify(ctx context.Context, zipPath string, store *Store) (Verified, error)
 		return v, err
 	}
 	if store == nil {
-		v.Untied = untied(payload, false)
+		v.Untied = untied(payload, p.tied, false)
 		v.Notes = append(v.Notes, "no store given: the pack was checked by itself")
 		return v, nil
 	}
@@ -86,24 +87,33 @@ func Verify(ctx context.Context, zipPath string, store *Store) (Verified, error)
 		return v, err
 	}
 	v.Store = true
-	if err := checkParquet(ctx, store, p.close.Snapshot, rows, &v); err != nil {
+	parquet, err := checkParquet(ctx, store, p.close.Snapshot, rows, &v)
+	if err != nil {
 		return v, err
 	}
-	return v, checkTables(ctx, store, p.close.Snapshot, payload, &v)
+	tables, err := checkTables(ctx, store, p.close.Snapshot, payload, &v)
+	if err != nil {
+		return v, err
+	}
+	v.Untied = untied(payload, p.tied, parquet, tables)
+	return v, nil
 }
 
-// untied are the snapshot's files of the pack that neither the chain nor
-// a store vouched for.
-func untied(payload map[string]hashed, parquetChecked bool) []string {
+// untied are the snapshot's files of the pack that neither the close's
+// hashes in the chain nor the store (checked: which of the two files it
+// vouched for) vouched for.
+func untied(payload map[string]hashed, tied map[string]bool, checked ...bool) []string {
 	var out []string
-	if !parquetChecked {
-		out = append(out, "data/snapshot/parquet-manifest.csv")
-	}
-	if _, ok := payload["data/snapshot/tables.json"]; ok {
-		out = append(out, "data/snapshot/tables.json")
+	for i, p := range snapshotFiles {
+		if _, ok := payload[p]; ok && !tied[p] && !(i < len(checked) && checked[i]) {
+			out = append(out, p)
+		}
 	}
 	return out
 }
+
+// snapshotFiles are the pack's files of the snapshot.
+var snapshotFiles = []string{"data/snapshot/parquet-manifest.csv", "data/snapshot/tables.json"}
 
 // packLedger is the pack's ledger, checked: its lines, its head and the
 // close the pack is of.
@@ -111,6 +121,7 @@ type packLedger struct {
 	lines [][]byte
 	head  ledger.Head
 	close ledger.Closed
+	tied  map[string]bool // the snapshot's files the close recorded
 }
 
 // checkLedger re-runs the chain of the pack's ledger, finds the standing
@@ -159,35 +170,47 @@ func checkLedger(top string, b bagInfo, payload map[string]hashed) (packLedger, 
 			return packLedger{}, &MismatchError{What: p, Why: fmt.Sprintf("not what the pack's chained ledger gives (SHA-256 %s, and derived again from the ledger %s): it was rewritten", got.sum, want)}
 		}
 	}
-	return packLedger{lines: lines, head: head, close: c}, checkClosed(c, payload, derived)
+	tied, err := checkClosed(c, payload, derived)
+	return packLedger{lines: lines, head: head, close: c, tied: tied}, err
 }
 
 // checkClosed checks the closed record's files against the hashes close
-// c holds, and that the pack has no file besides those, the ledger's
-// and the snapshot's.
-func checkClosed(c ledger.Closed, payload map[string]hashed, derived map[string][]byte) error {
-	known := map[string]bool{"data/snapshot/parquet-manifest.csv": true, "data/snapshot/tables.json": true}
+// c holds, and the snapshot's files against the close's copies of them
+// when it recorded them (a close since billsnap recorded them: those
+// are tied), and that the pack has no file besides those, the ledger's
+// and the snapshot's. It gives the snapshot's files so tied.
+func checkClosed(c ledger.Closed, payload map[string]hashed, derived map[string][]byte) (map[string]bool, error) {
+	known := map[string]bool{}
 	base := commonDir(c.Files)
 	for _, f := range c.Files {
 		p := "data/closed/" + strings.TrimPrefix(f.Path, base)
 		got, ok := payload[p]
 		if !ok {
-			return &MismatchError{What: p, Why: "close " + c.ID + " recorded it, and the pack has no such file"}
+			return nil, &MismatchError{What: p, Why: "close " + c.ID + " recorded it, and the pack has no such file"}
 		}
 		if got.sum != f.SHA256 {
-			return &MismatchError{What: p, Why: fmt.Sprintf("its SHA-256 is %s, and close %s in the ledger recorded %s", got.sum, c.ID, f.SHA256)}
+			return nil, &MismatchError{What: p, Why: fmt.Sprintf("its SHA-256 is %s, and close %s in the ledger recorded %s", got.sum, c.ID, f.SHA256)}
 		}
 		known[p] = true
 	}
-	if _, ok := payload["data/snapshot/parquet-manifest.csv"]; !ok {
-		return &MismatchError{What: "data/snapshot/parquet-manifest.csv", Why: "missing from the pack"}
+	tied := map[string]bool{}
+	for _, p := range snapshotFiles {
+		recorded, ok := payload["data/closed/snapshot/"+path.Base(p)]
+		got, has := payload[p]
+		switch {
+		case !has && (ok || p == snapshotFiles[0]):
+			return nil, &MismatchError{What: p, Why: "missing from the pack"}
+		case ok && got.sum != recorded.sum:
+			return nil, &MismatchError{What: p, Why: fmt.Sprintf("its SHA-256 is %s, and close %s recorded %s: it was rewritten", got.sum, c.ID, recorded.sum)}
+		}
+		known[p], tied[p] = true, ok
 	}
 	for _, p := range slices.Sorted(maps.Keys(payload)) {
 		if _, ok := derived[p]; !ok && !known[p] {
-			return &MismatchError{What: p, Why: "not a file billsnap packs, nor one close " + c.ID + " recorded"}
+			return nil, &MismatchError{What: p, Why: "not a file billsnap packs, nor one close " + c.ID + " recorded"}
 		}
 	}
-	return nil
+	return tied, nil
 }
 
 // strictLines splits a JSON-lines file written by billsnap: every line

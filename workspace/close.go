@@ -140,15 +140,19 @@ func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledge
 	if err != nil {
 		return nil, "", err
 	}
-	files, err := writeRecordFiles(root, dir, in, s.o.Reconcile.Rules)
+	files, err := writeRecordFiles(root, dir, in, s.o.Reconcile.Rules, func() ([]string, error) {
+		return evidence.SnapshotRecord(ctx, db, root, filepath.Join(root, s.o.Store.Parquet.Dir), rc.Snapshot.ID, dir)
+	})
 	if err != nil {
 		os.RemoveAll(dir)
 	}
 	return files, dir, err
 }
 
-// writeRecordFiles writes the files of a closed record into dir.
-func writeRecordFiles(root, dir string, in *reports.Input, rules []reconcile.Rule) ([]ledger.File, error) {
+// writeRecordFiles writes the files of a closed record into dir, then
+// the snapshot's (its Parquet manifest and per-table figures, which the
+// evidence pack ties to the close through them).
+func writeRecordFiles(root, dir string, in *reports.Input, rules []reconcile.Rule, snapshotFiles func() ([]string, error)) ([]ledger.File, error) {
 	paths, err := reports.Write(dir, in, closeFormats)
 	if err != nil {
 		return nil, err
@@ -161,8 +165,12 @@ func writeRecordFiles(root, dir string, in *reports.Input, rules []reconcile.Rul
 	if err != nil {
 		return nil, err
 	}
+	snap, err := snapshotFiles()
+	if err != nil {
+		return nil, err
+	}
 	var files []ledger.File
-	for _, p := range append(append(paths, lines), sqls...) {
+	for _, p := range append(append(append(paths, lines), sqls...), snap...) {
 		sum, _, err := evidence.HashFile(p)
 		if err != nil {
 			return nil, err

@@ -89,7 +89,7 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 	}
 	a := send(as("dana", call{method: http.MethodPost, path: "/api/periods/" + P + "/close", body: `{"comment": "month end"}`}))
 	var closed apiClose
-	if a.status != http.StatusCreated || json.Unmarshal([]byte(a.body), &closed) != nil || closed.By != "dana" || len(closed.Files) != 6+len(fx.rules(t)) {
+	if a.status != http.StatusCreated || json.Unmarshal([]byte(a.body), &closed) != nil || closed.By != "dana" || len(closed.Files) != 8+len(fx.rules(t)) {
 		t.Fatalf("close: %d %s", a.status, a.body)
 	}
 	for _, f := range closed.Files {
