@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/billsnap/billsnap/ledger"
 )
@@ -244,14 +245,19 @@ func TestTheStoresParquetMustBeRegularFiles(t *testing.T) {
 	}
 }
 
-// A cancelled verify stops, saying why.
+// A cancelled verify, or one past its deadline, stops, saying why.
 func TestVerifyStopsWithItsContext(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := verifyBytes(t, ctx, fx.pack, fx.store); !errors.Is(err, context.Canceled) {
-		t.Fatalf("got %v", err)
+		t.Fatalf("cancelled: got %v", err)
+	}
+	ctx, cancel = context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel()
+	if _, err := verifyBytes(t, ctx, fx.pack, fx.store); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("past its deadline: got %v", err)
 	}
 }
 
