@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 	"unicode"
 )
 
@@ -131,17 +132,17 @@ func badName(name string) string {
 // would read it, spans more than maxDirectory bytes: the count of members
 // is read from the end record before any member is.
 func checkDirectory(p string) error {
-	f, err := os.Open(p)
+	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+		return errors.Join(err, notRegular(st)) // a FIFO would block the open
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("not a regular file (%v)", st.Mode())
+	if err != nil || !st.Mode().IsRegular() {
+		return errors.Join(err, notRegular(st))
 	}
 	size := st.Size()
 	end, dirSize, dirOffset, ok := directoryEnd(f, size)
@@ -153,6 +154,14 @@ func checkDirectory(p string) error {
 		return &MismatchError{What: p, Why: fmt.Sprintf("its zip directory spans %d bytes, more than the %d billsnap reads", span, maxDirectory)}
 	}
 	return nil
+}
+
+// notRegular is the error of a pack that is not a regular file, or nil.
+func notRegular(st os.FileInfo) error {
+	if st == nil || st.Mode().IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("not a regular file (%v): a pack is a zip file", st.Mode())
 }
 
 // directoryEnd finds the zip's end of central directory as archive/zip

@@ -245,6 +245,21 @@ func TestTheStoresParquetMustBeRegularFiles(t *testing.T) {
 	}
 }
 
+// A pack that is a FIFO, a directory or a device is refused at once, not
+// waited on.
+func TestAPackMustBeARegularFile(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "pack.zip")
+	if err := mkfifo(fifo); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, t.TempDir(), "/dev/zero"} {
+		if _, err := Verify(context.Background(), p, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+}
+
 // A cancelled verify, or one past its deadline, stops, saying why.
 func TestVerifyStopsWithItsContext(t *testing.T) {
 	t.Parallel()
