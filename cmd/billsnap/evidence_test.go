@@ -205,6 +205,12 @@ func TestAnEvidencePackShowsAnyChange(t *testing.T) {
 	if code, _, stderr := cli(t, srv, "evidence", "verify", pack, "--timeout", "0s"); code != job.ExitUsage || !strings.Contains(stderr, "--timeout") {
 		t.Fatalf("evidence verify --timeout 0s: exit %d: %s", code, stderr)
 	}
+	stopped, stop := context.WithCancel(context.Background())
+	stop() // as SIGINT or SIGTERM does, through main's signal context
+	var errb bytes.Buffer
+	if code := newEnv(io.Discard, &errb, func(string) string { return "" }).run(stopped, []string{"evidence", "verify", pack}); code != job.ExitInterrupted {
+		t.Fatalf("evidence verify, interrupted: exit %d: %s", code, errb.String())
+	}
 	forged := filepath.Join(t.TempDir(), "forged.zip")
 	for _, p := range []string{"data/snapshot/tables.json", "data/snapshot/parquet-manifest.csv"} {
 		rebag(t, pack, forged, p, func(b []byte) []byte { return append(b, ' ') })
