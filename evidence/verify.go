@@ -139,7 +139,7 @@ func checkLedger(top string, b bagInfo, payload map[string]hashed) (packLedger, 
 	if err != nil {
 		return packLedger{}, err
 	}
-	entries, err := parseEntries(path, lines)
+	entries, err := ledger.ParseLines(path+" in the pack", lines)
 	if err != nil {
 		return packLedger{}, err
 	}
@@ -230,41 +230,6 @@ func strictLines(what string, data []byte) ([][]byte, error) {
 		out = append(out, l)
 	}
 	return out, nil
-}
-
-// parseEntries reads the pack's chained lines into entries, each holding
-// what its action needs.
-func parseEntries(what string, lines [][]byte) ([]ledger.Entry, error) {
-	out := make([]ledger.Entry, len(lines))
-	for i, line := range lines {
-		e := &out[i]
-		err := json.Unmarshal(line, e)
-		if err == nil && !wellFormed(e) {
-			err = fmt.Errorf("a %q entry without what it records", e.Action)
-		}
-		if err != nil {
-			return nil, &MismatchError{What: fmt.Sprintf("%s line %d (seq %s)", what, i+1, seqOf(line)), Why: err.Error()}
-		}
-	}
-	return out, nil
-}
-
-// wellFormed tells whether e holds what its action records, so that
-// folding it cannot fail.
-func wellFormed(e *ledger.Entry) bool {
-	switch e.Action {
-	case ledger.ActWaive:
-		return e.Waiver != nil
-	case ledger.ActLift:
-		return e.Lift != ""
-	case ledger.ActSignOff:
-		return e.SignOff != nil
-	case ledger.ActClose:
-		return e.Close != nil
-	case ledger.ActReopen:
-		return e.Reopen != nil
-	}
-	return false
 }
 
 // checkStoreLedger checks that the store's ledger still chains and begins

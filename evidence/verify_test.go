@@ -150,7 +150,7 @@ var hostilePacks = []hostile{
 			return bytes.Replace(l, []byte(`"action":"waive","waiver":{`), []byte(`"action":"waive","x":{`), 1)
 		})
 		return zipOf(t, top, b.rebag(), nil, nil)
-	}, false, `data/ledger/ledger.jsonl line 1 (seq 1): a "waive" entry without what it records`},
+	}, false, `data/ledger/ledger.jsonl in the pack: line 1 (seq 1) is not a valid entry: a waive entry without its waiver`},
 	{"the ledger re-chained with a sign-off rewritten, and all derived again", func(t testing.TB, top string, b bagFiles) []byte {
 		swap := func(l []byte) []byte { return bytes.ReplaceAll(l, []byte(`Dana`), []byte(`Mall`)) }
 		b["data/ledger/ledger.jsonl"] = rechain(b["data/ledger/ledger.jsonl"], swap)

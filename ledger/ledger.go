@@ -183,6 +183,12 @@ func (l *Ledger) ReadLines() ([][]byte, []Entry, error) {
 	return lines, entries, nil
 }
 
+// ParseLines reads lines, path naming them in errors, into entries, each
+// checked as its action's entry: a line that is not JSON is an error
+// naming it, one that lacks what its action records a *MalformedError.
+// It does not check the chain (VerifyLines does).
+func ParseLines(path string, lines [][]byte) ([]Entry, error) { return parse(lines, path, 0) }
+
 // parse reads lines into entries, each checked as its action's entry; the
 // first is line first+1 of the file.
 func parse(lines [][]byte, path string, first int) ([]Entry, error) {
