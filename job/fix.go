@@ -2,13 +2,8 @@ package job
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/catalog"
@@ -17,7 +12,6 @@ import (
 	"github.com/billsnap/billsnap/fix"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
-	"github.com/billsnap/billsnap/recheck"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -81,7 +75,7 @@ func FixApply(ctx context.Context, cfg config.Config, svc Service, p fix.Plan, d
 		return fix.Summary{}, journal.Requests{}, err
 	}
 	a := &fix.Applier{Client: client, BaseURL: cfg.BaseURL, Record: fix.NewRecord(layout.Dir(cfg.Out).Fixes(), time.Now),
-		ReadBack: rb.made, Out: out}
+		ReadBack: rb.Made, Out: out}
 	if dryRun {
 		return fix.Summary{}, journal.Requests{}, a.DryRun(p)
 	}
@@ -89,25 +83,17 @@ func FixApply(ctx context.Context, cfg config.Config, svc Service, p fix.Plan, d
 	return sum, requestsOf(client), err
 }
 
-// readBack reads from the service whether an action was made: an
-// invoice's PaymentDate from the invoices list, walked once; a
-// reference's quantity from its subscription's charges (§4.2).
-type readBack struct {
-	w        *extract.Walker
-	invoices extract.Collection
-	subOf    map[string]string // reference → subscription, from the plan's snapshot
-	paid     map[string]bool   // invoices with a PaymentDate; nil until walked
-}
-
-func newReadBack(ctx context.Context, cfg config.Config, w *extract.Walker, snap string) (*readBack, error) {
+// newReadBack is the read-back of plan p's writes (fix.ReadBack), over
+// cfg's list of invoices and p's snapshot in cfg's read model.
+func newReadBack(ctx context.Context, cfg config.Config, w *extract.Walker, snap string) (*fix.ReadBack, error) {
 	colls, err := catalog.Collections(cfg.Collections)
 	if err != nil {
 		return nil, err
 	}
-	rb := &readBack{w: w, subOf: map[string]string{}}
+	var invoices extract.Collection
 	for _, c := range colls {
 		if c.Table == "invoices" {
-			rb.invoices = c
+			invoices = extract.Collection(c)
 		}
 	}
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
@@ -115,67 +101,5 @@ func newReadBack(ctx context.Context, cfg config.Config, w *extract.Walker, snap
 		return nil, err
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, "SELECT DISTINCT lower(reference_id), lower(subscription_id) FROM subscription_charges WHERE snapshot_id = ? AND reference_id IS NOT NULL", snap)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var ref string
-		var sub sql.NullString
-		if err := rows.Scan(&ref, &sub); err != nil {
-			return nil, err
-		}
-		rb.subOf[ref] = sub.String
-	}
-	return rb, rows.Err()
+	return fix.NewReadBack(ctx, db, w, invoices, snap)
 }
-
-func (rb *readBack) made(ctx context.Context, act fix.Action) (bool, error) {
-	if act.Op == fix.OpSetAmount {
-		amount, found, err := recheck.Quantity(ctx, rb.w, rb.subOf[strings.ToLower(act.ReferenceID)], act.ReferenceID)
-		return found && amount == strconv.FormatInt(*act.Quantity, 10), err
-	}
-	if rb.paid == nil {
-		s := &paidSink{paid: map[string]bool{}}
-		res, err := rb.w.Walk(ctx, rb.invoices, s)
-		if err != nil {
-			return false, err
-		}
-		if !res.Complete {
-			return false, fmt.Errorf("the invoices changed while they were read: %s", res.Problem)
-		}
-		rb.paid = s.paid
-	}
-	return rb.paid[strings.ToLower(act.InvoiceID)], nil
-}
-
-// paidSink keeps which invoices have a PaymentDate.
-type paidSink struct {
-	paid map[string]bool
-	ids  extract.Counter
-}
-
-func (s *paidSink) Restart(int) error {
-	clear(s.paid)
-	s.ids.Reset()
-	return nil
-}
-
-func (s *paidSink) Page(p *extract.Page) error {
-	for _, r := range p.Records {
-		var v struct {
-			ID          string
-			PaymentDate *string
-		}
-		if err := json.Unmarshal([]byte(r.Raw), &v); err != nil {
-			return fmt.Errorf("an invoice: %w", err)
-		}
-		id := strings.ToLower(v.ID)
-		s.ids.Add(id)
-		s.paid[id] = v.PaymentDate != nil && *v.PaymentDate != ""
-	}
-	return nil
-}
-
-func (s *paidSink) End() (extract.Tally, error) { return s.ids.Tally(), nil }
