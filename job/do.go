@@ -20,11 +20,16 @@ type Store interface {
 	Close() error
 }
 
-// Spec describes a run for the record.
+// Spec describes a run: for the record, and how it opens the store.
 type Spec struct {
 	Name     string // export, reconcile, run, report
 	Schedule string // "" for a one-shot command
 	Period   string
+	// ExportLock says the job takes the store's export lock (InStore),
+	// waiting up to lock_wait for another to leave: a job that walks the
+	// service or writes to it. Without it, the job works beside an
+	// export, in sections of the state.
+	ExportLock bool
 }
 
 // Env is what Do needs besides the job.

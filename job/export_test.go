@@ -34,7 +34,7 @@ func TestRetriesAreLoggedRecordedAndCounted(t *testing.T) {
 	var logged syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	svc := Service{Secret: extract.NewSecret(sandboxtest.Key), Log: log, Clock: fakeclock.New(time.Now())}
-	out, err := InStore(context.Background(), cfg, Spec{Name: "export"}, log, func(s string) string { return s }, nil,
+	out, err := InStore(context.Background(), cfg, Spec{Name: "export", ExportLock: true}, log, func(s string) string { return s }, nil,
 		func(ctx context.Context, store *snapshot.Store) (Outcome, error) {
 			sum, req, err := Export(ctx, cfg, svc, store)
 			return ExportOutcome(sum, req), err
@@ -85,7 +85,7 @@ func TestAnExportThatNeverReachedTheServiceLeavesNoDirectory(t *testing.T) {
 		}
 		log := slog.New(slog.DiscardHandler)
 		svc := Service{Secret: extract.NewSecret("k"), Log: log, Clock: fakeclock.New(time.Now())}
-		_, err := InStore(context.Background(), cfg, Spec{Name: "export"}, log, func(s string) string { return s }, nil,
+		_, err := InStore(context.Background(), cfg, Spec{Name: "export", ExportLock: true}, log, func(s string) string { return s }, nil,
 			func(ctx context.Context, store *snapshot.Store) (Outcome, error) {
 				sum, req, err := Export(ctx, cfg, svc, store)
 				return ExportOutcome(sum, req), err

@@ -20,24 +20,26 @@ import (
 // Func is a job's work in its open store.
 type Func func(context.Context, *snapshot.Store) (Outcome, error)
 
-// InStore runs fn as job j in cfg's store (Do): a job that walks the
-// service opens the store with its export lock, waiting up to lock_wait;
-// reconcile and report work beside an export, in sections of the state.
+// InStore runs fn as job j in cfg's store (Do): a job whose Spec declares
+// ExportLock opens the store with its export lock, waiting up to
+// lock_wait; any other works beside an export, in sections of the state.
 // A run that found no directory and never reached the service
 // (ErrUnreached) leaves none: it removes the one it made, its record with
 // it.
 // metrics, when not nil, is refreshed after the run (for /metrics).
 func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, redact func(string) string, metrics *schedule.Metrics, fn Func) (Outcome, error) {
-	open := snapshot.Open
-	if !takesSnapshots(j.Name) {
-		open = snapshot.OpenShared
+	open := snapshot.OpenShared
+	if j.ExportLock {
+		open = snapshot.Open
 	}
+	var store *snapshot.Store // what env.Open opened, for fn
 	env := Env{
 		Open: func(ctx context.Context) (Store, error) {
 			s, err := open(ctx, cfg.Options, log, time.Now)
 			if err != nil {
 				return nil, err
 			}
+			store = s
 			return s, nil
 		},
 		ReadModel: func(ctx context.Context) (*sql.DB, error) { return snapshot.OpenRead(ctx, cfg.Options) },
@@ -45,8 +47,8 @@ func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, r
 		Notify: Notifier(cfg, log, redact),
 	}
 	_, statErr := os.Stat(cfg.Out)
-	out, err := Do(ctx, env, j, func(ctx context.Context, s Store) (Outcome, error) {
-		return fn(ctx, s.(*snapshot.Store))
+	out, err := Do(ctx, env, j, func(ctx context.Context, _ Store) (Outcome, error) {
+		return fn(ctx, store)
 	})
 	if errors.Is(statErr, fs.ErrNotExist) && errors.Is(err, ErrUnreached) {
 		// There was no store, and nothing came to make one: the directory
@@ -82,11 +84,6 @@ func lastComplete(ctx context.Context, cfg config.Config) (string, time.Time, er
 		return "", time.Time{}, nil
 	}
 	return id, at, err
-}
-
-// takesSnapshots tells whether a job walks the service.
-func takesSnapshots(job string) bool {
-	return job != "reconcile" && job != "report" && job != "recheck"
 }
 
 func metricsPath(cfg config.Config) string {

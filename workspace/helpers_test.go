@@ -87,7 +87,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 func (fx *fixture) export(t testing.TB) {
 	t.Helper()
 	svc := job.Service{Secret: extract.NewSecret(sandboxtest.Key), Log: quiet, Clock: fakeclock.New(time.Now())}
-	_, err := job.InStore(context.Background(), fx.cfg, job.Spec{Name: "export"}, quiet, func(s string) string { return s }, nil,
+	_, err := job.InStore(context.Background(), fx.cfg, job.Spec{Name: "export", ExportLock: true}, quiet, func(s string) string { return s }, nil,
 		func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
 			sum, req, err := job.Export(ctx, fx.cfg, svc, store)
 			return job.ExportOutcome(sum, req), err

@@ -85,7 +85,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 func demoJob(ctx context.Context, env *cliEnv, cfg config.Config, secret *extract.Secret) ([]string, error) {
 	env.setSecret(secret)
 	var paths []string
-	_, err := env.job(ctx, cfg, job.Spec{Name: "demo"}, nil, func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
+	_, err := env.job(ctx, cfg, job.Spec{Name: "demo", ExportLock: true}, nil, func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
 		sum, _, err := env.export(ctx, cfg, secret, store)
 		if err != nil {
 			return job.Outcome{}, err

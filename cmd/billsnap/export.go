@@ -33,7 +33,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	return job.Material(env.job(ctx, cfg, job.Spec{Name: "export"}, nil, exportJob(env, cfg, secret)))
+	return job.Material(env.job(ctx, cfg, job.Spec{Name: "export", ExportLock: true}, nil, exportJob(env, cfg, secret)))
 }
 
 // printSummary writes the per-table figures and where the snapshot is.

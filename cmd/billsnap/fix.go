@@ -102,7 +102,7 @@ func runFixApply(ctx context.Context, env *cliEnv, args []string) error {
 		_, _, err := job.FixApply(ctx, cfg, svc, p, true, env.stdout)
 		return err
 	}
-	_, err = env.job(ctx, cfg, job.Spec{Name: "fix"}, nil, func(ctx context.Context, _ *snapshot.Store) (job.Outcome, error) {
+	_, err = env.job(ctx, cfg, job.Spec{Name: "fix", ExportLock: true}, nil, func(ctx context.Context, _ *snapshot.Store) (job.Outcome, error) {
 		start := time.Now()
 		sum, req, err := job.FixApply(ctx, cfg, svc, p, false, env.stdout)
 		fmt.Fprintf(env.stdout, "plan %s: %d done, %d done before, %d made by an earlier apply, %d refused; %s sent (%.1fs)\n",

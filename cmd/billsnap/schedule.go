@@ -72,12 +72,14 @@ func (env *cliEnv) scheduled(ctx context.Context, cfg config.Config, secret *ext
 	}
 	opts.Period = periodOf(sc.Period, start)
 	j := job.Spec{Name: sc.Job, Schedule: sc.Name, Period: opts.Period.String()}
-	fn := exportJob(env, cfg, secret)
+	var fn job.Func
 	switch sc.Job {
 	case "reconcile":
 		fn = reportJob(env, cfg, opts, cfg.Reports.Formats)
 	case "run":
-		fn = runJob(env, cfg, secret, opts, cfg.Reports.Formats)
+		fn, j.ExportLock = runJob(env, cfg, secret, opts, cfg.Reports.Formats), true
+	default: // export
+		fn, j.ExportLock = exportJob(env, cfg, secret), true
 	}
 	env.log.Info("run starts", "schedule", sc.Name, "job", sc.Job, "period", j.Period)
 	out, err := env.job(ctx, cfg, j, metrics, fn)
