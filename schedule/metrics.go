@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -232,9 +233,9 @@ func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
 	if r.Snapshot == "" || db == nil {
 		return out, nil
 	}
-	var records sql.NullFloat64
-	if manifested(ctx, db, r.Snapshot) {
-		db.QueryRowContext(ctx, "SELECT sum(parquet_rows) FROM snapshot_tables_of(?) WHERE collection = table_name", r.Snapshot).Scan(&records)
+	records, err := recordsOf(ctx, db, r.Snapshot)
+	if err != nil {
+		return nil, err
 	}
 	if records.Valid {
 		out = append(out, sample{descRecords, prometheus.GaugeValue, records.Float64, job})
@@ -244,8 +245,11 @@ func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
 		return nil, err
 	}
 	out = append(out, fields...)
-	if !exists(ctx, db, "findings") || r.Job == "export" {
+	if r.Job == "export" {
 		return out, nil
+	}
+	if ok, err := exists(ctx, db, "findings"); !ok || err != nil {
+		return out, err
 	}
 	bySeverity := map[string]float64{"critical": 0, "high": 0, "medium": 0, "low": 0}
 	rows, err := db.QueryContext(ctx, "SELECT severity, count(*) FROM findings WHERE snapshot_id = ? AND period = ? AND status <> 'resolved' GROUP BY 1", r.Snapshot, r.Period)
@@ -273,8 +277,8 @@ func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
 
 // fieldSamples are the field metrics of the snapshot of a job's last run.
 func fieldSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
-	if !manifested(ctx, db, r.Snapshot) {
-		return nil, nil
+	if ok, err := manifested(ctx, db, r.Snapshot); !ok || err != nil {
+		return nil, err
 	}
 	rows, err := db.QueryContext(ctx, `
 		SELECT table_name, field, 'coerced', coerced FROM snapshot_fields_of($1) WHERE coerced > 0
@@ -311,8 +315,8 @@ func fieldSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) 
 // notJudgedSamples are the records each rule of a job's last run did not
 // judge.
 func notJudgedSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
-	if !exists(ctx, db, "unjudged") {
-		return nil, nil
+	if ok, err := exists(ctx, db, "unjudged"); !ok || err != nil {
+		return nil, err
 	}
 	rows, err := db.QueryContext(ctx, "SELECT rule, count(DISTINCT entity_id) FROM unjudged WHERE snapshot_id = ? AND period = ? GROUP BY rule ORDER BY rule",
 		r.Snapshot, r.Period)
@@ -332,16 +336,37 @@ func notJudgedSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, err
 	return out, rows.Err()
 }
 
-// manifested tells whether the read model db has the manifest of
-// snapshot id (a snapshot still running has none yet).
-func manifested(ctx context.Context, db *sql.DB, id string) bool {
-	var n int
-	db.QueryRowContext(ctx, "SELECT count(*) FROM snapshots WHERE id = ? AND status <> 'running'", id).Scan(&n)
-	return n > 0
+// recordsOf is how many records snapshot id took from the service's
+// lists, as its manifest in the read model db says; not valid when db has
+// no manifest of it.
+func recordsOf(ctx context.Context, db *sql.DB, id string) (sql.NullFloat64, error) {
+	var records sql.NullFloat64
+	ok, err := manifested(ctx, db, id)
+	if !ok || err != nil {
+		return records, err
+	}
+	err = db.QueryRowContext(ctx, "SELECT sum(parquet_rows) FROM snapshot_tables_of(?) WHERE collection = table_name", id).Scan(&records)
+	if err != nil {
+		return records, fmt.Errorf("metrics: the records of snapshot %s: %w", id, err)
+	}
+	return records, nil
 }
 
-func exists(ctx context.Context, db *sql.DB, table string) bool {
+// manifested tells whether the read model db has the manifest of
+// snapshot id (a snapshot still running has none yet).
+func manifested(ctx context.Context, db *sql.DB, id string) (bool, error) {
 	var n int
-	db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = ?", table).Scan(&n)
-	return n > 0
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM snapshots WHERE id = ? AND status <> 'running'", id).Scan(&n); err != nil {
+		return false, fmt.Errorf("metrics: the manifest of snapshot %s: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// exists tells whether the read model db has the table or view table.
+func exists(ctx context.Context, db *sql.DB, table string) (bool, error) {
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = ?", table).Scan(&n); err != nil {
+		return false, fmt.Errorf("metrics: whether the read model has %s: %w", table, err)
+	}
+	return n > 0, nil
 }

@@ -75,8 +75,10 @@ func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) er
 	if err != nil {
 		return err
 	}
-	var have string
-	conn.QueryRowContext(ctx, "SELECT value FROM "+modelAlias+".billsnap_model WHERE key = 'views'").Scan(&have)
+	have, err := viewsKey(ctx, conn, modelAlias)
+	if err != nil {
+		s.log.Warn("the read model's views are written again", "error", err)
+	}
 	stmts := []string{"USE " + modelAlias}
 	if have != want.key {
 		stmts = append(stmts, want.stmts...)
@@ -93,14 +95,37 @@ func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) er
 	return nil
 }
 
-// masterViews is the key of the master's views ("" when there is no
-// master), attaching it on conn.
+// masterViews is the key of the master's views, attaching it on conn: ""
+// when there is no master, or when it cannot be read (logged).
 func (s *Store) masterViews(ctx context.Context, conn *sql.Conn) string {
+	if _, err := os.Stat(s.at.Master()); err != nil {
+		return ""
+	}
+	err := s.attachMaster(ctx, conn)
 	var key string
-	if _, err := os.Stat(s.at.Master()); err == nil && s.attachMaster(ctx, conn) == nil {
-		conn.QueryRowContext(ctx, "SELECT value FROM "+masterAlias+".billsnap_model WHERE key = 'views'").Scan(&key)
+	if err == nil {
+		key, err = viewsKey(ctx, conn, masterAlias)
+	}
+	if err != nil {
+		s.log.Warn("the read model's master cannot be read: the template of its views is not saved", "error", err)
 	}
 	return key
+}
+
+// viewsKey is the key of the views of the model attached on conn as
+// alias: "" when it has none (no billsnap_model, or no 'views' in it).
+func viewsKey(ctx context.Context, conn *sql.Conn, alias string) (string, error) {
+	var n int
+	err := conn.QueryRowContext(ctx, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name = 'main' AND table_name = 'billsnap_model'",
+		alias).Scan(&n)
+	var key string
+	if err == nil && n > 0 {
+		err = conn.QueryRowContext(ctx, "SELECT coalesce(max(value), '') FROM "+alias+".billsnap_model WHERE key = 'views'").Scan(&key)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read model: the key of the views of %s: %w", alias, err)
+	}
+	return key, nil
 }
 
 // modelInfoSQL writes billsnap_model: the snapshot the latest_ tables
