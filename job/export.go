@@ -24,6 +24,7 @@ type Service struct {
 	Log      *slog.Logger
 	Clock    extract.Clock    // what retries and re-walks wait on
 	Progress extract.Progress // nil: none
+	Lake     LakePublisher    // levels the lake after an export with parquet.url; nil: no lake
 }
 
 // walker is the client and walker of cfg's service, as an export has
@@ -88,7 +89,7 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 		err = pruneJournal(ctx, cfg)
 	}
 	if err == nil && cfg.Parquet.URL != "" {
-		err = publishLake(ctx, cfg, store, svc.Log)
+		err = svc.publishLake(ctx, cfg, store)
 	}
 	return sum, req, err
 }

@@ -10,29 +10,19 @@ import (
 )
 
 // LakePublisher levels the lake of cfg's parquet.url with store after an
-// export (package lake/publish).
+// export. A program's main chooses it and sets it on Service.Lake:
+// billsnap runs the lake's program (cmd/internal/lakeprogram), and
+// billsnap-lake publishes in-process (cmd/internal/lakepublish), so that
+// only the programs that publish link the object storage SDKs and Iceberg.
 type LakePublisher func(ctx context.Context, cfg config.Config, store *snapshot.Store, log *slog.Logger) error
 
-// lakePublisher is set by RegisterLake, from an init function.
-var lakePublisher LakePublisher
-
-// RegisterLake sets what publishes to the lake after an export. It is
-// called from an init function (package lake/publish registers itself,
-// and a program that publishes links it through lake/drivers), so that
-// only such a program links the object storage SDKs and Iceberg.
-func RegisterLake(p LakePublisher) { lakePublisher = p }
-
 // errNoLake is parquet.url set in a program that publishes to no lake.
-var errNoLake = errors.New("parquet.url is set, and this program publishes to no lake (it links no lake/drivers)")
+var errNoLake = errors.New("parquet.url is set, and this program publishes to no lake (its Service has no Lake)")
 
-// publishLake levels the lake with store, through the registered
-// publisher.
-func publishLake(ctx context.Context, cfg config.Config, store *snapshot.Store, log *slog.Logger) error {
-	if lakePublisher == nil {
+// publishLake levels the lake with store through svc.Lake.
+func (svc Service) publishLake(ctx context.Context, cfg config.Config, store *snapshot.Store) error {
+	if svc.Lake == nil {
 		return errNoLake
 	}
-	return lakePublisher(ctx, cfg, store, log)
+	return svc.Lake(ctx, cfg, store, svc.Log)
 }
-
-// LakeRegistered tells whether a lake publisher is registered.
-func LakeRegistered() bool { return lakePublisher != nil }

@@ -121,42 +121,29 @@ func (o Iceberg) Validate() error {
 }
 
 // CatalogOpener opens the catalog o describes for the lake at lakeURL;
-// a relative sql URI is under the store's directory out.
+// a relative sql URI is under the store's directory out. A program that
+// publishes passes its opener down from its main (package lake/iceberg's
+// Open), so that only such a program links iceberg-go.
 type CatalogOpener func(ctx context.Context, o Iceberg, lakeURL, out string) (Catalog, error)
 
-// opener is set by RegisterCatalogs, from an init function.
-var opener CatalogOpener
-
-// RegisterCatalogs sets how catalogs are opened. It is called from an
-// init function (package lake/iceberg registers itself, and a program
-// that publishes links it through lake/drivers, as it links the object
-// storage drivers), before anything opens a catalog.
-func RegisterCatalogs(open CatalogOpener) { opener = open }
-
-// OpenCatalog opens the catalog of o for the lake at lakeURL; nil when o
-// says none.
-func OpenCatalog(ctx context.Context, o Iceberg, lakeURL, out string) (Catalog, error) {
+// OpenCatalog opens, with open, the catalog of o for the lake at lakeURL;
+// nil when o says none.
+func OpenCatalog(ctx context.Context, open CatalogOpener, o Iceberg, lakeURL, out string) (Catalog, error) {
 	if o.Catalog == "none" {
 		return nil, nil
 	}
-	if opener == nil {
-		return nil, errors.New("iceberg: this program links no catalog (import github.com/billsnap/billsnap/lake/drivers)")
-	}
-	c, err := opener(ctx, o, lakeURL, out)
+	c, err := open(ctx, o, lakeURL, out)
 	if err != nil {
 		return nil, fmt.Errorf("iceberg.catalog %s: %w", o.Catalog, err)
 	}
 	return c, nil
 }
 
-// Linked tells whether this program links the lake's catalogs and object
-// storage drivers (lake/drivers).
-func Linked() bool { return opener != nil }
-
 // TableMetadata is the current metadata file of each table of the
-// catalog of o for the lake at lakeURL, by table; nil when o says none.
-func TableMetadata(ctx context.Context, o Iceberg, lakeURL, out string) (map[string]string, error) {
-	c, err := OpenCatalog(ctx, o, lakeURL, out)
+// catalog of o for the lake at lakeURL, opened with open, by table; nil
+// when o says none.
+func TableMetadata(ctx context.Context, open CatalogOpener, o Iceberg, lakeURL, out string) (map[string]string, error) {
+	c, err := OpenCatalog(ctx, open, o, lakeURL, out)
 	if err != nil || c == nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
@@ -104,7 +105,11 @@ func export(ctx context.Context, cfg config.Config) (int64, error) {
 		return 0, err
 	}
 	defer store.Close()
-	sum, _, err := job.Export(ctx, cfg, job.Service{Secret: extract.NewSecret(benchKey), Log: log, Clock: extract.RealClock{}}, store)
+	// The bench publishes to object storage as billsnap does: through
+	// billsnap-lake, so that the child's RSS is billsnap's own, and --lake's
+	// time includes the lake program's.
+	svc := job.Service{Secret: extract.NewSecret(benchKey), Log: log, Clock: extract.RealClock{}, Lake: lakeprogram.Program{}.Publish}
+	sum, _, err := job.Export(ctx, cfg, svc, store)
 	if err != nil {
 		return 0, err
 	}

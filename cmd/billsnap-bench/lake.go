@@ -14,7 +14,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
-	"github.com/billsnap/billsnap/lake/program"
+	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
 )
 
 // lakeEnv is the variable that gives the export children the parquet.url
@@ -75,7 +75,7 @@ func serveLake(ctx context.Context) error {
 // repository's root: go run ./cmd/billsnap-bench), which the function it
 // returns removes.
 func findLakeProgram(ctx context.Context) (func(), error) {
-	if _, err := program.Find(); err == nil {
+	if _, err := lakeprogram.Find(); err == nil {
 		return func() {}, nil
 	}
 	dir, err := os.MkdirTemp("", "billsnap-bench-lake-")
@@ -83,10 +83,10 @@ func findLakeProgram(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	remove := func() { os.RemoveAll(dir) }
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, program.Name), "./cmd/"+program.Name).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, lakeprogram.Name), "./cmd/"+lakeprogram.Name).CombinedOutput()
 	if err != nil {
 		remove()
-		return nil, fmt.Errorf("building %s for --lake: %v: %s", program.Name, err, out)
+		return nil, fmt.Errorf("building %s for --lake: %v: %s", lakeprogram.Name, err, out)
 	}
 	return remove, os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 }

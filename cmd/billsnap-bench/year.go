@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/fakeclock"
@@ -136,7 +137,7 @@ func runDay(ctx context.Context, cfg config.Config, now func() time.Time) error 
 		return err
 	}
 	defer store.Close()
-	svc := job.Service{Secret: extract.NewSecret(benchKey), Log: log, Clock: fakeclock.New(now())}
+	svc := job.Service{Secret: extract.NewSecret(benchKey), Log: log, Clock: fakeclock.New(now()), Lake: lakeprogram.Program{}.Publish}
 	if _, _, err := job.Export(ctx, cfg, svc, store); err != nil {
 		return err
 	}

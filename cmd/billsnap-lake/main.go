@@ -28,11 +28,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/internal/lakepublish"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/buildinfo"
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/lake"
-	"github.com/billsnap/billsnap/lake/publish"
+	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/snapshot"
 
 	_ "github.com/billsnap/billsnap/lake/drivers"
@@ -40,13 +40,14 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	lk := lakepublish.Lake{Catalogs: iceberg.Open} // the lake, linked in, with its catalogs
+	code := run(ctx, lk, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// run is the whole program; it returns the exit code.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// run is the whole program on the lake lk; it returns the exit code.
+func run(ctx context.Context, lk lakepublish.Lake, args []string, stdout, stderr io.Writer) int {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	if len(args) == 1 && args[0] == "version" {
 		fmt.Fprintln(stdout, version())
@@ -55,9 +56,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch {
 	case len(args) > 0 && args[0] == "publish":
-		err = publishStore(ctx, args[1:], log)
+		err = publishStore(ctx, lk, args[1:], log)
 	case len(args) > 0 && args[0] == "metadata":
-		err = printMetadata(ctx, args[1:], stdout)
+		err = printMetadata(ctx, lk, args[1:], stdout)
 	default:
 		fmt.Fprintln(stderr, "usage: billsnap-lake publish|metadata [--config FILE] [--out DIR] [--parquet-url URL] | billsnap-lake version")
 		return job.ExitUsage
@@ -68,9 +69,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return job.ExitCode(ctx, err)
 }
 
-// publishStore levels the lake of the configuration args give with its
+// publishStore levels the lake lk of the configuration args give with its
 // store.
-func publishStore(ctx context.Context, args []string, log *slog.Logger) error {
+func publishStore(ctx context.Context, lk lakepublish.Lake, args []string, log *slog.Logger) error {
 	cfg, err := load("publish", args)
 	if err != nil {
 		return err
@@ -80,17 +81,17 @@ func publishStore(ctx context.Context, args []string, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
-	return publish.Level(ctx, cfg, store, log)
+	return lk.Publish(ctx, cfg, store, log)
 }
 
 // printMetadata writes the current metadata file of each table of the
 // lake's Iceberg catalog to w, as a JSON object by table.
-func printMetadata(ctx context.Context, args []string, w io.Writer) error {
+func printMetadata(ctx context.Context, lk lakepublish.Lake, args []string, w io.Writer) error {
 	cfg, err := load("metadata", args)
 	if err != nil {
 		return err
 	}
-	m, err := lake.TableMetadata(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
+	m, err := lk.Metadata(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/billsnap/billsnap/lake/program"
+	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
 )
 
 var (
@@ -70,12 +70,12 @@ func lakeBinaryBeside(t *testing.T, bin, tags string) {
 	t.Helper()
 	binaryMu.Lock()
 	defer binaryMu.Unlock()
-	path := filepath.Join(filepath.Dir(bin), program.Name)
+	path := filepath.Join(filepath.Dir(bin), lakeprogram.Name)
 	if _, err := os.Stat(path); err == nil {
 		return
 	}
-	if out, err := exec.Command("go", "build", "-tags", tags, "-o", path, "../"+program.Name).CombinedOutput(); err != nil {
-		t.Fatalf("building %s (tags %q): %v: %s", program.Name, tags, err, out)
+	if out, err := exec.Command("go", "build", "-tags", tags, "-o", path, "../"+lakeprogram.Name).CombinedOutput(); err != nil {
+		t.Fatalf("building %s (tags %q): %v: %s", lakeprogram.Name, tags, err, out)
 	}
 }
 

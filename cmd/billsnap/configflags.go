@@ -9,7 +9,6 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/lake/program"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -72,19 +71,20 @@ func (f *serviceFlags) load(env *cliEnv) (config.Config, error) {
 			c.Parquet.URL = f.parquetURL
 		}
 	})
-	return c, prepare(c, true)
+	return c, prepare(c, true, env.lake)
 }
 
 // prepare validates c as every command does: the keys, the collection
 // paths and the field mapping; service says the command talks to the
-// service, so its URLs are required. Any problem is a usage error.
-func prepare(c config.Config, service bool) error {
+// service, so its URLs are required, and its lake lk must be reachable
+// when parquet.url is set. Any problem is a usage error.
+func prepare(c config.Config, service bool, lk lakeLink) error {
 	err := c.Validate()
 	if service {
 		err = errors.Join(c.RequireService(), err)
 	}
 	if service && c.Parquet.URL != "" {
-		err = errors.Join(err, program.Check()) // before the walk, not after it
+		err = errors.Join(err, lk.Check()) // before the walk, not after it
 	}
 	if err != nil {
 		return job.Usage(err)
@@ -148,7 +148,7 @@ func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
 	if given(f.fs, "out") {
 		c.Out = f.out
 	}
-	return c, prepare(c, false)
+	return c, prepare(c, false, env.lake)
 }
 
 // requireStore is a usage error when cfg.Out holds no store, naming where

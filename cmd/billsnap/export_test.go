@@ -30,13 +30,15 @@ const exportKey = sandboxtest.Key
 const soakFaults = "500=0.03,502=0.01,503=0.01,429=0.02,retry-after=2s,truncate=0.01,reset=0.01,jitter=2ms"
 
 // cli runs billsnap with args, the sandbox's URLs and key in the
-// environment, and a fake clock (retries and re-walks wait no real time).
+// environment, a fake clock (retries and re-walks wait no real time), and
+// the tests' lake (testLake).
 func cli(t *testing.T, srv *sandbox.Server, args ...string) (int, string, string) {
 	t.Helper()
 	vars := map[string]string{"BILLSNAP_API_KEY": exportKey, "BILLSNAP_BASE_URL": srv.BaseURL(), "BILLSNAP_FRONT_URL": srv.FrontURL()}
 	var out, errb bytes.Buffer
 	env := newEnv(&out, &errb, func(k string) string { return vars[k] })
 	env.clock = fakeclock.New(time.Now())
+	env.lake = testLake()
 	code := env.run(context.Background(), args)
 	return code, out.String(), errb.String()
 }

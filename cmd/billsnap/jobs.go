@@ -23,7 +23,7 @@ func (env *cliEnv) job(ctx context.Context, cfg config.Config, j job.Spec, metri
 func (env *cliEnv) export(ctx context.Context, cfg config.Config, secret *extract.Secret, store *snapshot.Store) (sum *snapshot.Summary, req journal.Requests, err error) {
 	prog := newProgress(cfg.Progress, env, 5*time.Second, len(catalog.CollectionNames()))
 	defer func() { prog.Done(err == nil) }()
-	return job.Export(ctx, cfg, job.Service{Secret: secret, Log: env.log, Clock: env.clock, Progress: prog}, store)
+	return job.Export(ctx, cfg, job.Service{Secret: secret, Log: env.log, Clock: env.clock, Progress: prog, Lake: env.lake.Publish}, store)
 }
 
 // exportJob takes a snapshot, applies retention and prints the figures.

@@ -10,7 +10,6 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake/ddl"
-	"github.com/billsnap/billsnap/lake/program"
 )
 
 // lakeUsage is lake's own help: its subcommand.
@@ -44,7 +43,7 @@ func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if given(fs, "parquet-url") {
 		cfg.Parquet.URL = *lakeURL
-		if err := prepare(cfg, false); err != nil {
+		if err := prepare(cfg, false, env.lake); err != nil {
 			return err
 		}
 	}
@@ -60,7 +59,7 @@ func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	l := ddl.Lake{URL: cfg.Parquet.URL, Iceberg: cfg.Iceberg, Tables: ddlTables(tables), Hive: *hive}
 	if !*hive && cfg.Iceberg.Catalog != "none" {
-		if l.Metadata, l.SQLiteDB, err = icebergMetadata(ctx, cfg); err != nil {
+		if l.Metadata, l.SQLiteDB, err = icebergMetadata(ctx, env.lake, cfg); err != nil {
 			return err
 		}
 	}
@@ -71,8 +70,8 @@ func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // icebergMetadata are the current metadata files of the Iceberg tables,
-// by table, and a sql catalog's file.
-func icebergMetadata(ctx context.Context, cfg config.Config) (map[string]string, string, error) {
+// by table, as the lake lk has them, and a sql catalog's file.
+func icebergMetadata(ctx context.Context, lk lakeLink, cfg config.Config) (map[string]string, string, error) {
 	var db string
 	if cfg.Iceberg.Catalog == "sql" {
 		db = cfg.Iceberg.SQLiteFile(cfg.Out)
@@ -80,7 +79,7 @@ func icebergMetadata(ctx context.Context, cfg config.Config) (map[string]string,
 			return nil, "", job.Usagef("no Iceberg catalog at %s (iceberg.uri): export with parquet.url first, or print --hive tables", db)
 		}
 	}
-	out, err := program.Metadata(ctx, cfg)
+	out, err := lk.Metadata(ctx, cfg)
 	return out, db, err
 }
 

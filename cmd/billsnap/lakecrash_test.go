@@ -14,11 +14,11 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/lake/laketest"
 	"github.com/billsnap/billsnap/lake/objects"
-	"github.com/billsnap/billsnap/lake/program"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -134,7 +134,7 @@ func TestAnExportKilledAfterSettingAnIcebergSchema(t *testing.T) {
 // program died by SIGKILL, as out, what it printed, says.
 func lakeKilled(err error, out []byte) bool {
 	ee, ok := err.(*exec.ExitError)
-	return ok && ee.ExitCode() == job.ExitFailure && strings.Contains(string(out), program.Name+" publish: signal: killed")
+	return ok && ee.ExitCode() == job.ExitFailure && strings.Contains(string(out), lakeprogram.Name+" publish: signal: killed")
 }
 
 // checkCommitCompleted runs the export after the one killed (with args),

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake/laketest"
 	"github.com/billsnap/billsnap/lake/objects"
-	"github.com/billsnap/billsnap/lake/program"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
@@ -28,7 +28,7 @@ func TestTheLakeIsAProgramOfItsOwn(t *testing.T) {
 	built := binaryWithTags(t, "crashpoints")
 	lakeBinaryBeside(t, built, "crashpoints")
 	dir := t.TempDir() // the two programs, and nothing else on the way
-	for _, name := range []string{"billsnap", program.Name} {
+	for _, name := range []string{"billsnap", lakeprogram.Name} {
 		b, err := os.ReadFile(filepath.Join(filepath.Dir(built), name))
 		if err != nil {
 			t.Fatal(err)
@@ -55,7 +55,7 @@ func TestTheLakeIsAProgramOfItsOwn(t *testing.T) {
 		return 0, stderr.String()
 	}
 	if code, stderr := export(); code != job.ExitOK {
-		t.Fatalf("export through %s: exit %d %s", program.Name, code, stderr)
+		t.Fatalf("export through %s: exit %d %s", lakeprogram.Name, code, stderr)
 	}
 	l, err := objects.Open(context.Background(), url, time.Now)
 	if err != nil {
@@ -68,15 +68,15 @@ func TestTheLakeIsAProgramOfItsOwn(t *testing.T) {
 	if v, err := exec.Command(bin, "version").Output(); err != nil || !strings.Contains(string(v), "lake      billsnap-lake ") {
 		t.Errorf("billsnap version: %v\n%s", err, v)
 	}
-	if err := os.Remove(filepath.Join(dir, program.Name)); err != nil {
+	if err := os.Remove(filepath.Join(dir, lakeprogram.Name)); err != nil {
 		t.Fatal(err)
 	}
 	out = filepath.Join(t.TempDir(), "store")
 	code, stderr := export()
-	if code != job.ExitUsage || !strings.Contains(stderr, "go install ./cmd/"+program.Name) {
-		t.Errorf("export without %s: exit %d %s", program.Name, code, stderr)
+	if code != job.ExitUsage || !strings.Contains(stderr, "go install ./cmd/"+lakeprogram.Name) {
+		t.Errorf("export without %s: exit %d %s", lakeprogram.Name, code, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("export without %s created %s (%v)", program.Name, out, err)
+		t.Errorf("export without %s created %s (%v)", lakeprogram.Name, out, err)
 	}
 }

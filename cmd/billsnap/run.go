@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
@@ -32,6 +33,7 @@ type cliEnv struct {
 	getenv         func(string) string
 	secret         atomic.Pointer[extract.Secret]
 	clock          extract.Clock // what retries and re-walks wait on
+	lake           lakeLink      // where exports publish with parquet.url, and lake ddl reads
 	help           func()        // prints the flags of the command being run
 }
 
@@ -68,9 +70,10 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	return newEnv(stdout, stderr, getenv).run(ctx, args)
 }
 
-// newEnv makes the environment of one run of the program.
+// newEnv makes the environment of one run of the program. Its lake is
+// the lake's program, billsnap-lake.
 func newEnv(stdout, stderr io.Writer, getenv func(string) string) *cliEnv {
-	env := &cliEnv{rawStderr: stderr, getenv: getenv, clock: extract.RealClock{}}
+	env := &cliEnv{rawStderr: stderr, getenv: getenv, clock: extract.RealClock{}, lake: lakeprogram.Program{}}
 	env.screen = &screen{w: &redactingWriter{w: stderr, env: env}}
 	env.stdout, env.stderr = &redactingWriter{w: stdout, env: env}, env.screen
 	level := slog.LevelInfo

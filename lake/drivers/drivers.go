@@ -1,8 +1,10 @@
 // Package drivers registers the object storage drivers of every scheme a
 // lake opens (file, s3, gs, azblob) with gocloud.dev/blob and with
-// iceberg-go's file IO, and the Iceberg catalogs (sql; rest, which glue
-// uses too); a program that publishes to object storage imports it for
-// its side effect.
+// iceberg-go's file IO, and iceberg-go's rest catalog (which glue uses
+// too), as a program that uses database/sql links its database drivers:
+// a program that publishes to object storage imports it for its side
+// effect, and passes its lake (cmd/internal/lakepublish, with
+// lake/iceberg's catalogs) down from its main.
 package drivers
 
 import (
@@ -12,7 +14,4 @@ import (
 	_ "gocloud.dev/blob/fileblob"                 // file://
 	_ "gocloud.dev/blob/gcsblob"                  // gs://
 	_ "gocloud.dev/blob/s3blob"                   // s3://
-
-	_ "github.com/billsnap/billsnap/lake/iceberg" // iceberg.catalog: sql, and how catalogs are opened
-	_ "github.com/billsnap/billsnap/lake/publish" // what an export runs when parquet.url is set
 )

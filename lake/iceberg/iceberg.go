@@ -17,8 +17,9 @@
 // keeps lists one.
 //
 // The catalog is a SQL catalog in a local SQLite file by default (no
-// server), or a REST or Glue catalog. Importing the package registers it
-// with package lake; a program links it through lake/drivers.
+// server), or a REST or Glue catalog. A program that publishes passes Open
+// down from its main as its lake.CatalogOpener, and links the drivers of
+// its file IO through lake/drivers.
 package iceberg
 
 import (
@@ -46,8 +47,6 @@ import (
 // SnapshotKey is the property of an Iceberg snapshot's summary that names
 // the billsnap snapshot it holds.
 const SnapshotKey = "billsnap.snapshot-id"
-
-func init() { lake.RegisterCatalogs(Open) }
 
 // Catalog is the Iceberg catalog of a lake.
 type Catalog struct {

@@ -1,9 +1,10 @@
-// Package program runs the lake's program, billsnap-lake, for a program
-// that does not link the lake (billsnap itself, the benchmark): an export
-// with parquet.url set runs billsnap-lake publish once it has published
-// the snapshot, and lake ddl asks billsnap-lake metadata for the Iceberg
+// Package lakeprogram runs the lake's program, billsnap-lake, for a
+// program that does not link the lake (billsnap itself, the benchmark):
+// their mains set Program as job.Service's Lake, so an export with
+// parquet.url set runs billsnap-lake publish once it has published the
+// snapshot, and lake ddl asks billsnap-lake metadata for the Iceberg
 // tables. So billsnap links none of the clouds' SDKs, Arrow or iceberg-go.
-package program
+package lakeprogram
 
 import (
 	"bytes"
@@ -21,7 +22,6 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -29,39 +29,25 @@ import (
 // on PATH.
 const Name = "billsnap-lake"
 
-// Register has job run the lake's program after each export when
-// parquet.url is set, unless the program links the lake itself
-// (lake/drivers registered lake/publish first).
-func Register() {
-	if !job.LakeRegistered() {
-		job.RegisterLake(Publish)
-	}
-}
+// Program is the lake reached through the lake's program.
+type Program struct{}
 
 // Publish levels the lake of cfg with its store by running billsnap-lake
 // publish. What it logs goes to stderr as it comes.
-func Publish(ctx context.Context, cfg config.Config, _ *snapshot.Store, _ *slog.Logger) error {
+func (Program) Publish(ctx context.Context, cfg config.Config, _ *snapshot.Store, _ *slog.Logger) error {
 	_, err := Run(ctx, cfg, "publish")
 	return err
 }
 
-// Check is what Find says when this program has to run the lake's
-// program: nil when it links the lake itself.
-func Check() error {
-	if lake.Linked() {
-		return nil
-	}
+// Check is what Find says: nil when the lake's program is installed.
+func (Program) Check() error {
 	_, err := Find()
 	return err
 }
 
 // Metadata is the current metadata file of each Iceberg table of cfg's
-// lake: billsnap-lake metadata's, or the catalog's own when this program
-// links the lake.
-func Metadata(ctx context.Context, cfg config.Config) (map[string]string, error) {
-	if lake.Linked() {
-		return lake.TableMetadata(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
-	}
+// lake, by table, as billsnap-lake metadata prints it.
+func (Program) Metadata(ctx context.Context, cfg config.Config) (map[string]string, error) {
 	out, err := Run(ctx, cfg, "metadata")
 	if err != nil {
 		return nil, err
@@ -71,6 +57,20 @@ func Metadata(ctx context.Context, cfg config.Config) (map[string]string, error)
 		return nil, fmt.Errorf("%s metadata: %w", Name, err)
 	}
 	return m, nil
+}
+
+// Where says where the lake is, for a program's version: the lake's
+// program and its version, or how to install it.
+func (Program) Where(ctx context.Context) string {
+	path, err := Find()
+	if err != nil {
+		return "not installed: go install ./cmd/" + Name
+	}
+	out, err := exec.CommandContext(ctx, path, "version").Output()
+	if err != nil {
+		return fmt.Sprintf("%s, which does not run: %v", path, err)
+	}
+	return fmt.Sprintf("%s (%s)", strings.TrimSpace(string(out)), path)
 }
 
 // Run runs billsnap-lake's subcommand on cfg's store and lake

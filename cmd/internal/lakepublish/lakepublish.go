@@ -1,10 +1,11 @@
-// Package publish levels a lake with its store: it publishes to object
-// storage (lake/objects) and commits to the Iceberg catalog every complete
-// snapshot the store keeps that the lake lacks, and prunes what the store
-// no longer keeps. It registers itself with package job, which runs it
-// after each export when parquet.url is set; a program links it through
-// lake/drivers, with the drivers of the schemes and the catalogs.
-package publish
+// Package lakepublish is the lake linked into a program: it levels a lake
+// with its store, publishing to object storage (lake/objects) and
+// committing to the Iceberg catalog every complete snapshot the store
+// keeps that the lake lacks, and pruning what the store no longer keeps.
+// billsnap-lake's main sets it as job.Service's Lake, with lake/iceberg's
+// catalogs, and links the drivers of the schemes (lake/drivers); so do
+// cmd/billsnap's tests, which publish in-process.
+package lakepublish
 
 import (
 	"context"
@@ -13,26 +14,28 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
-	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/objects"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
-func init() { job.RegisterLake(Level) }
+// Lake is a lake linked in: Catalogs opens its Iceberg catalogs.
+type Lake struct {
+	Catalogs lake.CatalogOpener
+}
 
-// Level brings the object storage of parquet.url, and its Iceberg
+// Publish brings the object storage of parquet.url, and its Iceberg
 // catalog, level with the store: every complete snapshot the store keeps
 // that the lake has no manifest of is published (the one just taken, or
 // one a run cut short left unpublished) and committed to the catalog, and
 // what the store no longer keeps is pruned.
-func Level(ctx context.Context, cfg config.Config, store *snapshot.Store, log *slog.Logger) error {
+func (k Lake) Publish(ctx context.Context, cfg config.Config, store *snapshot.Store, log *slog.Logger) error {
 	l, err := objects.Open(ctx, cfg.Parquet.URL, time.Now)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	cat, err := lake.OpenCatalog(ctx, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
+	cat, err := lake.OpenCatalog(ctx, k.Catalogs, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
 	if err != nil {
 		return err
 	}
@@ -58,6 +61,18 @@ func Level(ctx context.Context, cfg config.Config, store *snapshot.Store, log *s
 	}
 	return err
 }
+
+// Metadata is the current metadata file of each Iceberg table of cfg's
+// lake, by table; nil when iceberg.catalog is none.
+func (k Lake) Metadata(ctx context.Context, cfg config.Config) (map[string]string, error) {
+	return lake.TableMetadata(ctx, k.Catalogs, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
+}
+
+// Check is nil: a linked lake needs no program.
+func (Lake) Check() error { return nil }
+
+// Where says where the lake is, for a program's version.
+func (Lake) Where(context.Context) string { return "linked in (object storage and Iceberg)" }
 
 // publishOne publishes snapshot id unless one of ms is its manifest, then
 // commits it to the catalog (which leaves a table that holds it as it is).
