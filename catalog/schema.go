@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/configkey"
-	"github.com/billsnap/billsnap/extract"
 )
 
 // Kind is a column's type, the same in Parquet and in DuckDB.
@@ -306,18 +305,29 @@ func Tables() []Table {
 	return out
 }
 
+// Collection is a list of the service a snapshot is taken from, with the
+// table its records go to. Its fields are extract.Collection's, in the
+// same order, so that the walk converts one into the other
+// (extract.Collection(c)) and the catalogue needs no HTTP client.
+type Collection struct {
+	Table  string // the snapshot table its records go to: customers
+	Path   string // path (and query) of its first page, relative to its origin
+	Front  bool   // on front_url (x-version: nxt); otherwise on base_url
+	Object int    // object code of its errors (spec §7)
+}
+
 // Collections returns the lists the snapshot is taken from, in the
 // catalogue's order, with the paths of the collections key applied. An
 // unknown name is a *configkey.Error naming it.
-func Collections(paths map[string]string) ([]extract.Collection, error) {
-	var out []extract.Collection
+func Collections(paths map[string]string) ([]Collection, error) {
+	var out []Collection
 	for _, t := range tables {
 		if t.List != nil {
-			out = append(out, extract.Collection{Table: t.Name, Path: t.List.Path, Front: t.List.Front, Object: t.List.Object})
+			out = append(out, Collection{Table: t.Name, Path: t.List.Path, Front: t.List.Front, Object: t.List.Object})
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(paths)) {
-		i := slices.IndexFunc(out, func(c extract.Collection) bool { return c.Table == name })
+		i := slices.IndexFunc(out, func(c Collection) bool { return c.Table == name })
 		if i < 0 {
 			return nil, &configkey.Error{Key: "collections." + name, Msg: fmt.Sprintf("unknown collection; known: %s", strings.Join(CollectionNames(), ", "))}
 		}

@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 )
 
@@ -18,11 +19,11 @@ type Target interface {
 // Walk walks every collection with w concurrently, each into the sink t
 // gives for its table, and hands each walk's result to t. A walk that
 // fails stops the others; the first error is returned.
-func Walk(ctx context.Context, w *extract.Walker, colls []extract.Collection, t Target) error {
+func Walk(ctx context.Context, w *extract.Walker, colls []catalog.Collection, t Target) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range colls {
 		g.Go(func() error {
-			res, err := w.Walk(gctx, c, t.Sink(c.Table))
+			res, err := w.Walk(gctx, extract.Collection(c), t.Sink(c.Table))
 			t.Walked(res)
 			return err
 		})

@@ -96,7 +96,7 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 
 // take walks every collection into a new snapshot of store and publishes
 // it; a snapshot whose walk fails is recorded as failed.
-func take(ctx context.Context, store *snapshot.Store, w *extract.Walker, colls []extract.Collection) (*snapshot.Summary, error) {
+func take(ctx context.Context, store *snapshot.Store, w *extract.Walker, colls []catalog.Collection) (*snapshot.Summary, error) {
 	run, err := store.Begin(ctx, snapshot.Meta{BaseURL: w.BaseURL, FrontURL: w.FrontURL})
 	if err != nil {
 		return nil, err

@@ -75,7 +75,7 @@ func walker(t *testing.T, cfg testCfg) *extract.Walker {
 	return &extract.Walker{Client: c, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch, MaxRewalks: cfg.MaxRewalks, Clock: clock}
 }
 
-func collections(t *testing.T, cfg testCfg) []extract.Collection {
+func collections(t *testing.T, cfg testCfg) []catalog.Collection {
 	t.Helper()
 	colls, err := catalog.Collections(cfg.Collections)
 	if err != nil {

@@ -135,7 +135,7 @@ func serial(ctx context.Context, cfg config.Config) (int64, error) {
 	}
 	colls, _ := catalog.Collections(cfg.Collections)
 	for _, c := range colls {
-		res, err := w.Walk(ctx, c, run.Sink(c.Table))
+		res, err := w.Walk(ctx, extract.Collection(c), run.Sink(c.Table))
 		run.Walked(res)
 		if err != nil {
 			run.Fail(err.Error())

@@ -44,7 +44,7 @@ func floor(ctx context.Context, url string, concurrency int) (int64, error) {
 	g.SetLimit(concurrency)
 	var records int64
 	for _, c := range colls {
-		first := c.FirstPage(url, url)
+		first := extract.Collection(c).FirstPage(url, url)
 		body, err := get(ctx, first, c.Front)
 		if err != nil {
 			return 0, err
