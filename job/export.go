@@ -2,7 +2,6 @@ package job
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -143,35 +142,19 @@ func logFields(log *slog.Logger, n snapshot.FieldNotes) {
 	}
 }
 
-// deliveriesKept is how long the record of notifications is kept at the
-// least: longer than a failed delivery is retried, or a killed run told
-// of (a day).
-const deliveriesKept = 7 * 24 * time.Hour
-
-// pruneJournal prunes the runs of the journal that started before the
-// oldest complete snapshot the store keeps, but for the newest
-// retention.runs, and the deliveries of notifications made before then,
-// or before deliveriesKept ago when that is earlier.
+// pruneJournal applies the journal's retention (journal.Retain) after
+// the store's: to the runs and the deliveries of notifications from
+// before the oldest complete snapshot the store keeps.
 func pruneJournal(ctx context.Context, cfg config.Config) error {
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	var oldest sql.NullTime
-	if err := db.QueryRowContext(ctx, "SELECT min(started) FROM snapshots WHERE status = 'complete'").Scan(&oldest); err != nil || !oldest.Valid {
+	oldest, err := snapshot.OldestComplete(ctx, db)
+	if err != nil || oldest.IsZero() {
 		return err
 	}
-	now := time.Now()
-	if err := journal.Prune(layout.Dir(cfg.Out).Runs(), oldest.Time, cfg.Retention.Runs, now); err != nil {
-		return fmt.Errorf("retention of the journal: %w", err)
-	}
-	before := now.Add(-deliveriesKept)
-	if oldest.Time.Before(before) {
-		before = oldest.Time
-	}
-	if err := journal.DeliveriesIn(layout.Dir(cfg.Out).Notifications()).Prune(before); err != nil {
-		return fmt.Errorf("retention of the notifications record: %w", err)
-	}
-	return nil
+	out := layout.Dir(cfg.Out)
+	return journal.Retain(out.Runs(), out.Notifications(), oldest, cfg.Retention.Runs, time.Now())
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
 )
@@ -130,4 +131,12 @@ func DuckDBVersion(ctx context.Context) (string, error) {
 // model, from OpenRead), oldest first.
 func CompleteIDs(ctx context.Context, db *sql.DB) ([]string, error) {
 	return queryStrings(ctx, db, "SELECT id FROM snapshots WHERE status = 'complete' ORDER BY started, id")
+}
+
+// OldestComplete is when the oldest complete snapshot in db (the read
+// model, from OpenRead) started; the zero time when there is none.
+func OldestComplete(ctx context.Context, db *sql.DB) (time.Time, error) {
+	var oldest sql.NullTime
+	err := db.QueryRowContext(ctx, "SELECT min(started) FROM snapshots WHERE status = 'complete'").Scan(&oldest)
+	return oldest.Time, err
 }
