@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // adopt makes billsnap's state when a directory has a published database
@@ -35,46 +36,51 @@ func (s *Store) adopt(ctx context.Context) error {
 	}
 	// A reconcile may open the store as soon as the state is there: it
 	// waits for this lock until the adopted store is published.
-	lock, err := lockDir(s.at.StateLock(), max(s.lockWait, stateLockWait))
+	lock, err := s.stateFile().TakeLock()
 	if err != nil {
-		return fmt.Errorf("billsnap's state: %w", err)
+		return err
 	}
 	defer lock.Close()
 	tmp := s.at.State() + ".adopting"
 	os.Remove(tmp)
 	os.Remove(tmp + ".wal")
-	db, err := openDuckDBBlocks(tmp, s.duck, stateBlockSize)
+	db, err := state.OpenFile(tmp, s.duck.settings(), state.BlockSize)
 	if err != nil {
 		return err
 	}
-	err = s.adoptInto(ctx, db)
+	// The adopted state is not a section of one (there is none yet to
+	// copy), but what it builds is shown as a section's is.
+	sec := &section{Section: &state.Section{DB: db}}
+	err = s.adoptInto(ctx, sec)
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return fmt.Errorf("adopting %s: %w", s.publicPath, err)
 	}
-	if err := s.markPending(); err != nil {
+	if err := s.markPending(sec); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, s.at.State()); err != nil {
 		return err
 	}
-	syncDir(s.at.Private())
-	return s.publishPending()
+	state.SyncDir(s.at.Private())
+	return s.publishPending(sec)
 }
 
 // oldAlias is the name the adopted database is attached under.
 const oldAlias = "old_store"
 
-// adoptInto fills db, the state being built, from the published file.
-func (s *Store) adoptInto(ctx context.Context, db *sql.DB) error {
+// adoptInto fills sec's database, the state being built, from the
+// published file.
+func (s *Store) adoptInto(ctx context.Context, sec *section) error {
+	db := sec.DB
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", sqlString(s.publicPath), oldAlias)); err != nil {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", state.SQLString(s.publicPath), oldAlias)); err != nil {
 		return err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+oldAlias)
@@ -93,7 +99,7 @@ func (s *Store) adoptInto(ctx context.Context, db *sql.DB) error {
 		return nil
 	}
 	s.log.Warn("migrating a store of an earlier billsnap: one DuckDB file becomes the read model, the state and the journal", "dir", s.at)
-	return s.migrateData(ctx, conn, db)
+	return s.migrateData(ctx, conn, sec)
 }
 
 // copyStateTables copies the state's tables the attached store has: an
@@ -118,7 +124,7 @@ func copyStateTables(ctx context.Context, conn *sql.Conn) error {
 	}
 	rows.Close()
 	for _, t := range present {
-		q := fmt.Sprintf("CREATE OR REPLACE TABLE %s.%s AS SELECT * FROM %s.%s", attachedAs, t, oldAlias, t)
+		q := fmt.Sprintf("CREATE OR REPLACE TABLE %s.%s AS SELECT * FROM %s.%s", state.AttachedAs, t, oldAlias, t)
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("copying %s: %w", t, err)
 		}
@@ -141,7 +147,8 @@ func adoptedTables() []string {
 // migrateData moves an old store's rows out of its one file: the runs to
 // the journal, the incomplete snapshots to their tree, the latest complete
 // snapshot into a new read model, published over the old file.
-func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, db *sql.DB) error {
+func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, sec *section) error {
+	db := sec.DB
 	if err := s.tree.renameOldPartitions(); err != nil {
 		return err
 	}
@@ -177,16 +184,16 @@ func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, db *sql.DB) err
 	if _, err := conn.ExecContext(ctx, "DETACH DATABASE "+oldAlias); err != nil {
 		return err
 	}
-	if err := s.buildRecords(ctx, db); err != nil {
+	if err := s.buildRecords(ctx, sec); err != nil {
 		return err
 	}
-	return s.publishModel(ctx, db, next, latest)
+	return s.publishModel(ctx, sec, next, latest)
 }
 
 // copyOldLatest copies snapshot latest's rows of the old store into the
 // model file at path.
 func (s *Store) copyOldLatest(ctx context.Context, conn *sql.Conn, path, latest string) error {
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s", sqlString(path), modelAlias)); err != nil {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s", state.SQLString(path), modelAlias)); err != nil {
 		return err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
@@ -209,7 +216,7 @@ func (s *Store) exportOld(ctx context.Context, conn *sql.Conn, id string) error 
 			return err
 		}
 		q := fmt.Sprintf("COPY (SELECT * EXCLUDE (snapshot_id) FROM %s.%s WHERE snapshot_id = ?) TO %s (FORMAT PARQUET)",
-			oldAlias, t.Name, sqlString(filepath.Join(dir, "part-00000.parquet")))
+			oldAlias, t.Name, state.SQLString(filepath.Join(dir, "part-00000.parquet")))
 		if _, err := conn.ExecContext(ctx, q, id); err != nil {
 			return fmt.Errorf("moving the incomplete snapshot %s's %s to Parquet: %w", id, t.Name, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // A store of an earlier billsnap — one DuckDB file with every snapshot's
@@ -86,7 +87,7 @@ func makeOld(t *testing.T, cfg testCfg) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	exec(fmt.Sprintf("ATTACH %s AS st (READ_ONLY)", sqlString(filepath.Join(cfg.Out, ".billsnap", "state.duckdb"))))
+	exec(fmt.Sprintf("ATTACH %s AS st (READ_ONLY)", state.SQLString(filepath.Join(cfg.Out, ".billsnap", "state.duckdb"))))
 	for _, table := range []string{"billsnap_meta", "snapshots", "snapshot_tables", "snapshot_fields"} {
 		exec(fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM st.%s", table, table))
 	}

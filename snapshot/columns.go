@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // parquetColumnsSQL records the columns of each table's Parquet in each
@@ -38,7 +39,7 @@ func columnList(t catalog.Table) string {
 
 // recordColumns records the columns of every table of snapshot id, in
 // the manifest's transaction.
-func recordColumns(ctx context.Context, q querier, id string, tables []catalog.Table) error {
+func recordColumns(ctx context.Context, q state.Querier, id string, tables []catalog.Table) error {
 	rows := make([]string, len(tables))
 	args := make([]any, 0, 3*len(tables))
 	for i, t := range tables {
@@ -64,7 +65,7 @@ type kept struct {
 
 // keptColumns reads the columns of the snapshots of each status, from q
 // (the state, in a section).
-func keptColumns(ctx context.Context, q querier) (map[string]kept, error) {
+func keptColumns(ctx context.Context, q state.Querier) (map[string]kept, error) {
 	out := map[string]kept{}
 	for _, st := range []string{StatusComplete, StatusIncomplete} {
 		k := kept{lists: map[string]string{}, counts: map[string]int{}, listed: map[string]int{}}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // A publish that fails after the manifest (its point of no return) leaves
@@ -63,7 +64,7 @@ func TestASectionFinishesAPublishCutShort(t *testing.T) {
 	}
 	public := filepath.Join(cfg.Out, "billsnap.duckdb")
 	old := filepath.Join(t.TempDir(), "old.duckdb")
-	if err := copyFile(public, old, false); err != nil {
+	if err := state.CopyFile(public, old, false); err != nil {
 		t.Fatal(err)
 	}
 	second, err := take(t, cfg)

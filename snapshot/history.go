@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // Run records are what one reconciliation found (findings, unjudged) and
@@ -101,16 +102,17 @@ func StageTables(ctx context.Context, conn *sql.Conn) error {
 // KeepFindings records what conn's StagedFindings and StagedUnjudged hold
 // as the findings of snapshot snap and period, in place of those an
 // earlier reconciliation of both recorded. conn is a connection of the
-// state, in a section.
+// state, in a section (Update's fn).
 func (s *Store) KeepFindings(ctx context.Context, conn *sql.Conn, snap, period string) error {
+	sec := s.current
 	for _, k := range []struct {
 		kind  runKind
 		table string
 	}{{findingsKind, StagedFindings}, {unjudgedKind, StagedUnjudged}} {
-		if err := s.retire(ctx, conn, "kind = ? AND snapshot_id = ? AND period = ?", k.kind.name, snap, period); err != nil {
+		if err := s.retire(ctx, sec, conn, "kind = ? AND snapshot_id = ? AND period = ?", k.kind.name, snap, period); err != nil {
 			return err
 		}
-		if err := s.keep(ctx, conn, k.kind, snap, sql.NullString{String: period, Valid: true}, k.table); err != nil {
+		if err := s.keep(ctx, sec, conn, k.kind, snap, sql.NullString{String: period, Valid: true}, k.table); err != nil {
 			return err
 		}
 	}
@@ -119,26 +121,27 @@ func (s *Store) KeepFindings(ctx context.Context, conn *sql.Conn, snap, period s
 }
 
 // KeepRechecks records what conn's StagedRechecks holds as one recheck of
-// snapshot snap's findings, beside the earlier ones.
+// snapshot snap's findings, beside the earlier ones. conn is a connection
+// of the state, in a section (Update's fn).
 func (s *Store) KeepRechecks(ctx context.Context, conn *sql.Conn, snap string) error {
-	return s.keep(ctx, conn, rechecksKind, snap, sql.NullString{}, StagedRechecks)
+	return s.keep(ctx, s.current, conn, rechecksKind, snap, sql.NullString{}, StagedRechecks)
 }
 
 // keep writes table's rows to a new file of kind and indexes it.
-func (s *Store) keep(ctx context.Context, conn *sql.Conn, kind runKind, snap string, period sql.NullString, table string) error {
+func (s *Store) keep(ctx context.Context, sec *section, conn *sql.Conn, kind runKind, snap string, period sql.NullString, table string) error {
 	var rows int64
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&rows); err != nil {
 		return err
 	}
-	return s.addRunFile(ctx, conn, runFile{kind: kind.name, snapshot: snap}, period, rows, func(path string) error {
+	return s.addRunFile(ctx, sec, conn, runFile{kind: kind.name, snapshot: snap}, period, rows, func(path string) error {
 		return copyTo(ctx, conn, fmt.Sprintf("SELECT * FROM %s ORDER BY ALL", table), path)
 	})
 }
 
 // addRunFile numbers a new run file f (its kind and snapshot given), has
-// put write it at its path, and indexes it with rows rows.
-func (s *Store) addRunFile(ctx context.Context, q querier, f runFile, period sql.NullString, rows int64, put func(path string) error) error {
-	if err := s.markSweep(); err != nil {
+// put write it at its path, and indexes it with rows rows, in section sec.
+func (s *Store) addRunFile(ctx context.Context, sec *section, q state.Querier, f runFile, period sql.NullString, rows int64, put func(path string) error) error {
+	if err := s.markSweep(sec); err != nil {
 		return err
 	}
 	var err error
@@ -152,7 +155,7 @@ func (s *Store) addRunFile(ctx context.Context, q querier, f runFile, period sql
 	if err := put(path); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	syncDir(filepath.Dir(path))
+	state.SyncDir(filepath.Dir(path))
 	_, err = q.ExecContext(ctx, "INSERT INTO run_files VALUES (?, ?, ?, ?, ?)", f.kind, f.snapshot, period, f.seq, rows)
 	return err
 }
@@ -160,7 +163,7 @@ func (s *Store) addRunFile(ctx context.Context, q querier, f runFile, period sql
 // nextSeq gives the next number of a run file, never one given before
 // (billsnap_meta's run_seq, which the index's numbers cannot pass: a
 // file retired and deleted keeps its number taken).
-func nextSeq(ctx context.Context, conn querier) (int64, error) {
+func nextSeq(ctx context.Context, conn state.Querier) (int64, error) {
 	var n int64
 	err := conn.QueryRowContext(ctx, `SELECT greatest(coalesce((SELECT max(seq) FROM run_files), 0),
 		coalesce((SELECT CAST(value AS BIGINT) FROM billsnap_meta WHERE key = 'run_seq'), 0)) + 1`).Scan(&n)
@@ -171,33 +174,26 @@ func nextSeq(ctx context.Context, conn querier) (int64, error) {
 }
 
 // retire takes the files the condition selects out of the index; they
-// are deleted once the state commits (removeRetired).
-func (s *Store) retire(ctx context.Context, q querier, cond string, args ...any) error {
+// are deleted once section sec commits (removeRetired).
+func (s *Store) retire(ctx context.Context, sec *section, q state.Querier, cond string, args ...any) error {
 	files, err := s.runFiles(ctx, q, cond, args...)
 	if err != nil || len(files) == 0 {
 		return err
 	}
-	if err := s.markSweep(); err != nil {
+	if err := s.markSweep(sec); err != nil {
 		return err
 	}
 	if _, err := q.ExecContext(ctx, "DELETE FROM run_files WHERE "+cond, args...); err != nil {
 		return err
 	}
 	for _, f := range files {
-		s.retired = append(s.retired, s.runFilePath(f))
+		sec.retired = append(sec.retired, s.runFilePath(f))
 	}
 	return nil
 }
 
-// querier is a connection or a database of the state.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
 // runFiles lists the indexed files the condition selects, oldest first.
-func (s *Store) runFiles(ctx context.Context, q querier, cond string, args ...any) ([]runFile, error) {
+func (s *Store) runFiles(ctx context.Context, q state.Querier, cond string, args ...any) ([]runFile, error) {
 	rows, err := q.QueryContext(ctx, "SELECT kind, snapshot_id, seq FROM run_files WHERE "+cond+" ORDER BY seq", args...)
 	if err != nil {
 		return nil, err
@@ -222,7 +218,7 @@ func (s *Store) filesRelation(kind runKind, files []runFile) string {
 	}
 	paths := make([]string, len(files))
 	for i, f := range files {
-		paths[i] = sqlString(s.runFilePath(f))
+		paths[i] = state.SQLString(s.runFilePath(f))
 	}
 	return fmt.Sprintf("SELECT * FROM read_parquet([%s])", strings.Join(paths, ", "))
 }
@@ -263,8 +259,8 @@ func (s *Store) bindHistory(ctx context.Context, conn *sql.Conn, cur, prev strin
 }
 
 // markSweep writes the sweep marker, once a section.
-func (s *Store) markSweep() error {
-	if s.sweeping {
+func (s *Store) markSweep(sec *section) error {
+	if sec.sweeping {
 		return nil
 	}
 	if err := os.MkdirAll(s.at.History(), 0o755); err != nil {
@@ -273,21 +269,21 @@ func (s *Store) markSweep() error {
 	if err := os.WriteFile(s.sweepMarker(), nil, 0o644); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	syncDir(s.at.History())
-	s.sweeping = true
+	state.SyncDir(s.at.History())
+	sec.sweeping = true
 	return nil
 }
 
 // removeRetired deletes the files a committed section retired, and the
 // sweep marker.
-func (s *Store) removeRetired() {
-	for _, p := range s.retired {
+func (s *Store) removeRetired(sec *section) {
+	for _, p := range sec.retired {
 		os.Remove(p)
 	}
-	s.retired = nil
-	if s.sweeping {
+	sec.retired = nil
+	if sec.sweeping {
 		os.Remove(s.sweepMarker())
-		s.sweeping = false
+		sec.sweeping = false
 	}
 }
 
@@ -323,10 +319,10 @@ func (s *Store) sweepHistory(ctx context.Context, db *sql.DB) error {
 
 // legacyTables are the run records' tables of a state before version 6
 // (or of a state adopted from a read model, whose views they copy).
-func legacyTables(ctx context.Context, q querier) ([]runKind, error) {
+func legacyTables(ctx context.Context, q state.Querier) ([]runKind, error) {
 	rows, err := q.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
 		WHERE table_catalog = ? AND table_schema = 'main' AND table_type = 'BASE TABLE' AND list_contains(?, table_name)`,
-		attachedAs, []string{findingsKind.name, unjudgedKind.name, rechecksKind.name})
+		state.AttachedAs, []string{findingsKind.name, unjudgedKind.name, rechecksKind.name})
 	if err != nil {
 		return nil, err
 	}
@@ -355,8 +351,8 @@ func legacyTables(ctx context.Context, q querier) ([]runKind, error) {
 // it upgraded: the records are then to be published again. A kill during
 // the upgrade leaves the state as it was, and files that the next section
 // sweeps away.
-func (s *Store) upgradeHistory(ctx context.Context, db *sql.DB) (bool, error) {
-	conn, err := db.Conn(ctx)
+func (s *Store) upgradeHistory(ctx context.Context, sec *section) (bool, error) {
+	conn, err := sec.DB.Conn(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -370,7 +366,7 @@ func (s *Store) upgradeHistory(ctx context.Context, db *sql.DB) (bool, error) {
 		return false, err
 	}
 	if len(legacy) > 0 {
-		if err := s.upgradeTables(ctx, conn, legacy); err != nil {
+		if err := s.upgradeTables(ctx, sec, conn, legacy); err != nil {
 			return false, err
 		}
 	}
@@ -380,13 +376,13 @@ func (s *Store) upgradeHistory(ctx context.Context, db *sql.DB) (bool, error) {
 
 // upgradeTables writes the legacy tables' rows as run files and drops
 // the tables.
-func (s *Store) upgradeTables(ctx context.Context, conn *sql.Conn, legacy []runKind) error {
+func (s *Store) upgradeTables(ctx context.Context, sec *section, conn *sql.Conn, legacy []runKind) error {
 	s.log.Warn("upgrading billsnap's state: findings, unjudged and rechecks become a file a run", "dir", s.at)
 	if err := StageTables(ctx, conn); err != nil {
 		return err
 	}
 	for _, k := range legacy {
-		if err := s.upgradeKind(ctx, conn, k); err != nil {
+		if err := s.upgradeKind(ctx, sec, conn, k); err != nil {
 			return fmt.Errorf("upgrading %s: %w", k.name, err)
 		}
 	}
@@ -401,7 +397,7 @@ func (s *Store) upgradeTables(ctx context.Context, conn *sql.Conn, legacy []runK
 
 // upgradeKind writes legacy table k's rows as run files, a file for each
 // snapshot and period (each snapshot, for rechecks).
-func (s *Store) upgradeKind(ctx context.Context, conn *sql.Conn, k runKind) error {
+func (s *Store) upgradeKind(ctx context.Context, sec *section, conn *sql.Conn, k runKind) error {
 	staged := map[string]string{findingsKind.name: StagedFindings, unjudgedKind.name: StagedUnjudged, rechecksKind.name: StagedRechecks}[k.name]
 	period, cond := "period", "snapshot_id = ? AND period = ?"
 	if k.name == rechecksKind.name {
@@ -440,7 +436,7 @@ func (s *Store) upgradeKind(ctx context.Context, conn *sql.Conn, k runKind) erro
 		if _, err := conn.ExecContext(ctx, q, g.snap, g.period); err != nil {
 			return err
 		}
-		if err := s.keep(ctx, conn, k, g.snap, g.period, staged); err != nil {
+		if err := s.keep(ctx, sec, conn, k, g.snap, g.period, staged); err != nil {
 			return err
 		}
 	}
@@ -504,7 +500,7 @@ func (p Plain) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error
 		return err
 	}
 	for _, b := range []struct{ view, table, snap string }{{"prev.stored_findings", "findings", prev}, {"cur.stored_rechecks", "rechecks", cur}} {
-		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM %s.main.%s WHERE snapshot_id = %s", b.view, quoteIdent(db), b.table, sqlString(b.snap))
+		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM %s.main.%s WHERE snapshot_id = %s", b.view, state.QuoteIdent(db), b.table, state.SQLString(b.snap))
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return err
 		}

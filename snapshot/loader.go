@@ -17,6 +17,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // loader loads the staged Parquet into the run's DuckDB file (its latest_
@@ -209,7 +210,7 @@ func (l *loader) loadFile(t catalog.Table, file string) error {
 		return nil
 	}
 	cols := strings.Join(t.ColumnNames(), ", ")
-	q := fmt.Sprintf("INSERT INTO latest_%s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, sqlString(file))
+	q := fmt.Sprintf("INSERT INTO latest_%s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, state.SQLString(file))
 	res, err := l.exec(t.Name, t.Name+" from "+filepath.Base(file), q, l.r.ID)
 	var n int64
 	if err == nil {

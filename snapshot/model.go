@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // The read model is a DuckDB file built whole and then renamed into place,
@@ -43,19 +43,19 @@ const modelAlias = "model_next"
 // tables, the next read model: it writes its views; the section publishes
 // it once the state is committed (publishPending), so that readers never
 // see what the state might yet not record. latest is the snapshot its
-// latest_ tables hold ("" when none). db is the state, in a section.
-func (s *Store) publishModel(ctx context.Context, db *sql.DB, base, latest string) error {
-	conn, err := db.Conn(ctx)
+// latest_ tables hold ("" when none).
+func (s *Store) publishModel(ctx context.Context, sec *section, base, latest string) error {
+	conn, err := sec.DB.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	attach := fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", sqlString(base), modelAlias, s.duck.RowGroupSize)
+	attach := fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", state.SQLString(base), modelAlias, s.duck.RowGroupSize)
 	if _, err := conn.ExecContext(ctx, attach); err != nil {
 		return fmt.Errorf("read model: %w", err)
 	}
 	err = s.fillModel(ctx, conn, latest)
-	if _, derr := conn.ExecContext(context.WithoutCancel(ctx), "USE "+attachedAs+"; DETACH DATABASE IF EXISTS "+modelAlias); err == nil && derr != nil {
+	if _, derr := conn.ExecContext(context.WithoutCancel(ctx), "USE "+state.AttachedAs+"; DETACH DATABASE IF EXISTS "+modelAlias); err == nil && derr != nil {
 		err = derr
 	}
 	if err == nil {
@@ -67,7 +67,7 @@ func (s *Store) publishModel(ctx context.Context, db *sql.DB, base, latest strin
 		return fmt.Errorf("read model: %w", err)
 	}
 	crashpoint.Hit("model.built")
-	s.built = base
+	sec.built = base
 	return nil
 }
 
@@ -96,8 +96,8 @@ func fillIn(ctx context.Context, conn *sql.Conn, alias string, stmts []string) e
 // to be shown: the marker stays until publishPending has shown it all,
 // so that the next billsnap finishes a publish a crash cut short
 // (finishPublish).
-func (s *Store) markPending() error {
-	if s.built == "" && s.recordsNext == "" {
+func (s *Store) markPending(sec *section) error {
+	if sec.built == "" && sec.recordsNext == "" {
 		return nil
 	}
 	return os.WriteFile(s.at.PublishPending(), nil, 0o644)
@@ -106,13 +106,13 @@ func (s *Store) markPending() error {
 // publishPending shows what a section built, once the state has
 // committed: the records' generation, then the model, renamed over the
 // master and copied over the public file.
-func (s *Store) publishPending() error {
-	built, stale := s.built, s.publicStale
-	s.built, s.publicStale = "", false
-	if built == "" && s.recordsNext == "" && !stale {
+func (s *Store) publishPending(sec *section) error {
+	built, stale := sec.built, sec.publicStale
+	sec.built, sec.publicStale = "", false
+	if built == "" && sec.recordsNext == "" && !stale {
 		return nil
 	}
-	if err := s.showRecords(); err != nil {
+	if err := s.showRecords(sec); err != nil {
 		return err
 	}
 	crashpoint.Hit("records.shown")
@@ -126,7 +126,7 @@ func (s *Store) publishPending() error {
 		if err := os.Rename(built, s.at.Master()); err != nil {
 			return fmt.Errorf("read model: %w", err)
 		}
-		syncDir(s.at.Private())
+		state.SyncDir(s.at.Private())
 		crashpoint.Hit("model.master")
 	}
 	if built != "" || stale {
@@ -141,7 +141,7 @@ func (s *Store) publishPending() error {
 // file, made durable, and renamed over it.
 func (s *Store) copyToPublic() error {
 	tmp := s.publicPath + ".next"
-	if err := copyFile(s.at.Master(), tmp, true); err != nil {
+	if err := state.CopyFile(s.at.Master(), tmp, true); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("publishing the read model: %w", err)
 	}
@@ -149,29 +149,30 @@ func (s *Store) copyToPublic() error {
 	if err := os.Rename(tmp, s.publicPath); err != nil {
 		return fmt.Errorf("publishing the read model: %w", err)
 	}
-	syncDir(filepath.Dir(s.publicPath))
+	state.SyncDir(filepath.Dir(s.publicPath))
 	crashpoint.Hit("model.public")
 	return nil
 }
 
 // finishPublish publishes the state and the master again when a crash cut
-// a publish short; db is the state, in a section.
-func (s *Store) finishPublish(ctx context.Context, db *sql.DB) error {
+// a publish short.
+func (s *Store) finishPublish(ctx context.Context, sec *section) error {
 	if _, err := os.Stat(s.at.PublishPending()); err != nil {
 		return nil
 	}
 	s.log.Warn("finishing the publication a run left unfinished")
-	s.publicStale = true
-	return s.syncModel(ctx, db)
+	sec.publicStale = true
+	return s.syncModel(ctx, sec)
 }
 
 // syncModel publishes the state as it is now: the records always; the
 // read model when its latest_ tables do not hold the state's latest
 // complete snapshot (built from the snapshot's DuckDB file in staging, or
 // from its Parquet), or when its views are not the ones it must have (a
-// copy of it with them). db is the state, in a section.
-func (s *Store) syncModel(ctx context.Context, db *sql.DB) error {
-	if err := s.buildRecords(ctx, db); err != nil {
+// copy of it with them).
+func (s *Store) syncModel(ctx context.Context, sec *section) error {
+	db := sec.DB
+	if err := s.buildRecords(ctx, sec); err != nil {
 		return err
 	}
 	var latest string
@@ -179,7 +180,7 @@ func (s *Store) syncModel(ctx context.Context, db *sql.DB) error {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	held, views, err := s.modelInfo(ctx, db)
+	held, views, err := s.modelInfo(ctx, sec)
 	var want viewSet
 	if err == nil && held == latest {
 		if want, err = s.views(ctx, db); err != nil {
@@ -193,23 +194,23 @@ func (s *Store) syncModel(ctx context.Context, db *sql.DB) error {
 	case held != latest:
 	case views == want.key:
 		return nil // the records are all that changed
-	case s.built != "":
-		return s.publishModel(ctx, db, s.built, held)
+	case sec.built != "":
+		return s.publishModel(ctx, sec, sec.built, held)
 	default:
 		next := s.nextModel()
-		if err := copyFile(s.at.Master(), next, false); err != nil { // private: the public copy is made durable
+		if err := state.CopyFile(s.at.Master(), next, false); err != nil { // private: the public copy is made durable
 			return err
 		}
-		return s.publishModel(ctx, db, next, held)
+		return s.publishModel(ctx, sec, next, held)
 	}
 	if latest == "" {
 		next := s.nextModel()
 		if err := s.emptyModel(ctx, db, next); err != nil {
 			return err
 		}
-		return s.publishModel(ctx, db, next, "")
+		return s.publishModel(ctx, sec, next, "")
 	}
-	return s.modelOf(ctx, db, latest)
+	return s.modelOf(ctx, sec, latest)
 }
 
 // nextModel is where the next model is built, emptied.
@@ -226,7 +227,7 @@ const masterAlias = "model"
 
 // attachMaster attaches the master on conn, read-only, unless it is.
 func (s *Store) attachMaster(ctx context.Context, conn *sql.Conn) error {
-	q := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", sqlString(s.at.Master()), masterAlias)
+	q := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", state.SQLString(s.at.Master()), masterAlias)
 	if _, err := conn.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("read model: %w", err)
 	}
@@ -236,17 +237,17 @@ func (s *Store) attachMaster(ctx context.Context, conn *sql.Conn) error {
 // modelInfo is what the read model holds: the snapshot of its latest_
 // tables ("" for none) and the digest of its views; the model this
 // section built, else the master; os.ErrNotExist when there is neither.
-func (s *Store) modelInfo(ctx context.Context, db *sql.DB) (latest, views string, err error) {
-	conn, err := db.Conn(ctx)
+func (s *Store) modelInfo(ctx context.Context, sec *section) (latest, views string, err error) {
+	conn, err := sec.DB.Conn(ctx)
 	if err != nil {
 		return "", "", err
 	}
 	defer conn.Close()
 	alias := masterAlias
 	switch _, err := os.Stat(s.at.Master()); {
-	case s.built != "":
+	case sec.built != "":
 		alias = "model_built"
-		q := fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", sqlString(s.built), alias)
+		q := fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", state.SQLString(sec.built), alias)
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return "", "", fmt.Errorf("read model: %w", err)
 		}
@@ -271,7 +272,7 @@ func (s *Store) emptyModel(ctx context.Context, db *sql.DB, path string) error {
 		return err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", sqlString(path), modelAlias, s.duck.RowGroupSize)); err != nil {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", state.SQLString(path), modelAlias, s.duck.RowGroupSize)); err != nil {
 		return fmt.Errorf("read model: %w", err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
@@ -281,40 +282,6 @@ func (s *Store) emptyModel(ctx context.Context, db *sql.DB, path string) error {
 		}
 	}
 	return nil
-}
-
-// copyFile copies src to dst, and makes dst durable when durable is set.
-func copyFile(src, dst string, durable bool) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if durable {
-		if err := out.Sync(); err != nil {
-			out.Close()
-			return err
-		}
-	}
-	return out.Close()
-}
-
-// syncFile makes a file durable.
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
 
 // modelFromParquet builds at path a model file whose latest_ tables hold
@@ -331,7 +298,7 @@ func (s *Store) modelFromParquet(ctx context.Context, db *sql.DB, id, path strin
 		return err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", sqlString(path), modelAlias, s.duck.RowGroupSize)); err != nil {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", state.SQLString(path), modelAlias, s.duck.RowGroupSize)); err != nil {
 		return fmt.Errorf("read model: %w", err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)

@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // Options are the store's: where it is, which lists its snapshots are
@@ -82,6 +83,11 @@ type DuckDB struct {
 	// dictionary) and loading it costs far less CPU: DuckDB's FSST
 	// analysis of every string column (IDs, the raw JSON) is most of it.
 	FSST bool `yaml:"fsst"`
+}
+
+// settings are what the state's engine and the files it attaches take of d.
+func (d DuckDB) settings() state.Settings {
+	return state.Settings{Threads: d.Threads, MemoryLimit: d.MemoryLimit, RowGroupSize: d.RowGroupSize}
 }
 
 // Validate returns every problem of o, each a *configkey.Error naming its

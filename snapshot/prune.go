@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // Prune keeps the newest keep complete snapshots and deletes the older
@@ -23,7 +24,8 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		return nil, nil
 	}
 	var ids []string
-	err := s.Update(ctx, func(db *sql.DB) error {
+	err := s.update(ctx, func(sec *section) error {
+		db := sec.DB
 		var err error
 		if ids, err = prunable(ctx, db, keep); err != nil || len(ids) == 0 {
 			return err
@@ -31,13 +33,13 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		if err := s.markPruning(); err != nil {
 			return err
 		}
-		if err := s.retire(ctx, db, "list_contains(?, snapshot_id)", ids); err != nil {
+		if err := s.retire(ctx, sec, db, "list_contains(?, snapshot_id)", ids); err != nil {
 			return err
 		}
 		if err := deleteSnapshots(ctx, db, ids); err != nil {
 			return err
 		}
-		return s.syncModel(ctx, db)
+		return s.syncModel(ctx, sec)
 	})
 	if err != nil || len(ids) == 0 {
 		return nil, err
@@ -56,15 +58,15 @@ func (s *Store) markPruning() error {
 	if err := os.WriteFile(s.at.PrunePending(), nil, 0o644); err != nil {
 		return err
 	}
-	syncDir(s.at.Private())
+	state.SyncDir(s.at.Private())
 	return nil
 }
 
 // deleteSnapshots deletes snapshots ids from every table of db keyed by
 // snapshot_id, and from the manifest, in one transaction.
 func deleteSnapshots(ctx context.Context, db *sql.DB, ids []string) error {
-	tables, err := queryStrings(ctx, db, `SELECT c.table_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_catalog, table_schema, table_name)
-		WHERE c.table_catalog = ? AND c.table_schema = 'main' AND c.column_name = 'snapshot_id' AND t.table_type = 'BASE TABLE' ORDER BY c.table_name`, attachedAs)
+	tables, err := state.Strings(ctx, db, `SELECT c.table_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_catalog, table_schema, table_name)
+		WHERE c.table_catalog = ? AND c.table_schema = 'main' AND c.column_name = 'snapshot_id' AND t.table_type = 'BASE TABLE' ORDER BY c.table_name`, state.AttachedAs)
 	if err != nil {
 		return err
 	}
@@ -81,7 +83,7 @@ func deleteSnapshots(ctx context.Context, db *sql.DB, ids []string) error {
 
 // prunable lists the snapshots Prune deletes.
 func prunable(ctx context.Context, db *sql.DB, keep int) ([]string, error) {
-	return queryStrings(ctx, db, `
+	return state.Strings(ctx, db, `
 		WITH kept AS (SELECT id, started FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT ?),
 		     oldest AS (SELECT min(started) AS started FROM kept)
 		SELECT id FROM snapshots, oldest

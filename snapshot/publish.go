@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/catalog"
@@ -86,9 +85,9 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	r.committed = true
 	phases.end("recording")
 	crashpoint.Hit("publish.manifest")
-	err = r.s.Update(ctx, func(db *sql.DB) error {
+	err = r.s.update(ctx, func(sec *section) error {
 		var err error
-		status, err = r.s.finish(ctx, db, r.ID, status)
+		status, err = r.s.finish(ctx, sec, r.ID, status)
 		return err
 	})
 	if err != nil {
@@ -108,42 +107,42 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 // gone). An incomplete one's Parquet goes into the incomplete tree, and
 // the read model is published again. Each step is done once however often
 // finish is called: a crash at any point is finished by the next run
-// (recover). db is the state, in a section.
-func (s *Store) finish(ctx context.Context, db *sql.DB, id, status string) (string, error) {
+// (recover).
+func (s *Store) finish(ctx context.Context, sec *section, id, status string) (string, error) {
 	if status == StatusIncomplete {
 		if err := s.publishParquet(s.incomplete, id); err != nil {
 			return status, err
 		}
-		return status, s.syncModel(ctx, db)
+		return status, s.syncModel(ctx, sec)
 	}
 	if err := s.publishParquet(s.tree, id); err != nil {
 		return status, err
 	}
-	if err := setStatus(ctx, db, id, StatusComplete, "", s.now); err != nil {
+	if err := setStatus(ctx, sec.DB, id, StatusComplete, "", s.now); err != nil {
 		return status, err
 	}
 	crashpoint.Hit("publish.complete")
-	return StatusComplete, s.syncModel(ctx, db)
+	return StatusComplete, s.syncModel(ctx, sec)
 }
 
 // modelOf makes the read model of complete snapshot id: from its DuckDB
 // file in staging, or rebuilt from its Parquet when that is gone or cannot
 // be used (a run killed while it was being made the model).
-func (s *Store) modelOf(ctx context.Context, db *sql.DB, id string) error {
+func (s *Store) modelOf(ctx context.Context, sec *section, id string) error {
 	next := s.at.MasterNext()
 	os.Remove(next)
 	os.Remove(next + ".wal")
 	if err := os.Rename(s.at.StagedModel(id), next); err == nil {
-		err := s.publishModel(ctx, db, next, id)
+		err := s.publishModel(ctx, sec, next, id)
 		if err == nil {
 			return nil
 		}
 		s.log.Warn("the snapshot's DuckDB file cannot be made the read model; building it from the Parquet", "snapshot", id, "error", err)
 	}
-	if err := s.modelFromParquet(ctx, db, id, next); err != nil {
+	if err := s.modelFromParquet(ctx, sec.DB, id, next); err != nil {
 		return err
 	}
-	return s.publishModel(ctx, db, next, id)
+	return s.publishModel(ctx, sec, next, id)
 }
 
 // verified is a table's figures, checked.
@@ -227,9 +226,6 @@ func (r *Run) manifestRow(ctx context.Context, tx *sql.Tx, st *TableStats) error
 		st.ParquetRows, st.DuckDBRows, st.IDsSHA256, st.Seconds, st.Complete, st.Problem)
 	return err
 }
-
-// sqlString is a DuckDB string literal.
-func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // phases times the steps of a piece of work, for the debug log.
 type phases struct {

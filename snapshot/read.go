@@ -9,9 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // ErrNoStore is a directory where no billsnap has published anything.
@@ -31,9 +32,9 @@ func OpenRead(ctx context.Context, cfg Options) (*sql.DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoStore)
 	}
-	attach := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", sqlString(path), attachedAs)
+	attach := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", state.SQLString(path), state.AttachedAs)
 	c, err := duckdb.NewConnector("", func(ex driver.ExecerContext) error {
-		for _, q := range []string{attach, "USE " + attachedAs} {
+		for _, q := range []string{attach, "USE " + state.AttachedAs} {
 			if _, err := ex.ExecContext(context.Background(), q, nil); err != nil {
 				return err
 			}
@@ -125,18 +126,4 @@ func DuckDBVersion(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("%s (%s)", version, source), nil
-}
-
-// CompleteIDs are the IDs of the complete snapshots in db (the read
-// model, from OpenRead), oldest first.
-func CompleteIDs(ctx context.Context, db *sql.DB) ([]string, error) {
-	return queryStrings(ctx, db, "SELECT id FROM snapshots WHERE status = 'complete' ORDER BY started, id")
-}
-
-// OldestComplete is when the oldest complete snapshot in db (the read
-// model, from OpenRead) started; the zero time when there is none.
-func OldestComplete(ctx context.Context, db *sql.DB) (time.Time, error) {
-	var oldest sql.NullTime
-	err := db.QueryRowContext(ctx, "SELECT min(started) FROM snapshots WHERE status = 'complete'").Scan(&oldest)
-	return oldest.Time, err
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // Reading is billsnap's state as it was when the reading began, read-only,
@@ -98,7 +99,7 @@ func (s *Store) read(ctx context.Context) (*Reading, error) {
 	if _, err := os.Stat(s.at.State()); err != nil {
 		return nil, errNotCurrent
 	}
-	db, err := s.state.openReading(s.at.State())
+	db, err := s.engine.OpenReading(s.at.State())
 	if err != nil {
 		return nil, fmt.Errorf("billsnap's state: %w", err)
 	}
@@ -211,7 +212,7 @@ func (r *Reading) end() error {
 	}
 	db := r.db
 	r.db = nil
-	return r.s.state.end(context.Background(), db)
+	return r.s.engine.End(context.Background(), db)
 }
 
 // Keep ends reading r and records what it staged, in one section of the
@@ -227,14 +228,14 @@ func (s *Store) Keep(ctx context.Context, r *Reading) error {
 	if err := r.end(); err != nil {
 		return err
 	}
-	return s.Change(ctx, func(db *sql.DB) error {
+	return s.change(ctx, func(sec *section) error {
 		// One transaction: DuckDB writes its log at each commit.
-		tx, err := db.BeginTx(ctx, nil)
+		tx, err := sec.DB.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
 		defer tx.Rollback()
-		if err := s.keepStaged(ctx, tx, r.bound, st); err != nil {
+		if err := s.keepStaged(ctx, sec, tx, r.bound, st); err != nil {
 			return err
 		}
 		r.staged = nil
@@ -243,17 +244,18 @@ func (s *Store) Keep(ctx context.Context, r *Reading) error {
 	})
 }
 
-// keepStaged records st, staged by a reading that bound b, on tx.
-func (s *Store) keepStaged(ctx context.Context, tx *sql.Tx, b *bound, st *staged) error {
+// keepStaged records st, staged by a reading that bound b, on tx, in
+// section sec.
+func (s *Store) keepStaged(ctx context.Context, sec *section, tx *sql.Tx, b *bound, st *staged) error {
 	if err := s.unchanged(ctx, tx, b); err != nil {
 		return err
 	}
 	period := sql.NullString{String: st.rec.Period, Valid: true}
 	for _, f := range st.files {
-		if err := s.retire(ctx, tx, "kind = ? AND snapshot_id = ? AND period = ?", f.kind.name, st.rec.Snapshot, st.rec.Period); err != nil {
+		if err := s.retire(ctx, sec, tx, "kind = ? AND snapshot_id = ? AND period = ?", f.kind.name, st.rec.Snapshot, st.rec.Period); err != nil {
 			return err
 		}
-		if err := s.takeStaged(ctx, tx, f, st.rec.Snapshot, period); err != nil {
+		if err := s.takeStaged(ctx, sec, tx, f, st.rec.Snapshot, period); err != nil {
 			return err
 		}
 	}
@@ -262,7 +264,7 @@ func (s *Store) keepStaged(ctx context.Context, tx *sql.Tx, b *bound, st *staged
 
 // unchanged checks that the state still holds what a reading bound: the
 // snapshot, and the same files of the previous snapshot's findings.
-func (s *Store) unchanged(ctx context.Context, conn querier, b *bound) error {
+func (s *Store) unchanged(ctx context.Context, conn state.Querier, b *bound) error {
 	var status string
 	err := conn.QueryRowContext(ctx, "SELECT status FROM snapshots WHERE id = ?", b.snap).Scan(&status)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && status != StatusComplete && status != StatusIncomplete) {
@@ -288,8 +290,8 @@ func (s *Store) unchanged(ctx context.Context, conn querier, b *bound) error {
 
 // takeStaged moves staged file f into the history as a new run file of its
 // kind and snapshot, and indexes it.
-func (s *Store) takeStaged(ctx context.Context, q querier, f stagedFile, snap string, period sql.NullString) error {
-	return s.addRunFile(ctx, q, runFile{kind: f.kind.name, snapshot: snap}, period, f.rows, func(path string) error {
+func (s *Store) takeStaged(ctx context.Context, sec *section, q state.Querier, f stagedFile, snap string, period sql.NullString) error {
+	return s.addRunFile(ctx, sec, q, runFile{kind: f.kind.name, snapshot: snap}, period, f.rows, func(path string) error {
 		return os.Rename(f.path, path)
 	})
 }
@@ -318,7 +320,7 @@ func (s *Store) sweepLeftovers() {
 			}
 			pid := pidIn(e.Name(), d.field)
 			stale := d.field == 1 && pid != os.Getpid() && time.Since(info.ModTime()) > stagingAge
-			if stale || !processRuns(pid) {
+			if stale || !state.ProcessRuns(pid) {
 				os.RemoveAll(filepath.Join(d.dir, e.Name()))
 			}
 		}
@@ -338,7 +340,7 @@ func pidIn(name string, i int) int {
 
 // recordReconciliation records rec and its totals in place of an earlier
 // reconciliation's of the same snapshot and period.
-func recordReconciliation(ctx context.Context, q querier, rec Reconciliation, totals []total) error {
+func recordReconciliation(ctx context.Context, q state.Querier, rec Reconciliation, totals []total) error {
 	type stmt struct {
 		q    string
 		args []any

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // The records are billsnap's own tables as readers see them, read by the
@@ -52,9 +52,9 @@ const (
 // current generation that lacks a table's file (the first publish) is
 // given an empty one first, so that the read model's views, which read
 // through the link, can be made before the link is switched. db is the
-// state, in a section.
-func (s *Store) buildRecords(ctx context.Context, db *sql.DB) error {
-	s.dropRecords()
+// state, in section sec.
+func (s *Store) buildRecords(ctx context.Context, sec *section) error {
+	s.dropRecords(sec)
 	cur, err := s.records.current()
 	if err != nil {
 		return err
@@ -68,12 +68,12 @@ func (s *Store) buildRecords(ctx context.Context, db *sql.DB) error {
 	if err := os.MkdirAll(next, 0o755); err != nil {
 		return fmt.Errorf("records: %w", err)
 	}
-	s.recordsNext = next
-	if err := s.writeRecords(ctx, db, cur, next); err != nil {
-		s.dropRecords()
+	sec.recordsNext = next
+	if err := s.writeRecords(ctx, sec.DB, cur, next); err != nil {
+		s.dropRecords(sec)
 		return fmt.Errorf("records: %w", err)
 	}
-	syncDir(next)
+	state.SyncDir(next)
 	return nil
 }
 
@@ -100,16 +100,16 @@ func (s *Store) writeRecords(ctx context.Context, db *sql.DB, cur, next string) 
 		}
 		// next is seen by no reader before the link is switched to it: its
 		// files are written in place, and made durable together.
-		q := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", recordQuery(t), sqlString(recordFile(next, t)))
+		q := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", recordQuery(t), state.SQLString(recordFile(next, t)))
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return err
 		}
 		written = append(written, recordFile(next, t))
 	}
 	if curChanged {
-		syncDir(cur)
+		state.SyncDir(cur)
 	}
-	if err := syncFiles(written); err != nil {
+	if err := state.SyncFiles(written); err != nil {
 		return err
 	}
 	if err := s.writeSnapshotRecords(ctx, conn); err != nil {
@@ -131,7 +131,7 @@ func recordQuery(t string) string {
 // per-snapshot record table, and an empty file of each (so that a glob of
 // the folder always matches).
 func (s *Store) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error {
-	ids, err := queryStrings(ctx, conn, "SELECT id FROM snapshots WHERE status <> 'running'")
+	ids, err := state.Strings(ctx, conn, "SELECT id FROM snapshots WHERE status <> 'running'")
 	if err != nil {
 		return err
 	}
@@ -150,14 +150,14 @@ func (s *Store) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error 
 			if have[id+".parquet"] {
 				continue
 			}
-			q := fmt.Sprintf("SELECT * FROM %s WHERE snapshot_id = %s ORDER BY ALL", t, sqlString(id))
+			q := fmt.Sprintf("SELECT * FROM %s WHERE snapshot_id = %s ORDER BY ALL", t, state.SQLString(id))
 			if err := copyTo(ctx, conn, q, filepath.Join(dir, id+".parquet")); err != nil {
 				return err
 			}
 			written = true
 		}
 		if written {
-			syncDir(dir)
+			state.SyncDir(dir)
 		}
 	}
 	return nil
@@ -178,7 +178,7 @@ func (s *Store) recordFolder(ctx context.Context, conn *sql.Conn, name, emptyQue
 		return "", err
 	}
 	os.Remove(filepath.Join(s.at.History(), name+".parquet")) // where a run kind's empty file was before
-	syncDir(dir)
+	state.SyncDir(dir)
 	return dir, nil
 }
 
@@ -191,24 +191,6 @@ CREATE MACRO IF NOT EXISTS snapshot_fields_of(snap) AS TABLE SELECT * FROM snaps
 
 // emptyFile is the empty file of a folder of records.
 const emptyFile = "empty.parquet"
-
-// queryStrings are the strings query returns, one a row.
-func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
-}
 
 // removeSnapshotRecords deletes the per-snapshot record files of
 // snapshots ids, or of every snapshot but those when keep is set.
@@ -248,7 +230,7 @@ func (s *Store) linkFolders(ctx context.Context, conn *sql.Conn, cur, next strin
 		}
 	}
 	if curChanged {
-		syncDir(cur)
+		state.SyncDir(cur)
 	}
 	return nil
 }
@@ -267,32 +249,22 @@ func recordFile(gen, table string) string { return filepath.Join(gen, table+".pa
 // path is whole whenever the process dies.
 func copyTo(ctx context.Context, conn *sql.Conn, query, path string) error {
 	tmp := path + ".tmp"
-	q := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", query, sqlString(tmp))
+	q := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", query, state.SQLString(tmp))
 	if _, err := conn.ExecContext(ctx, q); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	if err := syncFile(tmp); err != nil {
+	if err := state.SyncFile(tmp); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
 }
 
-// syncFiles makes the files durable, several at once.
-func syncFiles(paths []string) error {
-	var g errgroup.Group
-	g.SetLimit(syncers)
-	for _, p := range paths {
-		g.Go(func() error { return syncFile(p) })
-	}
-	return g.Wait()
-}
-
 // showRecords points the records' link at the generation built, and
 // removes the others.
-func (s *Store) showRecords() error {
-	next := s.recordsNext
-	s.recordsNext = ""
+func (s *Store) showRecords(sec *section) error {
+	next := sec.recordsNext
+	sec.recordsNext = ""
 	if next == "" {
 		return nil
 	}
@@ -304,10 +276,10 @@ func (s *Store) showRecords() error {
 }
 
 // dropRecords removes a generation built and not shown.
-func (s *Store) dropRecords() {
-	if s.recordsNext != "" {
-		os.RemoveAll(s.recordsNext)
-		s.recordsNext = ""
+func (s *Store) dropRecords(sec *section) {
+	if sec.recordsNext != "" {
+		os.RemoveAll(sec.recordsNext)
+		sec.recordsNext = ""
 	}
 }
 
@@ -321,19 +293,19 @@ func (s *Store) recordViews() []string {
 	var out []string
 	link := absolute(s.records.link)
 	for _, t := range recordNames() {
-		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)", t, sqlString(recordFile(link, t))))
+		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)", t, state.SQLString(recordFile(link, t))))
 	}
 	for _, t := range snapshotRecords {
 		// By name: files written before a column was added lack it (NULL).
 		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s, union_by_name = true) WHERE snapshot_id IN (SELECT id FROM snapshots)",
-			t, sqlString(filepath.Join(link, t, "*.parquet"))),
+			t, state.SQLString(filepath.Join(link, t, "*.parquet"))),
 			fmt.Sprintf("CREATE OR REPLACE MACRO %s_of(snap) AS TABLE SELECT * FROM read_parquet(%s || snap || '.parquet')",
-				t, sqlString(filepath.Join(link, t)+string(filepath.Separator))))
+				t, state.SQLString(filepath.Join(link, t)+string(filepath.Separator))))
 	}
 	for _, k := range runKinds {
 		out = append(out, fmt.Sprintf(`CREATE OR REPLACE VIEW %s AS SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true)
 		WHERE parse_filename(filename) IN (SELECT file FROM read_parquet(%s) WHERE kind = %s)`,
-			k.name, sqlString(filepath.Join(link, k.name, "*.parquet")), sqlString(recordFile(link, runFilesRecord)), sqlString(k.name)))
+			k.name, state.SQLString(filepath.Join(link, k.name, "*.parquet")), state.SQLString(recordFile(link, runFilesRecord)), state.SQLString(k.name)))
 	}
 	return out
 }
@@ -342,5 +314,5 @@ func (s *Store) recordViews() []string {
 // the model's latest_ tables hold, so that a session that keeps the file
 // open sees the two agree.
 func latestView(latest string) string {
-	return "CREATE OR REPLACE VIEW latest_snapshot AS SELECT * FROM snapshots WHERE id = " + sqlString(latest)
+	return "CREATE OR REPLACE VIEW latest_snapshot AS SELECT * FROM snapshots WHERE id = " + state.SQLString(latest)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // A change of the state that leaves the latest snapshot where it was (a
@@ -124,7 +125,7 @@ func TestRecordsThatGrowAreWrittenOnce(t *testing.T) {
 	}
 	stray := filepath.Join(cfg.Out, "records", "findings", ids[0]+".999.parquet")
 	row := strings.TrimSuffix(emptyRelation(findingsKind), " WHERE false") // one row of NULLs
-	q := fmt.Sprintf("COPY (SELECT * REPLACE (%s AS snapshot_id, 'stray' AS rule) FROM (%s)) TO %s (FORMAT parquet)", sqlString(ids[0]), row, sqlString(stray))
+	q := fmt.Sprintf("COPY (SELECT * REPLACE (%s AS snapshot_id, 'stray' AS rule) FROM (%s)) TO %s (FORMAT parquet)", state.SQLString(ids[0]), row, state.SQLString(stray))
 	if _, err := db.Exec(q); err != nil {
 		t.Fatal(err)
 	}

@@ -8,17 +8,20 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // recover finishes what an interrupted run left, with the export lock
-// held and db the state, in a section: a snapshot stopped while walking is
+// held, in section sec of the state: a snapshot stopped while walking is
 // marked failed; one stopped while publishing (its manifest recorded:
 // publishing, or incomplete with its staging still there) is published;
 // staging is removed; after a prune cut short, partitions of no snapshot
 // of their kind are taken out of the Parquet trees, and files of the
 // manifest of no snapshot removed (removeStrays); the read model is
 // brought up to the state and published.
-func (s *Store) recover(ctx context.Context, db *sql.DB) error {
+func (s *Store) recover(ctx context.Context, sec *section) error {
+	db := sec.DB
 	unfinished, err := snapshotsWith(ctx, db, StatusRunning, StatusPublishing, StatusIncomplete)
 	if err != nil {
 		return err
@@ -30,7 +33,7 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 		}
 		if status != StatusRunning {
 			s.log.Warn("finishing the publication of an interrupted snapshot", "snapshot", id)
-			_, err = s.finish(ctx, db, id, status)
+			_, err = s.finish(ctx, sec, id, status)
 		} else {
 			s.log.Warn("a run was interrupted before publishing; its snapshot is marked failed", "snapshot", id)
 			err = setStatus(ctx, db, id, StatusFailed, "interrupted before it was published", s.now)
@@ -58,10 +61,10 @@ func (s *Store) recover(ctx context.Context, db *sql.DB) error {
 	_, noModel := os.Stat(s.publicPath)
 	_, noRecords := os.Lstat(s.records.link)
 	if noModel != nil {
-		s.publicStale = true // the master may be whole
+		sec.publicStale = true // the master may be whole
 	}
 	if noModel != nil || noRecords != nil || len(unfinished) > 0 {
-		return s.syncModel(ctx, db)
+		return s.syncModel(ctx, sec)
 	}
 	return nil
 }
@@ -84,7 +87,7 @@ func (s *Store) removeStrays(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
-	known, err := queryStrings(ctx, db, "SELECT id FROM snapshots")
+	known, err := state.Strings(ctx, db, "SELECT id FROM snapshots")
 	if err != nil {
 		return err
 	}
@@ -161,14 +164,6 @@ func (s *Store) publishParquet(tr tree, id string) error {
 		return fmt.Errorf("publishing the Parquet of snapshot %s: %w", id, err)
 	}
 	return nil
-}
-
-// syncDir makes a rename in dir durable; failures only cost durability.
-func syncDir(dir string) {
-	if f, err := os.Open(dir); err == nil {
-		f.Sync()
-		f.Close()
-	}
 }
 
 // setStatus records a snapshot's status, its end time and error in db,

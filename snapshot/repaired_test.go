@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // A snapshot recorded before repairs of text were counted, whose
@@ -53,7 +54,7 @@ func withoutRepaired(t *testing.T, file string) {
 	}
 	defer db.Close()
 	tmp := file + ".old"
-	q := fmt.Sprintf("COPY (SELECT * EXCLUDE (repaired) FROM read_parquet(%s)) TO %s (FORMAT parquet)", sqlString(file), sqlString(tmp))
+	q := fmt.Sprintf("COPY (SELECT * EXCLUDE (repaired) FROM read_parquet(%s)) TO %s (FORMAT parquet)", state.SQLString(file), state.SQLString(tmp))
 	if _, err := db.Exec(q); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/ingest"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // Run is one snapshot being taken. Its rows go to Parquet files in
@@ -88,12 +89,12 @@ func (r *Run) openDB(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("staging: %w", err)
 	}
-	db, err := openDuckDB(r.dbPath(), r.s.duck)
+	db, err := state.OpenFile(r.dbPath(), r.s.duck.settings(), 0)
 	if err != nil && copied {
 		r.s.log.Warn("the views' template does not open; starting without it", "error", err)
 		os.Remove(r.dbPath())
 		copied = false
-		db, err = openDuckDB(r.dbPath(), r.s.duck)
+		db, err = state.OpenFile(r.dbPath(), r.s.duck.settings(), 0)
 	}
 	if err != nil {
 		return err
@@ -174,11 +175,11 @@ func (r *Run) Fail(msg string) error {
 	r.staged.Abort()
 	r.closeDB()
 	r.removeStaging()
-	return r.s.Update(ctx, func(db *sql.DB) error {
-		if err := setStatus(ctx, db, r.ID, StatusFailed, msg, r.s.now); err != nil {
+	return r.s.update(ctx, func(sec *section) error {
+		if err := setStatus(ctx, sec.DB, r.ID, StatusFailed, msg, r.s.now); err != nil {
 			return err
 		}
-		return r.s.syncModel(ctx, db)
+		return r.s.syncModel(ctx, sec)
 	})
 }
 

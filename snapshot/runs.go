@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // The records' runs are the journal as it was at the publish. A run whose
@@ -44,7 +45,7 @@ func (s *Store) loadRuns(ctx context.Context, conn *sql.Conn, cur string) error 
 	}
 	defer os.Remove(s.at.RunsRecord())
 	_, err = conn.ExecContext(ctx, fmt.Sprintf(`INSERT INTO runs BY NAME SELECT * FROM read_json(%s, format = 'newline_delimited',
-		hive_partitioning = false, columns = %s)`, sqlString(s.at.RunsRecord()), jsonColumns(runsColumns)))
+		hive_partitioning = false, columns = %s)`, state.SQLString(s.at.RunsRecord()), jsonColumns(runsColumns)))
 	return err
 }
 
@@ -54,7 +55,7 @@ func jsonColumns(columns string) string {
 	var fields []string
 	for _, c := range strings.Split(columns, ",") {
 		name, typ, _ := strings.Cut(strings.TrimSpace(c), " ")
-		fields = append(fields, fmt.Sprintf("%s: %s", name, sqlString(typ)))
+		fields = append(fields, fmt.Sprintf("%s: %s", name, state.SQLString(typ)))
 	}
 	return "{" + strings.Join(fields, ", ") + "}"
 }
@@ -67,7 +68,7 @@ func (s *Store) keepEndedRuns(ctx context.Context, conn *sql.Conn, path string, 
 	if _, err := os.Stat(path); err != nil {
 		return ids
 	}
-	ended, err := queryStrings(ctx, conn, fmt.Sprintf("SELECT id FROM read_parquet(%s) WHERE %s", sqlString(path), endedSQL))
+	ended, err := state.Strings(ctx, conn, fmt.Sprintf("SELECT id FROM read_parquet(%s) WHERE %s", state.SQLString(path), endedSQL))
 	if err != nil {
 		s.log.Warn("the runs record cannot be read; reading the whole journal", "error", err)
 		return ids
@@ -81,11 +82,11 @@ func (s *Store) keepEndedRuns(ctx context.Context, conn *sql.Conn, path string, 
 		if inJournal[id] {
 			kept[id] = true
 		} else {
-			gone = append(gone, sqlString(id)) // pruned since
+			gone = append(gone, state.SQLString(id)) // pruned since
 		}
 	}
 	q := fmt.Sprintf("INSERT INTO runs BY NAME SELECT * FROM read_parquet(%s) WHERE %s AND NOT list_contains([%s], id)",
-		sqlString(path), endedSQL, strings.Join(gone, ", "))
+		state.SQLString(path), endedSQL, strings.Join(gone, ", "))
 	if _, err := conn.ExecContext(ctx, q); err != nil {
 		s.log.Warn("the runs record cannot be read; reading the whole journal", "error", err)
 		return ids

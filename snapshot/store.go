@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,15 +12,17 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/duckdb/duckdb-go/v2"
-
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	// DuckDB's trim of the C heap on every close is skipped in any program
 	// that opens a store (the package says why).
 	_ "github.com/billsnap/billsnap/internal/heaptrim"
 	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
+
+// BusyError is an output directory another billsnap holds.
+type BusyError = state.BusyError
 
 // Snapshot statuses.
 const (
@@ -60,25 +61,21 @@ const (
 //	DIR/.billsnap/runs/          the journal of every run
 //	DIR/billsnap.lock            one export at a time
 type Store struct {
-	tables      []catalog.Table // catalog.Tables, with the configuration's fields applied
-	parquetDir  string
-	tree        tree // complete snapshots
-	incomplete  tree
-	at          layout.Dir // the output directory
-	state       *engine    // where the sections run
-	publicPath  string     // DIR/billsnap.duckdb
-	pq          Parquet
-	duck        DuckDB
-	lock        *os.File      // the export lock; nil for a store opened to reconcile
-	lockWait    time.Duration // lock_wait
-	records     tree          // the records: billsnap's tables as readers see them
-	built       string        // a read model built in the section under way, published when it commits
-	recordsNext string        // the records' generation built in the section under way, shown when it commits
-	publicStale bool          // the public file is to be copied from the master when the section commits
-	retired     []string      // run files the section under way took out of the index, deleted when it commits
-	sweeping    bool          // the section under way wrote the sweep marker
-	log         *slog.Logger
-	now         func() time.Time
+	tables     []catalog.Table // catalog.Tables, with the configuration's fields applied
+	parquetDir string
+	tree       tree // complete snapshots
+	incomplete tree
+	at         layout.Dir    // the output directory
+	engine     *state.Engine // where the sections and readings run
+	current    *section      // the section whose fn runs, for KeepFindings and KeepRechecks; nil between
+	publicPath string        // DIR/billsnap.duckdb
+	pq         Parquet
+	duck       DuckDB
+	lock       *os.File      // the export lock; nil for a store opened to reconcile
+	lockWait   time.Duration // lock_wait
+	records    tree          // the records: billsnap's tables as readers see them
+	log        *slog.Logger
+	now        func() time.Time
 }
 
 // Open takes the directory's export lock (waiting up to lock_wait),
@@ -92,12 +89,12 @@ func Open(ctx context.Context, cfg Options, log *slog.Logger, now func() time.Ti
 	if err := os.MkdirAll(s.at.Private(), 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	if s.lock, err = lockDir(layout.Dir(cfg.Out).ExportLock(), cfg.LockWait); err != nil {
+	if s.lock, err = state.Lock(layout.Dir(cfg.Out).ExportLock(), cfg.LockWait); err != nil {
 		return nil, err
 	}
 	err = s.adopt(ctx)
 	if err == nil {
-		err = s.Update(ctx, func(db *sql.DB) error { return s.recover(ctx, db) })
+		err = s.update(ctx, func(sec *section) error { return s.recover(ctx, sec) })
 	}
 	if err != nil {
 		s.Close()
@@ -147,47 +144,17 @@ func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, erro
 	parquetDir := at.Under(cfg.Parquet.Dir)
 	return &Store{tables: tables, parquetDir: parquetDir, tree: newTree(parquetDir),
 		incomplete: newTree(at.Incomplete()), records: newTree(at.Records()), at: at, publicPath: at.Under(cfg.DuckDB.File),
-		state: &engine{cfg: cfg.DuckDB, tmp: at.StateTemp()},
-		pq:    cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
+		engine: state.NewEngine(cfg.DuckDB.settings(), at.StateTemp()),
+		pq:     cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
 }
 
 // table is the store's table called name.
 func (s *Store) table(name string) (catalog.Table, bool) { return catalog.Find(s.tables, name) }
 
-// attachedAs is the name the database file is attached under.
-const attachedAs = "billsnap"
-
-// openDuckDB opens the database file at path with the settings of cfg
-// (duckDSN), in an instance of its own. Every connection attaches the file
-// (once per DuckDB instance) and uses it, because only ATTACH takes a row
-// group size.
-func openDuckDB(path string, cfg DuckDB) (*sql.DB, error) {
-	return openDuckDBBlocks(path, cfg, 0)
-}
-
-// openDuckDBBlocks is openDuckDB for a file created with blocks of
-// blockSize bytes (0: DuckDB's default, 256 KiB). A file's block size is
-// set when it is created.
-func openDuckDBBlocks(path string, cfg DuckDB, blockSize int) (*sql.DB, error) {
-	attach := attachSQL(path, cfg, blockSize)
-	c, err := duckdb.NewConnector(duckDSN(path+".tmp", cfg), func(ex driver.ExecerContext) error {
-		for _, q := range []string{attach, "USE " + attachedAs} {
-			if _, err := ex.ExecContext(context.Background(), q, nil); err != nil {
-				return fmt.Errorf("duckdb %s: %w", path, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return sql.OpenDB(c), nil
-}
-
 // setting sets DuckDB's setting name (memory_limit, threads) of db's
 // whole instance to value, the value of config key key.
 func setting(ctx context.Context, db *sql.DB, name, key, value string) error {
-	if _, err := db.ExecContext(ctx, "SET "+name+" = "+sqlString(value)); err != nil {
+	if _, err := db.ExecContext(ctx, "SET "+name+" = "+state.SQLString(value)); err != nil {
 		return fmt.Errorf("config key %s: DuckDB cannot use %q: %w", key, value, err)
 	}
 	return nil
@@ -215,7 +182,7 @@ func (s *Store) Tables() []catalog.Table { return s.tables }
 // lock.
 func (s *Store) Close() error {
 	crashpoint.Hit("close")
-	err := s.state.close()
+	err := s.engine.Close()
 	if s.lock != nil {
 		s.lock.Close()
 	}

@@ -9,11 +9,10 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // tree is a Parquet tree readers see. Its path (DIR/parquet) is a
@@ -101,7 +100,7 @@ func (t tree) point(gen string) error {
 	if err := os.Rename(tmp, t.link); err != nil {
 		return fmt.Errorf("parquet tree: pointing %s at %s: %w", t.link, gen, err)
 	}
-	syncDir(filepath.Dir(t.link))
+	state.SyncDir(filepath.Dir(t.link))
 	return nil
 }
 
@@ -115,7 +114,7 @@ func (t tree) add(id string, srcs []string) error {
 	if err != nil || len(srcs) == 0 {
 		return err
 	}
-	syncAll(srcs)
+	state.SyncDirs(srcs)
 	var dirs []string
 	for _, src := range srcs {
 		table := filepath.Join(cur, filepath.Base(src))
@@ -131,7 +130,7 @@ func (t tree) add(id string, srcs []string) error {
 		crashpoint.Hit("tree.add")
 		dirs = append(dirs, table)
 	}
-	syncAll(append(dirs, cur, filepath.Dir(srcs[0])))
+	state.SyncDirs(append(dirs, cur, filepath.Dir(srcs[0])))
 	return nil
 }
 
@@ -161,7 +160,7 @@ func (t tree) remove(ids []string) error {
 			dirs = append(dirs, table)
 		}
 	}
-	syncAll(dirs)
+	state.SyncDirs(dirs)
 	return os.RemoveAll(trash)
 }
 
@@ -221,24 +220,9 @@ func (t tree) renameOldPartitions() error {
 		}
 		dirs = append(dirs, filepath.Dir(d))
 	}
-	syncAll(dirs)
+	state.SyncDirs(dirs)
 	return nil
 }
-
-// syncAll syncs the directories, several at once: the file system's
-// journal then commits several in one write, where one after the other
-// each waits for its own.
-func syncAll(dirs []string) {
-	var g errgroup.Group
-	g.SetLimit(syncers)
-	for _, d := range dirs {
-		g.Go(func() error { syncDir(d); return nil })
-	}
-	g.Wait()
-}
-
-// syncers is how many directories syncAll syncs at once.
-const syncers = 8
 
 // Files are the Parquet files of complete snapshot id in the tree, by
 // table in the catalogue's order, as the lake publishes them.

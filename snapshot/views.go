@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // The read model's views: over the records, and over the Parquet trees
@@ -34,7 +35,7 @@ type viewSet struct {
 
 // views are the views a model must have now; q is the state, in a
 // section.
-func (s *Store) views(ctx context.Context, q querier) (viewSet, error) {
+func (s *Store) views(ctx context.Context, q state.Querier) (viewSet, error) {
 	stmts := s.recordViews()
 	keyed := slices.Clone(stmts)
 	columns, err := keptColumns(ctx, q)
@@ -83,7 +84,7 @@ func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) er
 	if have != want.key {
 		stmts = append(stmts, want.stmts...)
 	}
-	stmts = append(stmts, latestView(latest), modelInfoSQL(latest, want.key), "USE "+attachedAs)
+	stmts = append(stmts, latestView(latest), modelInfoSQL(latest, want.key), "USE "+state.AttachedAs)
 	if err := fillIn(ctx, conn, modelAlias, stmts); err != nil {
 		return err
 	}
@@ -132,7 +133,7 @@ func viewsKey(ctx context.Context, conn *sql.Conn, alias string) (string, error)
 // hold and the key of the views.
 func modelInfoSQL(latest, key string) string {
 	return fmt.Sprintf("CREATE OR REPLACE TABLE billsnap_model AS SELECT * FROM (VALUES ('latest', %s), ('views', %s)) AS m(key, value)",
-		sqlString(latest), sqlString(key))
+		state.SQLString(latest), state.SQLString(key))
 }
 
 // templateAlias is the name the template is attached under while it is
@@ -146,20 +147,20 @@ func (s *Store) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) 
 	tmp := s.at.ViewsTemplate() + ".next"
 	os.Remove(tmp)
 	os.Remove(tmp + ".wal")
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s", sqlString(tmp), templateAlias)); err != nil {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s", state.SQLString(tmp), templateAlias)); err != nil {
 		return fmt.Errorf("the views' template: %w", err)
 	}
 	stmts := []string{"USE " + templateAlias}
 	for _, t := range s.tables {
 		stmts = append(stmts, t.CreateSQL("latest_"+t.Name))
 	}
-	stmts = append(append(stmts, want.stmts...), modelInfoSQL("", want.key), "USE "+attachedAs)
+	stmts = append(append(stmts, want.stmts...), modelInfoSQL("", want.key), "USE "+state.AttachedAs)
 	err := fillIn(ctx, conn, templateAlias, stmts)
-	if _, derr := conn.ExecContext(context.WithoutCancel(ctx), "USE "+attachedAs+"; DETACH DATABASE IF EXISTS "+templateAlias); err == nil {
+	if _, derr := conn.ExecContext(context.WithoutCancel(ctx), "USE "+state.AttachedAs+"; DETACH DATABASE IF EXISTS "+templateAlias); err == nil {
 		err = derr
 	}
 	if err == nil {
-		err = syncFile(tmp)
+		err = state.SyncFile(tmp)
 	}
 	if err == nil {
 		err = os.Rename(tmp, s.at.ViewsTemplate())
@@ -175,7 +176,7 @@ func (s *Store) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) 
 // template when there is one (whose latest_ tables the run makes anew,
 // with its own columns); it tells whether it did.
 func (s *Store) startFromTemplate(path string) (bool, error) {
-	err := copyFile(s.at.ViewsTemplate(), path, false)
+	err := state.CopyFile(s.at.ViewsTemplate(), path, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -193,7 +194,7 @@ func (s *Store) history(tr tree, t catalog.Table, status string, byName bool) st
 	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
 		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)
 	}
-	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName), PartitionKey, sqlString(status))
+	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName), PartitionKey, state.SQLString(status))
 }
 
 // hasParquet tells whether a partition of the table directory dir holds a
@@ -232,15 +233,15 @@ func parquetRelation(glob string) string { return readParquet(glob, true) }
 // files that all have the same columns, whose footers DuckDB then need
 // not all read to bind the relation.
 func readParquet(glob string, byName bool) string {
-	exclude := []string{sqlString(PartitionKey), "'_raw'"}
+	exclude := []string{state.SQLString(PartitionKey), "'_raw'"}
 	for _, dir := range strings.Split(filepath.Dir(filepath.Dir(filepath.Dir(glob))), string(filepath.Separator)) {
 		if k, _, ok := strings.Cut(dir, "="); ok && k != "" {
-			exclude = append(exclude, sqlString(k))
+			exclude = append(exclude, state.SQLString(k))
 		}
 	}
 	return fmt.Sprintf(`SELECT %[2]s, COLUMNS(c -> NOT list_contains([%[3]s], c)), CAST(_raw AS JSON) AS _raw
 		FROM read_parquet(%[1]s, hive_partitioning = true, hive_types = {'%[2]s': VARCHAR}, union_by_name = %[4]t)`,
-		sqlString(glob), PartitionKey, strings.Join(exclude, ", "), byName)
+		state.SQLString(glob), PartitionKey, strings.Join(exclude, ", "), byName)
 }
 
 func absolute(path string) string {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package snapshot
+package state
 
 import (
 	"errors"
@@ -14,11 +14,12 @@ import (
 // lockPoll is how often a waiting billsnap tries the lock again.
 const lockPoll = 250 * time.Millisecond
 
-// lockDir takes the inter-process lock of an output directory, waiting up
-// to wait for another billsnap to let it go. The kernel releases the lock
-// when its holder ends, crash included, so a lock is never stale: what a
-// dead holder wrote into the file is simply overwritten.
-func lockDir(path string, wait time.Duration) (*os.File, error) {
+// Lock takes the inter-process lock of the file at path (an output
+// directory's, or the state's), waiting up to wait for another billsnap
+// to let it go. The kernel releases the lock when its holder ends, crash
+// included, so a lock is never stale: what a dead holder wrote into the
+// file is simply overwritten.
+func Lock(path string, wait time.Duration) (*os.File, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -57,8 +58,8 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("%s is held by another billsnap (%s); waited %s (lock_wait)", e.Path, e.Holder, e.Waited)
 }
 
-// processRuns tells whether process pid runs (0: no process).
-func processRuns(pid int) bool {
+// ProcessRuns tells whether process pid runs (0: no process).
+func ProcessRuns(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

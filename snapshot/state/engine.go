@@ -1,4 +1,4 @@
-package snapshot
+package state
 
 import (
 	"context"
@@ -9,31 +9,42 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/duckdb/duckdb-go/v2"
 )
 
-// engine is the DuckDB instance a store's sections and readings run in.
+// Engine is the DuckDB instance a store's sections and readings run in.
 // It is started at the first and kept until the store closes: starting
 // and stopping an instance cost most of a section that opened one of its
 // own (docs/store.md has the measurement). A section attaches its copy of
-// the state as attachedAs (open), a reading the state itself, read-only
-// (openReading); each detaches it, with whatever else it attached, when
-// it ends (end): the detach checkpoints a section's copy, so it is whole
+// the state as AttachedAs (Open), a reading the state itself, read-only
+// (OpenReading); each detaches it, with whatever else it attached, when
+// it ends (End): the detach checkpoints a section's copy, so it is whole
 // before it is renamed over the state. One section or reading holds the
 // kept instance at a time; another that begins meanwhile (a reading open
 // while a section runs) gets an instance of its own, stopped at its end.
-type engine struct {
+type Engine struct {
 	mu     sync.Mutex
-	cfg    DuckDB
+	cfg    Settings
 	tmp    string // where the instances' temp_directory go, one each
 	c      *duckdb.Connector
 	ctmp   string // the kept instance's temp_directory
 	held   bool
 	leases map[*sql.DB]lease
 	n      int // instances started
+}
+
+// NewEngine is an engine whose instances have the settings of cfg and
+// spill to folders under tmp. No instance starts before the first lease.
+func NewEngine(cfg Settings, tmp string) *Engine { return &Engine{cfg: cfg, tmp: tmp} }
+
+// Settings are what an instance of DuckDB and the files attached to it
+// take of the store's DuckDB options.
+type Settings struct {
+	Threads      int    // DuckDB's threads
+	MemoryLimit  string // DuckDB's memory_limit
+	RowGroupSize int    // the rows per row group of an attached file
 }
 
 // lease is the instance one database of the engine's runs in: the kept
@@ -50,46 +61,47 @@ type lease struct {
 // allocator (jemalloc) hand freed memory back within 8 MB instead of
 // 128 MB, which lowers the export's peak RSS (docs/benchmarks.md has the
 // measurement).
-func duckDSN(tmp string, cfg DuckDB) string {
+func duckDSN(tmp string, cfg Settings) string {
 	return "?" + url.Values{"threads": {fmt.Sprint(cfg.Threads)}, "memory_limit": {cfg.MemoryLimit},
 		"preserve_insertion_order": {"false"}, "temp_directory": {tmp},
 		"allocator_flush_threshold": {"8MB"}, "allocator_bulk_deallocation_flush_threshold": {"8MB"},
 		"allocator_background_threads": {"true"}}.Encode()
 }
 
-// attachSQL attaches the database file at path as attachedAs with the
+// attachSQL attaches the database file at path as AttachedAs with the
 // row group size of cfg and, when the file is created, blocks of
 // blockSize bytes (0: DuckDB's default, 256 KiB).
-func attachSQL(path string, cfg DuckDB, blockSize int) string {
+func attachSQL(path string, cfg Settings, blockSize int) string {
 	opts := fmt.Sprintf("ROW_GROUP_SIZE %d", cfg.RowGroupSize)
 	if blockSize > 0 {
 		opts += fmt.Sprintf(", BLOCK_SIZE %d", blockSize)
 	}
-	return fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (%s)", sqlString(path), attachedAs, opts)
+	return fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (%s)", SQLString(path), AttachedAs, opts)
 }
 
-// open gives a section's database: the file at path, attached as
-// attachedAs and used by every connection.
-func (e *engine) open(path string, blockSize int) (*sql.DB, error) {
+// Open gives a section's database: the file at path, attached as
+// AttachedAs and used by every connection, created with blocks of
+// blockSize bytes (0: DuckDB's default) when it does not exist.
+func (e *Engine) Open(path string, blockSize int) (*sql.DB, error) {
 	return e.begin(path, attachSQL(path, e.cfg, blockSize))
 }
 
-// openReading gives a reading's database: the file at path, attached
-// read-only as attachedAs and used by every connection.
-func (e *engine) openReading(path string) (*sql.DB, error) {
-	return e.begin(path, fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", sqlString(path), attachedAs))
+// OpenReading gives a reading's database: the file at path, attached
+// read-only as AttachedAs and used by every connection.
+func (e *Engine) OpenReading(path string) (*sql.DB, error) {
+	return e.begin(path, fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", SQLString(path), AttachedAs))
 }
 
 // begin leases an instance and opens a database over it whose
-// connections run attach and use attachedAs.
-func (e *engine) begin(path, attach string) (*sql.DB, error) {
+// connections run attach and use AttachedAs.
+func (e *Engine) begin(path, attach string) (*sql.DB, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	l, err := e.lease()
 	if err != nil {
 		return nil, err
 	}
-	db := sql.OpenDB(attached{c: l.c, init: []string{attach, "USE " + attachedAs}, path: path})
+	db := sql.OpenDB(attached{c: l.c, init: []string{attach, "USE " + AttachedAs}, path: path})
 	if e.leases == nil {
 		e.leases = map[*sql.DB]lease{}
 	}
@@ -100,7 +112,7 @@ func (e *engine) begin(path, attach string) (*sql.DB, error) {
 // lease gives the kept instance, started if need be, or an instance of
 // its own when the kept one is held. Each instance spills to a folder of
 // its own: instances of several billsnaps, or of one, may spill at once.
-func (e *engine) lease() (lease, error) {
+func (e *Engine) lease() (lease, error) {
 	if !e.held && e.c != nil {
 		e.held = true
 		return lease{c: e.c}, nil
@@ -122,11 +134,11 @@ func (e *engine) lease() (lease, error) {
 	return lease{c: c}, nil
 }
 
-// end closes database db and detaches every database it attached, also
+// End closes database db and detaches every database it attached, also
 // when ctx is cancelled. An instance of its own is stopped; the kept
 // instance, when it cannot detach them, too, and the next lease starts
 // another.
-func (e *engine) end(ctx context.Context, db *sql.DB) error {
+func (e *Engine) End(ctx context.Context, db *sql.DB) error {
 	err := db.Close()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -150,7 +162,7 @@ func (e *engine) end(ctx context.Context, db *sql.DB) error {
 }
 
 // stop stops the kept instance and removes its temp_directory.
-func (e *engine) stop() error {
+func (e *Engine) stop() error {
 	err := e.c.Close()
 	e.c = nil
 	return errors.Join(err, os.RemoveAll(e.ctmp))
@@ -160,23 +172,20 @@ func (e *engine) stop() error {
 func detachAll(ctx context.Context, c *duckdb.Connector) error {
 	db := sql.OpenDB(attached{c: c})
 	defer db.Close()
-	names, err := queryStrings(ctx, db, "SELECT database_name FROM duckdb_databases() WHERE NOT internal AND database_name <> 'memory'")
+	names, err := Strings(ctx, db, "SELECT database_name FROM duckdb_databases() WHERE NOT internal AND database_name <> 'memory'")
 	if err != nil {
 		return err
 	}
 	for _, name := range names {
-		if _, err := db.ExecContext(ctx, "DETACH DATABASE IF EXISTS "+quoteIdent(name)); err != nil {
+		if _, err := db.ExecContext(ctx, "DETACH DATABASE IF EXISTS "+QuoteIdent(name)); err != nil {
 			return fmt.Errorf("billsnap's state: detaching %s: %w", name, err)
 		}
 	}
 	return nil
 }
 
-// quoteIdent quotes a DuckDB identifier.
-func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
-
-// close stops the kept instance.
-func (e *engine) close() error {
+// Close stops the kept instance.
+func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.c == nil {
@@ -209,3 +218,18 @@ func (a attached) Connect(ctx context.Context) (driver.Conn, error) {
 }
 
 func (a attached) Driver() driver.Driver { return a.c.Driver() }
+
+// Attached are the databases the kept instance has attached, outside a
+// section or reading: none, when each ended as End says; running is
+// false when no instance is kept.
+func (e *Engine) Attached(ctx context.Context) (names []string, running bool, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.c == nil {
+		return nil, false, nil
+	}
+	db := sql.OpenDB(attached{c: e.c})
+	defer db.Close()
+	names, err = Strings(ctx, db, "SELECT database_name FROM duckdb_databases() WHERE NOT internal AND database_name <> 'memory'")
+	return names, true, err
+}

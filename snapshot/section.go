@@ -1,0 +1,101 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/billsnap/billsnap/snapshot/state"
+)
+
+// section is a section of billsnap's state under way (state.Section)
+// with what it built beside the state: shown when it commits
+// (publishPending, removeRetired), dropped when it aborts (dropRecords).
+type section struct {
+	*state.Section
+	built       string   // a read model built, published when the section commits
+	recordsNext string   // the records' generation built, shown when it commits
+	publicStale bool     // the public file is to be copied from the master when it commits
+	retired     []string // run files taken out of the index, deleted when it commits
+	sweeping    bool     // the section wrote the sweep marker
+}
+
+// stateFile is the store's state, its lock and the engine its sections
+// run in.
+func (s *Store) stateFile() state.File {
+	return state.File{Path: s.at.State(), Lock: s.at.StateLock(), Wait: s.lockWait, Engine: s.engine}
+}
+
+// Update runs fn on billsnap's state, a database only billsnap opens, in
+// a section (state.File.Update): all or nothing, on a copy of the state
+// that replaces it only when fn succeeds. What the section built (the
+// records, a read model) is shown after that. A section first finishes a
+// publish that a crash cut short (finishPublish). Sections are brief; an
+// export holds one at its start and one to publish, a reconciliation one.
+func (s *Store) Update(ctx context.Context, fn func(db *sql.DB) error) error {
+	return s.update(ctx, func(sec *section) error { return fn(sec.DB) })
+}
+
+// Change is Update for a change of the state that readers should see: after
+// fn, the read model is published again with the state's tables as they
+// are (the findings of a reconciliation, a pruned manifest).
+func (s *Store) Change(ctx context.Context, fn func(db *sql.DB) error) error {
+	return s.change(ctx, func(sec *section) error { return fn(sec.DB) })
+}
+
+// change is Change with the section value.
+func (s *Store) change(ctx context.Context, fn func(sec *section) error) error {
+	return s.update(ctx, func(sec *section) error {
+		if err := fn(sec); err != nil {
+			return err
+		}
+		return s.syncModel(ctx, sec)
+	})
+}
+
+// update is Update with the section value: fn runs once the section has
+// begun (begin).
+func (s *Store) update(ctx context.Context, fn func(sec *section) error) error {
+	return s.stateFile().Update(ctx, func(st *state.Section) error {
+		sec := s.newSection(st)
+		if err := s.begin(ctx, sec); err != nil {
+			return err
+		}
+		s.current = sec
+		defer func() { s.current = nil }()
+		return fn(sec)
+	})
+}
+
+// newSection is the store's value of section st, whose hooks show what
+// it built when it commits and drop it when it aborts (the sweep marker
+// stays then: the next section sweeps).
+func (s *Store) newSection(st *state.Section) *section {
+	sec := &section{Section: st}
+	st.BeforeCommit(func() error { return s.markPending(sec) })
+	st.OnCommit(func() error { return s.publishPending(sec) })
+	st.OnCommit(func() error { s.removeRetired(sec); return nil })
+	st.OnAbort(func() { s.dropRecords(sec) })
+	return sec
+}
+
+// begin brings a section's state to this billsnap's schema, sweeps what
+// an earlier section left, upgrades older run records, and finishes a
+// publish that a crash cut short.
+func (s *Store) begin(ctx context.Context, sec *section) error {
+	if err := MigrateState(ctx, sec.DB); err != nil {
+		return err
+	}
+	err := s.sweepHistory(ctx, sec.DB)
+	s.sweepLeftovers()
+	if err != nil {
+		return err
+	}
+	upgraded, err := s.upgradeHistory(ctx, sec)
+	if err == nil && upgraded {
+		err = s.syncModel(ctx, sec)
+	}
+	if err != nil {
+		return err
+	}
+	return s.finishPublish(ctx, sec)
+}
