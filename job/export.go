@@ -15,6 +15,7 @@ import (
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Service is what an export needs besides the configuration.
@@ -151,7 +152,7 @@ func pruneJournal(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	defer db.Close()
-	oldest, err := snapshot.OldestComplete(ctx, db)
+	oldest, err := readmodel.OldestComplete(ctx, db)
 	if err != nil || oldest.IsZero() {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Func is a job's work in its open store.
@@ -77,13 +78,7 @@ func lastComplete(ctx context.Context, cfg config.Config) (string, time.Time, er
 		return "", time.Time{}, err
 	}
 	defer db.Close()
-	var id string
-	var at time.Time
-	err = db.QueryRowContext(ctx, "SELECT id, finished FROM snapshots WHERE status = 'complete' ORDER BY finished DESC LIMIT 1").Scan(&id, &at)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", time.Time{}, nil
-	}
-	return id, at, err
+	return readmodel.LastComplete(ctx, db)
 }
 
 func metricsPath(cfg config.Config) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Options say what to reconcile and how.
@@ -71,21 +72,13 @@ func (e *UnknownSnapshotError) Error() string {
 
 // unknownSnapshot is the error for id, listing the newest five snapshots.
 func unknownSnapshot(ctx context.Context, conn *sql.Conn, id string) error {
-	rows, err := conn.QueryContext(ctx, "SELECT id || ' (' || status || ')' FROM snapshots ORDER BY started DESC, id DESC LIMIT 5")
+	newest, err := readmodel.Snapshots(ctx, conn, 5)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
 	e := &UnknownSnapshotError{ID: id}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return err
-		}
-		e.Newest = append(e.Newest, s)
-	}
-	if err := rows.Err(); err != nil {
-		return err
+	for _, s := range newest {
+		e.Newest = append(e.Newest, s.ID+" ("+s.Status+")")
 	}
 	return e
 }
@@ -188,15 +181,18 @@ func resolve(ctx context.Context, conn *sql.Conn, id string, r *Report) error {
 		}
 		id, r.Previous = r.Previous, ""
 	}
-	q := "SELECT id, status, started, coalesce(finished, started) FROM snapshots WHERE id = ?"
-	args := []any{id}
-	if id == "" || id == Latest {
-		q, args = "SELECT id, status, started, finished FROM latest_snapshot", nil
+	latest := id == "" || id == Latest
+	var found readmodel.Snapshot
+	var err error
+	if latest {
+		found, err = readmodel.Latest(ctx, conn)
+	} else {
+		found, err = readmodel.ByID(ctx, conn, id)
 	}
 	s := &r.Snapshot
-	err := conn.QueryRowContext(ctx, q, args...).Scan(&s.ID, &s.Status, &s.Started, &s.Finished)
+	*s = SnapshotInfo(found)
 	switch {
-	case errors.Is(err, sql.ErrNoRows) && args == nil:
+	case errors.Is(err, sql.ErrNoRows) && latest:
 		return ErrNoSnapshot
 	case errors.Is(err, sql.ErrNoRows):
 		return unknownSnapshot(ctx, conn, id)
@@ -205,11 +201,7 @@ func resolve(ctx context.Context, conn *sql.Conn, id string, r *Report) error {
 	case s.Status != snapshot.StatusComplete && s.Status != snapshot.StatusIncomplete:
 		return fmt.Errorf("snapshot %s is %s: only complete and incomplete snapshots hold data to reconcile", s.ID, s.Status)
 	}
-	err = conn.QueryRowContext(ctx, `SELECT id FROM snapshots WHERE status = 'complete' AND (started < ? OR (started = ? AND id < ?))
-		ORDER BY started DESC, id DESC LIMIT 1`, s.Started, s.Started, s.ID).Scan(&r.Previous)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
+	r.Previous, err = readmodel.PreviousComplete(ctx, conn, found)
 	return err
 }
 

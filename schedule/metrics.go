@@ -16,6 +16,7 @@ import (
 
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // sample is one metric value.
@@ -355,11 +356,11 @@ func recordsOf(ctx context.Context, db *sql.DB, id string) (sql.NullFloat64, err
 // manifested tells whether the read model db has the manifest of
 // snapshot id (a snapshot still running has none yet).
 func manifested(ctx context.Context, db *sql.DB, id string) (bool, error) {
-	var n int
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM snapshots WHERE id = ? AND status <> 'running'", id).Scan(&n); err != nil {
+	ok, err := readmodel.Manifested(ctx, db, id)
+	if err != nil {
 		return false, fmt.Errorf("metrics: the manifest of snapshot %s: %w", id, err)
 	}
-	return n > 0, nil
+	return ok, nil
 }
 
 // exists tells whether the read model db has the table or view table.

@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // apiSnapshot is a snapshot with its stored reconciliations.
@@ -35,26 +36,19 @@ type apiRecon struct {
 // apiSnapshots lists every snapshot, newest first, with its
 // reconciliations.
 func (s *Server) apiSnapshots(w http.ResponseWriter, r *http.Request, db *sql.DB) {
-	rows, err := db.QueryContext(r.Context(), "SELECT id, status, started, finished FROM snapshots ORDER BY started DESC, id DESC")
+	snaps, err := readmodel.Snapshots(r.Context(), db, 0)
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
 	out := []apiSnapshot{}
-	for rows.Next() {
-		var a apiSnapshot
-		var fin sql.NullTime
-		if err := rows.Scan(&a.ID, &a.Status, &a.Started, &fin); err != nil {
-			rows.Close()
-			s.fail(w, r, http.StatusInternalServerError, err)
-			return
-		}
-		if fin.Valid {
-			a.Finished = &fin.Time
+	for _, sn := range snaps {
+		a := apiSnapshot{ID: sn.ID, Status: sn.Status, Started: sn.Started}
+		if !sn.Finished.IsZero() {
+			a.Finished = &sn.Finished
 		}
 		out = append(out, a)
 	}
-	rows.Close()
 	for i := range out {
 		rcs, err := reconsOf(r.Context(), db, out[i].ID)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/objects"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Lake is a lake linked in: Catalogs opens its Iceberg catalogs.
@@ -106,5 +107,5 @@ func completeSnapshots(ctx context.Context, cfg config.Config) ([]string, error)
 		return nil, err
 	}
 	defer db.Close()
-	return snapshot.CompleteIDs(ctx, db)
+	return readmodel.CompleteIDs(ctx, db)
 }

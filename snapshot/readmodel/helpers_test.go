@@ -1,0 +1,36 @@
+package readmodel_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/billsnap/billsnap/snapshot"
+)
+
+// state is an in-memory DuckDB with the store's schema: the state's
+// tables (snapshot.MigrateState) and the run records' as tables
+// (snapshot.PlainHistory), with the statements exec given run in order.
+func state(t *testing.T, exec ...string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	if err := snapshot.MigrateState(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshot.PlainHistory(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range exec {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return db
+}

@@ -1,0 +1,47 @@
+// Package readmodel is the one owner of the queries Go code makes of the
+// store's read model and state: the snapshots and their manifests, the
+// stored reconciliations and their totals, the run records (findings,
+// unjudged, rechecks), and what the metrics of runs read. Each query is a
+// typed function over a Querier that returns typed rows; no caller spells
+// SQL naming these tables. It imports nothing of billsnap's above it, so
+// the store, reconcile, the workspace, the scheduler and the jobs all
+// import it.
+package readmodel
+
+import (
+	"context"
+	"database/sql"
+)
+
+// Querier is what the queries run on: a *sql.DB (the read model from
+// snapshot.OpenRead, the state) or a *sql.Conn of one.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// collect runs query on q and scans each row with scan, in order.
+func collect[T any](ctx context.Context, q Querier, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// scanString scans a row of one string.
+func scanString(rows *sql.Rows) (string, error) {
+	var s string
+	err := rows.Scan(&s)
+	return s, err
+}
