@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -135,11 +136,11 @@ func copyStateTables(ctx context.Context, conn *sql.Conn) error {
 
 // adoptedTables are the tables an adopted store may hold: the state's,
 // and the run records' (as tables or as a read model's views), which
-// the first section makes files (upgradeHistory).
+// the first section makes files (runrec.Section.Upgrade).
 func adoptedTables() []string {
 	out := append([]string{"billsnap_meta"}, recordTables...)
-	for _, k := range runKinds {
-		out = append(out, k.name)
+	for _, k := range runrec.Kinds() {
+		out = append(out, k.Name)
 	}
 	return out
 }

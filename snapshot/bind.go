@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // bind makes the views cur.<table> and prev.<table> on conn show the
@@ -16,12 +17,12 @@ import (
 // from the read model's master (native tables), another from its
 // Parquet, in the tree of complete snapshots or of incomplete ones. prev
 // "" gives empty views. It makes prev.stored_findings and
-// cur.stored_rechecks too (bindHistory), the run records reconcile reads,
+// cur.stored_rechecks too (runrec.Files.Bind), the run records reconcile reads,
 // and returns the files of prev's findings it bound. cur and prev are
 // databases in memory; conn is a connection of the state (a Reading's,
 // or a section's, whose end detaches them and the master, attached
 // read-only).
-func (s *Store) bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]runFile, error) {
+func (s *Store) bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]runrec.File, error) {
 	latest := ""
 	if _, err := os.Stat(s.at.Master()); err == nil {
 		err := s.attachMaster(ctx, conn)
@@ -48,7 +49,7 @@ func (s *Store) bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]r
 			}
 		}
 	}
-	return s.bindHistory(ctx, conn, cur, prev)
+	return s.runs.Bind(ctx, conn, cur, prev)
 }
 
 // relation is the relation of table t's rows of snapshot id; latest is

@@ -7,6 +7,7 @@ import (
 
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // Legacy findings (a table of a state of schema 5) become a run file when
@@ -25,7 +26,7 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	err = s.Update(ctx, func(db *sql.DB) error {
-		for _, q := range []string{"CREATE TABLE findings (" + findingsKind.ddl() + ")",
+		for _, q := range []string{"CREATE TABLE findings (" + runrec.Findings.DDL() + ")",
 			"INSERT INTO findings (snapshot_id, period, rule, severity, entity_id, amount, status, waived) VALUES ('" + sum.ID + "', '', 'legacy', 'high', 'e1', 1.50, 'new', false)",
 			"UPDATE billsnap_meta SET value = '5' WHERE key = 'schema_version'",
 			"DELETE FROM billsnap_meta WHERE key = 'run_records'"} { // as a state of version 5 has it

@@ -33,7 +33,7 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		if err := s.markPruning(); err != nil {
 			return err
 		}
-		if err := s.retire(ctx, sec, db, "list_contains(?, snapshot_id)", ids); err != nil {
+		if err := sec.runs.Retire(ctx, db, "list_contains(?, snapshot_id)", ids); err != nil {
 			return err
 		}
 		if err := deleteSnapshots(ctx, db, ids); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -36,7 +37,7 @@ type Reading struct {
 // snapshot's findings.
 type bound struct {
 	snap, prev string
-	prevFiles  []runFile
+	prevFiles  []runrec.File
 }
 
 // staged is what Stage wrote: a file of each kind, and the
@@ -49,7 +50,7 @@ type staged struct {
 
 // stagedFile is a file of run records written outside a section.
 type stagedFile struct {
-	kind runKind
+	kind runrec.Kind
 	path string
 	rows int64
 }
@@ -150,15 +151,15 @@ func (r *Reading) Stage(ctx context.Context, conn *sql.Conn, rec Reconciliation)
 		return fmt.Errorf("history: %w", err)
 	}
 	for _, k := range []struct {
-		kind  runKind
+		kind  runrec.Kind
 		table string
-	}{{findingsKind, StagedFindings}, {unjudgedKind, StagedUnjudged}} {
-		f := stagedFile{kind: k.kind, path: filepath.Join(dir, fmt.Sprintf("%s.%d.%d.parquet", k.kind.name, os.Getpid(), time.Now().UnixNano()))}
+	}{{runrec.Findings, StagedFindings}, {runrec.Unjudged, StagedUnjudged}} {
+		f := stagedFile{kind: k.kind, path: filepath.Join(dir, fmt.Sprintf("%s.%d.%d.parquet", k.kind.Name, os.Getpid(), time.Now().UnixNano()))}
 		st.files = append(st.files, f)
 		if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM "+k.table).Scan(&st.files[len(st.files)-1].rows); err != nil {
 			return err
 		}
-		if err := copyTo(ctx, conn, fmt.Sprintf("SELECT * FROM %s ORDER BY ALL", k.table), f.path); err != nil {
+		if err := state.CopyTo(ctx, conn, fmt.Sprintf("SELECT * FROM %s ORDER BY ALL", k.table), f.path); err != nil {
 			return fmt.Errorf("history: %w", err)
 		}
 	}
@@ -252,7 +253,7 @@ func (s *Store) keepStaged(ctx context.Context, sec *section, tx *sql.Tx, b *bou
 	}
 	period := sql.NullString{String: st.rec.Period, Valid: true}
 	for _, f := range st.files {
-		if err := s.retire(ctx, sec, tx, "kind = ? AND snapshot_id = ? AND period = ?", f.kind.name, st.rec.Snapshot, st.rec.Period); err != nil {
+		if err := sec.runs.Retire(ctx, tx, "kind = ? AND snapshot_id = ? AND period = ?", f.kind.Name, st.rec.Snapshot, st.rec.Period); err != nil {
 			return err
 		}
 		if err := s.takeStaged(ctx, sec, tx, f, st.rec.Snapshot, period); err != nil {
@@ -273,7 +274,7 @@ func (s *Store) unchanged(ctx context.Context, conn state.Querier, b *bound) err
 	if err != nil {
 		return err
 	}
-	files, err := s.runFiles(ctx, conn, "kind = ? AND snapshot_id = ?", findingsKind.name, b.prev)
+	files, err := runrec.List(ctx, conn, "kind = ? AND snapshot_id = ?", runrec.Findings.Name, b.prev)
 	if err != nil {
 		return err
 	}
@@ -291,7 +292,7 @@ func (s *Store) unchanged(ctx context.Context, conn state.Querier, b *bound) err
 // takeStaged moves staged file f into the history as a new run file of its
 // kind and snapshot, and indexes it.
 func (s *Store) takeStaged(ctx context.Context, sec *section, q state.Querier, f stagedFile, snap string, period sql.NullString) error {
-	return s.addRunFile(ctx, sec, q, runFile{kind: f.kind.name, snapshot: snap}, period, f.rows, func(path string) error {
+	return sec.runs.Add(ctx, q, runrec.File{Kind: f.kind.Name, Snapshot: snap}, period, f.rows, func(path string) error {
 		return os.Rename(f.path, path)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -93,7 +94,7 @@ func (s *Store) writeRecords(ctx context.Context, db *sql.DB, cur, next string) 
 	var written []string
 	for _, t := range recordNames() {
 		if _, err := os.Stat(recordFile(cur, t)); err != nil {
-			if err := copyTo(ctx, conn, recordQuery(t)+" LIMIT 0", recordFile(cur, t)); err != nil {
+			if err := state.CopyTo(ctx, conn, recordQuery(t)+" LIMIT 0", recordFile(cur, t)); err != nil {
 				return err
 			}
 			curChanged = true
@@ -151,7 +152,7 @@ func (s *Store) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error 
 				continue
 			}
 			q := fmt.Sprintf("SELECT * FROM %s WHERE snapshot_id = %s ORDER BY ALL", t, state.SQLString(id))
-			if err := copyTo(ctx, conn, q, filepath.Join(dir, id+".parquet")); err != nil {
+			if err := state.CopyTo(ctx, conn, q, filepath.Join(dir, id+".parquet")); err != nil {
 				return err
 			}
 			written = true
@@ -168,13 +169,13 @@ func (s *Store) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error 
 // when it has none.
 func (s *Store) recordFolder(ctx context.Context, conn *sql.Conn, name, emptyQuery string) (string, error) {
 	dir := filepath.Join(s.at.History(), name)
-	if _, err := os.Stat(filepath.Join(dir, emptyFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, runrec.EmptyFile)); err == nil {
 		return dir, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	if err := copyTo(ctx, conn, emptyQuery, filepath.Join(dir, emptyFile)); err != nil {
+	if err := state.CopyTo(ctx, conn, emptyQuery, filepath.Join(dir, runrec.EmptyFile)); err != nil {
 		return "", err
 	}
 	os.Remove(filepath.Join(s.at.History(), name+".parquet")) // where a run kind's empty file was before
@@ -189,9 +190,6 @@ CREATE MACRO IF NOT EXISTS snapshot_tables_of(snap) AS TABLE SELECT * FROM snaps
 CREATE MACRO IF NOT EXISTS snapshot_fields_of(snap) AS TABLE SELECT * FROM snapshot_fields WHERE snapshot_id = snap;
 `
 
-// emptyFile is the empty file of a folder of records.
-const emptyFile = "empty.parquet"
-
 // removeSnapshotRecords deletes the per-snapshot record files of
 // snapshots ids, or of every snapshot but those when keep is set.
 func (s *Store) removeSnapshotRecords(ids []string, keep bool) {
@@ -200,7 +198,7 @@ func (s *Store) removeSnapshotRecords(ids []string, keep bool) {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			id, ok := strings.CutSuffix(e.Name(), ".parquet")
-			if ok && e.Name() != emptyFile && slices.Contains(ids, id) != keep {
+			if ok && e.Name() != runrec.EmptyFile && slices.Contains(ids, id) != keep {
 				os.Remove(filepath.Join(dir, e.Name()))
 			}
 		}
@@ -212,11 +210,11 @@ func (s *Store) removeSnapshotRecords(ids []string, keep bool) {
 // the run records' (which get an empty file of their kind).
 func (s *Store) linkFolders(ctx context.Context, conn *sql.Conn, cur, next string) error {
 	var folders []string
-	for _, k := range runKinds {
-		if _, err := s.recordFolder(ctx, conn, k.name, emptyRelation(k)); err != nil {
+	for _, k := range runrec.Kinds() {
+		if _, err := s.recordFolder(ctx, conn, k.Name, runrec.EmptyRelation(k)); err != nil {
 			return err
 		}
-		folders = append(folders, k.name)
+		folders = append(folders, k.Name)
 	}
 	curChanged := false
 	for _, name := range append(folders, snapshotRecords...) {
@@ -243,22 +241,6 @@ func recordNames() []string {
 }
 
 func recordFile(gen, table string) string { return filepath.Join(gen, table+".parquet") }
-
-// copyTo writes what query returns to a Parquet file at path: written
-// beside it, made durable and renamed into place, so that the file at
-// path is whole whenever the process dies.
-func copyTo(ctx context.Context, conn *sql.Conn, query, path string) error {
-	tmp := path + ".tmp"
-	q := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", query, state.SQLString(tmp))
-	if _, err := conn.ExecContext(ctx, q); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := state.SyncFile(tmp); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
 
 // showRecords points the records' link at the generation built, and
 // removes the others.
@@ -302,10 +284,10 @@ func (s *Store) recordViews() []string {
 			fmt.Sprintf("CREATE OR REPLACE MACRO %s_of(snap) AS TABLE SELECT * FROM read_parquet(%s || snap || '.parquet')",
 				t, state.SQLString(filepath.Join(link, t)+string(filepath.Separator))))
 	}
-	for _, k := range runKinds {
+	for _, k := range runrec.Kinds() {
 		out = append(out, fmt.Sprintf(`CREATE OR REPLACE VIEW %s AS SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true)
 		WHERE parse_filename(filename) IN (SELECT file FROM read_parquet(%s) WHERE kind = %s)`,
-			k.name, state.SQLString(filepath.Join(link, k.name, "*.parquet")), state.SQLString(recordFile(link, runFilesRecord)), state.SQLString(k.name)))
+			k.Name, state.SQLString(filepath.Join(link, k.Name, "*.parquet")), state.SQLString(recordFile(link, runFilesRecord)), state.SQLString(k.Name)))
 	}
 	return out
 }

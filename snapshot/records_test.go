@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -124,7 +125,7 @@ func TestRecordsThatGrowAreWrittenOnce(t *testing.T) {
 		t.Errorf("snapshot_tables_of shows %d tables of one snapshot", n)
 	}
 	stray := filepath.Join(cfg.Out, "records", "findings", ids[0]+".999.parquet")
-	row := strings.TrimSuffix(emptyRelation(findingsKind), " WHERE false") // one row of NULLs
+	row := strings.TrimSuffix(runrec.EmptyRelation(runrec.Findings), " WHERE false") // one row of NULLs
 	q := fmt.Sprintf("COPY (SELECT * REPLACE (%s AS snapshot_id, 'stray' AS rule) FROM (%s)) TO %s (FORMAT parquet)", state.SQLString(ids[0]), row, state.SQLString(stray))
 	if _, err := db.Exec(q); err != nil {
 		t.Fatal(err)

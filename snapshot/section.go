@@ -4,19 +4,20 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // section is a section of billsnap's state under way (state.Section)
 // with what it built beside the state: shown when it commits
-// (publishPending, removeRetired), dropped when it aborts (dropRecords).
+// (publishPending, and its run records' part), dropped when it aborts
+// (dropRecords).
 type section struct {
 	*state.Section
-	built       string   // a read model built, published when the section commits
-	recordsNext string   // the records' generation built, shown when it commits
-	publicStale bool     // the public file is to be copied from the master when it commits
-	retired     []string // run files taken out of the index, deleted when it commits
-	sweeping    bool     // the section wrote the sweep marker
+	built       string          // a read model built, published when the section commits
+	recordsNext string          // the records' generation built, shown when it commits
+	publicStale bool            // the public file is to be copied from the master when it commits
+	runs        *runrec.Section // the run files it added and retired
 }
 
 // stateFile is the store's state, its lock and the engine its sections
@@ -73,7 +74,7 @@ func (s *Store) newSection(st *state.Section) *section {
 	sec := &section{Section: st}
 	st.BeforeCommit(func() error { return s.markPending(sec) })
 	st.OnCommit(func() error { return s.publishPending(sec) })
-	st.OnCommit(func() error { s.removeRetired(sec); return nil })
+	sec.runs = s.runs.Begin(st) // its retired files deleted once what it built is shown
 	st.OnAbort(func() { s.dropRecords(sec) })
 	return sec
 }
@@ -85,12 +86,12 @@ func (s *Store) begin(ctx context.Context, sec *section) error {
 	if err := MigrateState(ctx, sec.DB); err != nil {
 		return err
 	}
-	err := s.sweepHistory(ctx, sec.DB)
+	err := s.runs.Sweep(ctx, sec.DB)
 	s.sweepLeftovers()
 	if err != nil {
 		return err
 	}
-	upgraded, err := s.upgradeHistory(ctx, sec)
+	upgraded, err := sec.runs.Upgrade(ctx, sec.DB, s.log)
 	if err == nil && upgraded {
 		err = s.syncModel(ctx, sec)
 	}

@@ -18,6 +18,7 @@ import (
 	// that opens a store (the package says why).
 	_ "github.com/billsnap/billsnap/internal/heaptrim"
 	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -67,6 +68,7 @@ type Store struct {
 	incomplete tree
 	at         layout.Dir    // the output directory
 	engine     *state.Engine // where the sections and readings run
+	runs       runrec.Files  // the run records' files
 	current    *section      // the section whose fn runs, for KeepFindings and KeepRechecks; nil between
 	publicPath string        // DIR/billsnap.duckdb
 	pq         Parquet
@@ -144,8 +146,8 @@ func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, erro
 	parquetDir := at.Under(cfg.Parquet.Dir)
 	return &Store{tables: tables, parquetDir: parquetDir, tree: newTree(parquetDir),
 		incomplete: newTree(at.Incomplete()), records: newTree(at.Records()), at: at, publicPath: at.Under(cfg.DuckDB.File),
-		engine: state.NewEngine(cfg.DuckDB.settings(), at.StateTemp()),
-		pq:     cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
+		engine: state.NewEngine(cfg.DuckDB.settings(), at.StateTemp()), runs: runrec.New(at),
+		pq: cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
 }
 
 // table is the store's table called name.
@@ -275,7 +277,7 @@ const schemaVersion = "6"
 var upgradable = []string{"2", "3", "4", "5"}
 
 // stateSQL creates the state's tables.
-const stateSQL = metaSQL + fieldIDsSQL + runFilesSQL + parquetColumnsSQL + snapshotMacrosSQL
+const stateSQL = metaSQL + fieldIDsSQL + runrec.IndexSQL + parquetColumnsSQL + snapshotMacrosSQL
 
 // stateDigest names the statements and the version of the state's
 // schema; a state of this version that records it (billsnap_meta's

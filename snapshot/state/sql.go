@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -65,4 +66,20 @@ func OpenFile(path string, cfg Settings, blockSize int) (*sql.DB, error) {
 		return nil, err
 	}
 	return sql.OpenDB(c), nil
+}
+
+// CopyTo writes what query returns to a Parquet file at path: written
+// beside it, made durable and renamed into place, so that the file at
+// path is whole whenever the process dies.
+func CopyTo(ctx context.Context, conn *sql.Conn, query, path string) error {
+	tmp := path + ".tmp"
+	q := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", query, SQLString(tmp))
+	if _, err := conn.ExecContext(ctx, q); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := SyncFile(tmp); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -1,0 +1,107 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/billsnap/billsnap/internal/crashpoint"
+
+	"github.com/billsnap/billsnap/snapshot/runrec"
+	"github.com/billsnap/billsnap/snapshot/state"
+)
+
+// Temporary tables a caller fills on its connection for KeepFindings and
+// KeepRechecks, with the columns of their kind (StageTables makes them).
+const (
+	StagedFindings = runrec.StagedFindings
+	StagedUnjudged = runrec.StagedUnjudged
+	StagedRechecks = runrec.StagedRechecks
+)
+
+// StageTables creates the temporary tables StagedFindings,
+// StagedUnjudged and StagedRechecks on conn, empty.
+func StageTables(ctx context.Context, conn *sql.Conn) error { return runrec.StageTables(ctx, conn) }
+
+// KeepFindings records what conn's StagedFindings and StagedUnjudged hold
+// as the findings of snapshot snap and period, in place of those an
+// earlier reconciliation of both recorded. conn is a connection of the
+// state, in a section (Update's fn).
+func (s *Store) KeepFindings(ctx context.Context, conn *sql.Conn, snap, period string) error {
+	runs := s.current.runs
+	for _, k := range []struct {
+		kind  runrec.Kind
+		table string
+	}{{runrec.Findings, StagedFindings}, {runrec.Unjudged, StagedUnjudged}} {
+		if err := runs.Retire(ctx, conn, "kind = ? AND snapshot_id = ? AND period = ?", k.kind.Name, snap, period); err != nil {
+			return err
+		}
+		if err := runs.Keep(ctx, conn, k.kind, snap, sql.NullString{String: period, Valid: true}, k.table); err != nil {
+			return err
+		}
+	}
+	crashpoint.Hit("history.kept")
+	return nil
+}
+
+// KeepRechecks records what conn's StagedRechecks holds as one recheck of
+// snapshot snap's findings, beside the earlier ones. conn is a connection
+// of the state, in a section (Update's fn).
+func (s *Store) KeepRechecks(ctx context.Context, conn *sql.Conn, snap string) error {
+	return s.current.runs.Keep(ctx, conn, runrec.Rechecks, snap, sql.NullString{}, StagedRechecks)
+}
+
+// Plain is a database that is not a store's state (reconcile's
+// fixtures): the tables of MigrateState, and the run records' as tables
+// (PlainHistory). As what a reconciliation reads, it keeps what it found
+// in those tables.
+type Plain struct{ Database *sql.DB }
+
+// PlainHistory creates the tables findings, unjudged and rechecks in db,
+// with the run records' columns.
+func PlainHistory(ctx context.Context, db *sql.DB) error {
+	for _, k := range runrec.Kinds() {
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (%s)", k.Name, k.DDL())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DB is the database.
+func (p Plain) DB() *sql.DB { return p.Database }
+
+// Stage keeps what conn's StagedFindings and StagedUnjudged hold as the
+// findings of rec's snapshot and period, with rec and its totals.
+func (p Plain) Stage(ctx context.Context, conn *sql.Conn, rec Reconciliation) error {
+	for _, k := range []struct{ table, staged string }{{runrec.Findings.Name, StagedFindings}, {runrec.Unjudged.Name, StagedUnjudged}} {
+		if _, err := conn.ExecContext(ctx, "DELETE FROM main."+k.table+" WHERE snapshot_id = ? AND period = ?", rec.Snapshot, rec.Period); err != nil {
+			return err
+		}
+		if _, err := conn.ExecContext(ctx, "INSERT INTO main."+k.table+" SELECT * FROM "+k.staged); err != nil {
+			return err
+		}
+	}
+	totals, err := totalsOf(ctx, conn)
+	if err != nil {
+		return err
+	}
+	return recordReconciliation(ctx, conn, rec, totals)
+}
+
+// Bind makes the views of the run records a store's reading binds, over
+// the tables of PlainHistory in the connection's database; the views of
+// the snapshots' rows are the caller's.
+func (p Plain) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
+	var db string
+	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		return err
+	}
+	for _, b := range []struct{ view, table, snap string }{{"prev.stored_findings", "findings", prev}, {"cur.stored_rechecks", "rechecks", cur}} {
+		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM %s.main.%s WHERE snapshot_id = %s", b.view, state.QuoteIdent(db), b.table, state.SQLString(b.snap))
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
