@@ -3,11 +3,10 @@ package reconcile
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
-	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // applyWaivers loads the waivers active at as-of into the temporary table
@@ -82,55 +81,33 @@ func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error
 	return err
 }
 
-// LiveSQL is the latest recheck of each finding of snapshot ? (rule,
-// entity_id, live, checked_at), to join the findings with.
-const LiveSQL = `SELECT rule, entity_id, arg_max(live, checked_at) AS live, max(checked_at) AS checked_at
-	FROM rechecks WHERE snapshot_id = ? GROUP BY rule, entity_id`
-
-// liveOf is LiveSQL over the rechecks of relation rechecks.
-func liveOf(rechecks string) string {
-	return strings.Replace(LiveSQL, "FROM rechecks", "FROM "+rechecks, 1)
-}
-
 // load reads the stored findings back from the relations findings and
 // rechecks, in rule order, resolved last, each with its latest recheck.
 func (r *Report) load(ctx context.Context, conn *sql.Conn, findings, rechecks string) error {
-	rows, err := conn.QueryContext(ctx, `SELECT rule, severity, entity, entity_id, CAST(amount AS VARCHAR), coalesce(currency, ''),
-		coalesce(detail, ''), status, first_seen, waived, coalesce(waiver_reason, ''), coalesce(waiver_owner, ''), waiver_expires,
-		coalesce(waiver_id, ''), coalesce(waiver_by, ''), coalesce(k.live, ''), k.checked_at
-		FROM `+findings+` LEFT JOIN (`+liveOf(rechecks)+`) k USING (rule, entity_id) WHERE snapshot_id = ? AND period = ?
-		ORDER BY status = 'resolved', list_position(?, rule), entity_id`, r.Snapshot.ID, r.Snapshot.ID, r.Period.String(), ruleIDs(r.Rules))
+	rows, err := readmodel.Findings(ctx, conn, readmodel.Relations{Findings: findings, Rechecks: rechecks}, r.Snapshot.ID, r.Period.String(),
+		readmodel.Filter{}, readmodel.Order{Rules: ruleIDs(r.Rules)}, readmodel.Page{})
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var f Finding
-		var amount string
-		var waived bool
-		var w Waiver
-		var expires, checked sql.NullTime
-		err := rows.Scan(&f.Rule, &f.Severity, &f.Entity, &f.EntityID, &amount, &f.Currency, &f.Detail, &f.Status,
-			&f.FirstSeen, &waived, &w.Reason, &w.Owner, &expires, &w.ID, &w.By, &f.Live, &checked)
-		if err != nil {
-			return err
-		}
-		if f.Amount, err = money.Parse(amount); err != nil {
-			return err
-		}
-		if waived {
-			w.Rule, w.EntityID, w.Expires = f.Rule, f.EntityID, Date{expires.Time}
-			f.Waiver = &w
-		}
-		if checked.Valid {
-			f.CheckedAt = checked.Time.UTC()
-		}
+	for _, row := range rows {
+		f := FindingOf(row)
 		if f.Rule == IncompleteRule && f.Status != StatusResolved {
 			r.Untrusted = true
 		}
 		r.Findings = append(r.Findings, f)
 	}
-	return rows.Err()
+	return nil
+}
+
+// FindingOf is the finding a stored row of the read model is.
+func FindingOf(row readmodel.Finding) Finding {
+	f := Finding{Rule: row.Rule, Severity: row.Severity, Entity: row.Entity, EntityID: row.EntityID, Amount: row.Amount,
+		Currency: row.Currency, Detail: row.Detail, Status: row.Status, FirstSeen: row.FirstSeen, Live: row.Live, CheckedAt: row.CheckedAt}
+	if row.Waived {
+		f.Waiver = &Waiver{Rule: row.Rule, EntityID: row.EntityID, Reason: row.WaiverReason, Owner: row.WaiverOwner,
+			Expires: Date{row.WaiverExpires}, ID: row.WaiverID, By: row.WaiverBy}
+	}
+	return f
 }
 
 func ruleIDs(rules []Rule) []string {

@@ -252,25 +252,12 @@ func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
 	if ok, err := exists(ctx, db, "findings"); !ok || err != nil {
 		return out, err
 	}
-	bySeverity := map[string]float64{"critical": 0, "high": 0, "medium": 0, "low": 0}
-	rows, err := db.QueryContext(ctx, "SELECT severity, count(*) FROM findings WHERE snapshot_id = ? AND period = ? AND status <> 'resolved' GROUP BY 1", r.Snapshot, r.Period)
+	bySeverity, err := readmodel.OpenBySeverity(ctx, db, r.Snapshot, r.Period)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var sev string
-		var n float64
-		if err := rows.Scan(&sev, &n); err != nil {
-			return nil, err
-		}
-		bySeverity[sev] = n
-	}
 	for _, sev := range []string{"critical", "high", "medium", "low"} {
-		out = append(out, sample{descFindings, prometheus.GaugeValue, bySeverity[sev], []string{r.Job, sev}})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+		out = append(out, sample{descFindings, prometheus.GaugeValue, float64(bySeverity[sev]), []string{r.Job, sev}})
 	}
 	unjudged, err := notJudgedSamples(ctx, db, r)
 	return append(out, unjudged...), err
@@ -281,36 +268,19 @@ func fieldSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) 
 	if ok, err := manifested(ctx, db, r.Snapshot); !ok || err != nil {
 		return nil, err
 	}
-	rows, err := db.QueryContext(ctx, `
-		SELECT table_name, field, 'coerced', coerced FROM snapshot_fields_of($1) WHERE coerced > 0
-		UNION ALL
-		SELECT table_name, field, 'untyped', untyped FROM snapshot_fields_of($1) WHERE untyped > 0
-		UNION ALL
-		SELECT NULL, NULL, 'new', count(*) FROM snapshot_fields_of($1) WHERE column_name IS NULL
-		UNION ALL
-		SELECT NULL, NULL, 'absent', count(*) FROM snapshot_fields_of($1) f JOIN snapshot_tables_of($1) t USING (snapshot_id, table_name)
-		WHERE column_name IS NOT NULL AND t.duckdb_rows > 0
-		  AND nulls + strings + numbers + booleans + objects + arrays = 0
-		ORDER BY ALL`, r.Snapshot)
+	outcomes, err := readmodel.FieldOutcomes(ctx, db, r.Snapshot)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var out []sample
-	for rows.Next() {
-		var table, field sql.NullString
-		var outcome string
-		var n float64
-		if err := rows.Scan(&table, &field, &outcome, &n); err != nil {
-			return nil, err
-		}
-		if table.Valid {
-			out = append(out, sample{descFieldValues, prometheus.GaugeValue, n, []string{r.Job, table.String, field.String, outcome}})
+	for _, o := range outcomes {
+		if o.Table != "" {
+			out = append(out, sample{descFieldValues, prometheus.GaugeValue, float64(o.N), []string{r.Job, o.Table, o.Field, o.Outcome}})
 		} else {
-			out = append(out, sample{descFields, prometheus.GaugeValue, n, []string{r.Job, outcome}})
+			out = append(out, sample{descFields, prometheus.GaugeValue, float64(o.N), []string{r.Job, o.Outcome}})
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // notJudgedSamples are the records each rule of a job's last run did not
@@ -319,22 +289,15 @@ func notJudgedSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, err
 	if ok, err := exists(ctx, db, "unjudged"); !ok || err != nil {
 		return nil, err
 	}
-	rows, err := db.QueryContext(ctx, "SELECT rule, count(DISTINCT entity_id) FROM unjudged WHERE snapshot_id = ? AND period = ? GROUP BY rule ORDER BY rule",
-		r.Snapshot, r.Period)
+	counts, err := readmodel.NotJudged(ctx, db, r.Snapshot, r.Period)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var out []sample
-	for rows.Next() {
-		var rule string
-		var n float64
-		if err := rows.Scan(&rule, &n); err != nil {
-			return nil, err
-		}
-		out = append(out, sample{descNotJudged, prometheus.GaugeValue, n, []string{r.Job, rule}})
+	for _, c := range counts {
+		out = append(out, sample{descNotJudged, prometheus.GaugeValue, float64(c.N), []string{r.Job, c.Rule}})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // recordsOf is how many records snapshot id took from the service's
@@ -346,7 +309,7 @@ func recordsOf(ctx context.Context, db *sql.DB, id string) (sql.NullFloat64, err
 	if !ok || err != nil {
 		return records, err
 	}
-	err = db.QueryRowContext(ctx, "SELECT sum(parquet_rows) FROM snapshot_tables_of(?) WHERE collection = table_name", id).Scan(&records)
+	records, err = readmodel.Records(ctx, db, id)
 	if err != nil {
 		return records, fmt.Errorf("metrics: the records of snapshot %s: %w", id, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // kinds maps what a record is called (a finding's entity, or a table's
@@ -242,21 +243,12 @@ func snapshotsOf(ctx context.Context, db *sql.DB, table, id string) ([]string, e
 
 // historyOf is every finding of the record, in every reconciliation.
 func historyOf(ctx context.Context, db *sql.DB, id string) ([]historyFinding, error) {
-	rows, err := db.QueryContext(ctx, `SELECT snapshot_id, period, rule, CAST(amount AS VARCHAR), coalesce(currency, ''), status, waived,
-		coalesce(detail, '') FROM findings WHERE entity_id = ? ORDER BY snapshot_id DESC, period, rule`, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	found, err := readmodel.FindingsOf(ctx, db, id)
 	var out []historyFinding
-	for rows.Next() {
-		var h historyFinding
-		if err := rows.Scan(&h.Snapshot, &h.Period, &h.Rule, &h.Amount, &h.Currency, &h.Status, &h.Waived, &h.Detail); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
+	for _, h := range found {
+		out = append(out, historyFinding(h))
 	}
-	return out, rows.Err()
+	return out, err
 }
 
 // diffOf compares the record's fields in snapshots a and b.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // recon is one stored reconciliation: a snapshot and a period.
@@ -91,42 +91,11 @@ func shownRecon(ctx context.Context, db *sql.DB, snapshot, period string) (recon
 }
 
 // ruleTotal is one rule's findings in one currency.
-type ruleTotal struct {
-	Rule, Currency                string
-	Count, Waived, New, Recurring int
-	Resolved                      int
-	Net, Gross                    money.Amount // of the unwaived open findings
-}
+type ruleTotal = readmodel.RuleTotal
 
 // ruleTotals sums the findings of rc per rule and currency, in rule order.
 func ruleTotals(ctx context.Context, db *sql.DB, rc recon, rules []string) ([]ruleTotal, error) {
-	rows, err := db.QueryContext(ctx, `SELECT rule, coalesce(currency, ''),
-		count(*) FILTER (WHERE status <> 'resolved'), count(*) FILTER (WHERE waived AND status <> 'resolved'),
-		count(*) FILTER (WHERE status = 'new'), count(*) FILTER (WHERE status = 'recurring'), count(*) FILTER (WHERE status = 'resolved'),
-		CAST(coalesce(sum(amount) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR),
-		CAST(coalesce(sum(abs(amount)) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR)
-		FROM findings WHERE snapshot_id = ? AND period = ? GROUP BY rule, coalesce(currency, '') ORDER BY list_position(?, rule), 2`,
-		rc.Snapshot.ID, rc.Period, rules)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []ruleTotal
-	for rows.Next() {
-		var t ruleTotal
-		var net, gross string
-		if err := rows.Scan(&t.Rule, &t.Currency, &t.Count, &t.Waived, &t.New, &t.Recurring, &t.Resolved, &net, &gross); err != nil {
-			return nil, err
-		}
-		if t.Net, err = money.Parse(net); err != nil {
-			return nil, err
-		}
-		if t.Gross, err = money.Parse(gross); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return readmodel.RuleTotals(ctx, db, rc.Snapshot.ID, rc.Period, rules)
 }
 
 // currencyTotals adds the rule totals per currency.

@@ -1,0 +1,260 @@
+package readmodel
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/billsnap/billsnap/money"
+)
+
+// Finding is one stored finding with its latest recheck.
+type Finding struct {
+	Rule, Severity, Entity, EntityID string
+	Amount                           money.Amount
+	Currency, Detail                 string // "" for NULL
+	Status                           string
+	FirstSeen                        string // the snapshot it was first seen in
+	Waived                           bool
+	WaiverReason, WaiverOwner        string    // "" for NULL
+	WaiverExpires                    time.Time // zero for NULL
+	WaiverID, WaiverBy               string    // "" for NULL
+	Live                             string    // the latest recheck's class; "" when never rechecked
+	CheckedAt                        time.Time // the latest recheck, in UTC; zero when never rechecked
+}
+
+// Relations are the relations findings are read from: the zero value is
+// the stored run records (findings, rechecks); a reconciliation reads the
+// ones it staged.
+type Relations struct{ Findings, Rechecks string }
+
+func (r Relations) orStored() Relations {
+	if r.Findings == "" {
+		r.Findings = "findings"
+	}
+	if r.Rechecks == "" {
+		r.Rechecks = "rechecks"
+	}
+	return r
+}
+
+// Filter narrows the findings of a reconciliation; its zero value keeps
+// them all.
+type Filter struct {
+	Rule, Severity string // "": any
+	Status         string // "": any; "open": not resolved; else that status
+	Currency       string // "": any; else that currency, "" for none matched by no filter
+	Waived         *bool  // nil: any
+	Q              string // text in the record's ID or the detail, case folded; "": any
+}
+
+// SortKey is a column findings are sorted by, of a closed set.
+type SortKey string
+
+// The keys findings sort by; SortNone is the reports' order alone.
+const (
+	SortNone      SortKey = ""
+	SortRule      SortKey = "rule"
+	SortSeverity  SortKey = "severity"
+	SortEntityID  SortKey = "entity_id"
+	SortAmount    SortKey = "amount"
+	SortCurrency  SortKey = "currency"
+	SortStatus    SortKey = "status"
+	SortFirstSeen SortKey = "first_seen"
+	SortDetail    SortKey = "detail"
+)
+
+// SortKeys are the keys findings sort by, SortNone aside, in the order a
+// list offers them.
+func SortKeys() []SortKey {
+	return []SortKey{SortRule, SortSeverity, SortEntityID, SortAmount, SortCurrency, SortStatus, SortFirstSeen, SortDetail}
+}
+
+// Order is how findings are sorted: by Sort (descending when Desc), then
+// the reports' order: unresolved first, the rules in the order of Rules,
+// the record's ID.
+type Order struct {
+	Sort  SortKey
+	Desc  bool
+	Rules []string
+}
+
+// Page is a part of a list: Limit rows from Offset; Limit 0 is all.
+type Page struct{ Limit, Offset int }
+
+// where is f's condition on the findings of reconciliation (id, period).
+func (f Filter) where(id, period string) (string, []any) {
+	conds := []string{"snapshot_id = ?", "period = ?"}
+	args := []any{id, period}
+	add := func(cond string, a ...any) {
+		conds = append(conds, cond)
+		args = append(args, a...)
+	}
+	if f.Rule != "" {
+		add("rule = ?", f.Rule)
+	}
+	if f.Severity != "" {
+		add("severity = ?", f.Severity)
+	}
+	switch f.Status {
+	case "":
+	case "open":
+		add("status <> 'resolved'")
+	default:
+		add("status = ?", f.Status)
+	}
+	if f.Currency != "" {
+		add("coalesce(currency, '') = ?", f.Currency)
+	}
+	if f.Waived != nil {
+		add("waived = ?", *f.Waived)
+	}
+	if f.Q != "" {
+		add("(contains(lower(entity_id), lower(?)) OR contains(lower(coalesce(detail, '')), lower(?)))", f.Q, f.Q)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// orderBy is o as SQL; it refuses a key outside the closed set.
+func (o Order) orderBy() (string, []any, error) {
+	base := "status = 'resolved', list_position(?, rule), entity_id"
+	args := []any{o.Rules}
+	if o.Sort == SortNone {
+		return base, args, nil
+	}
+	known := false
+	for _, k := range SortKeys() {
+		known = known || k == o.Sort
+	}
+	if !known {
+		return "", nil, fmt.Errorf("sorting findings by %q: no such key", o.Sort)
+	}
+	dir := "ASC"
+	if o.Desc {
+		dir = "DESC"
+	}
+	return string(o.Sort) + " " + dir + ", " + base, args, nil
+}
+
+// liveSQL is the latest recheck of each finding of snapshot ? (rule,
+// entity_id, live, checked_at) in the relation of rechecks, to join the
+// findings with.
+func liveSQL(rechecks string) string {
+	return `SELECT rule, entity_id, arg_max(live, checked_at) AS live, max(checked_at) AS checked_at
+	FROM ` + rechecks + ` WHERE snapshot_id = ? GROUP BY rule, entity_id`
+}
+
+// findingColumns are what a finding is read with, in the order
+// scanFinding scans them.
+const findingColumns = `rule, severity, entity, entity_id, CAST(amount AS VARCHAR), coalesce(currency, ''), coalesce(detail, ''),
+	status, first_seen, waived, coalesce(waiver_reason, ''), coalesce(waiver_owner, ''), waiver_expires,
+	coalesce(waiver_id, ''), coalesce(waiver_by, ''), coalesce(k.live, ''), k.checked_at`
+
+func scanFinding(rows *sql.Rows) (Finding, error) {
+	var f Finding
+	var amount string
+	var expires, checked sql.NullTime
+	err := rows.Scan(&f.Rule, &f.Severity, &f.Entity, &f.EntityID, &amount, &f.Currency, &f.Detail, &f.Status, &f.FirstSeen,
+		&f.Waived, &f.WaiverReason, &f.WaiverOwner, &expires, &f.WaiverID, &f.WaiverBy, &f.Live, &checked)
+	if err != nil {
+		return f, err
+	}
+	if f.Amount, err = money.Parse(amount); err != nil {
+		return f, err
+	}
+	f.WaiverExpires = expires.Time
+	if checked.Valid {
+		f.CheckedAt = checked.Time.UTC()
+	}
+	return f, nil
+}
+
+// Findings are the findings of reconciliation (id, period) in rel that f
+// keeps, each with its latest recheck, in o's order, page p of them.
+func Findings(ctx context.Context, q Querier, rel Relations, id, period string, f Filter, o Order, p Page) ([]Finding, error) {
+	rel = rel.orStored()
+	where, args := f.where(id, period)
+	order, oargs, err := o.orderBy()
+	if err != nil {
+		return nil, err
+	}
+	query := "SELECT " + findingColumns + " FROM " + rel.Findings + " LEFT JOIN (" + liveSQL(rel.Rechecks) + ") k USING (rule, entity_id) WHERE " +
+		where + " ORDER BY " + order
+	args = append(append([]any{id}, args...), oargs...)
+	if p.Limit > 0 {
+		query += " LIMIT ? OFFSET ?"
+		args = append(args, p.Limit, p.Offset)
+	}
+	return collect(ctx, q, scanFinding, query, args...)
+}
+
+// CountFindings is how many stored findings of reconciliation (id,
+// period) f keeps.
+func CountFindings(ctx context.Context, q Querier, id, period string, f Filter) (int, error) {
+	where, args := f.where(id, period)
+	var n int
+	err := q.QueryRowContext(ctx, "SELECT count(*) FROM findings WHERE "+where, args...).Scan(&n)
+	return n, err
+}
+
+// Currencies are the currencies of the stored findings of reconciliation
+// (id, period), "" for none, in order.
+func Currencies(ctx context.Context, q Querier, id, period string) ([]string, error) {
+	return collect(ctx, q, scanString, "SELECT DISTINCT coalesce(currency, '') FROM findings WHERE snapshot_id = ? AND period = ? ORDER BY 1", id, period)
+}
+
+// EntityFinding is a finding of one record in one reconciliation.
+type EntityFinding struct {
+	Snapshot, Period, Rule string
+	Amount                 string // as stored, exactly
+	Currency, Status       string // currency "" for none
+	Waived                 bool
+	Detail                 string
+}
+
+// FindingsOf are the stored findings of record id in every
+// reconciliation: newest snapshot first, then by period and rule.
+func FindingsOf(ctx context.Context, q Querier, id string) ([]EntityFinding, error) {
+	return collect(ctx, q, func(rows *sql.Rows) (EntityFinding, error) {
+		var h EntityFinding
+		err := rows.Scan(&h.Snapshot, &h.Period, &h.Rule, &h.Amount, &h.Currency, &h.Status, &h.Waived, &h.Detail)
+		return h, err
+	}, `SELECT snapshot_id, period, rule, CAST(amount AS VARCHAR), coalesce(currency, ''), status, waived,
+		coalesce(detail, '') FROM findings WHERE entity_id = ? ORDER BY snapshot_id DESC, period, rule`, id)
+}
+
+// RuleTotal is one rule's stored findings in one currency.
+type RuleTotal struct {
+	Rule, Currency                string // currency "" for none
+	Count, Waived, New, Recurring int    // of the open findings (Count, Waived) and by status
+	Resolved                      int
+	Net, Gross                    money.Amount // of the unwaived open findings
+}
+
+// RuleTotals sums the stored findings of reconciliation (id, period) per
+// rule and currency, the rules in the order of rules, then by currency.
+func RuleTotals(ctx context.Context, q Querier, id, period string, rules []string) ([]RuleTotal, error) {
+	return collect(ctx, q, scanRuleTotal, `SELECT rule, coalesce(currency, ''),
+		count(*) FILTER (WHERE status <> 'resolved'), count(*) FILTER (WHERE waived AND status <> 'resolved'),
+		count(*) FILTER (WHERE status = 'new'), count(*) FILTER (WHERE status = 'recurring'), count(*) FILTER (WHERE status = 'resolved'),
+		CAST(coalesce(sum(amount) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR),
+		CAST(coalesce(sum(abs(amount)) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR)
+		FROM findings WHERE snapshot_id = ? AND period = ? GROUP BY rule, coalesce(currency, '') ORDER BY list_position(?, rule), 2`,
+		id, period, rules)
+}
+
+func scanRuleTotal(rows *sql.Rows) (RuleTotal, error) {
+	var t RuleTotal
+	var net, gross string
+	if err := rows.Scan(&t.Rule, &t.Currency, &t.Count, &t.Waived, &t.New, &t.Recurring, &t.Resolved, &net, &gross); err != nil {
+		return t, err
+	}
+	var err error
+	if t.Net, err = money.Parse(net); err != nil {
+		return t, err
+	}
+	t.Gross, err = money.Parse(gross)
+	return t, err
+}
