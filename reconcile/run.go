@@ -131,7 +131,7 @@ func Run(ctx context.Context, src Source, o Options) (*Report, error) {
 	if err := r.store(ctx, conn, now); err != nil {
 		return nil, err
 	}
-	if err := r.load(ctx, conn, snapshot.StagedFindings, "cur.stored_rechecks"); err != nil {
+	if err := r.load(ctx, conn, readmodel.Relations{Findings: snapshot.StagedFindings, Rechecks: "cur.stored_rechecks"}); err != nil {
 		return nil, err
 	}
 	r.Material = judge(r, o.Materiality)

@@ -81,10 +81,10 @@ func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error
 	return err
 }
 
-// load reads the stored findings back from the relations findings and
-// rechecks, in rule order, resolved last, each with its latest recheck.
-func (r *Report) load(ctx context.Context, conn *sql.Conn, findings, rechecks string) error {
-	rows, err := readmodel.Findings(ctx, conn, readmodel.Relations{Findings: findings, Rechecks: rechecks}, r.Snapshot.ID, r.Period.String(),
+// load reads the findings back from the relations rel, in rule order,
+// resolved last, each with its latest recheck.
+func (r *Report) load(ctx context.Context, conn *sql.Conn, rel readmodel.Relations) error {
+	rows, err := readmodel.Findings(ctx, conn, rel, r.Snapshot.ID, r.Period.String(),
 		readmodel.Filter{}, readmodel.Order{Rules: ruleIDs(r.Rules)}, readmodel.Page{})
 	if err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // NotReconciledError is a snapshot that has no stored reconciliation for
@@ -35,15 +37,14 @@ func Stored(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	if err := resolve(ctx, conn, o.SnapshotID, r); err != nil {
 		return nil, err
 	}
-	err = conn.QueryRowContext(ctx, "SELECT as_of FROM reconciliations WHERE snapshot_id = ? AND period = ? ORDER BY reconciled_at DESC LIMIT 1",
-		r.Snapshot.ID, r.Period.String()).Scan(&r.AsOf)
+	r.AsOf, err = readmodel.AsOf(ctx, conn, r.Snapshot.ID, r.Period.String())
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, &NotReconciledError{Snapshot: r.Snapshot.ID, Period: r.Period.String()}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := r.load(ctx, conn, "findings", "rechecks"); err != nil {
+	if err := r.load(ctx, conn, readmodel.Relations{}); err != nil {
 		return nil, err
 	}
 	r.Material = judge(r, o.Materiality)

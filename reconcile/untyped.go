@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Unjudged is what values that arrived untyped kept a rule from judging:
@@ -62,24 +63,8 @@ func findUntyped(ctx context.Context, conn *sql.Conn) (bool, error) {
 			return false, err
 		}
 	}
-	rows, err := conn.QueryContext(ctx, `SELECT DISTINCT snapshot_id, table_name, column_name, field, kind = 'list' FROM snapshot_fields
-		WHERE untyped > 0 AND column_name IS NOT NULL
-		  AND snapshot_id IN (getvariable('snapshot_id'), getvariable('previous_snapshot_id'))
-		ORDER BY ALL`)
+	found, err := readmodel.UntypedColumns(ctx, conn)
 	if err != nil {
-		return false, err
-	}
-	var found []untypedColumn
-	for rows.Next() {
-		var u untypedColumn
-		if err := rows.Scan(&u.snapshot, &u.table, &u.column, &u.field, &u.list); err != nil {
-			rows.Close()
-			return false, err
-		}
-		found = append(found, u)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return false, err
 	}
 	var cur string
@@ -88,37 +73,31 @@ func findUntyped(ctx context.Context, conn *sql.Conn) (bool, error) {
 	}
 	for _, u := range found {
 		from := "prev"
-		if u.snapshot == cur {
+		if u.Snapshot == cur {
 			from = "cur"
 		}
-		if _, err := conn.ExecContext(ctx, u.insertSQL(from)); err != nil {
-			return false, fmt.Errorf("finding the untyped values of %s.%s: %w", u.table, u.column, err)
+		if _, err := conn.ExecContext(ctx, insertUntypedSQL(u, from)); err != nil {
+			return false, fmt.Errorf("finding the untyped values of %s.%s: %w", u.Table, u.Column, err)
 		}
 	}
 	return len(found) > 0, nil
 }
 
-// untypedColumn is a column of a snapshot where values arrived untyped.
-type untypedColumn struct {
-	snapshot, table, column, field string
-	list                           bool // a nested list (column names its table)
-}
-
-// insertSQL copies the column's untyped values into run_untyped, from
-// the snapshot's views in schema from (cur or prev).
-func (u untypedColumn) insertSQL(from string) string {
-	path := sqlQuote(`$."` + strings.ReplaceAll(u.field, `"`, `\"`) + `"`)
-	found := fmt.Sprintf("%s IS NULL AND json_type(_raw, %s) <> 'NULL'", u.column, path)
-	if u.list {
+// insertUntypedSQL copies column u's untyped values into run_untyped,
+// from the snapshot's views in schema from (cur or prev).
+func insertUntypedSQL(u readmodel.UntypedColumn, from string) string {
+	path := sqlQuote(`$."` + strings.ReplaceAll(u.Field, `"`, `\"`) + `"`)
+	found := fmt.Sprintf("%s IS NULL AND json_type(_raw, %s) <> 'NULL'", u.Column, path)
+	if u.List {
 		found = fmt.Sprintf(`(json_type(_raw, %[1]s) NOT IN ('NULL', 'ARRAY')
 			OR (json_type(_raw, %[1]s) = 'ARRAY' AND len(list_filter(json_type(_raw, %[2]s), x -> x <> 'OBJECT')) > 0))`,
-			path, sqlQuote(`$."`+u.field+`"[*]`))
+			path, sqlQuote(`$."`+u.Field+`"[*]`))
 	}
 	return fmt.Sprintf(`INSERT INTO run_untyped SELECT snapshot_id, %s, %s, %s, id,
 		CASE json_type(_raw, %s) WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'OBJECT' THEN 'object'
 		     WHEN 'ARRAY' THEN 'array' WHEN 'NULL' THEN 'null' ELSE 'number' END
 		FROM %s.%s WHERE %s`,
-		sqlQuote(u.table), sqlQuote(u.column), sqlQuote(u.field), path, from, u.table, found)
+		sqlQuote(u.Table), sqlQuote(u.Column), sqlQuote(u.Field), path, from, u.Table, found)
 }
 
 func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

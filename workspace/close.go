@@ -20,6 +20,7 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // ConflictError is an action the state of the period does not allow yet:
@@ -296,23 +297,13 @@ func (s *Server) periodClose(ctx context.Context, db *sql.DB, period string) (*c
 // reconciledAfter are the reconciliations of c's period stored after c
 // whose open findings are not the ones closed, newest first.
 func reconciledAfter(ctx context.Context, db *sql.DB, c ledger.Closed) ([]recon, error) {
-	rows, err := db.QueryContext(ctx, `SELECT snapshot_id, as_of, reconciled_at, findings, material FROM reconciliations
-		WHERE period = ? AND reconciled_at > ? ORDER BY reconciled_at DESC`, c.Period, c.At)
+	all, err := readmodel.ReconciledAfter(ctx, db, c.Period, c.At)
 	if err != nil {
 		return nil, err
 	}
-	var all []recon
-	for rows.Next() {
-		rc := recon{Period: c.Period}
-		if err := rows.Scan(&rc.Snapshot.ID, &rc.AsOf, &rc.At, &rc.Findings, &rc.Material); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		all = append(all, rc)
-	}
-	rows.Close()
 	var out []recon
-	for _, rc := range all {
+	for _, stored := range all {
+		rc := reconOf(stored)
 		d, _, err := digest(ctx, db, rc)
 		if err != nil {
 			return nil, err
@@ -321,5 +312,5 @@ func reconciledAfter(ctx context.Context, db *sql.DB, c ledger.Closed) ([]recon,
 			out = append(out, rc)
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }

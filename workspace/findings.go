@@ -135,6 +135,5 @@ func readFacets(ctx context.Context, db *sql.DB, id, period string) (facets, err
 // reconciledSnapshots are the snapshots that have a stored
 // reconciliation, newest first (the last 100).
 func reconciledSnapshots(ctx context.Context, db *sql.DB) ([]string, error) {
-	return queryStrings(ctx, db, `SELECT r.snapshot_id FROM reconciliations r JOIN snapshots s ON s.id = r.snapshot_id
-		GROUP BY r.snapshot_id, s.started ORDER BY s.started DESC, r.snapshot_id DESC LIMIT 100`)
+	return readmodel.ReconciledSnapshots(ctx, db, 100)
 }

@@ -25,21 +25,17 @@ type recon struct {
 
 // reconsOf lists the stored reconciliations of snapshot id, newest first.
 func reconsOf(ctx context.Context, db *sql.DB, id string) ([]recon, error) {
-	rows, err := db.QueryContext(ctx, `SELECT period, as_of, reconciled_at, findings, material FROM reconciliations
-		WHERE snapshot_id = ? ORDER BY reconciled_at DESC, period`, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	stored, err := readmodel.ReconciliationsOf(ctx, db, id)
 	var out []recon
-	for rows.Next() {
-		var r recon
-		if err := rows.Scan(&r.Period, &r.AsOf, &r.At, &r.Findings, &r.Material); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
+	for _, r := range stored {
+		out = append(out, reconOf(r))
 	}
-	return out, rows.Err()
+	return out, err
+}
+
+// reconOf is a stored reconciliation, its snapshot known by its ID alone.
+func reconOf(r readmodel.Reconciliation) recon {
+	return recon{Snapshot: reconcile.SnapshotInfo{ID: r.Snapshot}, Period: r.Period, AsOf: r.AsOf, At: r.At, Findings: r.Findings, Material: r.Material}
 }
 
 // findRecon resolves a snapshot as asked (latest, previous or an ID) and

@@ -59,3 +59,22 @@ func TestRunMetrics(t *testing.T) {
 		t.Errorf("Records(s9): %v, %v; want none", n, err)
 	}
 }
+
+func TestUntypedColumns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn, err := state(t, manifestRows).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, q := range []string{"SET VARIABLE snapshot_id = 's1'::VARCHAR", "SET VARIABLE previous_snapshot_id = NULL::VARCHAR"} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := readmodel.UntypedColumns(ctx, conn)
+	if want := []readmodel.UntypedColumn{{"s1", "invoices", "due", "Due", false}}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("UntypedColumns: %+v, %v; want %+v", got, err, want)
+	}
+}

@@ -94,3 +94,23 @@ func Manifested(ctx context.Context, q Querier, id string) (bool, error) {
 	err := q.QueryRowContext(ctx, "SELECT count(*) FROM snapshots WHERE id = ? AND status <> 'running'", id).Scan(&n)
 	return n > 0, err
 }
+
+// UntypedColumn is a column of a snapshot where values arrived untyped.
+type UntypedColumn struct {
+	Snapshot, Table, Column, Field string
+	List                           bool // a nested list (Column names its table)
+}
+
+// UntypedColumns are the columns where values arrived untyped in the
+// snapshots a reconciliation's session variables snapshot_id and
+// previous_snapshot_id name, as their manifests say, in order.
+func UntypedColumns(ctx context.Context, q Querier) ([]UntypedColumn, error) {
+	return collect(ctx, q, func(rows *sql.Rows) (UntypedColumn, error) {
+		var u UntypedColumn
+		err := rows.Scan(&u.Snapshot, &u.Table, &u.Column, &u.Field, &u.List)
+		return u, err
+	}, `SELECT DISTINCT snapshot_id, table_name, column_name, field, kind = 'list' FROM snapshot_fields
+		WHERE untyped > 0 AND column_name IS NOT NULL
+		  AND snapshot_id IN (getvariable('snapshot_id'), getvariable('previous_snapshot_id'))
+		ORDER BY ALL`)
+}
