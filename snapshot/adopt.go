@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/journal"
+	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
@@ -106,7 +107,7 @@ func (s *Store) adoptInto(ctx context.Context, sec *section) error {
 // copyStateTables copies the state's tables the attached store has: an
 // old store's tables, or a read model's views over the records.
 func copyStateTables(ctx context.Context, conn *sql.Conn) error {
-	if _, err := conn.ExecContext(ctx, stateSQL); err != nil {
+	if _, err := conn.ExecContext(ctx, migrate.StateSQL); err != nil {
 		return err
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
@@ -130,7 +131,7 @@ func copyStateTables(ctx context.Context, conn *sql.Conn) error {
 			return fmt.Errorf("copying %s: %w", t, err)
 		}
 	}
-	_, err = conn.ExecContext(ctx, "UPDATE billsnap_meta SET value = ? WHERE key = 'schema_version'", schemaVersion)
+	_, err = conn.ExecContext(ctx, "UPDATE billsnap_meta SET value = ? WHERE key = 'schema_version'", migrate.SchemaVersion)
 	return err
 }
 

@@ -9,21 +9,6 @@ import (
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
-// parquetColumnsSQL records the columns of each table's Parquet in each
-// snapshot (their names and kinds, in order), so that the read model's
-// view of a table reads its snapshots' files by position when they all
-// have the same columns: reading them by name (DuckDB's union_by_name)
-// opens the footer of every file of every snapshot kept whenever the view
-// is made. Retention deletes a snapshot's rows.
-const parquetColumnsSQL = `
-CREATE TABLE IF NOT EXISTS parquet_columns (
-  snapshot_id VARCHAR NOT NULL,
-  table_name VARCHAR NOT NULL,
-  columns VARCHAR NOT NULL,
-  PRIMARY KEY (snapshot_id, table_name)
-);
-`
-
 // columnList is t's columns in Parquet order, with their kinds,
 // in one string.
 func columnList(t catalog.Table) string {

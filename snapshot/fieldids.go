@@ -10,23 +10,6 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 )
 
-// fieldIDsSQL is the state's catalogue of field IDs: every ID a table's
-// columns have had, with the column's name and kind then, and the first
-// snapshot that had it. Rows are never deleted (retention deletes the
-// rows of tables with a snapshot_id column, which this has not), so an ID
-// is never given to another column; the read model shows them as the
-// records' field_ids.
-const fieldIDsSQL = `
-CREATE TABLE IF NOT EXISTS field_ids (
-  table_name VARCHAR NOT NULL,
-  column_name VARCHAR NOT NULL,
-  kind VARCHAR NOT NULL,
-  field_id INTEGER NOT NULL,
-  first_snapshot VARCHAR NOT NULL,
-  PRIMARY KEY (table_name, field_id)
-);
-`
-
 // assignFieldIDs gives every column of tables its field ID, recording in
 // db (the state, in a section) those it gives for the first time; by
 // names the snapshot that first has them. A column keeps the ID its

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
@@ -105,9 +106,7 @@ func (s *Store) read(ctx context.Context) (*Reading, error) {
 		return nil, fmt.Errorf("billsnap's state: %w", err)
 	}
 	r := &Reading{s: s, db: db}
-	var current bool
-	err = db.QueryRowContext(ctx, `SELECT count(*) = 2 FROM billsnap_meta
-		WHERE (key = 'state_sql' AND value = ?) OR (key = 'schema_version' AND value = ?)`, stateDigest, schemaVersion).Scan(&current)
+	current, err := migrate.Current(ctx, db)
 	if err == nil && !current {
 		err = errNotCurrent
 	}

@@ -33,7 +33,7 @@ import (
 //	field_ids                                    the catalogue of columns' field IDs
 //	runs                                         the journal, as it was then
 //	run_files                                    the index of the run records' files
-//	findings/, unjudged/, rechecks/              the run records (history.go): a file a run
+//	findings/, unjudged/, rechecks/              the run records (runrec): a file a run
 
 // recordTables are the state's tables published as records, in order.
 var recordTables = []string{"snapshots", "snapshot_tables", "snapshot_fields", "reconciliations", "reconciliation_totals", "field_ids"}
@@ -183,13 +183,6 @@ func (s *Store) recordFolder(ctx context.Context, conn *sql.Conn, name, emptyQue
 	return dir, nil
 }
 
-// snapshotMacrosSQL are the state's macros <table>_of(snapshot) of the
-// per-snapshot record tables: a snapshot's rows, as in the read model.
-const snapshotMacrosSQL = `
-CREATE MACRO IF NOT EXISTS snapshot_tables_of(snap) AS TABLE SELECT * FROM snapshot_tables WHERE snapshot_id = snap;
-CREATE MACRO IF NOT EXISTS snapshot_fields_of(snap) AS TABLE SELECT * FROM snapshot_fields WHERE snapshot_id = snap;
-`
-
 // removeSnapshotRecords deletes the per-snapshot record files of
 // snapshots ids, or of every snapshot but those when keep is set.
 func (s *Store) removeSnapshotRecords(ids []string, keep bool) {
@@ -270,7 +263,7 @@ func (s *Store) dropRecords(sec *section) {
 // table's rows of the snapshots the records list, a run record's rows of
 // the files the index lists; and the macros <table>_of(snapshot) of the
 // per-snapshot tables, which read that snapshot's file only (the state
-// has the same macros: snapshotMacrosSQL).
+// has the same macros: migrate.SnapshotMacrosSQL).
 func (s *Store) recordViews() []string {
 	var out []string
 	link := absolute(s.records.link)

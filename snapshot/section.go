@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
@@ -83,7 +84,7 @@ func (s *Store) newSection(st *state.Section) *section {
 // an earlier section left, upgrades older run records, and finishes a
 // publish that a crash cut short.
 func (s *Store) begin(ctx context.Context, sec *section) error {
-	if err := MigrateState(ctx, sec.DB); err != nil {
+	if err := migrate.State(ctx, sec.DB); err != nil {
 		return err
 	}
 	err := s.runs.Sweep(ctx, sec.DB)
@@ -91,7 +92,7 @@ func (s *Store) begin(ctx context.Context, sec *section) error {
 	if err != nil {
 		return err
 	}
-	upgraded, err := sec.runs.Upgrade(ctx, sec.DB, s.log)
+	upgraded, err := migrate.UpgradeRunRecords(ctx, sec.runs, sec.DB, s.log)
 	if err == nil && upgraded {
 		err = s.syncModel(ctx, sec)
 	}
@@ -100,3 +101,9 @@ func (s *Store) begin(ctx context.Context, sec *section) error {
 	}
 	return s.finishPublish(ctx, sec)
 }
+
+// MigrateState creates the tables of billsnap's state in db (a fixture
+// database of reconcile's tests, too) and checks their schema version
+// (migrate.State). A state that this billsnap migrated before is left as
+// it is.
+func MigrateState(ctx context.Context, db *sql.DB) error { return migrate.State(ctx, db) }

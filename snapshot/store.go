@@ -2,13 +2,11 @@ package snapshot
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
 	"strconv"
 	"time"
 
@@ -56,7 +54,7 @@ const (
 //	                             billsnap, briefly, under
 //	                             DIR/.billsnap/state.lock
 //	DIR/.billsnap/history/       the run records: findings, unjudged and
-//	                             rechecks, a file a run (history.go)
+//	                             rechecks, a file a run (runrec)
 //	DIR/.billsnap/model.duckdb   the read model's private copy, which
 //	                             reconcile reads
 //	DIR/.billsnap/runs/          the journal of every run
@@ -187,133 +185,6 @@ func (s *Store) Close() error {
 	err := s.engine.Close()
 	if s.lock != nil {
 		s.lock.Close()
-	}
-	return err
-}
-
-const metaSQL = `
--- reconcile's cur and prev, schemas of the state before they were
--- databases in memory: their names would be ambiguous.
-DROP SCHEMA IF EXISTS cur CASCADE;
-DROP SCHEMA IF EXISTS prev CASCADE;
-CREATE TABLE IF NOT EXISTS billsnap_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
-CREATE TABLE IF NOT EXISTS snapshots (
-  id VARCHAR PRIMARY KEY,
-  started TIMESTAMPTZ NOT NULL,
-  finished TIMESTAMPTZ,
-  status VARCHAR NOT NULL,
-  base_url VARCHAR,
-  front_url VARCHAR,
-  error VARCHAR
-);
-CREATE TABLE IF NOT EXISTS snapshot_tables (
-  snapshot_id VARCHAR NOT NULL,
-  table_name VARCHAR NOT NULL,
-  collection VARCHAR NOT NULL,
-  walks INTEGER,
-  pages INTEGER,
-  records_received BIGINT,
-  distinct_ids BIGINT,
-  total_count BIGINT,
-  parquet_rows BIGINT,
-  duckdb_rows BIGINT,
-  ids_sha256 VARCHAR,
-  seconds DOUBLE,
-  complete BOOLEAN NOT NULL,
-  problem VARCHAR
-);
-CREATE TABLE IF NOT EXISTS snapshot_fields (
-  snapshot_id VARCHAR NOT NULL,
-  table_name VARCHAR NOT NULL,
-  column_name VARCHAR,
-  field VARCHAR NOT NULL,
-  kind VARCHAR,
-  contract BOOLEAN NOT NULL,
-  nulls BIGINT NOT NULL,
-  strings BIGINT NOT NULL,
-  numbers BIGINT NOT NULL,
-  booleans BIGINT NOT NULL,
-  objects BIGINT NOT NULL,
-  arrays BIGINT NOT NULL,
-  coerced BIGINT NOT NULL,
-  untyped BIGINT NOT NULL,
-  example_id VARCHAR,
-  repaired BIGINT DEFAULT 0
-);
--- repaired: values not valid UTF-8, repaired (ingest.FieldStats); a
--- state written before it gets the column, 0 in its rows.
-ALTER TABLE snapshot_fields ADD COLUMN IF NOT EXISTS repaired BIGINT DEFAULT 0;
--- What reconcile writes besides its run records (history.go): one row a
--- reconciliation, so that a snapshot without a finding is in the trend
--- too, and its open findings' totals (by severity and currency: how many,
--- and the amount not waived), which the trend reads.
-CREATE TABLE IF NOT EXISTS reconciliations (
-  snapshot_id VARCHAR NOT NULL,
-  period VARCHAR NOT NULL,
-  as_of TIMESTAMPTZ NOT NULL,
-  reconciled_at TIMESTAMPTZ NOT NULL,
-  findings BIGINT NOT NULL,
-  material BOOLEAN NOT NULL
-);
-CREATE TABLE IF NOT EXISTS reconciliation_totals (
-  snapshot_id VARCHAR NOT NULL,
-  period VARCHAR NOT NULL,
-  severity VARCHAR NOT NULL,
-  currency VARCHAR NOT NULL,
-  findings BIGINT NOT NULL,
-  amount DECIMAL(18,2) NOT NULL
-);
-CREATE OR REPLACE VIEW latest_snapshot AS
-  SELECT * FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1;
-`
-
-// schemaVersion is stored in billsnap_meta; a database from a newer
-// billsnap is refused, and one of an older version that metaSQL brings up
-// to this one (upgradable) is marked as this version. Version 5 adds the
-// catalogue of field IDs; version 6 keeps findings, unjudged and rechecks
-// as run records (history.go) instead of tables.
-const schemaVersion = "6"
-
-var upgradable = []string{"2", "3", "4", "5"}
-
-// stateSQL creates the state's tables.
-const stateSQL = metaSQL + fieldIDsSQL + runrec.IndexSQL + parquetColumnsSQL + snapshotMacrosSQL
-
-// stateDigest names the statements and the version of the state's
-// schema; a state of this version that records it (billsnap_meta's
-// state_sql) has them already.
-var stateDigest = fmt.Sprintf("%x", sha256.Sum256([]byte(schemaVersion+"\n"+stateSQL)))[:16]
-
-// MigrateState creates the tables of billsnap's state in db (a fixture
-// database of reconcile's tests, too) and checks their schema version. A
-// state that this billsnap migrated before is left as it is.
-func MigrateState(ctx context.Context, db *sql.DB) error {
-	var done bool
-	err := db.QueryRowContext(ctx, `SELECT count(*) = 2 FROM billsnap_meta
-		WHERE (key = 'state_sql' AND value = ?) OR (key = 'schema_version' AND value = ?)`, stateDigest, schemaVersion).Scan(&done)
-	if err == nil && done {
-		return nil
-	}
-	if err := migrateState(ctx, db); err != nil {
-		return err
-	}
-	_, err = db.ExecContext(ctx, "INSERT OR REPLACE INTO billsnap_meta VALUES ('state_sql', ?)", stateDigest)
-	return err
-}
-
-func migrateState(ctx context.Context, db *sql.DB) error {
-	if _, err := db.ExecContext(ctx, stateSQL); err != nil {
-		return fmt.Errorf("duckdb schema: %w", err)
-	}
-	var v string
-	err := db.QueryRowContext(ctx, "SELECT value FROM billsnap_meta WHERE key = 'schema_version'").Scan(&v)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		_, err = db.ExecContext(ctx, "INSERT INTO billsnap_meta VALUES ('schema_version', ?)", schemaVersion)
-	case err == nil && slices.Contains(upgradable, v):
-		_, err = db.ExecContext(ctx, "UPDATE billsnap_meta SET value = ? WHERE key = 'schema_version'", schemaVersion)
-	case err == nil && v != schemaVersion:
-		err = fmt.Errorf("the state has schema version %s; this billsnap knows %s", v, schemaVersion)
 	}
 	return err
 }

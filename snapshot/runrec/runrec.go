@@ -3,8 +3,8 @@
 // Parquet file written once under DIR/.billsnap/history/<kind>/, indexed
 // in the state (run_files); the files a section adds and retires (Section,
 // whose retired files go when the section commits); the sweep of what a
-// failed section left; and the upgrade of a state whose run records were
-// tables (Upgrade).
+// failed section left. (The upgrade of a state whose run records were
+// tables is package migrate's.)
 package runrec
 
 import (
@@ -133,6 +133,9 @@ func (h Files) Begin(st *state.Section) *Section {
 	st.OnCommit(func() error { sec.removeRetired(); return nil })
 	return sec
 }
+
+// Dir is the output directory whose run records the section changes.
+func (sec *Section) Dir() string { return string(sec.files.at) }
 
 // Keep writes table's rows to a new file of kind and indexes it.
 func (sec *Section) Keep(ctx context.Context, conn *sql.Conn, kind Kind, snap string, period sql.NullString, table string) error {

@@ -1,4 +1,4 @@
-package runrec
+package migrate
 
 import (
 	"context"
@@ -8,26 +8,27 @@ import (
 	"log/slog"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // legacyTables are the run records' tables of a state before version 6
 // (or of a state adopted from a read model, whose views they copy).
-func legacyTables(ctx context.Context, q state.Querier) ([]Kind, error) {
+func legacyTables(ctx context.Context, q state.Querier) ([]runrec.Kind, error) {
 	rows, err := q.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
 		WHERE table_catalog = ? AND table_schema = 'main' AND table_type = 'BASE TABLE' AND list_contains(?, table_name)`,
-		state.AttachedAs, []string{Findings.Name, Unjudged.Name, Rechecks.Name})
+		state.AttachedAs, []string{runrec.Findings.Name, runrec.Unjudged.Name, runrec.Rechecks.Name})
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Kind
+	var out []runrec.Kind
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
 			return nil, err
 		}
-		for _, k := range Kinds() {
+		for _, k := range runrec.Kinds() {
 			if k.Name == name {
 				out = append(out, k)
 			}
@@ -36,7 +37,7 @@ func legacyTables(ctx context.Context, q state.Querier) ([]Kind, error) {
 	return out, rows.Err()
 }
 
-// Upgrade makes the run records of a state whose findings,
+// UpgradeRunRecords makes the run records of a state whose findings,
 // unjudged and rechecks are tables (a state before version 6): each
 // reconciliation's rows (each snapshot's, for rechecks) become a file,
 // the findings' totals are computed for the trend, and the tables are
@@ -45,7 +46,8 @@ func legacyTables(ctx context.Context, q state.Querier) ([]Kind, error) {
 // it upgraded: the records are then to be published again. A kill during
 // the upgrade leaves the state as it was, and files that the next section
 // sweeps away.
-func (sec *Section) Upgrade(ctx context.Context, db *sql.DB, log *slog.Logger) (bool, error) {
+// What it writes is sec's, the run records' part of the section.
+func UpgradeRunRecords(ctx context.Context, sec *runrec.Section, db *sql.DB, log *slog.Logger) (bool, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return false, err
@@ -60,7 +62,7 @@ func (sec *Section) Upgrade(ctx context.Context, db *sql.DB, log *slog.Logger) (
 		return false, err
 	}
 	if len(legacy) > 0 {
-		if err := sec.upgradeTables(ctx, conn, legacy, log); err != nil {
+		if err := upgradeTables(ctx, sec, conn, legacy, log); err != nil {
 			return false, err
 		}
 	}
@@ -70,13 +72,13 @@ func (sec *Section) Upgrade(ctx context.Context, db *sql.DB, log *slog.Logger) (
 
 // upgradeTables writes the legacy tables' rows as run files and drops
 // the tables.
-func (sec *Section) upgradeTables(ctx context.Context, conn *sql.Conn, legacy []Kind, log *slog.Logger) error {
-	log.Warn("upgrading billsnap's state: findings, unjudged and rechecks become a file a run", "dir", sec.files.at)
-	if err := StageTables(ctx, conn); err != nil {
+func upgradeTables(ctx context.Context, sec *runrec.Section, conn *sql.Conn, legacy []runrec.Kind, log *slog.Logger) error {
+	log.Warn("upgrading billsnap's state: findings, unjudged and rechecks become a file a run", "dir", sec.Dir())
+	if err := runrec.StageTables(ctx, conn); err != nil {
 		return err
 	}
 	for _, k := range legacy {
-		if err := sec.upgradeKind(ctx, conn, k); err != nil {
+		if err := upgradeKind(ctx, sec, conn, k); err != nil {
 			return fmt.Errorf("upgrading %s: %w", k.Name, err)
 		}
 	}
@@ -91,10 +93,10 @@ func (sec *Section) upgradeTables(ctx context.Context, conn *sql.Conn, legacy []
 
 // upgradeKind writes legacy table k's rows as run files, a file for each
 // snapshot and period (each snapshot, for rechecks).
-func (sec *Section) upgradeKind(ctx context.Context, conn *sql.Conn, k Kind) error {
-	staged := map[string]string{Findings.Name: StagedFindings, Unjudged.Name: StagedUnjudged, Rechecks.Name: StagedRechecks}[k.Name]
+func upgradeKind(ctx context.Context, sec *runrec.Section, conn *sql.Conn, k runrec.Kind) error {
+	staged := map[string]string{runrec.Findings.Name: runrec.StagedFindings, runrec.Unjudged.Name: runrec.StagedUnjudged, runrec.Rechecks.Name: runrec.StagedRechecks}[k.Name]
 	period, cond := "period", "snapshot_id = ? AND period = ?"
-	if k.Name == Rechecks.Name {
+	if k.Name == runrec.Rechecks.Name {
 		period, cond = "NULL", "snapshot_id = ? AND ? IS NULL"
 	}
 	groups, err := conn.QueryContext(ctx, fmt.Sprintf("SELECT DISTINCT snapshot_id, %s FROM main.%s ORDER BY ALL", period, k.Name))
@@ -117,7 +119,7 @@ func (sec *Section) upgradeKind(ctx context.Context, conn *sql.Conn, k Kind) err
 	if err := errors.Join(groups.Err(), groups.Close()); err != nil {
 		return err
 	}
-	if k.Name == Findings.Name {
+	if k.Name == runrec.Findings.Name {
 		if err := upgradeTotals(ctx, conn); err != nil {
 			return err
 		}
