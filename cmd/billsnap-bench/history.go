@@ -17,6 +17,7 @@ import (
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // historyFlags are the flags of billsnap-bench --history.
@@ -196,82 +197,74 @@ func seedHistory(ctx context.Context, cfg config.Config, n, findings int) error 
 		return err
 	}
 	defer store.Close()
-	var ids []string
+	var fakes []readmodel.Copy
 	err = store.Change(ctx, func(db *sql.DB) error {
 		conn, err := db.Conn(ctx)
 		if err != nil {
 			return err
 		}
 		defer conn.Close()
-		var real string
-		var started time.Time
-		if err := conn.QueryRowContext(ctx, "SELECT id, started FROM latest_snapshot").Scan(&real, &started); err != nil {
+		latest, err := readmodel.Latest(ctx, conn)
+		if err != nil {
 			return err
 		}
-		if ids, err = fakeSnapshots(ctx, conn, real, started, n); err != nil {
+		real := latest.ID
+		if fakes, err = fakeSnapshots(ctx, conn, real, latest.Started, n); err != nil {
 			return err
 		}
-		if err := linkPartitions(store.ParquetDir(), real, ids); err != nil {
+		if err := linkPartitions(store.ParquetDir(), real, fakes); err != nil {
 			return err
 		}
-		return seedFindings(ctx, store, conn, real, ids, max(1, findings/n))
+		return seedFindings(ctx, store, conn, real, fakes, max(1, findings/n))
 	})
 	if err != nil {
 		return err
 	}
-	return seedJournal(cfg.Out, ids)
+	return seedJournal(cfg.Out, fakes)
 }
 
 // fakeSnapshots records n complete snapshots before real, a day apart,
-// with real's manifest and fields, and returns their IDs.
-func fakeSnapshots(ctx context.Context, db *sql.Conn, real string, started time.Time, n int) ([]string, error) {
+// with real's manifest and fields (readmodel.CopySnapshot), and returns
+// them; the temporary table fake lists them too, for seedDay.
+func fakeSnapshots(ctx context.Context, db *sql.Conn, real string, started time.Time, n int) ([]readmodel.Copy, error) {
 	if _, err := db.ExecContext(ctx, "CREATE TEMP TABLE fake (id VARCHAR, started TIMESTAMPTZ)"); err != nil {
 		return nil, err
 	}
-	var ids []string
+	var fakes []readmodel.Copy
 	for i := range n {
 		at := started.AddDate(0, 0, -(i + 1))
 		id := at.UTC().Format("2006-01-02T150405Z")
 		if _, err := db.ExecContext(ctx, "INSERT INTO fake VALUES (?, ?)", id, at); err != nil {
 			return nil, err
 		}
-		ids = append(ids, id)
+		fakes = append(fakes, readmodel.Copy{ID: id, Started: at})
 	}
-	for _, q := range []string{
-		`INSERT INTO snapshots SELECT f.id, f.started, f.started + INTERVAL 1 MINUTE, 'complete', s.base_url, s.front_url, NULL
-		   FROM fake f, snapshots s WHERE s.id = $1`,
-		`INSERT INTO snapshot_tables SELECT f.id, t.* EXCLUDE (snapshot_id) FROM fake f, snapshot_tables t WHERE t.snapshot_id = $1`,
-		`INSERT INTO snapshot_fields SELECT f.id, t.* EXCLUDE (snapshot_id) FROM fake f, snapshot_fields t WHERE t.snapshot_id = $1`,
-		`INSERT INTO parquet_columns SELECT f.id, t.* EXCLUDE (snapshot_id) FROM fake f, parquet_columns t WHERE t.snapshot_id = $1`,
-	} {
-		if _, err := db.ExecContext(ctx, q, real); err != nil {
-			return nil, err
-		}
-	}
-	return ids, nil
+	return fakes, readmodel.CopySnapshot(ctx, db, real, fakes)
 }
 
 // seedFindings gives every fake snapshot per findings, made from real's
 // (as readers see them: each a finding that recurs every day), kept as a
 // reconciliation keeps them, and its reconciliation and totals.
-func seedFindings(ctx context.Context, store *snapshot.Store, conn *sql.Conn, real string, ids []string, per int) error {
-	var period string
-	if err := conn.QueryRowContext(ctx, "SELECT period FROM reconciliations WHERE snapshot_id = ?", real).Scan(&period); err != nil {
+func seedFindings(ctx context.Context, store *snapshot.Store, conn *sql.Conn, real string, fakes []readmodel.Copy, per int) error {
+	recs, err := readmodel.ReconciliationsOf(ctx, conn, real)
+	if err != nil {
 		return err
 	}
+	if len(recs) == 0 {
+		return fmt.Errorf("snapshot %s: %w", real, sql.ErrNoRows)
+	}
+	period := recs[0].Period
 	glob := filepath.Join(store.Dir(), "records", "findings", "*.parquet")
 	if _, err := conn.ExecContext(ctx, `CREATE TEMP TABLE base AS SELECT *, row_number() OVER (ORDER BY rule, entity_id) - 1 AS n,
 		count(*) OVER () AS c FROM read_parquet(?) WHERE snapshot_id = ?`, glob, real); err != nil {
 		return err
 	}
-	for _, id := range ids {
-		if err := seedDay(ctx, store, conn, id, period, per); err != nil {
+	for _, f := range fakes {
+		if err := seedDay(ctx, store, conn, f.ID, period, per); err != nil {
 			return err
 		}
 	}
-	_, err := conn.ExecContext(ctx, `INSERT INTO reconciliations SELECT f.id, r.period, f.started, f.started, ?, r.material
-		FROM fake f, reconciliations r WHERE r.snapshot_id = ?`, per, real)
-	return err
+	return readmodel.CopyReconciliations(ctx, conn, real, fakes, per)
 }
 
 // seedDay keeps snapshot id's findings. Each day's amount and detail of a
@@ -288,8 +281,7 @@ func seedDay(ctx context.Context, store *snapshot.Store, conn *sql.Conn, id, per
 		FROM fake f, range(?) k(i), base b WHERE f.id = ? AND b.n = k.i % b.c`, per, id); err != nil {
 		return err
 	}
-	if _, err := conn.ExecContext(ctx, `INSERT INTO reconciliation_totals SELECT snapshot_id, period, severity, coalesce(currency, ''),
-		count(*), coalesce(sum(amount) FILTER (WHERE NOT waived), 0) FROM `+snapshot.StagedFindings+` WHERE status <> 'resolved' GROUP BY ALL`); err != nil {
+	if err := readmodel.AddTotals(ctx, conn, snapshot.StagedFindings); err != nil {
 		return err
 	}
 	return store.KeepFindings(ctx, conn, id, period)
@@ -297,14 +289,14 @@ func seedDay(ctx context.Context, store *snapshot.Store, conn *sql.Conn, id, per
 
 // linkPartitions gives each fake snapshot real's Parquet, hard-linked, in
 // the tree under dir.
-func linkPartitions(dir, real string, ids []string) error {
+func linkPartitions(dir, real string, fakes []readmodel.Copy) error {
 	parts, err := filepath.Glob(filepath.Join(dir, "*", "snapshot_id="+real, "*.parquet"))
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
+	for _, f := range fakes {
 		for _, p := range parts {
-			to := filepath.Join(filepath.Dir(filepath.Dir(p)), "snapshot_id="+id, filepath.Base(p))
+			to := filepath.Join(filepath.Dir(filepath.Dir(p)), "snapshot_id="+f.ID, filepath.Base(p))
 			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 				return err
 			}
@@ -317,8 +309,9 @@ func linkPartitions(dir, real string, ids []string) error {
 }
 
 // seedJournal records an export and a reconcile of each fake snapshot.
-func seedJournal(out string, ids []string) error {
-	for _, id := range ids {
+func seedJournal(out string, fakes []readmodel.Copy) error {
+	for _, f := range fakes {
+		id := f.ID
 		at, err := time.Parse("2006-01-02T150405Z", id)
 		if err != nil {
 			return err
