@@ -3,14 +3,10 @@ package snapshot
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"time"
 
-	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
@@ -70,9 +66,6 @@ func (s *Store) adopt(ctx context.Context) error {
 	return s.publishPending(sec)
 }
 
-// oldAlias is the name the adopted database is attached under.
-const oldAlias = "old_store"
-
 // adoptInto fills sec's database, the state being built, from the
 // published file.
 func (s *Store) adoptInto(ctx context.Context, sec *section) error {
@@ -82,18 +75,18 @@ func (s *Store) adoptInto(ctx context.Context, sec *section) error {
 		return err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", state.SQLString(s.publicPath), oldAlias)); err != nil {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", state.SQLString(s.publicPath), migrate.OldAlias)); err != nil {
 		return err
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+oldAlias)
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+migrate.OldAlias)
 	var version string
-	if err := conn.QueryRowContext(ctx, "SELECT value FROM "+oldAlias+".billsnap_meta WHERE key = 'schema_version'").Scan(&version); err != nil {
+	if err := conn.QueryRowContext(ctx, "SELECT value FROM "+migrate.OldAlias+".billsnap_meta WHERE key = 'schema_version'").Scan(&version); err != nil {
 		// A read model of this billsnap (whose state is gone) has no meta.
-		if _, merr := conn.ExecContext(ctx, "SELECT count(*) FROM "+oldAlias+".billsnap_model"); merr != nil {
+		if _, merr := conn.ExecContext(ctx, "SELECT count(*) FROM "+migrate.OldAlias+".billsnap_model"); merr != nil {
 			return fmt.Errorf("it is not a billsnap store: %w", err)
 		}
 	}
-	if err := copyStateTables(ctx, conn); err != nil {
+	if err := migrate.CopyStateTables(ctx, conn, adoptedTables()); err != nil {
 		return err
 	}
 	if version != "1" {
@@ -104,40 +97,9 @@ func (s *Store) adoptInto(ctx context.Context, sec *section) error {
 	return s.migrateData(ctx, conn, sec)
 }
 
-// copyStateTables copies the state's tables the attached store has: an
-// old store's tables, or a read model's views over the records.
-func copyStateTables(ctx context.Context, conn *sql.Conn) error {
-	if _, err := conn.ExecContext(ctx, migrate.StateSQL); err != nil {
-		return err
-	}
-	rows, err := conn.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
-		WHERE table_catalog = ? AND table_schema = 'main' AND list_contains(?, table_name)`, oldAlias, adoptedTables())
-	if err != nil {
-		return err
-	}
-	var present []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return err
-		}
-		present = append(present, t)
-	}
-	rows.Close()
-	for _, t := range present {
-		q := fmt.Sprintf("CREATE OR REPLACE TABLE %s.%s AS SELECT * FROM %s.%s", state.AttachedAs, t, oldAlias, t)
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("copying %s: %w", t, err)
-		}
-	}
-	_, err = conn.ExecContext(ctx, "UPDATE billsnap_meta SET value = ? WHERE key = 'schema_version'", migrate.SchemaVersion)
-	return err
-}
-
 // adoptedTables are the tables an adopted store may hold: the state's,
 // and the run records' (as tables or as a read model's views), which
-// the first section makes files (runrec.Section.Upgrade).
+// the first section makes files (migrate.UpgradeRunRecords).
 func adoptedTables() []string {
 	out := append([]string{"billsnap_meta"}, recordTables...)
 	for _, k := range runrec.Kinds() {
@@ -154,7 +116,7 @@ func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, sec *section) e
 	if err := s.tree.renameOldPartitions(); err != nil {
 		return err
 	}
-	if err := s.migrateRuns(ctx, conn); err != nil {
+	if err := migrate.MoveRuns(ctx, conn, s.at.Runs()); err != nil {
 		return err
 	}
 	incomplete, err := snapshotsWith(ctx, db, StatusIncomplete)
@@ -162,7 +124,7 @@ func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, sec *section) e
 		return err
 	}
 	for id := range incomplete {
-		if err := s.exportOld(ctx, conn, id); err != nil {
+		if err := migrate.ExportIncomplete(ctx, conn, id, s.at.Staged(id), s.tables); err != nil {
 			return err
 		}
 		if err := s.publishParquet(s.incomplete, id); err != nil {
@@ -170,7 +132,7 @@ func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, sec *section) e
 		}
 	}
 	var latest string
-	err = conn.QueryRowContext(ctx, "SELECT id FROM "+oldAlias+".snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1").Scan(&latest)
+	err = conn.QueryRowContext(ctx, "SELECT id FROM "+migrate.OldAlias+".snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT 1").Scan(&latest)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
@@ -179,92 +141,15 @@ func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, sec *section) e
 	if err := s.emptyModel(ctx, db, next); err != nil {
 		return err
 	}
-	if err := s.copyOldLatest(ctx, conn, next, latest); err != nil {
+	if err := migrate.CopyLatest(ctx, conn, next, latest, s.tables); err != nil {
 		return err
 	}
 	os.RemoveAll(s.at.Staging())
-	if _, err := conn.ExecContext(ctx, "DETACH DATABASE "+oldAlias); err != nil {
+	if _, err := conn.ExecContext(ctx, "DETACH DATABASE "+migrate.OldAlias); err != nil {
 		return err
 	}
 	if err := s.buildRecords(ctx, sec); err != nil {
 		return err
 	}
 	return s.publishModel(ctx, sec, next, latest)
-}
-
-// copyOldLatest copies snapshot latest's rows of the old store into the
-// model file at path.
-func (s *Store) copyOldLatest(ctx context.Context, conn *sql.Conn, path, latest string) error {
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s", state.SQLString(path), modelAlias)); err != nil {
-		return err
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
-	for _, t := range s.tables {
-		q := fmt.Sprintf("INSERT INTO %s.latest_%s BY NAME SELECT * FROM %s.%s WHERE snapshot_id = ?", modelAlias, t.Name, oldAlias, t.Name)
-		if _, err := conn.ExecContext(ctx, q, latest); err != nil {
-			return fmt.Errorf("copying the latest %s: %w", t.Name, err)
-		}
-	}
-	_, err := conn.ExecContext(ctx, "CHECKPOINT "+modelAlias)
-	return err
-}
-
-// exportOld writes incomplete snapshot id's rows of the old store to
-// staging as Parquet, a directory per table, for publishParquet.
-func (s *Store) exportOld(ctx context.Context, conn *sql.Conn, id string) error {
-	for _, t := range s.tables {
-		dir := filepath.Join(s.at.Staged(id), t.Name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		q := fmt.Sprintf("COPY (SELECT * EXCLUDE (snapshot_id) FROM %s.%s WHERE snapshot_id = ?) TO %s (FORMAT PARQUET)",
-			oldAlias, t.Name, state.SQLString(filepath.Join(dir, "part-00000.parquet")))
-		if _, err := conn.ExecContext(ctx, q, id); err != nil {
-			return fmt.Errorf("moving the incomplete snapshot %s's %s to Parquet: %w", id, t.Name, err)
-		}
-	}
-	return nil
-}
-
-// migrateRuns writes the old store's runs table to the journal.
-func (s *Store) migrateRuns(ctx context.Context, conn *sql.Conn) error {
-	var has bool
-	if err := conn.QueryRowContext(ctx, `SELECT count(*) > 0 FROM information_schema.tables
-		WHERE table_catalog = ? AND table_name = 'runs'`, oldAlias).Scan(&has); err != nil || !has {
-		return err
-	}
-	rows, err := conn.QueryContext(ctx, `SELECT id, started, coalesce(finished, started), job, schedule, period, status,
-		coalesce(error, ''), coalesce(snapshot_id, ''), coalesce(exit_code, 0), pid FROM `+oldAlias+`.runs`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	dir := s.at.Runs()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for rows.Next() {
-		var r journal.Run
-		if err := rows.Scan(&r.ID, &r.Started, &r.Finished, &r.Job, &r.Schedule, &r.Period, &r.Status, &r.Error, &r.Snapshot, &r.ExitCode, &r.PID); err != nil {
-			return err
-		}
-		if r.Status == journal.Running {
-			r.Status, r.ExitCode, r.Error = journal.Killed, journal.KilledExitCode, "the process ended before the run did (found when the store was migrated)"
-		}
-		r.Alive = r.Finished
-		if err := writeRun(dir, r); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-// writeRun writes a finished run's record to the journal in dir.
-func writeRun(dir string, r journal.Run) error {
-	r.Started, r.Finished, r.Alive = r.Started.UTC(), r.Finished.UTC(), r.Alive.UTC().Truncate(time.Microsecond)
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, r.ID+".json"), append(b, '\n'), 0o644)
 }

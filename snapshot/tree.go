@@ -12,6 +12,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -199,29 +200,15 @@ const PartitionKey = "snapshot_id"
 // partition is the partition directory of snapshot id.
 func partition(id string) string { return PartitionKey + "=" + id }
 
-// oldPartitionKey is the key of a tree written before the key was the
-// DuckDB column's name.
-const oldPartitionKey = "snapshot"
-
-// renameOldPartitions gives every partition of the current generation
-// named with the old key the key readers filter on, each in one rename:
+// renameOldPartitions renames the partitions of the current generation
+// named with the key of an earlier billsnap (migrate.RenameOldPartitions):
 // a store written by an earlier billsnap is migrated when opened.
 func (t tree) renameOldPartitions() error {
 	cur, err := t.current()
 	if err != nil {
 		return err
 	}
-	old, _ := filepath.Glob(filepath.Join(cur, "*", oldPartitionKey+"=*"))
-	var dirs []string
-	for _, d := range old {
-		id := strings.TrimPrefix(filepath.Base(d), oldPartitionKey+"=")
-		if err := os.Rename(d, filepath.Join(filepath.Dir(d), partition(id))); err != nil {
-			return fmt.Errorf("parquet tree: renaming %s: %w", d, err)
-		}
-		dirs = append(dirs, filepath.Dir(d))
-	}
-	state.SyncDirs(dirs)
-	return nil
+	return migrate.RenameOldPartitions(cur, PartitionKey)
 }
 
 // Files are the Parquet files of complete snapshot id in the tree, by
