@@ -59,7 +59,7 @@ func unpaidPlan(t *testing.T, srv *sandbox.Server, n int) Plan {
 
 // The digest is the plan's content: the same for the same plan, through
 // Write and Read; different for any edit of it, each of which Read lets
-// through (it is what CheckPlan compares that refuses an edited plan).
+// through (it is what Plan.CheckDigest compares that refuses an edited plan).
 func TestTheDigestIsThePlansContent(t *testing.T) {
 	q := int64(3)
 	p := Plan{Snapshot: "snap-1", Created: time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC), Actions: []Action{

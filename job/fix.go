@@ -37,28 +37,27 @@ func FixPlan(ctx context.Context, cfg config.Config, opts reconcile.Options, amo
 }
 
 // CheckPlan refuses, as a usage error, a plan whose digest is not its
-// content's, or that was made from a snapshot other than the latest
-// complete one; force lets both through.
+// content's (Plan.CheckDigest), or that was made from a snapshot other
+// than the latest complete one of cfg's read model (fix.CheckLatest);
+// force lets both through.
 func CheckPlan(ctx context.Context, cfg config.Config, p fix.Plan, force bool) error {
 	if force {
 		return nil
 	}
-	if sum := p.Sum(); sum != p.Digest {
-		return Usagef("the plan's digest is %s, but its content's is %s: it was changed after it was made (make it again, or --force)", p.Digest, sum)
+	if err := p.CheckDigest(); err != nil {
+		return Usage(err)
 	}
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	info, _, err := reconcile.Resolve(ctx, db, reconcile.Latest)
-	if err != nil {
-		return err
+	err = fix.CheckLatest(ctx, db, p)
+	var refused *fix.PlanError
+	if errors.As(err, &refused) {
+		return Usage(err)
 	}
-	if info.ID != p.Snapshot {
-		return Usagef("the plan was made from snapshot %s, and the latest is %s: make the plan again from the latest (or --force)", p.Snapshot, info.ID)
-	}
-	return nil
+	return err
 }
 
 // FixApply applies plan p (dryRun: prints its requests, sends none), with
