@@ -101,7 +101,7 @@ func (s *Store) adoptInto(ctx context.Context, sec *section) error {
 // and the run records' (as tables or as a read model's views), which
 // the first section makes files (migrate.UpgradeRunRecords).
 func adoptedTables() []string {
-	out := append([]string{"billsnap_meta"}, recordTables...)
+	out := append([]string{"billsnap_meta"}, runrec.RecordTables()...)
 	for _, k := range runrec.Kinds() {
 		out = append(out, k.Name)
 	}

@@ -23,7 +23,7 @@ import (
 //	snapshots, snapshot_tables, snapshot_fields, reconciliations,
 //	reconciliation_totals, field_ids, runs, and the run records
 //	findings, unjudged, rechecks
-//	                    views over the records (records.go)
+//	                    views over the records (runrec.Records)
 //	latest_snapshot     the snapshot its latest_ tables hold, a view
 //	billsnap_model      that snapshot's ID, and a digest of the views
 //

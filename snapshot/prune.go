@@ -50,7 +50,7 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 			return ids, err
 		}
 	}
-	s.removeSnapshotRecords(ids, false)
+	s.recs.RemoveSnapshotRecords(ids, false)
 	return ids, os.Remove(s.at.PrunePending())
 }
 

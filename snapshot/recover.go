@@ -91,7 +91,7 @@ func (s *Store) removeStrays(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	s.removeSnapshotRecords(known, true)
+	s.recs.RemoveSnapshotRecords(known, true)
 	return os.Remove(s.at.PrunePending())
 }
 

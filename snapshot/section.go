@@ -3,6 +3,10 @@ package snapshot
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 
 	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/runrec"
@@ -107,3 +111,53 @@ func (s *Store) begin(ctx context.Context, sec *section) error {
 // (migrate.State). A state that this billsnap migrated before is left as
 // it is.
 func MigrateState(ctx context.Context, db *sql.DB) error { return migrate.State(ctx, db) }
+
+// buildRecords writes the next generation of the records from the state
+// and the journal (runrec.Records.Write), to be shown once section sec
+// commits (showRecords).
+func (s *Store) buildRecords(ctx context.Context, sec *section) error {
+	s.dropRecords(sec)
+	cur, err := s.records.current()
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(filepath.Base(cur))
+	if err != nil {
+		return fmt.Errorf("records: %s is not a generation", cur)
+	}
+	next := s.records.gen(n + 1)
+	os.RemoveAll(next)
+	if err := os.MkdirAll(next, 0o755); err != nil {
+		return fmt.Errorf("records: %w", err)
+	}
+	sec.recordsNext = next
+	if err := s.recs.Write(ctx, sec.DB, cur, next); err != nil {
+		s.dropRecords(sec)
+		return fmt.Errorf("records: %w", err)
+	}
+	state.SyncDir(next)
+	return nil
+}
+
+// showRecords points the records' link at the generation built, and
+// removes the others.
+func (s *Store) showRecords(sec *section) error {
+	next := sec.recordsNext
+	sec.recordsNext = ""
+	if next == "" {
+		return nil
+	}
+	if err := s.records.point(next); err != nil {
+		return err
+	}
+	s.records.removeOthers(next)
+	return nil
+}
+
+// dropRecords removes a generation built and not shown.
+func (s *Store) dropRecords(sec *section) {
+	if sec.recordsNext != "" {
+		os.RemoveAll(sec.recordsNext)
+		sec.recordsNext = ""
+	}
+}

@@ -45,7 +45,7 @@ const (
 //	DIR/incomplete          the Parquet tree of incomplete snapshots
 //	DIR/records             billsnap's tables (the manifest, reconciliations,
 //	                        runs), written anew at each publish, and the run
-//	                        records' files, linked (records.go)
+//	                        records' files, linked (runrec.Records)
 //
 // billsnap's own state lives apart, where no reader can lock it:
 //
@@ -64,11 +64,12 @@ type Store struct {
 	parquetDir string
 	tree       tree // complete snapshots
 	incomplete tree
-	at         layout.Dir    // the output directory
-	engine     *state.Engine // where the sections and readings run
-	runs       runrec.Files  // the run records' files
-	current    *section      // the section whose fn runs, for KeepFindings and KeepRechecks; nil between
-	publicPath string        // DIR/billsnap.duckdb
+	at         layout.Dir     // the output directory
+	engine     *state.Engine  // where the sections and readings run
+	runs       runrec.Files   // the run records' files
+	recs       runrec.Records // what a publish writes of the state and the journal for readers
+	current    *section       // the section whose fn runs, for KeepFindings and KeepRechecks; nil between
+	publicPath string         // DIR/billsnap.duckdb
 	pq         Parquet
 	duck       DuckDB
 	lock       *os.File      // the export lock; nil for a store opened to reconcile
@@ -144,7 +145,7 @@ func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, erro
 	parquetDir := at.Under(cfg.Parquet.Dir)
 	return &Store{tables: tables, parquetDir: parquetDir, tree: newTree(parquetDir),
 		incomplete: newTree(at.Incomplete()), records: newTree(at.Records()), at: at, publicPath: at.Under(cfg.DuckDB.File),
-		engine: state.NewEngine(cfg.DuckDB.settings(), at.StateTemp()), runs: runrec.New(at),
+		engine: state.NewEngine(cfg.DuckDB.settings(), at.StateTemp()), runs: runrec.New(at), recs: runrec.NewRecords(at, log, now),
 		pq: cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
 }
 

@@ -26,7 +26,7 @@ import (
 // snapshots are whole across tables is what the records say
 // (snapshots.parquet): the read model's views read only those, and a
 // snapshot a run left part-way in is finished by the next (recover).
-// The records (records.go) are a tree of generations switched by the
+// The records (runrec.Records) are a tree of generations switched by the
 // link, each built whole.
 type tree struct {
 	link string // DIR/parquet

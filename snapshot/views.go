@@ -36,7 +36,7 @@ type viewSet struct {
 // views are the views a model must have now; q is the state, in a
 // section.
 func (s *Store) views(ctx context.Context, q state.Querier) (viewSet, error) {
-	stmts := s.recordViews()
+	stmts := s.recs.Views(absolute(s.records.link))
 	keyed := slices.Clone(stmts)
 	columns, err := keptColumns(ctx, q)
 	if err != nil {
@@ -249,4 +249,11 @@ func absolute(path string) string {
 		return abs
 	}
 	return path
+}
+
+// latestView is the statement of the view latest_snapshot: the snapshot
+// the model's latest_ tables hold, so that a session that keeps the file
+// open sees the two agree.
+func latestView(latest string) string {
+	return "CREATE OR REPLACE VIEW latest_snapshot AS SELECT * FROM snapshots WHERE id = " + state.SQLString(latest)
 }

@@ -1,10 +1,13 @@
-// Package runrec is the run records of a store: what one reconciliation
-// found (findings, unjudged) and what one recheck found (rechecks), each a
-// Parquet file written once under DIR/.billsnap/history/<kind>/, indexed
-// in the state (run_files); the files a section adds and retires (Section,
-// whose retired files go when the section commits); the sweep of what a
-// failed section left. (The upgrade of a state whose run records were
-// tables is package migrate's.)
+// Package runrec is the records of a store. The run records: what one
+// reconciliation found (findings, unjudged) and what one recheck found
+// (rechecks), each a Parquet file written once under
+// DIR/.billsnap/history/<kind>/, indexed in the state (run_files); the
+// files a section adds and retires (Section, whose retired files go when
+// the section commits); the sweep of what a failed section left. And the
+// records readers see (Records): billsnap's tables, the journal's runs and
+// the run records, written at each publish into a generation the store
+// shows by its link, and the read model's views of them. (The upgrade of
+// a state whose run records were tables is package migrate's.)
 package runrec
 
 import (

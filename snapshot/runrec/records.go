@@ -1,17 +1,18 @@
-package snapshot
+package runrec
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
+	"time"
 
-	"github.com/billsnap/billsnap/snapshot/runrec"
+	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -35,7 +36,24 @@ import (
 //	run_files                                    the index of the run records' files
 //	findings/, unjudged/, rechecks/              the run records (runrec): a file a run
 
-// recordTables are the state's tables published as records, in order.
+// Records are the records of an output directory: what a publish writes
+// of the state and the journal for readers (Write), and the read model's
+// views of them (Views).
+type Records struct {
+	at  layout.Dir
+	log *slog.Logger
+	now func() time.Time
+}
+
+// NewRecords is the records of output directory at; now is the clock
+// the journal's runs are read by (one killed is read as killed).
+func NewRecords(at layout.Dir, log *slog.Logger, now func() time.Time) Records {
+	return Records{at: at, log: log, now: now}
+}
+
+// RecordTables are the state's tables published as records, in order.
+func RecordTables() []string { return slices.Clone(recordTables) }
+
 var recordTables = []string{"snapshots", "snapshot_tables", "snapshot_fields", "reconciliations", "reconciliation_totals", "field_ids"}
 
 // snapshotRecords are the record tables published in a file a snapshot.
@@ -48,40 +66,14 @@ const (
 	runFilesRecord = "run_files"
 )
 
-// buildRecords writes the next generation of the records from the state
-// and the journal, to be shown once the state commits (showRecords). A
-// current generation that lacks a table's file (the first publish) is
-// given an empty one first, so that the read model's views, which read
-// through the link, can be made before the link is switched. db is the
-// state, in section sec.
-func (s *Store) buildRecords(ctx context.Context, sec *section) error {
-	s.dropRecords(sec)
-	cur, err := s.records.current()
-	if err != nil {
-		return err
-	}
-	n, err := strconv.Atoi(filepath.Base(cur))
-	if err != nil {
-		return fmt.Errorf("records: %s is not a generation", cur)
-	}
-	next := s.records.gen(n + 1)
-	os.RemoveAll(next)
-	if err := os.MkdirAll(next, 0o755); err != nil {
-		return fmt.Errorf("records: %w", err)
-	}
-	sec.recordsNext = next
-	if err := s.writeRecords(ctx, sec.DB, cur, next); err != nil {
-		s.dropRecords(sec)
-		return fmt.Errorf("records: %w", err)
-	}
-	state.SyncDir(next)
-	return nil
-}
-
-// writeRecords writes the small record tables into next (and an empty
-// file of each into cur where it has none), the files of the snapshots
-// that have none, and the links to the folders.
-func (s *Store) writeRecords(ctx context.Context, db *sql.DB, cur, next string) error {
+// Write writes the records from the state db (in a section) and the
+// journal into generation next, to be shown by its link once the state
+// commits: the small record tables (and an empty file of each into cur,
+// the current generation, where it has none, so that the read model's
+// views, which read through the link, can be made before the link is
+// switched), the files of the snapshots that have none, and the links to
+// the folders written once.
+func (s Records) Write(ctx context.Context, db *sql.DB, cur, next string) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -131,7 +123,7 @@ func recordQuery(t string) string {
 // manifest (or failed before it) that has none, its file of each
 // per-snapshot record table, and an empty file of each (so that a glob of
 // the folder always matches).
-func (s *Store) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error {
+func (s Records) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error {
 	ids, err := state.Strings(ctx, conn, "SELECT id FROM snapshots WHERE status <> 'running'")
 	if err != nil {
 		return err
@@ -167,15 +159,15 @@ func (s *Store) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error 
 // recordFolder is the folder of records name under the history
 // directory, made with its empty file (emptyQuery's columns, no rows)
 // when it has none.
-func (s *Store) recordFolder(ctx context.Context, conn *sql.Conn, name, emptyQuery string) (string, error) {
+func (s Records) recordFolder(ctx context.Context, conn *sql.Conn, name, emptyQuery string) (string, error) {
 	dir := filepath.Join(s.at.History(), name)
-	if _, err := os.Stat(filepath.Join(dir, runrec.EmptyFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, EmptyFile)); err == nil {
 		return dir, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	if err := state.CopyTo(ctx, conn, emptyQuery, filepath.Join(dir, runrec.EmptyFile)); err != nil {
+	if err := state.CopyTo(ctx, conn, emptyQuery, filepath.Join(dir, EmptyFile)); err != nil {
 		return "", err
 	}
 	os.Remove(filepath.Join(s.at.History(), name+".parquet")) // where a run kind's empty file was before
@@ -183,15 +175,15 @@ func (s *Store) recordFolder(ctx context.Context, conn *sql.Conn, name, emptyQue
 	return dir, nil
 }
 
-// removeSnapshotRecords deletes the per-snapshot record files of
+// RemoveSnapshotRecords deletes the per-snapshot record files of
 // snapshots ids, or of every snapshot but those when keep is set.
-func (s *Store) removeSnapshotRecords(ids []string, keep bool) {
+func (s Records) RemoveSnapshotRecords(ids []string, keep bool) {
 	for _, t := range snapshotRecords {
 		dir := filepath.Join(s.at.History(), t)
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			id, ok := strings.CutSuffix(e.Name(), ".parquet")
-			if ok && e.Name() != runrec.EmptyFile && slices.Contains(ids, id) != keep {
+			if ok && e.Name() != EmptyFile && slices.Contains(ids, id) != keep {
 				os.Remove(filepath.Join(dir, e.Name()))
 			}
 		}
@@ -201,10 +193,10 @@ func (s *Store) removeSnapshotRecords(ids []string, keep bool) {
 // linkFolders gives next (and cur, where it has none) a link to each
 // folder of records written once: the per-snapshot record tables' and
 // the run records' (which get an empty file of their kind).
-func (s *Store) linkFolders(ctx context.Context, conn *sql.Conn, cur, next string) error {
+func (s Records) linkFolders(ctx context.Context, conn *sql.Conn, cur, next string) error {
 	var folders []string
-	for _, k := range runrec.Kinds() {
-		if _, err := s.recordFolder(ctx, conn, k.Name, runrec.EmptyRelation(k)); err != nil {
+	for _, k := range Kinds() {
+		if _, err := s.recordFolder(ctx, conn, k.Name, EmptyRelation(k)); err != nil {
 			return err
 		}
 		folders = append(folders, k.Name)
@@ -235,38 +227,15 @@ func recordNames() []string {
 
 func recordFile(gen, table string) string { return filepath.Join(gen, table+".parquet") }
 
-// showRecords points the records' link at the generation built, and
-// removes the others.
-func (s *Store) showRecords(sec *section) error {
-	next := sec.recordsNext
-	sec.recordsNext = ""
-	if next == "" {
-		return nil
-	}
-	if err := s.records.point(next); err != nil {
-		return err
-	}
-	s.records.removeOthers(next)
-	return nil
-}
-
-// dropRecords removes a generation built and not shown.
-func (s *Store) dropRecords(sec *section) {
-	if sec.recordsNext != "" {
-		os.RemoveAll(sec.recordsNext)
-		sec.recordsNext = ""
-	}
-}
-
-// recordViews are the statements of the read model's views over the
+// Views are the statements of the read model's views over the
 // records, one a table, read through the records' link: a per-snapshot
 // table's rows of the snapshots the records list, a run record's rows of
 // the files the index lists; and the macros <table>_of(snapshot) of the
 // per-snapshot tables, which read that snapshot's file only (the state
 // has the same macros: migrate.SnapshotMacrosSQL).
-func (s *Store) recordViews() []string {
+// link is the records' link, absolute.
+func (s Records) Views(link string) []string {
 	var out []string
-	link := absolute(s.records.link)
 	for _, t := range recordNames() {
 		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)", t, state.SQLString(recordFile(link, t))))
 	}
@@ -277,17 +246,10 @@ func (s *Store) recordViews() []string {
 			fmt.Sprintf("CREATE OR REPLACE MACRO %s_of(snap) AS TABLE SELECT * FROM read_parquet(%s || snap || '.parquet')",
 				t, state.SQLString(filepath.Join(link, t)+string(filepath.Separator))))
 	}
-	for _, k := range runrec.Kinds() {
+	for _, k := range Kinds() {
 		out = append(out, fmt.Sprintf(`CREATE OR REPLACE VIEW %s AS SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true)
 		WHERE parse_filename(filename) IN (SELECT file FROM read_parquet(%s) WHERE kind = %s)`,
 			k.Name, state.SQLString(filepath.Join(link, k.Name, "*.parquet")), state.SQLString(recordFile(link, runFilesRecord)), state.SQLString(k.Name)))
 	}
 	return out
-}
-
-// latestView is the statement of the view latest_snapshot: the snapshot
-// the model's latest_ tables hold, so that a session that keeps the file
-// open sees the two agree.
-func latestView(latest string) string {
-	return "CREATE OR REPLACE VIEW latest_snapshot AS SELECT * FROM snapshots WHERE id = " + state.SQLString(latest)
 }

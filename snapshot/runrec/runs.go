@@ -1,4 +1,4 @@
-package snapshot
+package runrec
 
 import (
 	"context"
@@ -26,7 +26,7 @@ const runsColumns = `id VARCHAR, job VARCHAR, schedule VARCHAR, period VARCHAR, 
 // loadRuns fills a temporary table runs on conn (the state, in a
 // section) with the journal's runs; cur is the current generation of the
 // records.
-func (s *Store) loadRuns(ctx context.Context, conn *sql.Conn, cur string) error {
+func (s Records) loadRuns(ctx context.Context, conn *sql.Conn, cur string) error {
 	dir := s.at.Runs()
 	ids, err := journal.IDs(dir)
 	if err != nil {
@@ -64,7 +64,7 @@ func jsonColumns(columns string) string {
 // record in the runs record at path, and returns the IDs of the others.
 // It copies none when the record cannot be read (there is none yet, or it
 // has other columns).
-func (s *Store) keepEndedRuns(ctx context.Context, conn *sql.Conn, path string, ids []string) []string {
+func (s Records) keepEndedRuns(ctx context.Context, conn *sql.Conn, path string, ids []string) []string {
 	if _, err := os.Stat(path); err != nil {
 		return ids
 	}
