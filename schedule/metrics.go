@@ -328,9 +328,9 @@ func manifested(ctx context.Context, db *sql.DB, id string) (bool, error) {
 
 // exists tells whether the read model db has the table or view table.
 func exists(ctx context.Context, db *sql.DB, table string) (bool, error) {
-	var n int
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = ?", table).Scan(&n); err != nil {
+	ok, err := readmodel.Has(ctx, db, table)
+	if err != nil {
 		return false, fmt.Errorf("metrics: whether the read model has %s: %w", table, err)
 	}
-	return n > 0, nil
+	return ok, nil
 }

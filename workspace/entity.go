@@ -164,31 +164,15 @@ func loadEntity(ctx context.Context, db *sql.DB, kind, id, snap, a, b string) (*
 // latter as DuckDB's text (the driver's decoding of a JSON column gives
 // nothing for one nested too deep).
 func (v *entityView) readRecord(ctx context.Context, db *sql.DB) error {
-	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT * EXCLUDE (snapshot_id) REPLACE (CAST(_raw AS VARCHAR) AS _raw) FROM %s WHERE snapshot_id = ? AND id = ? LIMIT 1",
-		v.Table), v.Snapshot, v.ID)
+	rec, ok, err := readmodel.RecordOf(ctx, db, v.Table, v.Snapshot, v.ID)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	names, err := rows.Columns()
-	if err != nil {
-		return err
-	}
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
+	if !ok {
 		return errNoRecord{kind: v.Kind, id: v.ID, snapshot: v.Snapshot}
 	}
-	vals := make([]any, len(names))
-	ptrs := make([]any, len(names))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return err
-	}
-	for i, n := range names {
+	vals := rec.Values
+	for i, n := range rec.Columns {
 		switch {
 		case n == "_raw":
 			raw, _ := vals[i].(string)
@@ -203,7 +187,7 @@ func (v *entityView) readRecord(ctx context.Context, db *sql.DB) error {
 			}
 		}
 	}
-	return rows.Err()
+	return nil
 }
 
 // childrenOf are the records of snapshot snap whose columns name record id
@@ -216,21 +200,12 @@ func childrenOf(ctx context.Context, db *sql.DB, table, id, snap string) ([]link
 		if !slices.Contains(t.ColumnNames(), col) {
 			continue
 		}
-		rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT id FROM %s WHERE snapshot_id = ? AND %s = ? ORDER BY id LIMIT 200", t.Name, col), snap, id)
+		ids, err := readmodel.IDsWhere(ctx, db, t.Name, col, snap, id)
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var child string
-			if err := rows.Scan(&child); err != nil {
-				rows.Close()
-				return nil, err
-			}
+		for _, child := range ids {
 			out = append(out, link{Kind: kindOf(t.Name), ID: child, Via: col})
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
 		}
 	}
 	return out, nil
@@ -238,7 +213,7 @@ func childrenOf(ctx context.Context, db *sql.DB, table, id, snap string) ([]link
 
 // snapshotsOf are the complete snapshots that hold the record.
 func snapshotsOf(ctx context.Context, db *sql.DB, table, id string) ([]string, error) {
-	return queryStrings(ctx, db, fmt.Sprintf("SELECT DISTINCT snapshot_id FROM %s WHERE id = ? ORDER BY 1", table), id)
+	return readmodel.SnapshotsHolding(ctx, db, table, id)
 }
 
 // historyOf is every finding of the record, in every reconciliation.
@@ -280,8 +255,7 @@ func diffOf(ctx context.Context, db *sql.DB, table, id, a, b string) (*diff, err
 // fieldsIn are the record's fields as sent in snapshot snap (its raw
 // JSON's top-level fields), each as JSON text; nil when it is not there.
 func fieldsIn(ctx context.Context, db *sql.DB, table, id, snap string) (map[string]string, error) {
-	var raw sql.NullString
-	err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT CAST(_raw AS VARCHAR) FROM %s WHERE snapshot_id = ? AND id = ?", table), snap, id).Scan(&raw)
+	raw, err := readmodel.RawOf(ctx, db, table, snap, id)
 	if err == sql.ErrNoRows {
 		return map[string]string{}, nil
 	}
@@ -297,23 +271,6 @@ func fieldsIn(ctx context.Context, db *sql.DB, table, id, snap string) (map[stri
 		out[k] = string(v)
 	}
 	return out, nil
-}
-
-func queryStrings(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 // plain is a column's value as JSON shows it: times in UTC, decimals as
