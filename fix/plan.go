@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Operations a plan holds.
@@ -222,20 +223,8 @@ func findingOfReference(ctx context.Context, db *sql.DB, rep *reconcile.Report, 
 	if i := slices.IndexFunc(open, func(f reconcile.Finding) bool { return f.Rule == "multiple_active_charges" && f.EntityID == ref }); i >= 0 {
 		return open[i], nil
 	}
-	rows, err := db.QueryContext(ctx, "SELECT id FROM subscription_charges WHERE snapshot_id = ? AND lower(reference_id) = lower(?)", rep.Snapshot.ID, ref)
+	charges, err := readmodel.ChargesOfReference(ctx, db, rep.Snapshot.ID, ref)
 	if err != nil {
-		return reconcile.Finding{}, err
-	}
-	defer rows.Close()
-	var charges []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return reconcile.Finding{}, err
-		}
-		charges = append(charges, id)
-	}
-	if err := rows.Err(); err != nil {
 		return reconcile.Finding{}, err
 	}
 	for _, f := range open {

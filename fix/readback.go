@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/recheck"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // ReadBack reads from the service whether an action was made: an
@@ -28,21 +29,11 @@ type ReadBack struct {
 // invoices), and each reference's subscription from snap in the read
 // model db, which it reads now and no more.
 func NewReadBack(ctx context.Context, db *sql.DB, w *extract.Walker, invoices extract.Collection, snap string) (*ReadBack, error) {
-	rb := &ReadBack{w: w, invoices: invoices, subOf: map[string]string{}}
-	rows, err := db.QueryContext(ctx, "SELECT DISTINCT lower(reference_id), lower(subscription_id) FROM subscription_charges WHERE snapshot_id = ? AND reference_id IS NOT NULL", snap)
+	subOf, err := readmodel.SubscriptionsOfReferences(ctx, db, snap)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var ref string
-		var sub sql.NullString
-		if err := rows.Scan(&ref, &sub); err != nil {
-			return nil, err
-		}
-		rb.subOf[ref] = sub.String
-	}
-	return rb, rows.Err()
+	return &ReadBack{w: w, invoices: invoices, subOf: subOf}, nil
 }
 
 // Made tells whether the service has made act, as it reads now: a

@@ -70,3 +70,28 @@ func Has(ctx context.Context, q Querier, name string) (bool, error) {
 	err := q.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = ?", name).Scan(&n)
 	return n > 0, err
 }
+
+// ChargesOfReference are the IDs of the subscription charges of snapshot
+// snap whose reference is ref, its case folded.
+func ChargesOfReference(ctx context.Context, q Querier, snap, ref string) ([]string, error) {
+	return collect(ctx, q, scanString, "SELECT id FROM subscription_charges WHERE snapshot_id = ? AND lower(reference_id) = lower(?)", snap, ref)
+}
+
+// SubscriptionsOfReferences maps the reference of each subscription
+// charge of snapshot snap to its subscription, both in lower case ("" for
+// a charge without one).
+func SubscriptionsOfReferences(ctx context.Context, q Querier, snap string) (map[string]string, error) {
+	type pair struct{ ref, sub string }
+	pairs, err := collect(ctx, q, func(rows *sql.Rows) (pair, error) {
+		var p pair
+		var sub sql.NullString
+		err := rows.Scan(&p.ref, &sub)
+		p.sub = sub.String
+		return p, err
+	}, "SELECT DISTINCT lower(reference_id), lower(subscription_id) FROM subscription_charges WHERE snapshot_id = ? AND reference_id IS NOT NULL", snap)
+	out := map[string]string{}
+	for _, p := range pairs {
+		out[p.ref] = p.sub
+	}
+	return out, err
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 
@@ -47,5 +48,20 @@ func TestRecords(t *testing.T) {
 		if got, err := readmodel.Has(ctx, db, name); err != nil || got != want {
 			t.Errorf("Has(%s): %v, %v; want %v", name, got, err, want)
 		}
+	}
+}
+
+func TestChargesByReference(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := state(t, `CREATE TABLE subscription_charges (snapshot_id VARCHAR, id VARCHAR, reference_id VARCHAR, subscription_id VARCHAR);
+		INSERT INTO subscription_charges VALUES ('s1', 'C-1', 'Ref-A', 'Sub-1'), ('s1', 'C-2', 'REF-A', 'Sub-1'),
+		  ('s1', 'C-3', 'ref-b', NULL), ('s1', 'C-4', NULL, 'Sub-2'), ('s2', 'C-9', 'ref-c', 'Sub-3')`)
+	if ids, err := readmodel.ChargesOfReference(ctx, db, "s1", "ref-a"); err != nil || !slices.Equal(slices.Sorted(slices.Values(ids)), []string{"C-1", "C-2"}) {
+		t.Errorf("ChargesOfReference(ref-a): %v, %v; want both, case folded", ids, err)
+	}
+	subs, err := readmodel.SubscriptionsOfReferences(ctx, db, "s1")
+	if want := map[string]string{"ref-a": "sub-1", "ref-b": ""}; err != nil || !maps.Equal(subs, want) {
+		t.Errorf("SubscriptionsOfReferences: %v, %v; want %v", subs, err, want)
 	}
 }
