@@ -138,7 +138,7 @@ func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, sec *section) e
 	}
 	next := s.at.MasterNext()
 	os.Remove(next)
-	if err := s.emptyModel(ctx, db, next); err != nil {
+	if err := s.model().Empty(ctx, db, next); err != nil {
 		return err
 	}
 	if err := migrate.CopyLatest(ctx, conn, next, latest, s.tables); err != nil {

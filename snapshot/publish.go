@@ -10,6 +10,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // TableStats are one table's figures in a snapshot.
@@ -139,7 +140,7 @@ func (s *Store) modelOf(ctx context.Context, sec *section, id string) error {
 		}
 		s.log.Warn("the snapshot's DuckDB file cannot be made the read model; building it from the Parquet", "snapshot", id, "error", err)
 	}
-	if err := s.modelFromParquet(ctx, sec.DB, id, next); err != nil {
+	if err := s.model().FromParquet(ctx, sec.DB, id, next); err != nil {
 		return err
 	}
 	return s.publishModel(ctx, sec, next, id)
@@ -213,7 +214,7 @@ func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []TableStats, fiel
 	if err := r.fieldRows(ctx, tx, fields); err != nil {
 		return err
 	}
-	if err := recordColumns(ctx, tx, r.ID, r.s.tables); err != nil {
+	if err := readmodel.RecordColumns(ctx, tx, r.ID, r.s.tables); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, "UPDATE snapshots SET status = ?, finished = ? WHERE id = ?", status, r.s.now().UTC(), r.ID)

@@ -85,7 +85,7 @@ func (r *Run) openDB(ctx context.Context) error {
 	if err := os.MkdirAll(r.stage(), 0o755); err != nil {
 		return fmt.Errorf("staging: %w", err)
 	}
-	copied, err := r.s.startFromTemplate(r.dbPath())
+	copied, err := r.s.model().StartFromTemplate(r.dbPath())
 	if err != nil {
 		return fmt.Errorf("staging: %w", err)
 	}

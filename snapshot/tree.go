@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/snapshot/migrate"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -194,11 +195,12 @@ func (t tree) partitions() (map[string][]string, error) {
 }
 
 // PartitionKey names the snapshot in the Parquet tree's Hive partitions,
-// as in DuckDB's tables: <table>/snapshot_id=<id>/.
-const PartitionKey = "snapshot_id"
+// as in DuckDB's tables: <table>/snapshot_id=<id>/ (readmodel's, whose
+// views read them).
+const PartitionKey = readmodel.PartitionKey
 
 // partition is the partition directory of snapshot id.
-func partition(id string) string { return PartitionKey + "=" + id }
+func partition(id string) string { return readmodel.Partition(id) }
 
 // renameOldPartitions renames the partitions of the current generation
 // named with the key of an earlier billsnap (migrate.RenameOldPartitions):

@@ -1,4 +1,4 @@
-package snapshot
+package readmodel
 
 import (
 	"context"
@@ -22,9 +22,9 @@ func columnList(t catalog.Table) string {
 	return b.String()
 }
 
-// recordColumns records the columns of every table of snapshot id, in
+// RecordColumns records the columns of every table of snapshot id, in
 // the manifest's transaction.
-func recordColumns(ctx context.Context, q state.Querier, id string, tables []catalog.Table) error {
+func RecordColumns(ctx context.Context, q state.Querier, id string, tables []catalog.Table) error {
 	rows := make([]string, len(tables))
 	args := make([]any, 0, 3*len(tables))
 	for i, t := range tables {
@@ -48,11 +48,15 @@ type kept struct {
 	listed map[string]int
 }
 
-// keptColumns reads the columns of the snapshots of each status, from q
-// (the state, in a section).
-func keptColumns(ctx context.Context, q state.Querier) (map[string]kept, error) {
+// keptColumns reads the columns of the snapshots of each tree's status,
+// from q (the state, in a section).
+func keptColumns(ctx context.Context, q state.Querier, trees []Tree) (map[string]kept, error) {
 	out := map[string]kept{}
-	for _, st := range []string{StatusComplete, StatusIncomplete} {
+	var statuses []string
+	for _, tr := range trees {
+		statuses = append(statuses, tr.Status)
+	}
+	for _, st := range statuses {
 		k := kept{lists: map[string]string{}, counts: map[string]int{}, listed: map[string]int{}}
 		if err := q.QueryRowContext(ctx, "SELECT count(*) FROM snapshots WHERE status = ?", st).Scan(&k.total); err != nil {
 			return nil, err
@@ -60,7 +64,7 @@ func keptColumns(ctx context.Context, q state.Querier) (map[string]kept, error) 
 		out[st] = k
 	}
 	rows, err := q.QueryContext(ctx, `SELECT s.status, c.table_name, c.columns, count(*) FROM snapshots s JOIN parquet_columns c ON s.id = c.snapshot_id
-		WHERE s.status IN (?, ?) GROUP BY ALL ORDER BY ALL`, StatusComplete, StatusIncomplete)
+		WHERE list_contains(?, s.status) GROUP BY ALL ORDER BY ALL`, statuses)
 	if err != nil {
 		return nil, err
 	}

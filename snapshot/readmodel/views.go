@@ -1,4 +1,4 @@
-package snapshot
+package readmodel
 
 import (
 	"context"
@@ -21,11 +21,18 @@ import (
 // partition kept (and, read by name, opens every file's footer), so a
 // store of a year's snapshots paid that at each publish. The views are
 // therefore kept bound in a template, DIR/.billsnap/views.duckdb, that a
-// run's DuckDB file starts as (Run.openDB); a publish whose views are the
-// template's binds none of them. A model and the template name their
+// run's DuckDB file starts as (StartFromTemplate); a publish whose views
+// are the template's binds none of them. A model and the template name their
 // views by a key (billsnap_model's 'views'): the statements, and what
 // their binding depends on (the columns of every table, and those of the
 // snapshots kept).
+
+// ViewsKey is the key of the views a model must have now; q is the
+// state, in a section.
+func (s Model) ViewsKey(ctx context.Context, q state.Querier) (string, error) {
+	want, err := s.views(ctx, q)
+	return want.key, err
+}
 
 // viewSet is the views a model must have, but latest_snapshot.
 type viewSet struct {
@@ -35,21 +42,17 @@ type viewSet struct {
 
 // views are the views a model must have now; q is the state, in a
 // section.
-func (s *Store) views(ctx context.Context, q state.Querier) (viewSet, error) {
-	stmts := s.recs.Views(absolute(s.records.link))
+func (s Model) views(ctx context.Context, q state.Querier) (viewSet, error) {
+	stmts := s.Records.Views(absolute(s.RecordsLink))
 	keyed := slices.Clone(stmts)
-	columns, err := keptColumns(ctx, q)
+	columns, err := keptColumns(ctx, q, s.Trees)
 	if err != nil {
 		return viewSet{}, err
 	}
-	for _, tr := range []struct {
-		tree   tree
-		status string
-		prefix string
-	}{{s.tree, StatusComplete, ""}, {s.incomplete, StatusIncomplete, "incomplete_"}} {
-		kept := columns[tr.status]
-		for _, t := range s.tables {
-			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s%s AS %s", tr.prefix, t.Name, s.history(tr.tree, t, tr.status, kept.byName(t.Name))))
+	for _, tr := range s.Trees {
+		kept := columns[tr.Status]
+		for _, t := range s.Tables {
+			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s%s AS %s", tr.Prefix, t.Name, history(tr, t, kept.byName(t.Name))))
 			keyed = append(keyed, stmts[len(stmts)-1], columnList(t), kept.lists[t.Name])
 		}
 	}
@@ -71,14 +74,14 @@ func digest(stmts []string) string {
 // again at the next; the template would be written for nothing.) A
 // template that cannot be saved costs the next publish the views'
 // binding, nothing else.
-func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) error {
+func (s Model) fillModel(ctx context.Context, conn *sql.Conn, latest string) error {
 	want, err := s.views(ctx, conn)
 	if err != nil {
 		return err
 	}
 	have, err := viewsKey(ctx, conn, modelAlias)
 	if err != nil {
-		s.log.Warn("the read model's views are written again", "error", err)
+		s.Log.Warn("the read model's views are written again", "error", err)
 	}
 	stmts := []string{"USE " + modelAlias}
 	if have != want.key {
@@ -90,7 +93,7 @@ func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) er
 	}
 	if have != want.key && s.masterViews(ctx, conn) == want.key {
 		if err := s.saveTemplate(ctx, conn, want); err != nil {
-			s.log.Warn("the next export will bind the read model's views again", "error", err)
+			s.Log.Warn("the next export will bind the read model's views again", "error", err)
 		}
 	}
 	return nil
@@ -98,8 +101,8 @@ func (s *Store) fillModel(ctx context.Context, conn *sql.Conn, latest string) er
 
 // masterViews is the key of the master's views, attaching it on conn: ""
 // when there is no master, or when it cannot be read (logged).
-func (s *Store) masterViews(ctx context.Context, conn *sql.Conn) string {
-	if _, err := os.Stat(s.at.Master()); err != nil {
+func (s Model) masterViews(ctx context.Context, conn *sql.Conn) string {
+	if _, err := os.Stat(s.At.Master()); err != nil {
 		return ""
 	}
 	err := s.attachMaster(ctx, conn)
@@ -108,7 +111,7 @@ func (s *Store) masterViews(ctx context.Context, conn *sql.Conn) string {
 		key, err = viewsKey(ctx, conn, masterAlias)
 	}
 	if err != nil {
-		s.log.Warn("the read model's master cannot be read: the template of its views is not saved", "error", err)
+		s.Log.Warn("the read model's master cannot be read: the template of its views is not saved", "error", err)
 	}
 	return key
 }
@@ -143,15 +146,15 @@ const templateAlias = "views_next"
 // saveTemplate makes the template anew: empty latest_ tables (which the
 // views of an empty tree read) and the views want, bound, written beside
 // it and renamed over it. conn is on the state, in a section.
-func (s *Store) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) error {
-	tmp := s.at.ViewsTemplate() + ".next"
+func (s Model) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) error {
+	tmp := s.At.ViewsTemplate() + ".next"
 	os.Remove(tmp)
 	os.Remove(tmp + ".wal")
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s", state.SQLString(tmp), templateAlias)); err != nil {
 		return fmt.Errorf("the views' template: %w", err)
 	}
 	stmts := []string{"USE " + templateAlias}
-	for _, t := range s.tables {
+	for _, t := range s.Tables {
 		stmts = append(stmts, t.CreateSQL("latest_"+t.Name))
 	}
 	stmts = append(append(stmts, want.stmts...), modelInfoSQL("", want.key), "USE "+state.AttachedAs)
@@ -163,7 +166,7 @@ func (s *Store) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) 
 		err = state.SyncFile(tmp)
 	}
 	if err == nil {
-		err = os.Rename(tmp, s.at.ViewsTemplate())
+		err = os.Rename(tmp, s.At.ViewsTemplate())
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -172,11 +175,11 @@ func (s *Store) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) 
 	return nil
 }
 
-// startFromTemplate makes path, a run's DuckDB file, a copy of the
+// StartFromTemplate makes path, a run's DuckDB file, a copy of the
 // template when there is one (whose latest_ tables the run makes anew,
 // with its own columns); it tells whether it did.
-func (s *Store) startFromTemplate(path string) (bool, error) {
-	err := state.CopyFile(s.at.ViewsTemplate(), path, false)
+func (s Model) StartFromTemplate(path string) (bool, error) {
+	err := state.CopyFile(s.At.ViewsTemplate(), path, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -184,17 +187,17 @@ func (s *Store) startFromTemplate(path string) (bool, error) {
 }
 
 // history is the relation of every snapshot of table t in tree tr that
-// the records list as status: a view over its Parquet files through the
+// the records list as the tree's status: a view over its Parquet files through the
 // tree's link, so that a query sees a snapshot only once every table of
 // it is in the tree, and none that retention is taking out; the empty
 // latest_ table when the tree has none. Its files are read by name when
 // byName is set (parquetRelation), else by position.
-func (s *Store) history(tr tree, t catalog.Table, status string, byName bool) string {
-	glob := filepath.Join(absolute(tr.link), t.Name, "*", "*.parquet")
+func history(tr Tree, t catalog.Table, byName bool) string {
+	glob := filepath.Join(absolute(tr.Link), t.Name, "*", "*.parquet")
 	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
 		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)
 	}
-	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName), PartitionKey, state.SQLString(status))
+	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName), PartitionKey, state.SQLString(tr.Status))
 }
 
 // hasParquet tells whether a partition of the table directory dir holds a
@@ -220,15 +223,15 @@ func hasParquet(dir string) bool {
 	}
 }
 
-// parquetRelation reads the Parquet files of glob as the latest_ tables
+// ParquetRelation reads the Parquet files of glob as the latest_ tables
 // have their rows: the snapshot's ID (from the partition directory) first,
 // columns by name (a column the configuration added later is NULL in
 // older snapshots), _raw as JSON. DuckDB reads every key=value directory
 // of a path as a Hive partition: those above the tree (an output
 // directory under /data/env=prod/) are left out.
-func parquetRelation(glob string) string { return readParquet(glob, true) }
+func ParquetRelation(glob string) string { return readParquet(glob, true) }
 
-// readParquet is parquetRelation, reading the files' columns by name
+// readParquet is ParquetRelation, reading the files' columns by name
 // when byName is set and by position (the first file's) when not: for
 // files that all have the same columns, whose footers DuckDB then need
 // not all read to bind the relation.
@@ -257,3 +260,10 @@ func absolute(path string) string {
 func latestView(latest string) string {
 	return "CREATE OR REPLACE VIEW latest_snapshot AS SELECT * FROM snapshots WHERE id = " + state.SQLString(latest)
 }
+
+// PartitionKey names the snapshot in the Parquet trees' Hive partitions,
+// as in DuckDB's tables: <table>/snapshot_id=<id>/.
+const PartitionKey = "snapshot_id"
+
+// Partition is the partition directory of snapshot id.
+func Partition(id string) string { return PartitionKey + "=" + id }

@@ -1,4 +1,4 @@
-package snapshot
+package readmodel
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
-// bind makes the views cur.<table> and prev.<table> on conn show the
+// Bind makes the views cur.<table> and prev.<table> on conn show the
 // snapshots cur and prev, for reconcile: the latest complete snapshot
 // from the read model's master (native tables), another from its
 // Parquet, in the tree of complete snapshots or of incomplete ones. prev
@@ -22,15 +22,15 @@ import (
 // databases in memory; conn is a connection of the state (a Reading's,
 // or a section's, whose end detaches them and the master, attached
 // read-only).
-func (s *Store) bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]runrec.File, error) {
+func (s Model) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]runrec.File, error) {
 	latest := ""
-	if _, err := os.Stat(s.at.Master()); err == nil {
+	if _, err := os.Stat(s.At.Master()); err == nil {
 		err := s.attachMaster(ctx, conn)
 		if err == nil {
 			err = conn.QueryRowContext(ctx, "SELECT value FROM "+masterAlias+".billsnap_model WHERE key = 'latest'").Scan(&latest)
 		}
 		if err != nil {
-			s.log.Warn("the read model's master cannot be read; reconcile reads the snapshot's Parquet", "error", err)
+			s.Log.Warn("the read model's master cannot be read; reconcile reads the snapshot's Parquet", "error", err)
 			latest = ""
 		}
 	}
@@ -38,7 +38,7 @@ func (s *Store) bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]r
 		if _, err := conn.ExecContext(ctx, "ATTACH IF NOT EXISTS ':memory:' AS "+schema.name); err != nil {
 			return nil, err
 		}
-		for _, t := range s.tables {
+		for _, t := range s.Tables {
 			rel, err := s.relation(t, schema.id, latest)
 			if err != nil {
 				return nil, err
@@ -49,22 +49,22 @@ func (s *Store) bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]r
 			}
 		}
 	}
-	return s.runs.Bind(ctx, conn, cur, prev)
+	return s.Runs.Bind(ctx, conn, cur, prev)
 }
 
 // relation is the relation of table t's rows of snapshot id; latest is
 // the snapshot the master holds.
-func (s *Store) relation(t catalog.Table, id, latest string) (string, error) {
+func (s Model) relation(t catalog.Table, id, latest string) (string, error) {
 	switch {
 	case id == "":
 		return fmt.Sprintf("SELECT * FROM cur.%s WHERE false", t.Name), nil
 	case id == latest:
 		return fmt.Sprintf("SELECT * FROM %s.latest_%s", masterAlias, t.Name), nil
 	}
-	for _, tr := range []tree{s.tree, s.incomplete} {
-		dir := filepath.Join(absolute(tr.link), t.Name, partition(id))
+	for _, tr := range s.Trees {
+		dir := filepath.Join(absolute(tr.Link), t.Name, Partition(id))
 		if _, err := os.Stat(dir); err == nil {
-			return parquetRelation(filepath.Join(dir, "*.parquet")), nil
+			return ParquetRelation(filepath.Join(dir, "*.parquet")), nil
 		}
 	}
 	return "", fmt.Errorf("snapshot %s: %w", id, errNoData)

@@ -1,0 +1,233 @@
+package readmodel
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/snapshot/runrec"
+	"github.com/billsnap/billsnap/snapshot/state"
+)
+
+// The read model is a DuckDB file built whole and then renamed into place,
+// never changed after: a reader that opened it keeps a consistent view of
+// its latest_ tables (the old inode), and one that opens the path
+// afterwards gets the new one. It holds
+//
+//	latest_<table>      the latest complete snapshot, native tables
+//	<table>             every complete snapshot: a view over the Parquet tree
+//	incomplete_<table>  the incomplete snapshots: a view over their tree
+//	snapshots, snapshot_tables, snapshot_fields, reconciliations,
+//	reconciliation_totals, field_ids, runs, and the run records
+//	findings, unjudged, rechecks
+//	                    views over the records (runrec.Records)
+//	latest_snapshot     the snapshot its latest_ tables hold, a view
+//	billsnap_model      that snapshot's ID, and a digest of the views
+//
+// The views read through links that a publish switches, so they show
+// what was published last when a query runs. A new model is built when
+// the latest complete snapshot changes, or when the views it must have
+// change (a tree no longer empty, a directory moved: they name absolute
+// paths); a reconciliation publishes records only.
+//
+// billsnap keeps the model's master in DIR/.billsnap/model.duckdb (what
+// reconcile reads) and publishes a copy of it as DIR/billsnap.duckdb.
+
+// Model is the read model of an output directory, as its store has it
+// now: where its files are, the tables of its latest_ tables and views,
+// and what its views read (the Parquet trees, the records).
+type Model struct {
+	At           layout.Dir
+	Public       string          // DIR/billsnap.duckdb
+	Tables       []catalog.Table // the store's tables, the configuration's fields applied
+	Trees        []Tree          // the Parquet trees: of complete snapshots first, then of incomplete ones
+	Records      runrec.Records
+	RecordsLink  string // DIR/records
+	Runs         runrec.Files
+	RowGroupSize int
+	Log          *slog.Logger
+}
+
+// Tree is a Parquet tree the model's views read: its link, the status its
+// snapshots have, and the prefix of its views' names.
+type Tree struct{ Link, Status, Prefix string }
+
+// modelAlias is the name the model is attached under while it is built.
+const modelAlias = "model_next"
+
+// Build makes base, a private DuckDB file holding latest_<table> tables,
+// the next read model: it writes its views; the store's section publishes
+// it once the state is committed, so that readers never see what the
+// state might yet not record. latest is the snapshot its latest_ tables
+// hold ("" when none); db is the state, in a section.
+func (s Model) Build(ctx context.Context, db *sql.DB, base, latest string) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	attach := fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", state.SQLString(base), modelAlias, s.RowGroupSize)
+	if _, err := conn.ExecContext(ctx, attach); err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	err = s.fillModel(ctx, conn, latest)
+	if _, derr := conn.ExecContext(context.WithoutCancel(ctx), "USE "+state.AttachedAs+"; DETACH DATABASE IF EXISTS "+modelAlias); err == nil && derr != nil {
+		err = derr
+	}
+	if err == nil {
+		// The master is about to be replaced: what a section attached of
+		// it would go on showing the old one.
+		_, err = conn.ExecContext(ctx, "DETACH DATABASE IF EXISTS "+masterAlias)
+	}
+	if err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	crashpoint.Hit("model.built")
+	return nil
+}
+
+// fillIn runs the statements that fill the DuckDB file attached as alias
+// in one transaction (one commit, one sync of its WAL, where each
+// statement would have its own), then checkpoints it so that it is one
+// file.
+func fillIn(ctx context.Context, conn *sql.Conn, alias string, stmts []string) error {
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return err
+	}
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			return err
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return err
+	}
+	_, err := conn.ExecContext(ctx, "CHECKPOINT "+alias)
+	return err
+}
+
+// CopyToPublic publishes the master: a copy written beside the public
+// file, made durable, and renamed over it.
+func (s Model) CopyToPublic() error {
+	tmp := s.Public + ".next"
+	if err := state.CopyFile(s.At.Master(), tmp, true); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("publishing the read model: %w", err)
+	}
+	crashpoint.Hit("model.copied")
+	if err := os.Rename(tmp, s.Public); err != nil {
+		return fmt.Errorf("publishing the read model: %w", err)
+	}
+	state.SyncDir(filepath.Dir(s.Public))
+	crashpoint.Hit("model.public")
+	return nil
+}
+
+// Next is where the next model is built, emptied.
+func (s Model) Next() string {
+	next := s.At.MasterNext()
+	os.Remove(next)
+	os.Remove(next + ".wal")
+	return next
+}
+
+// masterAlias is the name the master is attached under, read-only, in a
+// section of the state: by reconcile (Bind) and to read what it holds.
+const masterAlias = "model"
+
+// attachMaster attaches the master on conn, read-only, unless it is.
+func (s Model) attachMaster(ctx context.Context, conn *sql.Conn) error {
+	q := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", state.SQLString(s.At.Master()), masterAlias)
+	if _, err := conn.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	return nil
+}
+
+// Info is what the read model holds: the snapshot of its latest_ tables
+// ("" for none) and the digest of its views; of built, the model a
+// section built ("" for none), else of the master; os.ErrNotExist when
+// there is neither. db is the state, in a section.
+func (s Model) Info(ctx context.Context, db *sql.DB, built string) (latest, views string, err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	defer conn.Close()
+	alias := masterAlias
+	switch _, err := os.Stat(s.At.Master()); {
+	case built != "":
+		alias = "model_built"
+		q := fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", state.SQLString(built), alias)
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return "", "", fmt.Errorf("read model: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+alias)
+	case err != nil:
+		return "", "", os.ErrNotExist
+	default:
+		if err := s.attachMaster(ctx, conn); err != nil {
+			return "", "", err
+		}
+	}
+	err = conn.QueryRowContext(ctx, "SELECT max(value) FILTER (key = 'latest'), coalesce(max(value) FILTER (key = 'views'), '') FROM "+
+		alias+".billsnap_model").Scan(&latest, &views)
+	return latest, views, err
+}
+
+// Empty makes a model file at path with empty latest_ tables: the
+// read model of a store without a complete snapshot.
+func (s Model) Empty(ctx context.Context, db *sql.DB, path string) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", state.SQLString(path), modelAlias, s.RowGroupSize)); err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
+	for _, t := range s.Tables {
+		if _, err := conn.ExecContext(ctx, t.CreateSQL(modelAlias+".latest_"+t.Name)); err != nil {
+			return fmt.Errorf("read model: %w", err)
+		}
+	}
+	return nil
+}
+
+// FromParquet builds at path a model file whose latest_ tables hold
+// complete snapshot id, read from the Parquet tree: when the DuckDB file
+// its export built is gone. db is the state, in a section.
+func (s Model) FromParquet(ctx context.Context, db *sql.DB, id, path string) error {
+	os.Remove(path)
+	os.Remove(path + ".wal")
+	if err := s.Empty(ctx, db, path); err != nil {
+		return err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", state.SQLString(path), modelAlias, s.RowGroupSize)); err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
+	s.Log.Warn("building the read model from the Parquet of the latest snapshot", "snapshot", id)
+	for _, t := range s.Tables {
+		glob := filepath.Join(s.Trees[0].Link, t.Name, Partition(id), "*.parquet")
+		q := fmt.Sprintf("INSERT INTO %s.latest_%s BY NAME %s", modelAlias, t.Name, ParquetRelation(glob))
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("read model: loading %s: %w", t.Name, err)
+		}
+	}
+	_, err = conn.ExecContext(ctx, "CHECKPOINT "+modelAlias)
+	return err
+}
