@@ -1,46 +1,12 @@
 package snapshot
 
 import (
-	"context"
 	"database/sql"
-	"errors"
 	"testing"
 
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
-
-// Query refuses several statements before any runs, and names a statement
-// that does not prepare as the caller's.
-func TestQueryRunsOneStatement(t *testing.T) {
-	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var se *StatementError
-	if _, err := Query(ctx, db, "CREATE TABLE t (x INT); SELECT 1"); !errors.Is(err, ErrNotOneStatement) || !errors.As(err, &se) {
-		t.Errorf("two statements: %v", err)
-	}
-	if _, err := db.ExecContext(ctx, "SELECT * FROM t"); err == nil {
-		t.Error("the first of two refused statements ran")
-	}
-	for _, bad := range []string{"", "selec 1", "SELECT * FROM nope"} {
-		if _, err := Query(ctx, db, bad); !errors.As(err, &se) {
-			t.Errorf("%q: %v, want a StatementError", bad, err)
-		}
-	}
-	rows, err := Query(ctx, db, "SELECT 41 + 1;")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var n int
-	if !rows.Next() || rows.Scan(&n) != nil || n != 42 {
-		t.Errorf("one statement with a semicolon: %d, %v", n, rows.Err())
-	}
-}
 
 // A process that holds the read model open, as billsnap serve and the
 // scheduler do, gets the new one when it opens the path after a publish,

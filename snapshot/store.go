@@ -16,6 +16,7 @@ import (
 	// that opens a store (the package says why).
 	_ "github.com/billsnap/billsnap/internal/heaptrim"
 	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
@@ -189,3 +190,35 @@ func (s *Store) Close() error {
 	}
 	return err
 }
+
+// ErrNoStore is a directory where no billsnap has published anything
+// (readmodel.ErrNoStore).
+var ErrNoStore = readmodel.ErrNoStore
+
+// OpenRead opens the database readers see, read-only: what the last
+// publish left (readmodel.Open). It is ErrNoStore (wrapped, naming the
+// path) when there is none.
+func OpenRead(ctx context.Context, cfg Options) (*sql.DB, error) {
+	return readmodel.Open(ctx, layout.Dir(cfg.Out).Under(cfg.DuckDB.File))
+}
+
+// StatementError is a statement that cannot be prepared: the caller's
+// mistake (readmodel.StatementError).
+type StatementError = readmodel.StatementError
+
+// ErrNotOneStatement is SQL that holds more than one statement.
+var ErrNotOneStatement = readmodel.ErrNotOneStatement
+
+// Query runs one statement on db, a database from OpenRead
+// (readmodel.Query).
+func Query(ctx context.Context, db *sql.DB, statement string) (*sql.Rows, error) {
+	return readmodel.Query(ctx, db, statement)
+}
+
+// TornRead tells whether a query's error is a torn read of the records,
+// only to be run again (readmodel.TornRead).
+func TornRead(err error) bool { return readmodel.TornRead(err) }
+
+// DuckDBVersion is the version of the DuckDB library billsnap is built
+// with, and its source commit (readmodel.DuckDBVersion).
+func DuckDBVersion(ctx context.Context) (string, error) { return readmodel.DuckDBVersion(ctx) }

@@ -1,4 +1,4 @@
-package snapshot
+package readmodel
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -18,17 +17,16 @@ import (
 // ErrNoStore is a directory where no billsnap has published anything.
 var ErrNoStore = errors.New("no billsnap store here yet: run billsnap export first")
 
-// OpenRead opens the database readers see, read-only: what the last
-// publish left. It is ErrNoStore (wrapped, naming the path) when there is
-// none.
+// Open opens the database readers see at path (DIR/billsnap.duckdb),
+// read-only: what the last publish left. It is ErrNoStore (wrapped,
+// naming the path) when there is none.
 //
 // The file is attached to a database of its own, not opened by its path:
 // the driver keeps one instance per path for the whole process, so a
 // process that holds the read model open (billsnap serve, the scheduler)
 // would be given that instance again, the file a publish has since
 // renamed away, instead of the one now at the path.
-func OpenRead(ctx context.Context, cfg Options) (*sql.DB, error) {
-	path := filepath.Join(cfg.Out, cfg.DuckDB.File)
+func Open(ctx context.Context, path string) (*sql.DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoStore)
 	}
@@ -63,7 +61,7 @@ type StatementError struct{ Err error }
 func (e *StatementError) Error() string { return e.Err.Error() }
 func (e *StatementError) Unwrap() error { return e.Err }
 
-// Query runs statement on db, a database from OpenRead, and returns its
+// Query runs statement on db, a database from Open, and returns its
 // rows. statement must be one SQL statement that prepares: anything else
 // is a *StatementError before anything runs (of several statements, only
 // the last one's rows could be shown).
