@@ -113,7 +113,7 @@ func adoptedTables() []string {
 // snapshot into a new read model, published over the old file.
 func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, sec *section) error {
 	db := sec.DB
-	if err := s.tree.renameOldPartitions(); err != nil {
+	if err := renameOldPartitions(s.tree); err != nil {
 		return err
 	}
 	if err := migrate.MoveRuns(ctx, conn, s.at.Runs()); err != nil {

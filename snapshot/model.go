@@ -22,9 +22,9 @@ import (
 // change when a snapshot assigns field IDs).
 func (s *Store) model() readmodel.Model {
 	return readmodel.Model{At: s.at, Public: s.publicPath, Tables: s.tables,
-		Trees: []readmodel.Tree{{Link: s.tree.link, Status: StatusComplete},
-			{Link: s.incomplete.link, Status: StatusIncomplete, Prefix: "incomplete_"}},
-		Records: s.recs, RecordsLink: s.records.link, Runs: s.runs, RowGroupSize: s.duck.RowGroupSize, Log: s.log}
+		Trees: []readmodel.Tree{{Link: s.tree.Link, Status: StatusComplete},
+			{Link: s.incomplete.Link, Status: StatusIncomplete, Prefix: "incomplete_"}},
+		Records: s.recs, RecordsLink: s.records.Link, Runs: s.runs, RowGroupSize: s.duck.RowGroupSize, Log: s.log}
 }
 
 // publishModel makes base, a private DuckDB file holding latest_<table>

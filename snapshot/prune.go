@@ -8,6 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/snapshot/tree"
 )
 
 // Prune keeps the newest keep complete snapshots and deletes the older
@@ -45,8 +46,8 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		return nil, err
 	}
 	crashpoint.Hit("prune.committed")
-	for _, tr := range []tree{s.tree, s.incomplete} {
-		if err := tr.remove(ids); err != nil {
+	for _, tr := range []tree.Tree{s.tree, s.incomplete} {
+		if err := tr.Remove(ids); err != nil {
 			return ids, err
 		}
 	}

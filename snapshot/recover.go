@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/snapshot/tree"
 )
 
 // recover finishes what an interrupted run left, with the export lock
@@ -45,21 +46,21 @@ func (s *Store) recover(ctx context.Context, sec *section) error {
 	if err := os.RemoveAll(s.at.Staging()); err != nil {
 		return fmt.Errorf("removing staging: %w", err)
 	}
-	if err := s.tree.renameOldPartitions(); err != nil {
+	if err := renameOldPartitions(s.tree); err != nil {
 		return err
 	}
-	for _, tr := range []tree{s.tree, s.incomplete} {
-		cur, err := tr.current()
+	for _, tr := range []tree.Tree{s.tree, s.incomplete} {
+		cur, err := tr.Current()
 		if err != nil {
 			return err
 		}
-		tr.removeOthers(cur) // generations an earlier billsnap left half built, what a removal left
+		tr.RemoveOthers(cur) // generations an earlier billsnap left half built, what a removal left
 	}
 	if err := s.removeStrays(ctx, db); err != nil {
 		return err
 	}
 	_, noModel := os.Stat(s.publicPath)
-	_, noRecords := os.Lstat(s.records.link)
+	_, noRecords := os.Lstat(s.records.Link)
 	if noModel != nil {
 		sec.publicStale = true // the master may be whole
 	}
@@ -80,7 +81,7 @@ func (s *Store) removeStrays(ctx context.Context, db *sql.DB) error {
 		return nil
 	}
 	for _, kind := range []struct {
-		tr     tree
+		tr     tree.Tree
 		status string
 	}{{s.tree, StatusComplete}, {s.incomplete, StatusIncomplete}} {
 		if err := s.removeStrayPartitions(ctx, db, kind.tr, kind.status); err != nil {
@@ -116,34 +117,34 @@ func snapshotsWith(ctx context.Context, db *sql.DB, statuses ...string) (map[str
 // removeStrayPartitions takes the partitions of snapshots that are not in
 // status out of tree tr: nothing but complete snapshots stays where readers
 // look for them, and incomplete ones where they look for those.
-func (s *Store) removeStrayPartitions(ctx context.Context, db *sql.DB, tr tree, status string) error {
+func (s *Store) removeStrayPartitions(ctx context.Context, db *sql.DB, tr tree.Tree, status string) error {
 	keep, err := snapshotsWith(ctx, db, status)
 	if err != nil {
 		return err
 	}
-	parts, err := tr.partitions()
+	parts, err := tr.Partitions()
 	if err != nil {
 		return err
 	}
 	var stray []string
 	for id := range parts {
 		if keep[id] == "" {
-			s.log.Warn("removing Parquet of a snapshot that is not "+status, "snapshot", id, "tree", tr.link)
+			s.log.Warn("removing Parquet of a snapshot that is not "+status, "snapshot", id, "tree", tr.Link)
 			stray = append(stray, id)
 		}
 	}
-	return tr.remove(stray)
+	return tr.Remove(stray)
 }
 
 // publishParquet moves the staged tables of snapshot id into tree tr,
 // each as its partition; tables the tree has already are left alone.
-func (s *Store) publishParquet(tr tree, id string) error {
+func (s *Store) publishParquet(tr tree.Tree, id string) error {
 	staged, _ := filepath.Glob(filepath.Join(s.at.Staged(id), "*"))
 	staged = slices.DeleteFunc(staged, func(p string) bool {
 		_, isTable := s.table(filepath.Base(p))
 		return !isTable
 	})
-	parts, err := tr.partitions()
+	parts, err := tr.Partitions()
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func (s *Store) publishParquet(tr tree, id string) error {
 		}
 		return nil
 	}
-	err = tr.add(id, todo)
+	err = tr.Add(id, todo)
 	if err != nil {
 		return fmt.Errorf("publishing the Parquet of snapshot %s: %w", id, err)
 	}

@@ -93,7 +93,7 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 	for _, table := range []string{"customers", "invoices"} {
 		moved = append(moved, filepath.Join(cfg.Out, ".staging", run.ID, table))
 	}
-	if err := s.tree.add(run.ID, moved); err != nil {
+	if err := s.tree.Add(run.ID, moved); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

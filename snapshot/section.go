@@ -117,7 +117,7 @@ func MigrateState(ctx context.Context, db *sql.DB) error { return migrate.State(
 // commits (showRecords).
 func (s *Store) buildRecords(ctx context.Context, sec *section) error {
 	s.dropRecords(sec)
-	cur, err := s.records.current()
+	cur, err := s.records.Current()
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (s *Store) buildRecords(ctx context.Context, sec *section) error {
 	if err != nil {
 		return fmt.Errorf("records: %s is not a generation", cur)
 	}
-	next := s.records.gen(n + 1)
+	next := s.records.Gen(n + 1)
 	os.RemoveAll(next)
 	if err := os.MkdirAll(next, 0o755); err != nil {
 		return fmt.Errorf("records: %w", err)
@@ -147,10 +147,10 @@ func (s *Store) showRecords(sec *section) error {
 	if next == "" {
 		return nil
 	}
-	if err := s.records.point(next); err != nil {
+	if err := s.records.Point(next); err != nil {
 		return err
 	}
-	s.records.removeOthers(next)
+	s.records.RemoveOthers(next)
 	return nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/snapshot/tree"
 )
 
 // BusyError is an output directory another billsnap holds.
@@ -63,8 +64,8 @@ const (
 type Store struct {
 	tables     []catalog.Table // catalog.Tables, with the configuration's fields applied
 	parquetDir string
-	tree       tree // complete snapshots
-	incomplete tree
+	tree       tree.Tree // complete snapshots
+	incomplete tree.Tree
 	at         layout.Dir     // the output directory
 	engine     *state.Engine  // where the sections and readings run
 	runs       runrec.Files   // the run records' files
@@ -75,7 +76,7 @@ type Store struct {
 	duck       DuckDB
 	lock       *os.File      // the export lock; nil for a store opened to reconcile
 	lockWait   time.Duration // lock_wait
-	records    tree          // the records: billsnap's tables as readers see them
+	records    tree.Tree     // the records: billsnap's tables as readers see them
 	log        *slog.Logger
 	now        func() time.Time
 }
@@ -144,8 +145,8 @@ func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, erro
 	}
 	at := layout.Dir(cfg.Out)
 	parquetDir := at.Under(cfg.Parquet.Dir)
-	return &Store{tables: tables, parquetDir: parquetDir, tree: newTree(parquetDir),
-		incomplete: newTree(at.Incomplete()), records: newTree(at.Records()), at: at, publicPath: at.Under(cfg.DuckDB.File),
+	return &Store{tables: tables, parquetDir: parquetDir, tree: tree.New(parquetDir),
+		incomplete: tree.New(at.Incomplete()), records: tree.New(at.Records()), at: at, publicPath: at.Under(cfg.DuckDB.File),
 		engine: state.NewEngine(cfg.DuckDB.settings(), at.StateTemp()), runs: runrec.New(at), recs: runrec.NewRecords(at, log, now),
 		pq: cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
 }

@@ -1,4 +1,4 @@
-package snapshot
+package tree
 
 import (
 	"os"
@@ -14,15 +14,15 @@ func TestTreeAdoptsAPlainDirectory(t *testing.T) {
 	file := filepath.Join(dir, "parquet", "customers", "snapshot=A", "part-00000.parquet")
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	os.WriteFile(file, []byte("A"), 0o644)
-	tr := newTree(filepath.Join(dir, "parquet"))
-	cur, err := tr.current()
+	tr := New(filepath.Join(dir, "parquet"))
+	cur, err := tr.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cur != filepath.Join(dir, ".parquet-gen", "000001") {
 		t.Errorf("current generation %s", cur)
 	}
-	if fi, err := os.Lstat(tr.link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+	if fi, err := os.Lstat(tr.Link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the tree is not a link: %v %v", fi, err)
 	}
 	if b, err := os.ReadFile(file); err != nil || string(b) != "A" {
@@ -37,7 +37,7 @@ func TestTreeAdoptsAPlainDirectory(t *testing.T) {
 func TestTreeAddsAndRemovesPartitionsInPlace(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	tr := newTree(filepath.Join(dir, "parquet"))
+	tr := New(filepath.Join(dir, "parquet"))
 	stage := func(id string) []string {
 		var srcs []string
 		for _, table := range []string{"customers", "invoices"} {
@@ -49,23 +49,23 @@ func TestTreeAddsAndRemovesPartitionsInPlace(t *testing.T) {
 		return srcs
 	}
 	staged, _ := os.Stat(filepath.Join(dir, ".staging", "A", "customers", "part-00000.parquet"))
-	if err := tr.add("A", stage("A")); err != nil {
+	if err := tr.Add("A", stage("A")); err != nil {
 		t.Fatal(err)
 	}
-	added, err := os.Stat(filepath.Join(tr.link, "customers", "snapshot_id=A", "part-00000.parquet"))
+	added, err := os.Stat(filepath.Join(tr.Link, "customers", "snapshot_id=A", "part-00000.parquet"))
 	if err != nil || (staged != nil && !os.SameFile(staged, added)) {
 		t.Errorf("the staged file is not the one in the tree: %v", err)
 	}
-	if err := tr.add("B", []string{filepath.Join(dir, ".staging", "B", "nothing")}); err == nil {
+	if err := tr.Add("B", []string{filepath.Join(dir, ".staging", "B", "nothing")}); err == nil {
 		t.Error("adding a partition that is not staged succeeded")
 	}
-	if err := tr.add("C", stage("C")); err != nil {
+	if err := tr.Add("C", stage("C")); err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.remove([]string{"A"}); err != nil {
+	if err := tr.Remove([]string{"A"}); err != nil {
 		t.Fatal(err)
 	}
-	parts, _ := tr.partitions()
+	parts, _ := tr.Partitions()
 	if len(parts) != 1 || len(parts["C"]) != 2 {
 		t.Errorf("after adding A and C and removing A readers see %v", parts)
 	}

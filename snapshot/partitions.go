@@ -1,0 +1,50 @@
+package snapshot
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/snapshot/migrate"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/tree"
+)
+
+// PartitionKey names the snapshot in the Parquet tree's Hive partitions,
+// as in DuckDB's tables: <table>/snapshot_id=<id>/ (readmodel's, whose
+// views read them).
+const PartitionKey = readmodel.PartitionKey
+
+// partition is the partition directory of snapshot id.
+func partition(id string) string { return readmodel.Partition(id) }
+
+// renameOldPartitions renames the partitions of the current generation
+// named with the key of an earlier billsnap (migrate.RenameOldPartitions):
+// a store written by an earlier billsnap is migrated when opened.
+func renameOldPartitions(t tree.Tree) error {
+	cur, err := t.Current()
+	if err != nil {
+		return err
+	}
+	return migrate.RenameOldPartitions(cur, PartitionKey)
+}
+
+// Files are the Parquet files of complete snapshot id in the tree, by
+// table in the catalogue's order, as the lake publishes them.
+func (s *Store) Files(id string) ([]lake.Local, error) {
+	var out []lake.Local
+	for _, t := range catalog.Tables() {
+		paths, err := filepath.Glob(filepath.Join(s.parquetDir, t.Name, PartitionKey+"="+id, "*.parquet"))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			out = append(out, lake.Local{Table: t.Name, Path: p})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("snapshot %s has no Parquet in %s", id, s.parquetDir)
+	}
+	return out, nil
+}
