@@ -15,7 +15,7 @@ func (d Dir) Under(rel string) string { return filepath.Join(string(d), rel) }
 // What readers see.
 
 // Records is the tree of billsnap's own tables as readers see them
-// (records.go in package snapshot).
+// (runrec.Records in package snapshot/runrec).
 func (d Dir) Records() string { return d.Under("records") }
 
 // Incomplete is the Parquet tree of incomplete snapshots.
