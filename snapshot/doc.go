@@ -16,4 +16,12 @@
 // finished by the next Open. A snapshot whose walk stayed inconsistent is
 // kept for inspection as incomplete (not in the latest_ tables) and gets
 // no Parquet in the tree.
+//
+// The store's parts are packages of their own, below it: state (the
+// state's sections, each a value with its hooks, the DuckDB engine, the
+// locks and file utilities), tree (the trees of generations readers see
+// through a link), runrec (the run records and the records readers see),
+// readmodel (the read model, its views and its queries) and migrate (the
+// state's schema and what an earlier billsnap's store becomes). This
+// package is the snapshot being taken, and the facade its callers use.
 package snapshot
