@@ -9,11 +9,23 @@ package main
 // publish to object storage (lake_test.go), so that it does not compile
 // the clouds' SDKs, Arrow and iceberg-go a second time, with -race.
 import (
+	"os"
+
 	"github.com/billsnap/billsnap/cmd/internal/lakepublish"
 	"github.com/billsnap/billsnap/lake/iceberg"
+	"github.com/billsnap/billsnap/lake/laketest"
 
 	_ "github.com/billsnap/billsnap/lake/drivers"
 )
 
 // testLake is the lake the tests' runs publish to: linked in.
 func testLake() lakeLink { return lakepublish.Lake{Catalogs: iceberg.Open} }
+
+// setLakeCredentials puts the credentials of the tests' object stores
+// (laketest.Serve) in the environment, before any test runs, so that the
+// tests that publish to them can run in parallel; dir holds no file.
+func setLakeCredentials(dir string) {
+	for k, v := range laketest.Credentials(dir) {
+		os.Setenv(k, v)
+	}
+}

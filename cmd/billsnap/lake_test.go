@@ -36,8 +36,9 @@ import (
 // the sandbox's answer key; the latest pointer names it; a second export
 // publishes the next, and retention prunes the lake with the store.
 func TestExportToObjectStorage(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 82, Customers: 40, Planted: 1}, "")
-	url := laketest.Start(t, "billing")
+	url := laketest.Serve(t, "billing")
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "c.yml"), []byte("retention: {keep: 1}\n"), 0o644)
 	export := func() {
@@ -116,9 +117,10 @@ func checkLakeAgainstKey(t *testing.T, l *objects.Lake, key sandbox.AnswerKey) {
 // rows; with retention 1 the next export expires the older Iceberg
 // snapshots and leaves in the lake exactly the latest snapshot's files.
 func TestIcebergTablesOnObjectStorage(t *testing.T) {
+	t.Parallel()
 	first := sandboxtest.Start(t, sandbox.Options{Seed: 83, Customers: 30, Planted: 1}, "")
 	second := sandboxtest.Start(t, sandbox.Options{Seed: 84, Customers: 45, Planted: 1}, "")
-	url := laketest.Start(t, "warehouse")
+	url := laketest.Serve(t, "warehouse")
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "c.yml")
 	export := func(srv *sandbox.Server, keep int) {
@@ -258,6 +260,7 @@ func checkScan(t *testing.T, scan *table.Scan, what string, want sandbox.TableKe
 // lake: every latest_ view equals the answer key, and the files a publish
 // cut short left (a snapshot_id directory without a manifest) are not read.
 func TestLakeDDLForDuckDBReadsTheLake(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 85, Customers: 25, Planted: 1}, "")
 	dir, lakeDir := t.TempDir(), t.TempDir()
 	url := "file://" + lakeDir
@@ -303,8 +306,9 @@ func TestLakeDDLForDuckDBReadsTheLake(t *testing.T) {
 // the table needs no name mapping: the current snapshot reads its values
 // from the new files, and the previous one, without it, still reads.
 func TestAnAddedColumnEvolvesTheIcebergTable(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 86, Customers: 20}, "")
-	url := laketest.Start(t, "evolve")
+	url := laketest.Serve(t, "evolve")
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "c.yml")
 	for _, yml := range []string{"retention: {keep: 2}\n", "retention: {keep: 2}\nfields: {customers: {culture: {field: Culture, type: string}}}\n"} {

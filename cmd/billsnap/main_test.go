@@ -17,7 +17,13 @@ func TestMain(m *testing.M) {
 		main()
 	}
 	os.Setenv(asMainEnv, "1")
+	aws, err := os.MkdirTemp("", "billsnap-test-aws-")
+	if err != nil {
+		panic(err)
+	}
+	setLakeCredentials(aws)
 	code := m.Run()
 	removeBinaries()
+	os.RemoveAll(aws)
 	os.Exit(code)
 }

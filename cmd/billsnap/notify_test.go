@@ -37,6 +37,7 @@ func events(t *testing.T, r *notifytest.Receiver) []notify.Message {
 // target that fails (404) leaves the exit codes as they are. No key is in
 // any payload, the store or the output.
 func TestAWebhookHearsOfMaterialOnceAndOfAFailure(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 87, Customers: 30, Planted: 2}, "")
 	hook, broken := notifytest.StartReceiver(t, 0), notifytest.StartReceiver(t, http.StatusNotFound)
 	dir, etc := t.TempDir(), t.TempDir() // the store, and where the configuration is

@@ -26,6 +26,7 @@ import (
 // --customers 12 --months 3 --now 2026-11-20T12:00:00Z`: export,
 // reconcile, export, reconcile, reconcile --period 2026-10, recheck.
 func TestAStoreOfTheEarlierFormatUpgrades(t *testing.T) {
+	t.Parallel()
 	dir := untar(t, filepath.Join("testdata", "store-v5.tgz"))
 	legacy := legacyRows(t, filepath.Join(dir, ".billsnap", "state.duckdb"))
 	if len(legacy["findings"]) == 0 || len(legacy["rechecks"]) == 0 {
