@@ -46,7 +46,7 @@ import (
 
 	"github.com/billsnap/billsnap/internal/atomicfile"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Source is what a pack is made from.
@@ -229,7 +229,7 @@ func addSnapshot(ctx context.Context, b *bag, src Source, id string) (int, error
 		return bytes.Count(recorded, []byte{'\n'}) - 1, nil
 	}
 	if src.DB != nil {
-		tables, err := snapshot.Manifest(ctx, src.DB, id)
+		tables, err := readmodel.Manifest(ctx, src.DB, id)
 		if err != nil {
 			return 0, err
 		}
@@ -252,7 +252,7 @@ func SnapshotRecord(ctx context.Context, db *sql.DB, root, parquetDir, id, dir s
 	if err != nil {
 		return nil, err
 	}
-	tables, err := snapshot.Manifest(ctx, db, id)
+	tables, err := readmodel.Manifest(ctx, db, id)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +277,7 @@ func SnapshotRecord(ctx context.Context, db *sql.DB, root, parquetDir, id, dir s
 
 // tablesFile is data/snapshot/tables.json: snapshot id's per-table
 // figures.
-func tablesFile(id string, tables []snapshot.TableStats) ([]byte, error) {
+func tablesFile(id string, tables []readmodel.TableStats) ([]byte, error) {
 	return jsonFile(map[string]any{"snapshot_id": id, "tables": tables})
 }
 

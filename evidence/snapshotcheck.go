@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // parseParquetManifest reads data/snapshot/parquet-manifest.csv: its
@@ -100,7 +100,7 @@ func checkTables(ctx context.Context, s *Store, snap string, payload map[string]
 	if s.DB == nil {
 		return false, nil
 	}
-	tables, err := snapshot.Manifest(ctx, s.DB, snap)
+	tables, err := readmodel.Manifest(ctx, s.DB, snap)
 	if err != nil {
 		return false, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // ReconcileOptions prepares what every reconciliation of cfg needs: the
@@ -166,7 +167,7 @@ func Report(ctx context.Context, cfg config.Config, store *snapshot.Store, opts 
 // reportInput gathers what the reports show besides the findings, from
 // db, the state.
 func reportInput(ctx context.Context, cfg config.Config, db *sql.DB, rep *reconcile.Report, demo bool) (*reports.Input, error) {
-	tables, err := snapshot.Manifest(ctx, db, rep.Snapshot.ID)
+	tables, err := readmodel.Manifest(ctx, db, rep.Snapshot.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +175,7 @@ func reportInput(ctx context.Context, cfg config.Config, db *sql.DB, rep *reconc
 	if err != nil {
 		return nil, err
 	}
-	fields, err := snapshot.Fields(ctx, db, rep.Snapshot.ID)
+	fields, err := readmodel.Fields(ctx, db, rep.Snapshot.ID)
 	if err != nil {
 		return nil, err
 	}

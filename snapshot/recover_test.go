@@ -16,6 +16,7 @@ import (
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // walkInto walks every collection of the sandbox into run, without
@@ -70,7 +71,7 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 	if err := run.loader.wait(); err != nil {
 		t.Fatal(err)
 	}
-	var stats []TableStats
+	var stats []readmodel.TableStats
 	for _, tb := range catalog.Tables() {
 		st, err := run.verified(tb)
 		if err != nil {

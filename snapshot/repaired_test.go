@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -30,7 +31,7 @@ func TestFieldsRecordedBeforeRepairsStillRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := readDB(t, cfg)
-	fields, err := Fields(context.Background(), db, old.ID)
+	fields, err := readmodel.Fields(context.Background(), db, old.ID)
 	if err != nil || len(fields) != len(old.Fields) {
 		t.Fatalf("the old snapshot's fields: %d, %v; want %d", len(fields), err, len(old.Fields))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Parts of 1,000 rows are loaded into DuckDB while the walk goes on; a
@@ -89,7 +90,7 @@ func TestManifestReadsWhatPublishWrote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Manifest(context.Background(), readDB(t, cfg), sum.ID)
+	got, err := readmodel.Manifest(context.Background(), readDB(t, cfg), sum.ID)
 	if err != nil || len(got) != len(sum.Tables) {
 		t.Fatalf("%d tables, %v", len(got), err)
 	}

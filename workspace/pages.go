@@ -10,7 +10,7 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 func (s *Server) routes() {
@@ -116,8 +116,8 @@ type overviewPage struct {
 	Rules           []overviewRule
 	Totals          []currencyLine
 	Counts, Amounts template.HTML
-	Notes           snapshot.FieldNotes
-	Incomplete      []snapshot.TableStats
+	Notes           readmodel.FieldNotes
+	Incomplete      []readmodel.TableStats
 	SignOffs        []signOffView
 	Latest          *signOffView // the period's newest sign-off, of any snapshot
 	Close           *closeView   // the period's close, when it is closed
@@ -201,15 +201,15 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		return err
 	}
 	p.Counts, p.Amounts = reports.TrendCharts(trend)
-	tables, err := snapshot.Manifest(ctx, db, p.Recon.Snapshot.ID)
+	tables, err := readmodel.Manifest(ctx, db, p.Recon.Snapshot.ID)
 	if err != nil {
 		return err
 	}
-	fields, err := snapshot.Fields(ctx, db, p.Recon.Snapshot.ID)
+	fields, err := readmodel.Fields(ctx, db, p.Recon.Snapshot.ID)
 	if err != nil {
 		return err
 	}
-	p.Notes = snapshot.Notes(fields, tables)
+	p.Notes = readmodel.Notes(fields, tables)
 	for _, t := range tables {
 		if !t.Complete || t.Problem != "" {
 			p.Incomplete = append(p.Incomplete, t)

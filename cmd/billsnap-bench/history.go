@@ -134,7 +134,7 @@ func status(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	defer db.Close()
-	if _, _, err := snapshot.LatestNotes(ctx, db); err != nil {
+	if _, _, err := readmodel.LatestNotes(ctx, db); err != nil {
 		return err
 	}
 	_, err = journal.DeliveriesIn(layout.Dir(cfg.Out).Notifications()).List()

@@ -17,6 +17,7 @@ import (
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // demoData is the sandbox the demo exports: the same seed, size and now
@@ -111,7 +112,7 @@ func demoJob(ctx context.Context, env *cliEnv, cfg config.Config, secret *extrac
 
 // printDemoEnd says where the snapshot and the reports are.
 func printDemoEnd(w io.Writer, self string, cfg config.Config, paths []string) {
-	fmt.Fprintf(w, "\nQuery the snapshot (no DuckDB CLI needed):\n  %s query --out %s \"%s\"\n", self, shellWord(cfg.Out), snapshot.ExampleQuery)
+	fmt.Fprintf(w, "\nQuery the snapshot (no DuckDB CLI needed):\n  %s query --out %s \"%s\"\n", self, shellWord(cfg.Out), readmodel.ExampleQuery)
 	fmt.Fprintf(w, "or with the DuckDB CLI on %s, or any Parquet reader on %s.\n",
 		filepath.Join(cfg.Out, cfg.DuckDB.File), filepath.Join(cfg.Out, cfg.Parquet.Dir, "<table>", "*", "*.parquet"))
 	fmt.Fprintf(w, "\nReports:\n")

@@ -21,6 +21,7 @@ import (
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // runStatus prints the last runs (from the journal, which no lock holds),
@@ -131,7 +132,7 @@ const statusFieldLines = 10
 // printLatestFields says what the latest complete snapshot received
 // otherwise than its columns' types, and what never arrived.
 func printLatestFields(ctx context.Context, w io.Writer, db *sql.DB) error {
-	id, n, err := snapshot.LatestNotes(ctx, db)
+	id, n, err := readmodel.LatestNotes(ctx, db)
 	if err != nil || id == "" {
 		return err
 	}

@@ -1,15 +1,30 @@
-package snapshot
+package readmodel
 
 import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/ingest"
 )
+
+// TableStats are one table's figures in a snapshot.
+type TableStats struct {
+	Table       string
+	Collection  string // the walked collection (the parent table of a child)
+	Walks       int
+	Pages       int
+	Received    int64 // records (rows, for a child table) received, duplicates included
+	Distinct    int64 // distinct IDs
+	TotalCount  int64 // the service's TotalCount; -1 for a child table
+	ParquetRows int64
+	DuckDBRows  int64
+	IDsSHA256   string // SHA-256 of the sorted IDs, each followed by "\n"
+	Seconds     float64
+	Complete    bool
+	Problem     string
+}
 
 // Manifest reads the per-table figures of snapshot id from db (the state,
 // or a read model: snapshot_tables_of reads the snapshot's rows only).
@@ -38,27 +53,6 @@ func Manifest(ctx context.Context, db *sql.DB, id string) ([]TableStats, error) 
 		}
 	}
 	return out, rows.Err()
-}
-
-// fieldRows writes what the snapshot received of each field, in tx.
-func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []ingest.FieldStats) error {
-	if len(fields) == 0 {
-		return nil
-	}
-	const row = "(?, ?, nullif(?, ''), ?, nullif(?, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, nullif(?, ''), ?)"
-	rows := make([]string, len(fields))
-	args := make([]any, 0, 16*len(fields))
-	for i, f := range fields {
-		t := f.Types
-		rows[i] = row
-		args = append(args, r.ID, f.Table, f.Column, f.Field, f.Kind, f.Contract, t.Null, t.String, t.Number, t.Boolean, t.Object, t.Array,
-			f.Coerced, f.Untyped, f.Example, f.Repaired)
-	}
-	// One statement: a statement a field cost 1 ms of the publish.
-	if _, err := tx.ExecContext(ctx, "INSERT INTO snapshot_fields VALUES "+strings.Join(rows, ", "), args...); err != nil {
-		return fmt.Errorf("recording the fields: %w", err)
-	}
-	return nil
 }
 
 // Fields reads what snapshot id received of each field from db, in the

@@ -1,4 +1,4 @@
-package snapshot
+package readmodel
 
 import "github.com/billsnap/billsnap/ingest"
 
