@@ -2,7 +2,6 @@ package job
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -36,7 +35,8 @@ func Recheck(ctx context.Context, cfg config.Config, svc Service, store *snapsho
 	if err != nil {
 		return nil, nil, req, err
 	}
-	err = store.Change(ctx, func(db *sql.DB) error {
+	err = store.Change(ctx, func(sec *snapshot.Section) error {
+		db := sec.DB()
 		conn, err := db.Conn(ctx)
 		if err != nil {
 			return err
@@ -45,7 +45,7 @@ func Recheck(ctx context.Context, cfg config.Config, svc Service, store *snapsho
 		if err := recheck.Stage(ctx, conn, rep.Snapshot.ID, results); err != nil {
 			return err
 		}
-		return store.KeepRechecks(ctx, conn, rep.Snapshot.ID)
+		return sec.KeepRechecks(ctx, conn, rep.Snapshot.ID)
 	})
 	if err != nil {
 		return nil, nil, req, err

@@ -142,7 +142,8 @@ func (e *env) options(o Options) Options {
 // query runs fn on the store's state.
 func (e *env) query(fn func(db *sql.DB)) {
 	e.t.Helper()
-	err := e.store.Update(context.Background(), func(db *sql.DB) error {
+	err := e.store.Update(context.Background(), func(sec *snapshot.Section) error {
+		db := sec.DB()
 		fn(db)
 		return nil
 	})

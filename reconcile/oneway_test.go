@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"testing"
@@ -32,7 +31,7 @@ func TestReconcileReadsAndTheStoreKeeps(t *testing.T) {
 	defer rd.Close()
 	var r *Report
 	var replaced bool
-	err = e.store.Update(ctx, func(*sql.DB) error { // the state's lock is held throughout
+	err = e.store.Update(ctx, func(*snapshot.Section) error { // the state's lock is held throughout
 		before, err := os.Stat(state)
 		if err != nil {
 			return err

@@ -48,7 +48,7 @@ func (s *Store) adopt(ctx context.Context) error {
 	}
 	// The adopted state is not a section of one (there is none yet to
 	// copy), but what it builds is shown as a section's is.
-	sec := &section{Section: &state.Section{DB: db}}
+	sec := &Section{st: &state.Section{DB: db}}
 	err = s.adoptInto(ctx, sec)
 	if cerr := db.Close(); err == nil {
 		err = cerr
@@ -68,8 +68,8 @@ func (s *Store) adopt(ctx context.Context) error {
 
 // adoptInto fills sec's database, the state being built, from the
 // published file.
-func (s *Store) adoptInto(ctx context.Context, sec *section) error {
-	db := sec.DB
+func (s *Store) adoptInto(ctx context.Context, sec *Section) error {
+	db := sec.DB()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -111,8 +111,8 @@ func adoptedTables() []string {
 // migrateData moves an old store's rows out of its one file: the runs to
 // the journal, the incomplete snapshots to their tree, the latest complete
 // snapshot into a new read model, published over the old file.
-func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, sec *section) error {
-	db := sec.DB
+func (s *Store) migrateData(ctx context.Context, conn *sql.Conn, sec *Section) error {
+	db := sec.DB()
 	if err := renameOldPartitions(s.tree); err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 
 	"github.com/billsnap/billsnap/sandbox"
@@ -29,7 +28,8 @@ func TestSectionsShareAnInstanceAndLeaveNothingAttached(t *testing.T) {
 			t.Fatal(err)
 		}
 		var n int
-		err = s.Update(context.Background(), func(db *sql.DB) error {
+		err = s.Update(context.Background(), func(sec *Section) error {
+			db := sec.DB()
 			conn, err := db.Conn(context.Background())
 			if err != nil {
 				return err

@@ -99,7 +99,7 @@ func readDB(t *testing.T, cfg testCfg) *sql.DB {
 // inState runs fn on the store's state, in a section of it.
 func inState(t *testing.T, s *Store, fn func(db *sql.DB)) {
 	t.Helper()
-	if err := s.Update(context.Background(), func(db *sql.DB) error { fn(db); return nil }); err != nil {
+	if err := s.Update(context.Background(), func(sec *Section) error { fn(sec.DB()); return nil }); err != nil {
 		t.Fatal(err)
 	}
 }

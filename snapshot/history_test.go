@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 
 	"github.com/billsnap/billsnap/sandbox"
@@ -25,7 +24,8 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 	s := openStore(t, cfg)
 	defer s.Close()
 	ctx := context.Background()
-	err = s.Update(ctx, func(db *sql.DB) error {
+	err = s.Update(ctx, func(sec *Section) error {
+		db := sec.DB()
 		for _, q := range []string{"CREATE TABLE findings (" + runrec.Findings.DDL() + ")",
 			"INSERT INTO findings (snapshot_id, period, rule, severity, entity_id, amount, status, waived) VALUES ('" + sum.ID + "', '', 'legacy', 'high', 'e1', 1.50, 'new', false)",
 			"UPDATE billsnap_meta SET value = '5' WHERE key = 'schema_version'",
@@ -45,7 +45,8 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 	if got := keptFindings(t, cfg); len(got) != 1 || got[0] != "legacy e1" {
 		t.Fatalf("after the upgrade the findings are %q", got)
 	}
-	err = s.Change(ctx, func(db *sql.DB) error {
+	err = s.Change(ctx, func(sec *Section) error {
+		db := sec.DB()
 		conn, err := db.Conn(ctx)
 		if err != nil {
 			return err
@@ -57,13 +58,13 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 		if _, err := conn.ExecContext(ctx, "INSERT INTO "+StagedFindings+" (snapshot_id, period, rule, severity, entity_id, amount, status, waived) VALUES (?, '', 'new', 'high', 'e2', 2.50, 'new', false)", sum.ID); err != nil {
 			return err
 		}
-		return s.KeepFindings(ctx, conn, sum.ID, "")
+		return sec.KeepFindings(ctx, conn, sum.ID, "")
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A later publish links the records anew from the run files.
-	if err := s.Change(ctx, func(*sql.DB) error { return nil }); err != nil {
+	if err := s.Change(ctx, func(*Section) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got := keptFindings(t, cfg); len(got) != 1 || got[0] != "new e2" {

@@ -31,8 +31,8 @@ func (s *Store) model() readmodel.Model {
 // tables, the next read model (readmodel.Model.Build), which section sec
 // publishes once it commits (publishPending). latest is the snapshot its
 // latest_ tables hold ("" when none).
-func (s *Store) publishModel(ctx context.Context, sec *section, base, latest string) error {
-	if err := s.model().Build(ctx, sec.DB, base, latest); err != nil {
+func (s *Store) publishModel(ctx context.Context, sec *Section, base, latest string) error {
+	if err := s.model().Build(ctx, sec.DB(), base, latest); err != nil {
 		return err
 	}
 	sec.built = base
@@ -48,7 +48,7 @@ func (s *Store) bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]r
 // to be shown: the marker stays until publishPending has shown it all,
 // so that the next billsnap finishes a publish a crash cut short
 // (finishPublish).
-func (s *Store) markPending(sec *section) error {
+func (s *Store) markPending(sec *Section) error {
 	if sec.built == "" && sec.recordsNext == "" {
 		return nil
 	}
@@ -58,7 +58,7 @@ func (s *Store) markPending(sec *section) error {
 // publishPending shows what a section built, once the state has
 // committed: the records' generation, then the model, renamed over the
 // master and copied over the public file.
-func (s *Store) publishPending(sec *section) error {
+func (s *Store) publishPending(sec *Section) error {
 	built, stale := sec.built, sec.publicStale
 	sec.built, sec.publicStale = "", false
 	if built == "" && sec.recordsNext == "" && !stale {
@@ -91,7 +91,7 @@ func (s *Store) publishPending(sec *section) error {
 
 // finishPublish publishes the state and the master again when a crash cut
 // a publish short.
-func (s *Store) finishPublish(ctx context.Context, sec *section) error {
+func (s *Store) finishPublish(ctx context.Context, sec *Section) error {
 	if _, err := os.Stat(s.at.PublishPending()); err != nil {
 		return nil
 	}
@@ -105,8 +105,8 @@ func (s *Store) finishPublish(ctx context.Context, sec *section) error {
 // complete snapshot (built from the snapshot's DuckDB file in staging, or
 // from its Parquet), or when its views are not the ones it must have (a
 // copy of it with them).
-func (s *Store) syncModel(ctx context.Context, sec *section) error {
-	db := sec.DB
+func (s *Store) syncModel(ctx context.Context, sec *Section) error {
+	db := sec.DB()
 	if err := s.buildRecords(ctx, sec); err != nil {
 		return err
 	}

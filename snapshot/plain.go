@@ -26,9 +26,9 @@ func StageTables(ctx context.Context, conn *sql.Conn) error { return runrec.Stag
 // KeepFindings records what conn's StagedFindings and StagedUnjudged hold
 // as the findings of snapshot snap and period, in place of those an
 // earlier reconciliation of both recorded. conn is a connection of the
-// state, in a section (Update's fn).
-func (s *Store) KeepFindings(ctx context.Context, conn *sql.Conn, snap, period string) error {
-	runs := s.current.runs
+// section's DB.
+func (sec *Section) KeepFindings(ctx context.Context, conn *sql.Conn, snap, period string) error {
+	runs := sec.runs
 	for _, k := range []struct {
 		kind  runrec.Kind
 		table string
@@ -46,9 +46,9 @@ func (s *Store) KeepFindings(ctx context.Context, conn *sql.Conn, snap, period s
 
 // KeepRechecks records what conn's StagedRechecks holds as one recheck of
 // snapshot snap's findings, beside the earlier ones. conn is a connection
-// of the state, in a section (Update's fn).
-func (s *Store) KeepRechecks(ctx context.Context, conn *sql.Conn, snap string) error {
-	return s.current.runs.Keep(ctx, conn, runrec.Rechecks, snap, sql.NullString{}, StagedRechecks)
+// of the section's DB.
+func (sec *Section) KeepRechecks(ctx context.Context, conn *sql.Conn, snap string) error {
+	return sec.runs.Keep(ctx, conn, runrec.Rechecks, snap, sql.NullString{}, StagedRechecks)
 }
 
 // Plain is a database that is not a store's state (reconcile's

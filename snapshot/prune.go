@@ -25,8 +25,8 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 		return nil, nil
 	}
 	var ids []string
-	err := s.update(ctx, func(sec *section) error {
-		db := sec.DB
+	err := s.Update(ctx, func(sec *Section) error {
+		db := sec.DB()
 		var err error
 		if ids, err = prunable(ctx, db, keep); err != nil || len(ids) == 0 {
 			return err

@@ -61,8 +61,8 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	fields := r.Fields()
 	// The manifest is committed before anything is published, so that a
 	// tree never shows a snapshot the state has not recorded.
-	err := r.s.Update(ctx, func(db *sql.DB) error {
-		return tx(ctx, db, func(t *sql.Tx) error { return r.manifest(ctx, t, stats, fields, status) })
+	err := r.s.Update(ctx, func(sec *Section) error {
+		return tx(ctx, sec.DB(), func(t *sql.Tx) error { return r.manifest(ctx, t, stats, fields, status) })
 	})
 	if err != nil {
 		return nil, fmt.Errorf("recording the snapshot: %w", err)
@@ -70,7 +70,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	r.committed = true
 	phases.end("recording")
 	crashpoint.Hit("publish.manifest")
-	err = r.s.update(ctx, func(sec *section) error {
+	err = r.s.Update(ctx, func(sec *Section) error {
 		var err error
 		status, err = r.s.finish(ctx, sec, r.ID, status)
 		return err
@@ -93,7 +93,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 // the read model is published again. Each step is done once however often
 // finish is called: a crash at any point is finished by the next run
 // (recover).
-func (s *Store) finish(ctx context.Context, sec *section, id, status string) (string, error) {
+func (s *Store) finish(ctx context.Context, sec *Section, id, status string) (string, error) {
 	if status == StatusIncomplete {
 		if err := s.publishParquet(s.incomplete, id); err != nil {
 			return status, err
@@ -103,7 +103,7 @@ func (s *Store) finish(ctx context.Context, sec *section, id, status string) (st
 	if err := s.publishParquet(s.tree, id); err != nil {
 		return status, err
 	}
-	if err := setStatus(ctx, sec.DB, id, StatusComplete, "", s.now); err != nil {
+	if err := setStatus(ctx, sec.DB(), id, StatusComplete, "", s.now); err != nil {
 		return status, err
 	}
 	crashpoint.Hit("publish.complete")
@@ -113,7 +113,7 @@ func (s *Store) finish(ctx context.Context, sec *section, id, status string) (st
 // modelOf makes the read model of complete snapshot id: from its DuckDB
 // file in staging, or rebuilt from its Parquet when that is gone or cannot
 // be used (a run killed while it was being made the model).
-func (s *Store) modelOf(ctx context.Context, sec *section, id string) error {
+func (s *Store) modelOf(ctx context.Context, sec *Section, id string) error {
 	next := s.at.MasterNext()
 	os.Remove(next)
 	os.Remove(next + ".wal")
@@ -124,7 +124,7 @@ func (s *Store) modelOf(ctx context.Context, sec *section, id string) error {
 		}
 		s.log.Warn("the snapshot's DuckDB file cannot be made the read model; building it from the Parquet", "snapshot", id, "error", err)
 	}
-	if err := s.model().FromParquet(ctx, sec.DB, id, next); err != nil {
+	if err := s.model().FromParquet(ctx, sec.DB(), id, next); err != nil {
 		return err
 	}
 	return s.publishModel(ctx, sec, next, id)

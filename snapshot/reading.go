@@ -88,7 +88,7 @@ func (s *Store) Read(ctx context.Context) (*Reading, error) {
 	if err == nil || !errors.Is(err, errNotCurrent) {
 		return r, err
 	}
-	if err := s.Update(ctx, func(*sql.DB) error { return nil }); err != nil {
+	if err := s.Update(ctx, func(*Section) error { return nil }); err != nil {
 		return nil, err
 	}
 	return s.read(ctx)
@@ -228,9 +228,9 @@ func (s *Store) Keep(ctx context.Context, r *Reading) error {
 	if err := r.end(); err != nil {
 		return err
 	}
-	return s.change(ctx, func(sec *section) error {
+	return s.Change(ctx, func(sec *Section) error {
 		// One transaction: DuckDB writes its log at each commit.
-		tx, err := sec.DB.BeginTx(ctx, nil)
+		tx, err := sec.DB().BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
@@ -246,7 +246,7 @@ func (s *Store) Keep(ctx context.Context, r *Reading) error {
 
 // keepStaged records st, staged by a reading that bound b, on tx, in
 // section sec.
-func (s *Store) keepStaged(ctx context.Context, sec *section, tx *sql.Tx, b *bound, st *staged) error {
+func (s *Store) keepStaged(ctx context.Context, sec *Section, tx *sql.Tx, b *bound, st *staged) error {
 	if err := s.unchanged(ctx, tx, b); err != nil {
 		return err
 	}
@@ -290,7 +290,7 @@ func (s *Store) unchanged(ctx context.Context, conn state.Querier, b *bound) err
 
 // takeStaged moves staged file f into the history as a new run file of its
 // kind and snapshot, and indexes it.
-func (s *Store) takeStaged(ctx context.Context, sec *section, q state.Querier, f stagedFile, snap string, period sql.NullString) error {
+func (s *Store) takeStaged(ctx context.Context, sec *Section, q state.Querier, f stagedFile, snap string, period sql.NullString) error {
 	return sec.runs.Add(ctx, q, runrec.File{Kind: f.kind.Name, Snapshot: snap}, period, f.rows, func(path string) error {
 		return os.Rename(f.path, path)
 	})

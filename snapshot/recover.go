@@ -21,8 +21,8 @@ import (
 // of their kind are taken out of the Parquet trees, and files of the
 // manifest of no snapshot removed (removeStrays); the read model is
 // brought up to the state and published.
-func (s *Store) recover(ctx context.Context, sec *section) error {
-	db := sec.DB
+func (s *Store) recover(ctx context.Context, sec *Section) error {
+	db := sec.DB()
 	unfinished, err := snapshotsWith(ctx, db, StatusRunning, StatusPublishing, StatusIncomplete)
 	if err != nil {
 		return err

@@ -40,7 +40,8 @@ type Meta struct{ BaseURL, FrontURL string }
 func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	started := s.now().UTC().Truncate(time.Microsecond)
 	var id string
-	err := s.Update(ctx, func(db *sql.DB) error {
+	err := s.Update(ctx, func(sec *Section) error {
+		db := sec.DB()
 		var err error
 		if id, err = newID(ctx, db, started); err != nil {
 			return err
@@ -175,8 +176,8 @@ func (r *Run) Fail(msg string) error {
 	r.staged.Abort()
 	r.closeDB()
 	r.removeStaging()
-	return r.s.update(ctx, func(sec *section) error {
-		if err := setStatus(ctx, sec.DB, r.ID, StatusFailed, msg, r.s.now); err != nil {
+	return r.s.Update(ctx, func(sec *Section) error {
+		if err := setStatus(ctx, sec.DB(), r.ID, StatusFailed, msg, r.s.now); err != nil {
 			return err
 		}
 		return r.s.syncModel(ctx, sec)

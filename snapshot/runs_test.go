@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +41,7 @@ func TestThePublishedRunsReadOnlyRunsNotEnded(t *testing.T) {
 		t.Helper()
 		s := openStore(t, cfg)
 		defer s.Close()
-		if err := s.Change(context.Background(), func(*sql.DB) error { return nil }); err != nil {
+		if err := s.Change(context.Background(), func(*Section) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]string{}

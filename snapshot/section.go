@@ -13,17 +13,23 @@ import (
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
-// section is a section of billsnap's state under way (state.Section)
-// with what it built beside the state: shown when it commits
-// (publishPending, and its run records' part), dropped when it aborts
-// (dropRecords).
-type section struct {
-	*state.Section
+// Section is a section of billsnap's state under way, a value of its
+// own: its database (DB), the run records it keeps (KeepFindings,
+// KeepRechecks), and what it built beside the state, shown when it
+// commits (publishPending, and its run records' part) and dropped when it
+// aborts (dropRecords). It is valid only inside the fn of the Update or
+// Change that made it.
+type Section struct {
+	st          *state.Section
 	built       string          // a read model built, published when the section commits
 	recordsNext string          // the records' generation built, shown when it commits
 	publicStale bool            // the public file is to be copied from the master when it commits
 	runs        *runrec.Section // the run files it added and retired
 }
+
+// DB is the section's copy of billsnap's state, a database only billsnap
+// opens.
+func (sec *Section) DB() *sql.DB { return sec.st.DB }
 
 // stateFile is the store's state, its lock and the engine its sections
 // run in.
@@ -31,26 +37,28 @@ func (s *Store) stateFile() state.File {
 	return state.File{Path: s.at.State(), Lock: s.at.StateLock(), Wait: s.lockWait, Engine: s.engine}
 }
 
-// Update runs fn on billsnap's state, a database only billsnap opens, in
-// a section (state.File.Update): all or nothing, on a copy of the state
-// that replaces it only when fn succeeds. What the section built (the
-// records, a read model) is shown after that. A section first finishes a
-// publish that a crash cut short (finishPublish). Sections are brief; an
-// export holds one at its start and one to publish, a reconciliation one.
-func (s *Store) Update(ctx context.Context, fn func(db *sql.DB) error) error {
-	return s.update(ctx, func(sec *section) error { return fn(sec.DB) })
+// Update runs fn in a section of billsnap's state (state.File.Update):
+// all or nothing, on a copy of the state that replaces it only when fn
+// succeeds. What the section built (the records, a read model) is shown
+// after that. A section first brings the state to this billsnap's schema
+// and finishes a publish that a crash cut short (begin). Sections are
+// brief; an export holds one at its start and one to publish, a
+// reconciliation one.
+func (s *Store) Update(ctx context.Context, fn func(sec *Section) error) error {
+	return s.stateFile().Update(ctx, func(st *state.Section) error {
+		sec := s.newSection(st)
+		if err := s.begin(ctx, sec); err != nil {
+			return err
+		}
+		return fn(sec)
+	})
 }
 
 // Change is Update for a change of the state that readers should see: after
 // fn, the read model is published again with the state's tables as they
 // are (the findings of a reconciliation, a pruned manifest).
-func (s *Store) Change(ctx context.Context, fn func(db *sql.DB) error) error {
-	return s.change(ctx, func(sec *section) error { return fn(sec.DB) })
-}
-
-// change is Change with the section value.
-func (s *Store) change(ctx context.Context, fn func(sec *section) error) error {
-	return s.update(ctx, func(sec *section) error {
+func (s *Store) Change(ctx context.Context, fn func(sec *Section) error) error {
+	return s.Update(ctx, func(sec *Section) error {
 		if err := fn(sec); err != nil {
 			return err
 		}
@@ -58,25 +66,11 @@ func (s *Store) change(ctx context.Context, fn func(sec *section) error) error {
 	})
 }
 
-// update is Update with the section value: fn runs once the section has
-// begun (begin).
-func (s *Store) update(ctx context.Context, fn func(sec *section) error) error {
-	return s.stateFile().Update(ctx, func(st *state.Section) error {
-		sec := s.newSection(st)
-		if err := s.begin(ctx, sec); err != nil {
-			return err
-		}
-		s.current = sec
-		defer func() { s.current = nil }()
-		return fn(sec)
-	})
-}
-
 // newSection is the store's value of section st, whose hooks show what
 // it built when it commits and drop it when it aborts (the sweep marker
 // stays then: the next section sweeps).
-func (s *Store) newSection(st *state.Section) *section {
-	sec := &section{Section: st}
+func (s *Store) newSection(st *state.Section) *Section {
+	sec := &Section{st: st}
 	st.BeforeCommit(func() error { return s.markPending(sec) })
 	st.OnCommit(func() error { return s.publishPending(sec) })
 	sec.runs = s.runs.Begin(st) // its retired files deleted once what it built is shown
@@ -87,16 +81,16 @@ func (s *Store) newSection(st *state.Section) *section {
 // begin brings a section's state to this billsnap's schema, sweeps what
 // an earlier section left, upgrades older run records, and finishes a
 // publish that a crash cut short.
-func (s *Store) begin(ctx context.Context, sec *section) error {
-	if err := migrate.State(ctx, sec.DB); err != nil {
+func (s *Store) begin(ctx context.Context, sec *Section) error {
+	if err := migrate.State(ctx, sec.DB()); err != nil {
 		return err
 	}
-	err := s.runs.Sweep(ctx, sec.DB)
+	err := s.runs.Sweep(ctx, sec.DB())
 	s.sweepLeftovers()
 	if err != nil {
 		return err
 	}
-	upgraded, err := migrate.UpgradeRunRecords(ctx, sec.runs, sec.DB, s.log)
+	upgraded, err := migrate.UpgradeRunRecords(ctx, sec.runs, sec.DB(), s.log)
 	if err == nil && upgraded {
 		err = s.syncModel(ctx, sec)
 	}
@@ -115,7 +109,7 @@ func MigrateState(ctx context.Context, db *sql.DB) error { return migrate.State(
 // buildRecords writes the next generation of the records from the state
 // and the journal (runrec.Records.Write), to be shown once section sec
 // commits (showRecords).
-func (s *Store) buildRecords(ctx context.Context, sec *section) error {
+func (s *Store) buildRecords(ctx context.Context, sec *Section) error {
 	s.dropRecords(sec)
 	cur, err := s.records.Current()
 	if err != nil {
@@ -131,7 +125,7 @@ func (s *Store) buildRecords(ctx context.Context, sec *section) error {
 		return fmt.Errorf("records: %w", err)
 	}
 	sec.recordsNext = next
-	if err := s.recs.Write(ctx, sec.DB, cur, next); err != nil {
+	if err := s.recs.Write(ctx, sec.DB(), cur, next); err != nil {
 		s.dropRecords(sec)
 		return fmt.Errorf("records: %w", err)
 	}
@@ -141,7 +135,7 @@ func (s *Store) buildRecords(ctx context.Context, sec *section) error {
 
 // showRecords points the records' link at the generation built, and
 // removes the others.
-func (s *Store) showRecords(sec *section) error {
+func (s *Store) showRecords(sec *Section) error {
 	next := sec.recordsNext
 	sec.recordsNext = ""
 	if next == "" {
@@ -155,7 +149,7 @@ func (s *Store) showRecords(sec *section) error {
 }
 
 // dropRecords removes a generation built and not shown.
-func (s *Store) dropRecords(sec *section) {
+func (s *Store) dropRecords(sec *Section) {
 	if sec.recordsNext != "" {
 		os.RemoveAll(sec.recordsNext)
 		sec.recordsNext = ""

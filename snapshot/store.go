@@ -70,7 +70,6 @@ type Store struct {
 	engine     *state.Engine  // where the sections and readings run
 	runs       runrec.Files   // the run records' files
 	recs       runrec.Records // what a publish writes of the state and the journal for readers
-	current    *section       // the section whose fn runs, for KeepFindings and KeepRechecks; nil between
 	publicPath string         // DIR/billsnap.duckdb
 	pq         Parquet
 	duck       DuckDB
@@ -97,7 +96,7 @@ func Open(ctx context.Context, cfg Options, log *slog.Logger, now func() time.Ti
 	}
 	err = s.adopt(ctx)
 	if err == nil {
-		err = s.update(ctx, func(sec *section) error { return s.recover(ctx, sec) })
+		err = s.Update(ctx, func(sec *Section) error { return s.recover(ctx, sec) })
 	}
 	if err != nil {
 		s.Close()

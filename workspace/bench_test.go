@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"database/sql"
 	"flag"
 	"fmt"
 	"net/http"
@@ -34,7 +33,8 @@ func inflate(b *testing.B, fx *fixture, n int) {
 		"duplicate_invoicing", "invoice_total_mismatch", "missed_billing_run", "paid_without_payment"} {
 		rules = append(rules, "'"+id+"'")
 	}
-	err = store.Change(ctx, func(db *sql.DB) error {
+	err = store.Change(ctx, func(sec *snapshot.Section) error {
+		db := sec.DB()
 		conn, err := db.Conn(ctx)
 		if err != nil {
 			return err
@@ -57,7 +57,7 @@ func inflate(b *testing.B, fx *fixture, n int) {
 		if _, err := conn.ExecContext(ctx, q, snap, snap); err != nil {
 			return err
 		}
-		if err := store.KeepFindings(ctx, conn, snap, ""); err != nil {
+		if err := sec.KeepFindings(ctx, conn, snap, ""); err != nil {
 			return err
 		}
 		_, err = conn.ExecContext(ctx, "UPDATE reconciliations SET findings = ? WHERE snapshot_id = ?", n, snap)

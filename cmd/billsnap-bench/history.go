@@ -198,7 +198,8 @@ func seedHistory(ctx context.Context, cfg config.Config, n, findings int) error 
 	}
 	defer store.Close()
 	var fakes []readmodel.Copy
-	err = store.Change(ctx, func(db *sql.DB) error {
+	err = store.Change(ctx, func(sec *snapshot.Section) error {
+		db := sec.DB()
 		conn, err := db.Conn(ctx)
 		if err != nil {
 			return err
@@ -215,7 +216,7 @@ func seedHistory(ctx context.Context, cfg config.Config, n, findings int) error 
 		if err := linkPartitions(store.ParquetDir(), real, fakes); err != nil {
 			return err
 		}
-		return seedFindings(ctx, store, conn, real, fakes, max(1, findings/n))
+		return seedFindings(ctx, store, sec, conn, real, fakes, max(1, findings/n))
 	})
 	if err != nil {
 		return err
@@ -245,7 +246,7 @@ func fakeSnapshots(ctx context.Context, db *sql.Conn, real string, started time.
 // seedFindings gives every fake snapshot per findings, made from real's
 // (as readers see them: each a finding that recurs every day), kept as a
 // reconciliation keeps them, and its reconciliation and totals.
-func seedFindings(ctx context.Context, store *snapshot.Store, conn *sql.Conn, real string, fakes []readmodel.Copy, per int) error {
+func seedFindings(ctx context.Context, store *snapshot.Store, sec *snapshot.Section, conn *sql.Conn, real string, fakes []readmodel.Copy, per int) error {
 	recs, err := readmodel.ReconciliationsOf(ctx, conn, real)
 	if err != nil {
 		return err
@@ -260,7 +261,7 @@ func seedFindings(ctx context.Context, store *snapshot.Store, conn *sql.Conn, re
 		return err
 	}
 	for _, f := range fakes {
-		if err := seedDay(ctx, store, conn, f.ID, period, per); err != nil {
+		if err := seedDay(ctx, sec, conn, f.ID, period, per); err != nil {
 			return err
 		}
 	}
@@ -270,7 +271,7 @@ func seedFindings(ctx context.Context, store *snapshot.Store, conn *sql.Conn, re
 // seedDay keeps snapshot id's findings. Each day's amount and detail of a
 // finding differ, as a real finding's do (a balance that moves, the dates
 // it names).
-func seedDay(ctx context.Context, store *snapshot.Store, conn *sql.Conn, id, period string, per int) error {
+func seedDay(ctx context.Context, sec *snapshot.Section, conn *sql.Conn, id, period string, per int) error {
 	if err := snapshot.StageTables(ctx, conn); err != nil {
 		return err
 	}
@@ -284,7 +285,7 @@ func seedDay(ctx context.Context, store *snapshot.Store, conn *sql.Conn, id, per
 	if err := readmodel.AddTotals(ctx, conn, snapshot.StagedFindings); err != nil {
 		return err
 	}
-	return store.KeepFindings(ctx, conn, id, period)
+	return sec.KeepFindings(ctx, conn, id, period)
 }
 
 // linkPartitions gives each fake snapshot real's Parquet, hard-linked, in

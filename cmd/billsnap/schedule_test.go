@@ -118,7 +118,8 @@ func TestSIGTERMMidExport(t *testing.T) {
 		t.Fatalf("runs %+v", runs)
 	}
 	var latest, failed string
-	store.Update(context.Background(), func(db *sql.DB) error {
+	store.Update(context.Background(), func(sec *snapshot.Section) error {
+		db := sec.DB()
 		db.QueryRow("SELECT id FROM latest_snapshot").Scan(&latest)
 		return db.QueryRow("SELECT error FROM snapshots WHERE status = 'failed'").Scan(&failed)
 	})
