@@ -12,6 +12,7 @@ import (
 
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // Options say what to reconcile and how.
@@ -41,7 +42,7 @@ type Source interface {
 	Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error
 	// Stage takes what Run staged on conn (snapshot.StagedFindings and
 	// StagedUnjudged) as the findings of rec's snapshot and period.
-	Stage(ctx context.Context, conn *sql.Conn, rec snapshot.Reconciliation) error
+	Stage(ctx context.Context, conn *sql.Conn, rec runrec.Reconciliation) error
 }
 
 // Check reports what makes the options unusable before any snapshot is
@@ -135,7 +136,7 @@ func Run(ctx context.Context, src Source, o Options) (*Report, error) {
 		return nil, err
 	}
 	r.Material = judge(r, o.Materiality)
-	rec := snapshot.Reconciliation{Snapshot: r.Snapshot.ID, Period: r.Period.String(), AsOf: r.AsOf,
+	rec := runrec.Reconciliation{Snapshot: r.Snapshot.ID, Period: r.Period.String(), AsOf: r.AsOf,
 		At: now, Open: len(r.Open()), Material: len(r.Material) > 0}
 	if err := src.Stage(ctx, conn, rec); err != nil {
 		return nil, err

@@ -72,21 +72,10 @@ func PlainHistory(ctx context.Context, db *sql.DB) error {
 func (p Plain) DB() *sql.DB { return p.Database }
 
 // Stage keeps what conn's StagedFindings and StagedUnjudged hold as the
-// findings of rec's snapshot and period, with rec and its totals.
-func (p Plain) Stage(ctx context.Context, conn *sql.Conn, rec Reconciliation) error {
-	for _, k := range []struct{ table, staged string }{{runrec.Findings.Name, StagedFindings}, {runrec.Unjudged.Name, StagedUnjudged}} {
-		if _, err := conn.ExecContext(ctx, "DELETE FROM main."+k.table+" WHERE snapshot_id = ? AND period = ?", rec.Snapshot, rec.Period); err != nil {
-			return err
-		}
-		if _, err := conn.ExecContext(ctx, "INSERT INTO main."+k.table+" SELECT * FROM "+k.staged); err != nil {
-			return err
-		}
-	}
-	totals, err := totalsOf(ctx, conn)
-	if err != nil {
-		return err
-	}
-	return recordReconciliation(ctx, conn, rec, totals)
+// findings of rec's snapshot and period, with rec and its totals
+// (runrec.KeepTables).
+func (p Plain) Stage(ctx context.Context, conn *sql.Conn, rec runrec.Reconciliation) error {
+	return runrec.KeepTables(ctx, conn, rec)
 }
 
 // Bind makes the views of the run records a store's reading binds, over

@@ -86,7 +86,8 @@ func (s *Store) begin(ctx context.Context, sec *Section) error {
 		return err
 	}
 	err := s.runs.Sweep(ctx, sec.DB())
-	s.sweepLeftovers()
+	state.SweepEnded(s.at.HistoryStaging(), 1, runrec.StagingAge) // <kind>.<pid>.<nanoseconds>.parquet
+	state.SweepEnded(s.at.StateTemp(), 0, 0)                      // DuckDB spilled to <pid>.<n>
 	if err != nil {
 		return err
 	}
