@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/migrate"
 )
 
 // A plan is refused when edited after it was made, or made from a
@@ -35,7 +35,7 @@ func TestCheckPlanRefusesAnEditedOrStalePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := snapshot.MigrateState(ctx, db); err != nil {
+	if err := migrate.State(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{`INSERT INTO snapshots (id, started, finished, status) VALUES

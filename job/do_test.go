@@ -16,7 +16,7 @@ import (
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/migrate"
 )
 
 type dbStore struct{}
@@ -119,7 +119,7 @@ func (busy) Is(e error) bool { _, ok := e.(busy); return ok }
 func TestMetricsTextfile(t *testing.T) {
 	env, db, clock := testEnv(t)
 	ctx := context.Background()
-	if err := snapshot.MigrateState(ctx, db); err != nil { // the manifest's tables and macros, as a read model has them
+	if err := migrate.State(ctx, db); err != nil { // the manifest's tables and macros, as a read model has them
 		t.Fatal(err)
 	}
 	db.ExecContext(ctx, "INSERT INTO snapshots (id, started, status) VALUES ('s1', now(), 'complete')")

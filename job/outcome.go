@@ -8,7 +8,7 @@ import (
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/reconcile"
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Exit codes of billsnap, chosen here and nowhere else (README.md, "Exit
@@ -72,7 +72,7 @@ func ExitCode(ctx context.Context, err error) int {
 		cfg     *configkey.Error
 		unknown *reconcile.UnknownSnapshotError
 		notRec  *reconcile.NotReconciledError
-		stmt    *snapshot.StatementError
+		stmt    *readmodel.StatementError
 	)
 	switch {
 	case err == nil:

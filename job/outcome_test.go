@@ -8,7 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/reconcile"
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Every kind of result has its exit code, wrapped or not, and the journal
@@ -29,7 +29,7 @@ func TestExitCodes(t *testing.T) {
 		{"usage", context.Background(), Outcome{}, Usagef("--out: bad"), ExitUsage},
 		{"config key", context.Background(), Outcome{}, fmt.Errorf("loading: %w", &configkey.Error{Key: "k", Msg: "m"}), ExitUsage},
 		{"unknown snapshot", context.Background(), Outcome{}, &reconcile.UnknownSnapshotError{ID: "x"}, ExitUsage},
-		{"statement", context.Background(), Outcome{}, &snapshot.StatementError{Err: errors.New("parser")}, ExitUsage},
+		{"statement", context.Background(), Outcome{}, &readmodel.StatementError{Err: errors.New("parser")}, ExitUsage},
 		{"interrupted", cancelled, Outcome{}, context.Canceled, ExitInterrupted},
 	} {
 		if got := ExitCode(c.ctx, Material(c.out, c.err)); got != c.want {

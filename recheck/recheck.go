@@ -23,7 +23,7 @@ import (
 
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/reconcile"
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // What a recheck says of a finding.
@@ -157,11 +157,11 @@ func fetch(ctx context.Context, w *extract.Walker, sub string) ([]charge, error)
 }
 
 // Stage puts results for snapshot snap on conn, a connection of the
-// state in a section of the store, as snapshot.StagedRechecks, for the
+// state in a section of the store, as runrec.StagedRechecks, for the
 // store to keep beside the earlier rechecks (snapshot.Store.KeepRechecks):
 // the latest of each finding is its live state.
 func Stage(ctx context.Context, conn *sql.Conn, snap string, results []Result) error {
-	if err := snapshot.StageTables(ctx, conn); err != nil {
+	if err := runrec.StageTables(ctx, conn); err != nil {
 		return err
 	}
 	tx, err := conn.BeginTx(ctx, nil)
@@ -169,7 +169,7 @@ func Stage(ctx context.Context, conn *sql.Conn, snap string, results []Result) e
 		return err
 	}
 	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, "INSERT INTO "+snapshot.StagedRechecks+" VALUES (?, ?, ?, ?, ?, nullif(?, ''))")
+	st, err := tx.PrepareContext(ctx, "INSERT INTO "+runrec.StagedRechecks+" VALUES (?, ?, ?, ?, ?, nullif(?, ''))")
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/snapshot"
+	storemigrate "github.com/billsnap/billsnap/snapshot/migrate"
 )
 
 // fixture is one rule test of testdata/rules: a comment that describes
@@ -190,7 +191,7 @@ func (f fixtureSource) Bind(ctx context.Context, conn *sql.Conn, cur, prev strin
 // load creates the state's tables and the snapshots, and the tables of
 // both with the fixture's rows.
 func (fx *fixture) load(ctx context.Context, db *sql.DB) error {
-	if err := snapshot.MigrateState(ctx, db); err != nil {
+	if err := storemigrate.State(ctx, db); err != nil {
 		return err
 	}
 	if err := snapshot.PlainHistory(ctx, db); err != nil {

@@ -40,7 +40,7 @@ type Source interface {
 	// rows of snapshots cur and prev ("" : empty views), and
 	// prev.stored_findings and cur.stored_rechecks their run records.
 	Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error
-	// Stage takes what Run staged on conn (snapshot.StagedFindings and
+	// Stage takes what Run staged on conn (runrec.StagedFindings and
 	// StagedUnjudged) as the findings of rec's snapshot and period.
 	Stage(ctx context.Context, conn *sql.Conn, rec runrec.Reconciliation) error
 }
@@ -132,7 +132,7 @@ func Run(ctx context.Context, src Source, o Options) (*Report, error) {
 	if err := r.store(ctx, conn, now); err != nil {
 		return nil, err
 	}
-	if err := r.load(ctx, conn, readmodel.Relations{Findings: snapshot.StagedFindings, Rechecks: "cur.stored_rechecks"}); err != nil {
+	if err := r.load(ctx, conn, readmodel.Relations{Findings: runrec.StagedFindings, Rechecks: "cur.stored_rechecks"}); err != nil {
 		return nil, err
 	}
 	r.Material = judge(r, o.Materiality)

@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"time"
 
-	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // applyWaivers loads the waivers active at as-of into the temporary table
@@ -46,18 +46,18 @@ func (r *Report) applyWaivers(ctx context.Context, conn *sql.Conn, waivers []Wai
 	return nil
 }
 
-// store stages this run's findings (snapshot.StagedFindings), with their
+// store stages this run's findings (runrec.StagedFindings), with their
 // history against the previous complete snapshot's findings of the same
 // period (prev.stored_findings), and the keys found then and not now, as
 // resolved (a key this run did not judge is neither); and what each rule
-// did not judge (snapshot.StagedUnjudged). Options.Keep records them.
+// did not judge (runrec.StagedUnjudged). Options.Keep records them.
 func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error {
-	if err := snapshot.StageTables(ctx, conn); err != nil {
+	if err := runrec.StageTables(ctx, conn); err != nil {
 		return err
 	}
 	period := r.Period.String()
 	_, err := conn.ExecContext(ctx, `
-		INSERT INTO `+snapshot.StagedFindings+`
+		INSERT INTO `+runrec.StagedFindings+`
 		WITH before AS (SELECT * FROM prev.stored_findings WHERE period = ? AND status <> 'resolved')
 		SELECT ?, ?, f.rule, f.severity, f.entity, f.entity_id, f.amount, f.currency, f.detail,
 		       CASE WHEN b.rule IS NULL THEN 'new' ELSE 'recurring' END, coalesce(b.first_seen, ?),
@@ -76,7 +76,7 @@ func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error
 	if err != nil {
 		return err
 	}
-	_, err = conn.ExecContext(ctx, `INSERT INTO `+snapshot.StagedUnjudged+` SELECT DISTINCT ?, ?, rule, entity_id, table_name, field, json_type, ?
+	_, err = conn.ExecContext(ctx, `INSERT INTO `+runrec.StagedUnjudged+` SELECT DISTINCT ?, ?, rule, entity_id, table_name, field, json_type, ?
 		FROM run_unjudged`, r.Snapshot.ID, period, now)
 	return err
 }

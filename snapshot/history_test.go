@@ -52,10 +52,10 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 			return err
 		}
 		defer conn.Close()
-		if err := StageTables(ctx, conn); err != nil {
+		if err := runrec.StageTables(ctx, conn); err != nil {
 			return err
 		}
-		if _, err := conn.ExecContext(ctx, "INSERT INTO "+StagedFindings+" (snapshot_id, period, rule, severity, entity_id, amount, status, waived) VALUES (?, '', 'new', 'high', 'e2', 2.50, 'new', false)", sum.ID); err != nil {
+		if _, err := conn.ExecContext(ctx, "INSERT INTO "+runrec.StagedFindings+" (snapshot_id, period, rule, severity, entity_id, amount, status, waived) VALUES (?, '', 'new', 'high', 'e2', 2.50, 'new', false)", sum.ID); err != nil {
 			return err
 		}
 		return sec.KeepFindings(ctx, conn, sum.ID, "")

@@ -11,19 +11,8 @@ import (
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
-// Temporary tables a caller fills on its connection for KeepFindings and
-// KeepRechecks, with the columns of their kind (StageTables makes them).
-const (
-	StagedFindings = runrec.StagedFindings
-	StagedUnjudged = runrec.StagedUnjudged
-	StagedRechecks = runrec.StagedRechecks
-)
-
-// StageTables creates the temporary tables StagedFindings,
-// StagedUnjudged and StagedRechecks on conn, empty.
-func StageTables(ctx context.Context, conn *sql.Conn) error { return runrec.StageTables(ctx, conn) }
-
-// KeepFindings records what conn's StagedFindings and StagedUnjudged hold
+// KeepFindings records what conn's runrec.StagedFindings and
+// runrec.StagedUnjudged hold (tables runrec.StageTables makes)
 // as the findings of snapshot snap and period, in place of those an
 // earlier reconciliation of both recorded. conn is a connection of the
 // section's DB.
@@ -32,7 +21,7 @@ func (sec *Section) KeepFindings(ctx context.Context, conn *sql.Conn, snap, peri
 	for _, k := range []struct {
 		kind  runrec.Kind
 		table string
-	}{{runrec.Findings, StagedFindings}, {runrec.Unjudged, StagedUnjudged}} {
+	}{{runrec.Findings, runrec.StagedFindings}, {runrec.Unjudged, runrec.StagedUnjudged}} {
 		if err := runs.Retire(ctx, conn, "kind = ? AND snapshot_id = ? AND period = ?", k.kind.Name, snap, period); err != nil {
 			return err
 		}
@@ -44,11 +33,11 @@ func (sec *Section) KeepFindings(ctx context.Context, conn *sql.Conn, snap, peri
 	return nil
 }
 
-// KeepRechecks records what conn's StagedRechecks holds as one recheck of
+// KeepRechecks records what conn's runrec.StagedRechecks holds as one recheck of
 // snapshot snap's findings, beside the earlier ones. conn is a connection
 // of the section's DB.
 func (sec *Section) KeepRechecks(ctx context.Context, conn *sql.Conn, snap string) error {
-	return sec.runs.Keep(ctx, conn, runrec.Rechecks, snap, sql.NullString{}, StagedRechecks)
+	return sec.runs.Keep(ctx, conn, runrec.Rechecks, snap, sql.NullString{}, runrec.StagedRechecks)
 }
 
 // Plain is a database that is not a store's state (reconcile's
@@ -71,7 +60,7 @@ func PlainHistory(ctx context.Context, db *sql.DB) error {
 // DB is the database.
 func (p Plain) DB() *sql.DB { return p.Database }
 
-// Stage keeps what conn's StagedFindings and StagedUnjudged hold as the
+// Stage keeps what conn's runrec.StagedFindings and runrec.StagedUnjudged hold as the
 // findings of rec's snapshot and period, with rec and its totals
 // (runrec.KeepTables).
 func (p Plain) Stage(ctx context.Context, conn *sql.Conn, rec runrec.Reconciliation) error {

@@ -95,7 +95,7 @@ func (r *Reading) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) er
 	return nil
 }
 
-// Stage writes what conn's StagedFindings and StagedUnjudged hold (conn
+// Stage writes what conn's runrec.StagedFindings and runrec.StagedUnjudged hold (conn
 // a connection of DB, bound) to files of their own, with rec, for Keep
 // (runrec.Stage).
 func (r *Reading) Stage(ctx context.Context, conn *sql.Conn, rec runrec.Reconciliation) error {

@@ -101,12 +101,6 @@ func (s *Store) begin(ctx context.Context, sec *Section) error {
 	return s.finishPublish(ctx, sec)
 }
 
-// MigrateState creates the tables of billsnap's state in db (a fixture
-// database of reconcile's tests, too) and checks their schema version
-// (migrate.State). A state that this billsnap migrated before is left as
-// it is.
-func MigrateState(ctx context.Context, db *sql.DB) error { return migrate.State(ctx, db) }
-
 // buildRecords writes the next generation of the records from the state
 // and the journal (runrec.Records.Write), to be shown once section sec
 // commits (showRecords).

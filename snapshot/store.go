@@ -201,24 +201,3 @@ var ErrNoStore = readmodel.ErrNoStore
 func OpenRead(ctx context.Context, cfg Options) (*sql.DB, error) {
 	return readmodel.Open(ctx, layout.Dir(cfg.Out).Under(cfg.DuckDB.File))
 }
-
-// StatementError is a statement that cannot be prepared: the caller's
-// mistake (readmodel.StatementError).
-type StatementError = readmodel.StatementError
-
-// ErrNotOneStatement is SQL that holds more than one statement.
-var ErrNotOneStatement = readmodel.ErrNotOneStatement
-
-// Query runs one statement on db, a database from OpenRead
-// (readmodel.Query).
-func Query(ctx context.Context, db *sql.DB, statement string) (*sql.Rows, error) {
-	return readmodel.Query(ctx, db, statement)
-}
-
-// TornRead tells whether a query's error is a torn read of the records,
-// only to be run again (readmodel.TornRead).
-func TornRead(err error) bool { return readmodel.TornRead(err) }
-
-// DuckDBVersion is the version of the DuckDB library billsnap is built
-// with, and its source commit (readmodel.DuckDBVersion).
-func DuckDBVersion(ctx context.Context) (string, error) { return readmodel.DuckDBVersion(ctx) }

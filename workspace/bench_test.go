@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // benchFindings is how many findings the benchmarks' reconciliation holds;
@@ -50,8 +51,8 @@ func inflate(b *testing.B, fx *fixture, n int) {
 			       (['EUR', 'USD', 'DKK', 'GBP'])[1 + i %% 4],
 			       printf('line of invoice INV-%%07d bills 199.50 a unit; the product costs 198.00', i),
 			       (['new', 'recurring', 'resolved'])[1 + i %% 3], ?, i %% 17 = 0, NULL, NULL, NULL, now(), now(), NULL, NULL
-			FROM range(%[2]d) t(i)`, strings.Join(rules, ", "), n, snapshot.StagedFindings)
-		if err := snapshot.StageTables(ctx, conn); err != nil {
+			FROM range(%[2]d) t(i)`, strings.Join(rules, ", "), n, runrec.StagedFindings)
+		if err := runrec.StageTables(ctx, conn); err != nil {
 			return err
 		}
 		if _, err := conn.ExecContext(ctx, q, snap, snap); err != nil {

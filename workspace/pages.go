@@ -48,7 +48,7 @@ func (s *Server) routes() {
 
 // withDB gives h the read model, held for the request and let go
 // however h ends (once). A GET whose read met a publish switching the
-// files under it (snapshot.TornRead) is run again, up to readTries times
+// files under it (readmodel.TornRead) is run again, up to readTries times
 // in all, before its error is answered.
 func (s *Server) withDB(h func(http.ResponseWriter, *http.Request, *sql.DB)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

@@ -17,6 +17,7 @@ import (
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 //go:embed templates/*.tmpl assets/*
@@ -106,7 +107,7 @@ type errorPage struct {
 // fail answers with err: JSON for the API, a page otherwise. A missing
 // store or snapshot, or a bad parameter, says so; anything else is logged.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, code int, err error) {
-	if at, ok := r.Context().Value(attemptKey{}).(*attempt); ok && snapshot.TornRead(err) {
+	if at, ok := r.Context().Value(attemptKey{}).(*attempt); ok && readmodel.TornRead(err) {
 		at.err = err
 		return
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // historyFlags are the flags of billsnap-bench --history.
@@ -272,17 +273,17 @@ func seedFindings(ctx context.Context, store *snapshot.Store, sec *snapshot.Sect
 // finding differ, as a real finding's do (a balance that moves, the dates
 // it names).
 func seedDay(ctx context.Context, sec *snapshot.Section, conn *sql.Conn, id, period string, per int) error {
-	if err := snapshot.StageTables(ctx, conn); err != nil {
+	if err := runrec.StageTables(ctx, conn); err != nil {
 		return err
 	}
-	if _, err := conn.ExecContext(ctx, `INSERT INTO `+snapshot.StagedFindings+` SELECT f.id, b.period, b.rule, b.severity, b.entity,
+	if _, err := conn.ExecContext(ctx, `INSERT INTO `+runrec.StagedFindings+` SELECT f.id, b.period, b.rule, b.severity, b.entity,
 		b.entity_id || '-' || k.i, b.amount + (hash(f.id, k.i) % 100000) / 100, b.currency, b.detail || ' ' || md5(f.id || k.i),
 		b.status, b.first_seen, b.waived, b.waiver_reason, b.waiver_owner, b.waiver_expires,
 		f.started, f.started, b.waiver_id, b.waiver_by
 		FROM fake f, range(?) k(i), base b WHERE f.id = ? AND b.n = k.i % b.c`, per, id); err != nil {
 		return err
 	}
-	if err := readmodel.AddTotals(ctx, conn, snapshot.StagedFindings); err != nil {
+	if err := readmodel.AddTotals(ctx, conn, runrec.StagedFindings); err != nil {
 		return err
 	}
 	return sec.KeepFindings(ctx, conn, id, period)

@@ -18,6 +18,7 @@ import (
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // runQuery runs one SQL statement on the snapshot database, read-only, and
@@ -44,8 +45,8 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	rows, err := snapshot.Query(ctx, db, statement)
-	if se := (*snapshot.StatementError)(nil); errors.As(err, &se) {
+	rows, err := readmodel.Query(ctx, db, statement)
+	if se := (*readmodel.StatementError)(nil); errors.As(err, &se) {
 		return job.Usage(err)
 	}
 	if err != nil {

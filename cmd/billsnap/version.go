@@ -7,7 +7,7 @@ import (
 
 	"github.com/billsnap/billsnap/internal/buildinfo"
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // runVersion prints billsnap's version and commit, DuckDB's, Go's, and
@@ -21,7 +21,7 @@ func runVersion(ctx context.Context, env *cliEnv, args []string) error {
 	if fs.NArg() > 0 {
 		return job.Usagef("billsnap version takes no arguments, not %q", fs.Arg(0))
 	}
-	duck, err := snapshot.DuckDBVersion(ctx)
+	duck, err := readmodel.DuckDBVersion(ctx)
 	if err != nil {
 		return err
 	}

@@ -8,10 +8,11 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/migrate"
 )
 
 // state is an in-memory DuckDB with the store's schema: the state's
-// tables (snapshot.MigrateState) and the run records' as tables
+// tables (migrate.State) and the run records' as tables
 // (snapshot.PlainHistory), with the statements exec given run in order.
 func state(t *testing.T, exec ...string) *sql.DB {
 	t.Helper()
@@ -21,7 +22,7 @@ func state(t *testing.T, exec ...string) *sql.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	ctx := context.Background()
-	if err := snapshot.MigrateState(ctx, db); err != nil {
+	if err := migrate.State(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	if err := snapshot.PlainHistory(ctx, db); err != nil {
