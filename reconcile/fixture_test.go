@@ -14,8 +14,8 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/billsnap/billsnap/catalog"
-	"github.com/billsnap/billsnap/snapshot"
 	storemigrate "github.com/billsnap/billsnap/snapshot/migrate"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // fixture is one rule test of testdata/rules: a comment that describes
@@ -170,11 +170,11 @@ func loadFixture(t *testing.T, name string) (*fixture, *sql.DB) {
 
 // fixtureSource is a fixture's database as what a reconciliation reads:
 // the fixture's tables as the views rules read, and its stored findings
-// and rechecks (snapshot.Plain).
-type fixtureSource struct{ snapshot.Plain }
+// and rechecks (runrec.Plain).
+type fixtureSource struct{ runrec.Plain }
 
 // source is db, a fixture's, as what a reconciliation reads.
-func source(db *sql.DB) fixtureSource { return fixtureSource{snapshot.Plain{Database: db}} }
+func source(db *sql.DB) fixtureSource { return fixtureSource{runrec.Plain{Database: db}} }
 
 func (f fixtureSource) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 	for _, schema := range []string{"cur", "prev"} {
@@ -194,7 +194,7 @@ func (fx *fixture) load(ctx context.Context, db *sql.DB) error {
 	if err := storemigrate.State(ctx, db); err != nil {
 		return err
 	}
-	if err := snapshot.PlainHistory(ctx, db); err != nil {
+	if err := runrec.PlainHistory(ctx, db); err != nil {
 		return err
 	}
 	q := "INSERT INTO snapshots (id, started, finished, status) VALUES ('cur', ?, ?, 'complete')"

@@ -31,7 +31,7 @@ type Options struct {
 // Source is what a reconciliation reads, and where it leaves what it
 // found: a store's reading (snapshot.Store.Read), whose staged findings
 // the store then keeps (snapshot.Store.Keep), or a plain database
-// (snapshot.Plain).
+// (runrec.Plain).
 type Source interface {
 	// DB is the state: snapshots, latest_snapshot and the stored
 	// reconciliations.

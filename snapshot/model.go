@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
@@ -147,4 +149,54 @@ func (s *Store) syncModel(ctx context.Context, sec *Section) error {
 		return s.publishModel(ctx, sec, next, "")
 	}
 	return s.modelOf(ctx, sec, latest)
+}
+
+// buildRecords writes the next generation of the records from the state
+// and the journal (runrec.Records.Write), to be shown once section sec
+// commits (showRecords).
+func (s *Store) buildRecords(ctx context.Context, sec *Section) error {
+	s.dropRecords(sec)
+	cur, err := s.records.Current()
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(filepath.Base(cur))
+	if err != nil {
+		return fmt.Errorf("records: %s is not a generation", cur)
+	}
+	next := s.records.Gen(n + 1)
+	os.RemoveAll(next)
+	if err := os.MkdirAll(next, 0o755); err != nil {
+		return fmt.Errorf("records: %w", err)
+	}
+	sec.recordsNext = next
+	if err := s.recs.Write(ctx, sec.DB(), cur, next); err != nil {
+		s.dropRecords(sec)
+		return fmt.Errorf("records: %w", err)
+	}
+	state.SyncDir(next)
+	return nil
+}
+
+// showRecords points the records' link at the generation built, and
+// removes the others.
+func (s *Store) showRecords(sec *Section) error {
+	next := sec.recordsNext
+	sec.recordsNext = ""
+	if next == "" {
+		return nil
+	}
+	if err := s.records.Point(next); err != nil {
+		return err
+	}
+	s.records.RemoveOthers(next)
+	return nil
+}
+
+// dropRecords removes a generation built and not shown.
+func (s *Store) dropRecords(sec *Section) {
+	if sec.recordsNext != "" {
+		os.RemoveAll(sec.recordsNext)
+		sec.recordsNext = ""
+	}
 }

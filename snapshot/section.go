@@ -3,10 +3,8 @@ package snapshot
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
+
+	"github.com/billsnap/billsnap/internal/crashpoint"
 
 	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/runrec"
@@ -101,52 +99,31 @@ func (s *Store) begin(ctx context.Context, sec *Section) error {
 	return s.finishPublish(ctx, sec)
 }
 
-// buildRecords writes the next generation of the records from the state
-// and the journal (runrec.Records.Write), to be shown once section sec
-// commits (showRecords).
-func (s *Store) buildRecords(ctx context.Context, sec *Section) error {
-	s.dropRecords(sec)
-	cur, err := s.records.Current()
-	if err != nil {
-		return err
+// KeepFindings records what conn's runrec.StagedFindings and
+// runrec.StagedUnjudged hold (tables runrec.StageTables makes)
+// as the findings of snapshot snap and period, in place of those an
+// earlier reconciliation of both recorded. conn is a connection of the
+// section's DB.
+func (sec *Section) KeepFindings(ctx context.Context, conn *sql.Conn, snap, period string) error {
+	runs := sec.runs
+	for _, k := range []struct {
+		kind  runrec.Kind
+		table string
+	}{{runrec.Findings, runrec.StagedFindings}, {runrec.Unjudged, runrec.StagedUnjudged}} {
+		if err := runs.Retire(ctx, conn, "kind = ? AND snapshot_id = ? AND period = ?", k.kind.Name, snap, period); err != nil {
+			return err
+		}
+		if err := runs.Keep(ctx, conn, k.kind, snap, sql.NullString{String: period, Valid: true}, k.table); err != nil {
+			return err
+		}
 	}
-	n, err := strconv.Atoi(filepath.Base(cur))
-	if err != nil {
-		return fmt.Errorf("records: %s is not a generation", cur)
-	}
-	next := s.records.Gen(n + 1)
-	os.RemoveAll(next)
-	if err := os.MkdirAll(next, 0o755); err != nil {
-		return fmt.Errorf("records: %w", err)
-	}
-	sec.recordsNext = next
-	if err := s.recs.Write(ctx, sec.DB(), cur, next); err != nil {
-		s.dropRecords(sec)
-		return fmt.Errorf("records: %w", err)
-	}
-	state.SyncDir(next)
+	crashpoint.Hit("history.kept")
 	return nil
 }
 
-// showRecords points the records' link at the generation built, and
-// removes the others.
-func (s *Store) showRecords(sec *Section) error {
-	next := sec.recordsNext
-	sec.recordsNext = ""
-	if next == "" {
-		return nil
-	}
-	if err := s.records.Point(next); err != nil {
-		return err
-	}
-	s.records.RemoveOthers(next)
-	return nil
-}
-
-// dropRecords removes a generation built and not shown.
-func (s *Store) dropRecords(sec *Section) {
-	if sec.recordsNext != "" {
-		os.RemoveAll(sec.recordsNext)
-		sec.recordsNext = ""
-	}
+// KeepRechecks records what conn's runrec.StagedRechecks holds as one recheck of
+// snapshot snap's findings, beside the earlier ones. conn is a connection
+// of the section's DB.
+func (sec *Section) KeepRechecks(ctx context.Context, conn *sql.Conn, snap string) error {
+	return sec.runs.Keep(ctx, conn, runrec.Rechecks, snap, sql.NullString{}, runrec.StagedRechecks)
 }

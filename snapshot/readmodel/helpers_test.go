@@ -7,13 +7,13 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/migrate"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // state is an in-memory DuckDB with the store's schema: the state's
 // tables (migrate.State) and the run records' as tables
-// (snapshot.PlainHistory), with the statements exec given run in order.
+// (runrec.PlainHistory), with the statements exec given run in order.
 func state(t *testing.T, exec ...string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("duckdb", "")
@@ -25,7 +25,7 @@ func state(t *testing.T, exec ...string) *sql.DB {
 	if err := migrate.State(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	if err := snapshot.PlainHistory(ctx, db); err != nil {
+	if err := runrec.PlainHistory(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range exec {

@@ -113,26 +113,6 @@ func (st *Staged) Keep(ctx context.Context, sec *Section, q state.Querier) error
 	return recordReconciliation(ctx, q, st.Rec, st.totals)
 }
 
-// KeepTables records what conn's StagedFindings and StagedUnjudged hold
-// as the findings of rec's snapshot and period in the tables of a
-// database that is not a store's state (PlainHistory's), with rec and its
-// totals.
-func KeepTables(ctx context.Context, conn *sql.Conn, rec Reconciliation) error {
-	for _, k := range []struct{ table, staged string }{{Findings.Name, StagedFindings}, {Unjudged.Name, StagedUnjudged}} {
-		if _, err := conn.ExecContext(ctx, "DELETE FROM main."+k.table+" WHERE snapshot_id = ? AND period = ?", rec.Snapshot, rec.Period); err != nil {
-			return err
-		}
-		if _, err := conn.ExecContext(ctx, "INSERT INTO main."+k.table+" SELECT * FROM "+k.staged); err != nil {
-			return err
-		}
-	}
-	totals, err := totalsOf(ctx, conn)
-	if err != nil {
-		return err
-	}
-	return recordReconciliation(ctx, conn, rec, totals)
-}
-
 // totalsOf is what conn's StagedFindings give reconciliation_totals.
 func totalsOf(ctx context.Context, conn *sql.Conn) ([]total, error) {
 	rows, err := conn.QueryContext(ctx, `SELECT severity, coalesce(currency, ''), count(*),
