@@ -29,12 +29,6 @@ type Section struct {
 // opens.
 func (sec *Section) DB() *sql.DB { return sec.st.DB }
 
-// stateFile is the store's state, its lock and the engine its sections
-// run in.
-func (s *Store) stateFile() state.File {
-	return state.File{Path: s.at.State(), Lock: s.at.StateLock(), Wait: s.lockWait, Engine: s.engine}
-}
-
 // Update runs fn in a section of billsnap's state (state.File.Update):
 // all or nothing, on a copy of the state that replaces it only when fn
 // succeeds. What the section built (the records, a read model) is shown

@@ -16,7 +16,6 @@ import (
 	// that opens a store (the package says why).
 	_ "github.com/billsnap/billsnap/internal/heaptrim"
 	"github.com/billsnap/billsnap/layout"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/tree"
@@ -80,63 +79,6 @@ type Store struct {
 	now        func() time.Time
 }
 
-// Open takes the directory's export lock (waiting up to lock_wait),
-// adopts a store of an earlier billsnap, and finishes or cleans up what an
-// interrupted run left. A store opened so can take a snapshot.
-func Open(ctx context.Context, cfg Options, log *slog.Logger, now func() time.Time) (*Store, error) {
-	s, err := newStore(cfg, log, now)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(s.at.Private(), 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
-	}
-	if s.lock, err = state.Lock(layout.Dir(cfg.Out).ExportLock(), cfg.LockWait); err != nil {
-		return nil, err
-	}
-	err = s.adopt(ctx)
-	if err == nil {
-		err = s.Update(ctx, func(sec *Section) error { return s.recover(ctx, sec) })
-	}
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
-}
-
-// OpenShared opens the directory to reconcile and report, without the
-// export lock: an export may be under way, and neither waits for the
-// other but for the state's brief sections. The directory must hold a
-// store.
-func OpenShared(ctx context.Context, cfg Options, log *slog.Logger, now func() time.Time) (*Store, error) {
-	s, err := newStore(cfg, log, now)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(s.at.State()); err != nil {
-		if _, err := os.Stat(s.publicPath); err != nil {
-			return nil, fmt.Errorf("%s: %w", cfg.Out, ErrNoStore)
-		}
-		// A store of an earlier billsnap: migrated under the export lock.
-		s.Close()
-		return Open(ctx, cfg, log, now)
-	}
-	return s, nil
-}
-
-// Exists reports whether cfg.Out holds a store: billsnap's state, or the
-// read model of an earlier billsnap. It creates nothing.
-func Exists(cfg Options) bool {
-	at := layout.Dir(cfg.Out)
-	for _, p := range []string{at.State(), at.Under(cfg.DuckDB.File)} {
-		if _, err := os.Stat(p); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
 func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, error) {
 	tables, err := catalog.ApplyFields(cfg.Fields)
 	if err != nil {
@@ -191,13 +133,8 @@ func (s *Store) Close() error {
 	return err
 }
 
-// ErrNoStore is a directory where no billsnap has published anything
-// (readmodel.ErrNoStore).
-var ErrNoStore = readmodel.ErrNoStore
-
-// OpenRead opens the database readers see, read-only: what the last
-// publish left (readmodel.Open). It is ErrNoStore (wrapped, naming the
-// path) when there is none.
-func OpenRead(ctx context.Context, cfg Options) (*sql.DB, error) {
-	return readmodel.Open(ctx, layout.Dir(cfg.Out).Under(cfg.DuckDB.File))
+// stateFile is the store's state, its lock and the engine its sections
+// run in.
+func (s *Store) stateFile() state.File {
+	return state.File{Path: s.at.State(), Lock: s.at.StateLock(), Wait: s.lockWait, Engine: s.engine}
 }
