@@ -71,7 +71,10 @@ func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (O
 	stop()
 	status, code := classify(ctx, out, err)
 	var text string
-	if err != nil {
+	switch {
+	case status == journal.Interrupted:
+		text = Interruption(ctx, err)
+	case err != nil:
 		text = env.Redact(err.Error())
 	}
 	end := journal.End{Status: status, ExitCode: code, Snapshot: out.Snapshot, Error: text, Requests: out.Requests}

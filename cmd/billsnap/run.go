@@ -87,6 +87,7 @@ func newEnv(stdout, stderr io.Writer, getenv func(string) string) *cliEnv {
 // run runs the subcommand args name and returns the exit code.
 func (env *cliEnv) run(ctx context.Context, args []string) int {
 	stdout, stderr := env.stdout, env.stderr
+	args = commandArgs(args)
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage())
 		return job.ExitUsage
@@ -102,10 +103,14 @@ func (env *cliEnv) run(ctx context.Context, args []string) int {
 				env.help()
 				return job.ExitOK
 			}
-			if err != nil {
+			code := job.ExitCode(ctx, err)
+			switch {
+			case err != nil && code == job.ExitInterrupted:
+				fmt.Fprintf(stderr, "billsnap %s: %s\n", c.name, job.Interruption(ctx, err))
+			case err != nil:
 				fmt.Fprintf(stderr, "billsnap %s: %s%s\n", c.name, termsafe.Lines(err.Error()), hint(err)) // an error may quote the service
 			}
-			return job.ExitCode(ctx, err)
+			return code
 		}
 	}
 	fmt.Fprintf(stderr, "billsnap: unknown command %q\n\n%s", args[0], usage())
@@ -124,7 +129,7 @@ func usage() string {
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.name, c.summary)
 	}
-	b.WriteString("\n'billsnap <command> --help' shows a command's flags.\n\n" + exitCodesHelp + "\n")
+	b.WriteString("\n'billsnap <command> --help' (or 'billsnap help <command>') shows a command's flags.\n\n" + exitCodesHelp + "\n")
 	return b.String()
 }
 
