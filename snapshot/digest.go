@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -9,7 +10,7 @@ import (
 	"hash"
 )
 
-// digestChunk is about the most IDs one query of digestIDs hands over:
+// digestChunk is about the most IDs one query of digest hands over:
 // duckdb-go gets a query's whole result from DuckDB before the first row,
 // outside DuckDB's memory limit, so one query of every ID of a table of
 // millions would hold them all in memory at once.
@@ -19,24 +20,40 @@ const digestChunk = 200_000
 // is as large as the IDs sharing the prefix make it.
 const maxPrefix = 16
 
-// digestIDs counts the rows and distinct ids the snapshot holds in table,
+// idTally is what DuckDB holds of a table's IDs under the snapshot's ID.
+type idTally struct {
+	rows      int64  // rows
+	distinct  int64  // distinct IDs among them
+	twice     string // the first ID (in sort order) found in two rows, or ""
+	idsSHA256 string // SHA-256 of the sorted IDs, each followed by "\n"
+}
+
+// snapshotIDs are the ids snapshot snap holds in the latest_ tables of db,
+// its DuckDB file.
+type snapshotIDs struct {
+	ctx  context.Context
+	db   *sql.DB
+	snap string
+}
+
+// digest counts the rows and distinct ids the snapshot holds in table,
 // finds an id that two rows share, and hashes the ids the way the answer
 // key does: SHA-256 of the sorted ids, each followed by "\n". DuckDB sorts
 // (spilling to disk past its memory limit), one range of ids at a time
 // (ranges), and the ids go through the hash in order, so memory stays
 // flat however large the table. IDs are compared as sent, byte by byte,
 // as DuckDB sorts them.
-func (l *loader) digestIDs(table string) (idTally, error) { return l.digestIDsBy(table, digestChunk) }
+func (x snapshotIDs) digest(table string) (idTally, error) { return x.digestBy(table, digestChunk) }
 
-// digestIDsBy is digestIDs, about chunk ids a query.
-func (l *loader) digestIDsBy(table string, chunk int64) (idTally, error) {
-	ranges, err := l.ranges(table, idRange{}, 2, chunk)
+// digestBy is digest, about chunk ids a query.
+func (x snapshotIDs) digestBy(table string, chunk int64) (idTally, error) {
+	ranges, err := x.ranges(table, idRange{}, 2, chunk)
 	if err != nil {
 		return idTally{}, err
 	}
 	d := &idDigest{h: sha256.New()}
 	for _, r := range ranges {
-		if err := l.digestRange(table, r, d); err != nil {
+		if err := x.digestRange(table, r, d); err != nil {
 			return idTally{}, err
 		}
 	}
@@ -60,11 +77,11 @@ func (r idRange) where() (string, []any) {
 // ids at most: by their first n characters, and a group of one prefix
 // larger than that by longer prefixes in turn. The ids that share a prefix
 // p sort together, from p up to the next prefix.
-func (l *loader) ranges(table string, r idRange, n int, chunk int64) ([]idRange, error) {
+func (x snapshotIDs) ranges(table string, r idRange, n int, chunk int64) ([]idRange, error) {
 	lo, hi := r.lo, r.hi
 	cond, args := r.where()
 	q := fmt.Sprintf("SELECT substr(id, 1, %d) AS p, count(*) FROM latest_%s WHERE snapshot_id = ?%s GROUP BY p ORDER BY p", n, table, cond)
-	groups, err := l.prefixes(q, append([]any{l.r.ID}, args...)...)
+	groups, err := x.prefixes(q, append([]any{x.snap}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +96,7 @@ func (l *loader) ranges(table string, r idRange, n int, chunk int64) ([]idRange,
 			if rows > 0 {
 				out, rows = append(out, idRange{start, g.prefix}), 0
 			}
-			sub, err := l.ranges(table, idRange{g.prefix, end}, n*2, chunk)
+			sub, err := x.ranges(table, idRange{g.prefix, end}, n*2, chunk)
 			if err != nil {
 				return nil, err
 			}
@@ -103,8 +120,8 @@ type prefixGroup struct {
 	rows   int64
 }
 
-func (l *loader) prefixes(q string, args ...any) ([]prefixGroup, error) {
-	rs, err := l.r.db.QueryContext(l.ctx, q, args...)
+func (x snapshotIDs) prefixes(q string, args ...any) ([]prefixGroup, error) {
+	rs, err := x.db.QueryContext(x.ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -128,10 +145,10 @@ type idDigest struct {
 }
 
 // digestRange puts the ids of range r, sorted, into d.
-func (l *loader) digestRange(table string, r idRange, d *idDigest) error {
+func (x snapshotIDs) digestRange(table string, r idRange, d *idDigest) error {
 	cond, args := r.where()
 	q := fmt.Sprintf("SELECT id FROM latest_%s WHERE snapshot_id = ?%s ORDER BY id", table, cond)
-	rs, err := l.r.db.QueryContext(l.ctx, q, append([]any{l.r.ID}, args...)...)
+	rs, err := x.db.QueryContext(x.ctx, q, append([]any{x.snap}, args...)...)
 	if err != nil {
 		return err
 	}

@@ -44,17 +44,17 @@ func TestIDsAreDigestedARangeAtATime(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l := &loader{r: &Run{db: db, ID: "s1"}, ctx: context.Background()}
+	x := snapshotIDs{ctx: context.Background(), db: db, snap: "s1"}
 	want := plainDigest(ids)
 	for _, chunk := range []int64{1, 7, 50, 1000} {
-		got, err := l.digestIDsBy("t", chunk)
+		got, err := x.digestBy("t", chunk)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got != want {
 			t.Errorf("chunk %d: %+v, want %+v", chunk, got, want)
 		}
-		ranges, err := l.ranges("t", idRange{}, 2, chunk)
+		ranges, err := x.ranges("t", idRange{}, 2, chunk)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -29,8 +28,9 @@ import (
 // published. A re-walk drops what was loaded of its tables. Jobs are done
 // in the order they come, by one goroutine.
 type loader struct {
-	r       *Run
-	ctx     context.Context
+	s       *Store
+	ids     snapshotIDs                          // the run's DuckDB file and its snapshot
+	staged  func(table string) ([]string, int64) // a table's staged files, and their rows
 	queue   chan loadJob
 	done    chan struct{}
 	closed  sync.Once
@@ -66,19 +66,13 @@ type loadedTable struct {
 	idTally
 }
 
-// idTally is what DuckDB holds of a table's IDs under the snapshot's ID.
-type idTally struct {
-	rows      int64  // rows
-	distinct  int64  // distinct IDs among them
-	twice     string // the first ID (in sort order) found in two rows, or ""
-	idsSHA256 string // SHA-256 of the sorted IDs, each followed by "\n"
-}
-
-func newLoader(ctx context.Context, r *Run) *loader {
-	l := &loader{r: r, ctx: ctx, queue: make(chan loadJob, 4*len(catalog.Tables())), done: make(chan struct{}),
+// newLoader starts loading into ids's DuckDB file the files staged
+// (their list) of snapshot ids.snap of store s.
+func newLoader(s *Store, ids snapshotIDs, staged func(table string) ([]string, int64)) *loader {
+	l := &loader{s: s, ids: ids, staged: staged, queue: make(chan loadJob, 4*len(catalog.Tables())), done: make(chan struct{}),
 		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]loadedTable{}}
-	l.base, _ = MemoryBytes(r.s.duck.LoadMemoryLimit)
-	l.ceil, _ = MemoryBytes(r.s.duck.MemoryLimit)
+	l.base, _ = MemoryBytes(s.duck.LoadMemoryLimit)
+	l.ceil, _ = MemoryBytes(s.duck.MemoryLimit)
 	l.set, l.limits = l.base, map[string]int64{}
 	go l.run()
 	return l
@@ -87,9 +81,9 @@ func newLoader(ctx context.Context, r *Run) *loader {
 // run does the jobs in turn under DuckDB's load settings.
 func (l *loader) run() {
 	defer close(l.done)
-	s := l.r.s
-	db := l.r.db
-	l.setErr(s.loadSettings(l.ctx, db))
+	s := l.s
+	db := l.ids.db
+	l.setErr(s.loadSettings(l.ids.ctx, db))
 	for j := range l.queue {
 		err := l.firstErr()
 		if err == nil {
@@ -106,7 +100,7 @@ func (l *loader) run() {
 			// into the file now, rather than in the checkpoint at close
 			// (0.2-0.5 s after a 200k-record export). Only a speed-up: a
 			// checkpoint DuckDB refuses is left to the close.
-			if _, err := db.ExecContext(l.ctx, "CHECKPOINT"); err != nil {
+			if _, err := db.ExecContext(l.ids.ctx, "CHECKPOINT"); err != nil {
 				s.log.Debug("checkpoint while walking", "error", err)
 			}
 			crashpoint.Hit("load.checkpoint")
@@ -121,7 +115,7 @@ func (l *loader) do(j loadJob) error {
 	case j.drop != nil:
 		return l.dropFiles(j.table, j.drop)
 	}
-	t, _ := l.r.s.table(j.table)
+	t, _ := l.s.table(j.table)
 	return l.loadFile(t, j.file)
 }
 
@@ -181,8 +175,8 @@ func (l *loader) collectionEnded(collection string) (extract.Tally, error) {
 // of them is, and their IDs are counted and hashed.
 func (l *loader) loadCollection(parent string) error {
 	for _, name := range catalog.TablesOf(parent) {
-		t, _ := l.r.s.table(name)
-		files, _ := l.r.staged.Files(name)
+		t, _ := l.s.table(name)
+		files, _ := l.staged(name)
 		for _, f := range files {
 			if err := l.loadFile(t, f); err != nil {
 				return err
@@ -191,7 +185,7 @@ func (l *loader) loadCollection(parent string) error {
 		var ids idTally
 		err := l.underLimit(name, "the ids of "+name, func() error {
 			var err error
-			ids, err = l.digestIDs(name)
+			ids, err = l.ids.digest(name)
 			return err
 		})
 		if err != nil {
@@ -211,7 +205,7 @@ func (l *loader) loadFile(t catalog.Table, file string) error {
 	}
 	cols := strings.Join(t.ColumnNames(), ", ")
 	q := fmt.Sprintf("INSERT INTO latest_%s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, state.SQLString(file))
-	res, err := l.exec(t.Name, t.Name+" from "+filepath.Base(file), q, l.r.ID)
+	res, err := l.exec(t.Name, t.Name+" from "+filepath.Base(file), q, l.ids.snap)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -237,7 +231,7 @@ func (l *loader) exec(table, what, q string, args ...any) (sql.Result, error) {
 	var res sql.Result
 	err := l.underLimit(table, what, func() error {
 		var err error
-		res, err = l.r.db.ExecContext(l.ctx, q, args...)
+		res, err = l.ids.db.ExecContext(l.ids.ctx, q, args...)
 		return err
 	})
 	return res, err
@@ -251,7 +245,7 @@ func (l *loader) exec(table, what, q string, args ...any) (sql.Result, error) {
 // does not raise what every load may hold. what names what do loads or
 // counts, for the log.
 func (l *loader) underLimit(table, what string, do func() error) error {
-	s := l.r.s
+	s := l.s
 	limit := max(l.base, l.limits[table])
 	for {
 		if err := l.setLimit(limit); err != nil {
@@ -276,7 +270,7 @@ func (l *loader) setLimit(limit int64) error {
 	if limit == l.set {
 		return nil
 	}
-	if err := setting(l.ctx, l.r.db, "memory_limit", "duckdb.load_memory_limit", megabytes(limit)); err != nil {
+	if err := setting(l.ids.ctx, l.ids.db, "memory_limit", "duckdb.load_memory_limit", megabytes(limit)); err != nil {
 		return err
 	}
 	l.set = limit
@@ -291,7 +285,7 @@ func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/1e6, 'f',
 func (l *loader) dropFiles(table string, files []string) error {
 	if len(l.files[table]) > 0 {
 		q := fmt.Sprintf("DELETE FROM latest_%s WHERE snapshot_id = ?", table)
-		if _, err := l.r.db.ExecContext(l.ctx, q, l.r.ID); err != nil {
+		if _, err := l.ids.db.ExecContext(l.ids.ctx, q, l.ids.snap); err != nil {
 			return fmt.Errorf("dropping the rows of %s a re-walk discarded: %w", table, err)
 		}
 	}

@@ -41,6 +41,26 @@ func (s *Store) publishModel(ctx context.Context, sec *Section, base, latest str
 	return nil
 }
 
+// modelOf makes the read model of complete snapshot id: from its DuckDB
+// file in staging, or rebuilt from its Parquet when that is gone or cannot
+// be used (a run killed while it was being made the model).
+func (s *Store) modelOf(ctx context.Context, sec *Section, id string) error {
+	next := s.at.MasterNext()
+	os.Remove(next)
+	os.Remove(next + ".wal")
+	if err := os.Rename(s.at.StagedModel(id), next); err == nil {
+		err := s.publishModel(ctx, sec, next, id)
+		if err == nil {
+			return nil
+		}
+		s.log.Warn("the snapshot's DuckDB file cannot be made the read model; building it from the Parquet", "snapshot", id, "error", err)
+	}
+	if err := s.model().FromParquet(ctx, sec.DB(), id, next); err != nil {
+		return err
+	}
+	return s.publishModel(ctx, sec, next, id)
+}
+
 // bind makes the views reconcile reads on conn (readmodel.Model.Bind).
 func (s *Store) bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]runrec.File, error) {
 	return s.model().Bind(ctx, conn, cur, prev)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -83,51 +82,6 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	r.s.log.Debug("snapshot published: what was left after the walks", append([]any{"snapshot", r.ID}, phases.attrs()...)...)
 	crashpoint.Hit("publish.done")
 	return &Summary{ID: r.ID, Status: status, Started: r.Started, Finished: r.s.now().UTC(), Tables: stats, Fields: fields}, nil
-}
-
-// finish publishes snapshot id, recorded as status (publishing or
-// incomplete), and returns its status now. A complete snapshot's Parquet
-// goes into the tree, it is recorded complete, and the read model is
-// built from its DuckDB file in staging (or from its Parquet when that is
-// gone). An incomplete one's Parquet goes into the incomplete tree, and
-// the read model is published again. Each step is done once however often
-// finish is called: a crash at any point is finished by the next run
-// (recover).
-func (s *Store) finish(ctx context.Context, sec *Section, id, status string) (string, error) {
-	if status == StatusIncomplete {
-		if err := s.publishParquet(s.incomplete, id); err != nil {
-			return status, err
-		}
-		return status, s.syncModel(ctx, sec)
-	}
-	if err := s.publishParquet(s.tree, id); err != nil {
-		return status, err
-	}
-	if err := setStatus(ctx, sec.DB(), id, StatusComplete, "", s.now); err != nil {
-		return status, err
-	}
-	crashpoint.Hit("publish.complete")
-	return StatusComplete, s.syncModel(ctx, sec)
-}
-
-// modelOf makes the read model of complete snapshot id: from its DuckDB
-// file in staging, or rebuilt from its Parquet when that is gone or cannot
-// be used (a run killed while it was being made the model).
-func (s *Store) modelOf(ctx context.Context, sec *Section, id string) error {
-	next := s.at.MasterNext()
-	os.Remove(next)
-	os.Remove(next + ".wal")
-	if err := os.Rename(s.at.StagedModel(id), next); err == nil {
-		err := s.publishModel(ctx, sec, next, id)
-		if err == nil {
-			return nil
-		}
-		s.log.Warn("the snapshot's DuckDB file cannot be made the read model; building it from the Parquet", "snapshot", id, "error", err)
-	}
-	if err := s.model().FromParquet(ctx, sec.DB(), id, next); err != nil {
-		return err
-	}
-	return s.publishModel(ctx, sec, next, id)
 }
 
 // verified is a table's figures, checked.

@@ -60,7 +60,7 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	if err := r.openDB(ctx); err != nil {
 		return nil, err
 	}
-	r.loader = newLoader(ctx, r)
+	r.loader = newLoader(s, snapshotIDs{ctx: ctx, db: r.db, snap: id}, func(table string) ([]string, int64) { return r.staged.Files(table) })
 	r.staged, err = ingest.New(r.stage(), s.tables, s.pq.settings(), ingest.Hooks{
 		Filled:  func(table, file string) { r.loader.queue <- loadJob{table: table, file: file} },
 		Dropped: func(table string, files []string) { r.loader.queue <- loadJob{table: table, drop: files} },

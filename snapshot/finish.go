@@ -9,9 +9,40 @@ import (
 	"slices"
 	"time"
 
+	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/tree"
 )
+
+// A snapshot whose manifest is recorded (Publish's point of no return) is
+// finished here: by the run that recorded it (Publish), or by the next
+// Open after a crash (recover), which also cleans up what else an
+// interrupted run left.
+
+// finish publishes snapshot id, recorded as status (publishing or
+// incomplete), and returns its status now. A complete snapshot's Parquet
+// goes into the tree, it is recorded complete, and the read model is
+// built from its DuckDB file in staging (or from its Parquet when that is
+// gone). An incomplete one's Parquet goes into the incomplete tree, and
+// the read model is published again. Each step is done once however often
+// finish is called: a crash at any point is finished by the next run
+// (recover).
+func (s *Store) finish(ctx context.Context, sec *Section, id, status string) (string, error) {
+	if status == StatusIncomplete {
+		if err := s.publishParquet(s.incomplete, id); err != nil {
+			return status, err
+		}
+		return status, s.syncModel(ctx, sec)
+	}
+	if err := s.publishParquet(s.tree, id); err != nil {
+		return status, err
+	}
+	if err := setStatus(ctx, sec.DB(), id, StatusComplete, "", s.now); err != nil {
+		return status, err
+	}
+	crashpoint.Hit("publish.complete")
+	return StatusComplete, s.syncModel(ctx, sec)
+}
 
 // recover finishes what an interrupted run left, with the export lock
 // held, in section sec of the state: a snapshot stopped while walking is
