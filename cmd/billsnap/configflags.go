@@ -71,6 +71,9 @@ func (f *serviceFlags) load(env *cliEnv) (config.Config, error) {
 			c.Parquet.URL = f.parquetURL
 		}
 	})
+	if err := f.checkOut(c.Out, true); err != nil {
+		return c, err
+	}
 	return c, prepare(c, true, env.lake)
 }
 
@@ -147,6 +150,9 @@ func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
 	}
 	if given(f.fs, "out") {
 		c.Out = f.out
+	}
+	if err := f.checkOut(c.Out, false); err != nil {
+		return c, err
 	}
 	return c, prepare(c, false, env.lake)
 }

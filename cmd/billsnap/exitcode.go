@@ -16,7 +16,8 @@ const exitCodesHelp = `Exit codes:
        (or, for recheck, one not reconciled),
        a statement query cannot prepare, no store where a command that
        only reads one (status, reconcile, report, query, serve, ledger,
-       evidence) looks, serve on an address that is not loopback without
+       evidence) looks, an unusable --out (a file, a missing parent,
+       no permission), serve on an address that is not loopback without
        --token-file or workspace.identity, or evidence of a period not closed
   3    material: discrepancies at or above materiality, or an incomplete snapshot
   130  interrupted by SIGINT or SIGTERM`
