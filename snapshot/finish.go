@@ -91,7 +91,7 @@ func (s *Store) recover(ctx context.Context, sec *Section) error {
 		return err
 	}
 	_, noModel := os.Stat(s.publicPath)
-	_, noRecords := os.Lstat(s.records.Link)
+	_, noRecords := os.Lstat(s.recs.Link())
 	if noModel != nil {
 		sec.publicStale = true // the master may be whole
 	}
@@ -211,5 +211,5 @@ func setStatus(ctx context.Context, db *sql.DB, id, status, errMsg string, now f
 
 // partitionDir is where readers find a table's Parquet of snapshot id.
 func (s *Store) partitionDir(table, id string) string {
-	return filepath.Join(s.parquetDir, table, partition(id))
+	return filepath.Join(s.parquetDir, table, tree.Partition(id))
 }

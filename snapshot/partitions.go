@@ -7,17 +7,12 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/snapshot/migrate"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/tree"
 )
 
-// PartitionKey names the snapshot in the Parquet tree's Hive partitions,
-// as in DuckDB's tables: <table>/snapshot_id=<id>/ (readmodel's, whose
-// views read them).
-const PartitionKey = readmodel.PartitionKey
-
-// partition is the partition directory of snapshot id.
-func partition(id string) string { return readmodel.Partition(id) }
+// PartitionKey names the snapshot in the Parquet tree's Hive partitions:
+// <table>/snapshot_id=<id>/ (tree's).
+const PartitionKey = tree.PartitionKey
 
 // renameOldPartitions renames the partitions of the current generation
 // named with the key of an earlier billsnap (migrate.RenameOldPartitions):
@@ -35,7 +30,7 @@ func renameOldPartitions(t tree.Tree) error {
 func (s *Store) Files(id string) ([]lake.Local, error) {
 	var out []lake.Local
 	for _, t := range catalog.Tables() {
-		paths, err := filepath.Glob(filepath.Join(s.parquetDir, t.Name, PartitionKey+"="+id, "*.parquet"))
+		paths, err := filepath.Glob(filepath.Join(s.parquetDir, t.Name, tree.Partition(id), "*.parquet"))
 		if err != nil {
 			return nil, err
 		}

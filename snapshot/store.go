@@ -74,7 +74,6 @@ type Store struct {
 	duck       DuckDB
 	lock       *os.File      // the export lock; nil for a store opened to reconcile
 	lockWait   time.Duration // lock_wait
-	records    tree.Tree     // the records: billsnap's tables as readers see them
 	log        *slog.Logger
 	now        func() time.Time
 }
@@ -87,7 +86,7 @@ func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, erro
 	at := layout.Dir(cfg.Out)
 	parquetDir := at.Under(cfg.Parquet.Dir)
 	return &Store{tables: tables, parquetDir: parquetDir, tree: tree.New(parquetDir),
-		incomplete: tree.New(at.Incomplete()), records: tree.New(at.Records()), at: at, publicPath: at.Under(cfg.DuckDB.File),
+		incomplete: tree.New(at.Incomplete()), at: at, publicPath: at.Under(cfg.DuckDB.File),
 		engine: state.NewEngine(cfg.DuckDB.settings(), at.StateTemp()), runs: runrec.New(at), recs: runrec.NewRecords(at, log, now),
 		pq: cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
 }

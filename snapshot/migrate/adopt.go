@@ -10,7 +10,6 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/layout"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/tree"
@@ -95,7 +94,7 @@ func migrateData(ctx context.Context, db *sql.DB, conn *sql.Conn, a Adoption, p 
 	if err != nil {
 		return err
 	}
-	if err := RenameOldPartitions(cur, readmodel.PartitionKey); err != nil {
+	if err := RenameOldPartitions(cur, tree.PartitionKey); err != nil {
 		return err
 	}
 	if err := MoveRuns(ctx, conn, a.At.Runs()); err != nil {

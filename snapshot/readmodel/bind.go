@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/snapshot/runrec"
+	"github.com/billsnap/billsnap/snapshot/tree"
 )
 
 // Bind makes the views cur.<table> and prev.<table> on conn show the
@@ -62,7 +63,7 @@ func (s Model) relation(t catalog.Table, id, latest string) (string, error) {
 		return fmt.Sprintf("SELECT * FROM %s.latest_%s", masterAlias, t.Name), nil
 	}
 	for _, tr := range s.Trees {
-		dir := filepath.Join(absolute(tr.Link), t.Name, Partition(id))
+		dir := filepath.Join(absolute(tr.Link), t.Name, tree.Partition(id))
 		if _, err := os.Stat(dir); err == nil {
 			return ParquetRelation(filepath.Join(dir, "*.parquet")), nil
 		}

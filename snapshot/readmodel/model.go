@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/snapshot/tree"
 )
 
 // The read model is a DuckDB file built whole and then renamed into place,
@@ -222,7 +223,7 @@ func (s Model) FromParquet(ctx context.Context, db *sql.DB, id, path string) err
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
 	s.Log.Warn("building the read model from the Parquet of the latest snapshot", "snapshot", id)
 	for _, t := range s.Tables {
-		glob := filepath.Join(s.Trees[0].Link, t.Name, Partition(id), "*.parquet")
+		glob := filepath.Join(s.Trees[0].Link, t.Name, tree.Partition(id), "*.parquet")
 		q := fmt.Sprintf("INSERT INTO %s.latest_%s BY NAME %s", modelAlias, t.Name, ParquetRelation(glob))
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("read model: loading %s: %w", t.Name, err)

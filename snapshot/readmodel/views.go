@@ -14,6 +14,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/snapshot/tree"
 )
 
 // The read model's views: over the records, and over the Parquet trees
@@ -197,7 +198,7 @@ func history(tr Tree, t catalog.Table, byName bool) string {
 	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
 		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)
 	}
-	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName), PartitionKey, state.SQLString(tr.Status))
+	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName), tree.PartitionKey, state.SQLString(tr.Status))
 }
 
 // hasParquet tells whether a partition of the table directory dir holds a
@@ -236,7 +237,7 @@ func ParquetRelation(glob string) string { return readParquet(glob, true) }
 // files that all have the same columns, whose footers DuckDB then need
 // not all read to bind the relation.
 func readParquet(glob string, byName bool) string {
-	exclude := []string{state.SQLString(PartitionKey), "'_raw'"}
+	exclude := []string{state.SQLString(tree.PartitionKey), "'_raw'"}
 	for _, dir := range strings.Split(filepath.Dir(filepath.Dir(filepath.Dir(glob))), string(filepath.Separator)) {
 		if k, _, ok := strings.Cut(dir, "="); ok && k != "" {
 			exclude = append(exclude, state.SQLString(k))
@@ -244,7 +245,7 @@ func readParquet(glob string, byName bool) string {
 	}
 	return fmt.Sprintf(`SELECT %[2]s, COLUMNS(c -> NOT list_contains([%[3]s], c)), CAST(_raw AS JSON) AS _raw
 		FROM read_parquet(%[1]s, hive_partitioning = true, hive_types = {'%[2]s': VARCHAR}, union_by_name = %[4]t)`,
-		state.SQLString(glob), PartitionKey, strings.Join(exclude, ", "), byName)
+		state.SQLString(glob), tree.PartitionKey, strings.Join(exclude, ", "), byName)
 }
 
 func absolute(path string) string {
@@ -260,10 +261,3 @@ func absolute(path string) string {
 func latestView(latest string) string {
 	return "CREATE OR REPLACE VIEW latest_snapshot AS SELECT * FROM snapshots WHERE id = " + state.SQLString(latest)
 }
-
-// PartitionKey names the snapshot in the Parquet trees' Hive partitions,
-// as in DuckDB's tables: <table>/snapshot_id=<id>/.
-const PartitionKey = "snapshot_id"
-
-// Partition is the partition directory of snapshot id.
-func Partition(id string) string { return PartitionKey + "=" + id }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/snapshot/tree"
 )
 
 // The records are billsnap's own tables as readers see them, read by the
@@ -37,18 +38,19 @@ import (
 //	findings/, unjudged/, rechecks/              the run records (runrec): a file a run
 
 // Records are the records of an output directory: what a publish writes
-// of the state and the journal for readers (Write), and the read model's
-// views of them (Views).
+// of the state and the journal for readers (Write) into a generation
+// (Build, Show, Drop), and the read model's views of them (Views).
 type Records struct {
-	at  layout.Dir
-	log *slog.Logger
-	now func() time.Time
+	at   layout.Dir
+	gens tree.Tree // DIR/records and its generations
+	log  *slog.Logger
+	now  func() time.Time
 }
 
 // NewRecords is the records of output directory at; now is the clock
 // the journal's runs are read by (one killed is read as killed).
 func NewRecords(at layout.Dir, log *slog.Logger, now func() time.Time) Records {
-	return Records{at: at, log: log, now: now}
+	return Records{at: at, gens: tree.New(at.Records()), log: log, now: now}
 }
 
 // RecordTables are the state's tables published as records, in order.

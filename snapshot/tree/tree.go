@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -35,6 +34,13 @@ type Tree struct {
 	Link string // DIR/parquet
 	gens string // DIR/.parquet-gen
 }
+
+// PartitionKey names the snapshot in a Parquet tree's Hive partitions,
+// as in DuckDB's tables (and the read model's views): <table>/snapshot_id=<id>/.
+const PartitionKey = "snapshot_id"
+
+// Partition is the partition directory of snapshot id.
+func Partition(id string) string { return PartitionKey + "=" + id }
 
 // New is the tree whose link is at link; its generations are beside it.
 func New(link string) Tree {
@@ -129,7 +135,7 @@ func (t Tree) Add(id string, srcs []string) error {
 		if err := crashpoint.Err("tree.add"); err != nil {
 			return err
 		}
-		if err := os.Rename(src, filepath.Join(table, readmodel.Partition(id))); err != nil {
+		if err := os.Rename(src, filepath.Join(table, Partition(id))); err != nil {
 			return fmt.Errorf("parquet tree: %w", err)
 		}
 		crashpoint.Hit("tree.add")
@@ -156,7 +162,7 @@ func (t Tree) Remove(ids []string) error {
 	}
 	var dirs []string
 	for _, id := range ids {
-		parts, _ := filepath.Glob(filepath.Join(cur, "*", readmodel.Partition(id)))
+		parts, _ := filepath.Glob(filepath.Join(cur, "*", Partition(id)))
 		for _, p := range parts {
 			table := filepath.Dir(p)
 			if err := os.Rename(p, filepath.Join(trash, filepath.Base(table)+"."+id)); err != nil {
@@ -188,10 +194,10 @@ func (t Tree) Partitions() (map[string][]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	dirs, _ := filepath.Glob(filepath.Join(cur, "*", readmodel.PartitionKey+"=*"))
+	dirs, _ := filepath.Glob(filepath.Join(cur, "*", PartitionKey+"=*"))
 	out := map[string][]string{}
 	for _, d := range dirs {
-		id := strings.TrimPrefix(filepath.Base(d), readmodel.PartitionKey+"=")
+		id := strings.TrimPrefix(filepath.Base(d), PartitionKey+"=")
 		out[id] = append(out[id], filepath.Base(filepath.Dir(d)))
 	}
 	return out, nil
