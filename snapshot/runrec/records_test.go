@@ -1,17 +1,21 @@
-package snapshot
+package runrec_test
 
 import (
 	"context"
+	"database/sql"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	_ "github.com/duckdb/duckdb-go/v2"
+
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
-	"github.com/billsnap/billsnap/sandbox"
-	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/migrate"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // The records' runs are the journal as it was at each publish, and a
@@ -21,13 +25,18 @@ import (
 // read again until it ends, and a pruned run leaves the record.
 func TestThePublishedRunsReadOnlyRunsNotEnded(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 50, Customers: 4}, "")
-	cfg := testConfig(srv, t.TempDir())
-	if _, err := take(t, cfg); err != nil {
+	ctx := context.Background()
+	at := layout.Dir(t.TempDir())
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
 		t.Fatal(err)
 	}
-	dir := layout.Dir(cfg.Out).Runs()
-	j := journal.New(dir, time.Now)
+	defer db.Close()
+	if err := migrate.State(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	recs := runrec.NewRecords(at, slog.New(slog.DiscardHandler), time.Now)
+	j := journal.New(at.Runs(), time.Now)
 	ended, err := j.Start(journal.Run{Job: "export"})
 	if err != nil {
 		t.Fatal(err)
@@ -39,13 +48,15 @@ func TestThePublishedRunsReadOnlyRunsNotEnded(t *testing.T) {
 	}
 	publish := func() map[string]string {
 		t.Helper()
-		s := openStore(t, cfg)
-		defer s.Close()
-		if err := s.Change(context.Background(), func(*Section) error { return nil }); err != nil {
+		next, err := recs.Build(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := recs.Show(next); err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]string{}
-		rows, err := readDB(t, cfg).Query("SELECT id, status FROM runs")
+		rows, err := db.Query("SELECT id, status FROM read_parquet(?)", filepath.Join(recs.Link(), "runs.parquet"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +72,7 @@ func TestThePublishedRunsReadOnlyRunsNotEnded(t *testing.T) {
 	if got := publish(); got[endedID] != journal.OK || got[runningID] != journal.Running {
 		t.Fatalf("the runs published: %v", got)
 	}
-	file := filepath.Join(dir, endedID+".json")
+	file := filepath.Join(at.Runs(), endedID+".json")
 	b, _ := os.ReadFile(file)
 	os.WriteFile(file, []byte(strings.Replace(string(b), `"status":"ok"`, `"status":"failed"`, 1)), 0o644)
 	running.Finish(journal.End{Status: journal.Material, ExitCode: 3})
