@@ -186,15 +186,33 @@ func (s Model) Info(ctx context.Context, db *sql.DB, built string) (latest, view
 // Empty makes a model file at path with empty latest_ tables: the
 // read model of a store without a complete snapshot.
 func (s Model) Empty(ctx context.Context, db *sql.DB, path string) error {
-	conn, err := db.Conn(ctx)
+	conn, done, err := s.attachNew(ctx, db, path)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", state.SQLString(path), modelAlias, s.RowGroupSize)); err != nil {
-		return fmt.Errorf("read model: %w", err)
+	defer done()
+	return s.createLatest(ctx, conn)
+}
+
+// attachNew attaches the model file at path on a connection of db as
+// modelAlias; done detaches it and ends the connection.
+func (s Model) attachNew(ctx context.Context, db *sql.DB, path string) (conn *sql.Conn, done func(), err error) {
+	if conn, err = db.Conn(ctx); err != nil {
+		return nil, nil, err
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", state.SQLString(path), modelAlias, s.RowGroupSize)); err != nil {
+		conn.Close()
+		return nil, nil, fmt.Errorf("read model: %w", err)
+	}
+	return conn, func() {
+		conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
+		conn.Close()
+	}, nil
+}
+
+// createLatest makes the empty latest_ tables of the model attached on
+// conn.
+func (s Model) createLatest(ctx context.Context, conn *sql.Conn) error {
 	for _, t := range s.Tables {
 		if _, err := conn.ExecContext(ctx, t.CreateSQL(modelAlias+".latest_"+t.Name)); err != nil {
 			return fmt.Errorf("read model: %w", err)
@@ -209,18 +227,14 @@ func (s Model) Empty(ctx context.Context, db *sql.DB, path string) error {
 func (s Model) FromParquet(ctx context.Context, db *sql.DB, id, path string) error {
 	os.Remove(path)
 	os.Remove(path + ".wal")
-	if err := s.Empty(ctx, db, path); err != nil {
-		return err
-	}
-	conn, err := db.Conn(ctx)
+	conn, done, err := s.attachNew(ctx, db, path)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (ROW_GROUP_SIZE %d)", state.SQLString(path), modelAlias, s.RowGroupSize)); err != nil {
-		return fmt.Errorf("read model: %w", err)
+	defer done()
+	if err := s.createLatest(ctx, conn); err != nil {
+		return err
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
 	s.Log.Warn("building the read model from the Parquet of the latest snapshot", "snapshot", id)
 	for _, t := range s.Tables {
 		glob := filepath.Join(s.Trees[0].Link, t.Name, tree.Partition(id), "*.parquet")

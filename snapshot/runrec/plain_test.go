@@ -2,13 +2,9 @@ package runrec_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
-	_ "github.com/duckdb/duckdb-go/v2"
-
-	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
@@ -19,14 +15,7 @@ import (
 func TestPlainKeepsAReconciliationInPlaceOfTheEarlierOne(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := migrate.State(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := stateDB(t)
 	if err := runrec.PlainHistory(ctx, db); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package runrec_test
 
 import (
 	"context"
-	"database/sql"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -10,11 +9,8 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/duckdb/duckdb-go/v2"
-
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
-	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
@@ -27,14 +23,7 @@ func TestThePublishedRunsReadOnlyRunsNotEnded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	at := layout.Dir(t.TempDir())
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := migrate.State(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := stateDB(t)
 	recs := runrec.NewRecords(at, slog.New(slog.DiscardHandler), time.Now)
 	j := journal.New(at.Runs(), time.Now)
 	ended, err := j.Start(journal.Run{Job: "export"})

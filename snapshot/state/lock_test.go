@@ -17,11 +17,7 @@ import (
 func TestLockWaitsForTheHolder(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "billsnap.lock")
-		first, err := Lock(path, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		path, first := heldLock(t)
 		go func() {
 			time.Sleep(3 * time.Second)
 			first.Close()
@@ -41,20 +37,28 @@ func TestLockWaitsForTheHolder(t *testing.T) {
 func TestLockGivesUpNamingTheHolder(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "billsnap.lock")
-		first, err := Lock(path, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		path, first := heldLock(t)
 		defer first.Close()
 		start := time.Now()
-		_, err = Lock(path, 5*time.Second)
+		_, err := Lock(path, 5*time.Second)
 		var busy *BusyError
 		if !errors.As(err, &busy) || time.Since(start) != 5*time.Second ||
 			!strings.Contains(err.Error(), "held by another billsnap (pid ") || !strings.Contains(err.Error(), "since ") {
 			t.Errorf("after %s: %v", time.Since(start), err)
 		}
 	})
+}
+
+// heldLock takes the lock of a new path, and returns the path and the
+// lock.
+func heldLock(t *testing.T) (string, *os.File) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "billsnap.lock")
+	f, err := Lock(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, f
 }
 
 // A holder that died (SIGKILL, no cleanup) leaves its words in the file but

@@ -13,8 +13,11 @@ import (
 // What ended processes left in a folder goes and what running ones wrote
 // stays; with an age, another running process's entries older than it go
 // too (its number may have been used again), but never this process's.
+//
+// Not parallel: between its fork and exec the child shares every open
+// file of this process, so a lock another test closes meanwhile stays
+// held (TestLockWaitsForTheHolder then waits its fake time out).
 func TestSweepEndedRemovesWhatEndedProcessesLeft(t *testing.T) {
-	t.Parallel()
 	ended := exec.Command("true")
 	if err := ended.Run(); err != nil {
 		t.Fatal(err)
