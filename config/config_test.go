@@ -47,7 +47,7 @@ func TestBadFilesNameTheProblem(t *testing.T) {
 		"unknown-key.bad.yml":        `line 2: unknown key "concurency"`,
 		"unknown-nested-key.bad.yml": `line 3: unknown key "backoff"`,
 		"api-key.bad.yml":            `line 2: key "api_key": the API key is never read from the config file`,
-		"wrong-type.bad.yml":         "line 1: key concurrency: cannot unmarshal !!str `many` into int",
+		"wrong-type.bad.yml":         `line 1: concurrency: want a whole number such as 8, got "many"`,
 		"syntax.bad.yml":             "line 1",
 		"bad-size.bad.yml":           "line 2: key parquet.page_size: want a size",
 		"fields-key.bad.yml":         `line 3: unknown key "typ" (want field and type)`,

@@ -128,6 +128,10 @@ func yamlMessage(err error, root *yaml.Node) string {
 	var lines []string
 	for l := range strings.SplitSeq(msg, "\n") {
 		l = strings.TrimSpace(l)
+		if plain, ok := plainTypeError(l, root); ok {
+			lines = append(lines, plain)
+			continue
+		}
 		if m := errorLine.FindStringSubmatch(l); m != nil && !strings.Contains(l, "unknown key") {
 			line, _ := strconv.Atoi(m[1])
 			if key := keyAt(root, line, ""); key != "" {
