@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/tree"
 )
@@ -77,7 +78,7 @@ func (s *Store) recover(ctx context.Context, sec *Section) error {
 	if err := os.RemoveAll(s.at.Staging()); err != nil {
 		return fmt.Errorf("removing staging: %w", err)
 	}
-	if err := renameOldPartitions(s.tree); err != nil {
+	if err := migrate.RenameOldPartitions(s.tree); err != nil {
 		return err
 	}
 	for _, tr := range []tree.Tree{s.tree, s.incomplete} {
@@ -207,9 +208,4 @@ func setStatus(ctx context.Context, db *sql.DB, id, status, errMsg string, now f
 		return fmt.Errorf("snapshot %s: recording status %s: %w", id, status, err)
 	}
 	return nil
-}
-
-// partitionDir is where readers find a table's Parquet of snapshot id.
-func (s *Store) partitionDir(table, id string) string {
-	return filepath.Join(s.parquetDir, table, tree.Partition(id))
 }

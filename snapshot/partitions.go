@@ -6,24 +6,12 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/lake"
-	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/tree"
 )
 
 // PartitionKey names the snapshot in the Parquet tree's Hive partitions:
 // <table>/snapshot_id=<id>/ (tree's).
 const PartitionKey = tree.PartitionKey
-
-// renameOldPartitions renames the partitions of the current generation
-// named with the key of an earlier billsnap (migrate.RenameOldPartitions):
-// a store written by an earlier billsnap is migrated when opened.
-func renameOldPartitions(t tree.Tree) error {
-	cur, err := t.Current()
-	if err != nil {
-		return err
-	}
-	return migrate.RenameOldPartitions(cur, PartitionKey)
-}
 
 // Files are the Parquet files of complete snapshot id in the tree, by
 // table in the catalogue's order, as the lake publishes them.
@@ -42,4 +30,9 @@ func (s *Store) Files(id string) ([]lake.Local, error) {
 		return nil, fmt.Errorf("snapshot %s has no Parquet in %s", id, s.parquetDir)
 	}
 	return out, nil
+}
+
+// partitionDir is where readers find a table's Parquet of snapshot id.
+func (s *Store) partitionDir(table, id string) string {
+	return filepath.Join(s.parquetDir, table, tree.Partition(id))
 }

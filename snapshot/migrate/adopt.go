@@ -90,11 +90,7 @@ func adoptedTables() []string {
 // the journal, the incomplete snapshots to their tree, the latest complete
 // snapshot into a new read model, published over the old file.
 func migrateData(ctx context.Context, db *sql.DB, conn *sql.Conn, a Adoption, p Publisher) error {
-	cur, err := a.Tree.Current()
-	if err != nil {
-		return err
-	}
-	if err := RenameOldPartitions(cur, tree.PartitionKey); err != nil {
+	if err := RenameOldPartitions(a.Tree); err != nil {
 		return err
 	}
 	if err := MoveRuns(ctx, conn, a.At.Runs()); err != nil {

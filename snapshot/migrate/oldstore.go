@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/snapshot/tree"
 )
 
 // A store of an earlier billsnap (schema version 1) held every snapshot's
@@ -135,15 +136,20 @@ func writeRun(dir string, r journal.Run) error {
 	return os.WriteFile(filepath.Join(dir, r.ID+".json"), append(b, '\n'), 0o644)
 }
 
-// RenameOldPartitions gives every partition of the Parquet tree's current
-// generation cur named with the old key ("snapshot=") the key readers
-// filter on (key), each in one rename.
-func RenameOldPartitions(cur, key string) error {
+// RenameOldPartitions gives every partition of tree t's current
+// generation named with the old key ("snapshot=") the key readers filter
+// on (tree.PartitionKey), each in one rename: the Parquet tree of a store
+// of an earlier billsnap, migrated when it is opened.
+func RenameOldPartitions(t tree.Tree) error {
+	cur, err := t.Current()
+	if err != nil {
+		return err
+	}
 	old, _ := filepath.Glob(filepath.Join(cur, "*", oldPartitionKey+"=*"))
 	var dirs []string
 	for _, d := range old {
 		id := strings.TrimPrefix(filepath.Base(d), oldPartitionKey+"=")
-		if err := os.Rename(d, filepath.Join(filepath.Dir(d), key+"="+id)); err != nil {
+		if err := os.Rename(d, filepath.Join(filepath.Dir(d), tree.Partition(id))); err != nil {
 			return fmt.Errorf("parquet tree: renaming %s: %w", d, err)
 		}
 		dirs = append(dirs, filepath.Dir(d))

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/billsnap/billsnap/snapshot/tree"
 )
 
 // A tree of an earlier billsnap, partitioned by "snapshot=", is
@@ -11,7 +13,8 @@ import (
 // of the key already is left as it is.
 func TestOldPartitionsAreRenamed(t *testing.T) {
 	t.Parallel()
-	cur := t.TempDir()
+	link := filepath.Join(t.TempDir(), "parquet") // a plain directory, as before generations
+	cur := link
 	for _, p := range []string{"customers/snapshot=A/part-00000.parquet", "invoices/snapshot_id=B/part-00000.parquet"} {
 		path := filepath.Join(cur, p)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -21,7 +24,7 @@ func TestOldPartitionsAreRenamed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := RenameOldPartitions(cur, "snapshot_id"); err != nil {
+	if err := RenameOldPartitions(tree.New(link)); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := filepath.Glob(filepath.Join(cur, "*", "*", "*.parquet"))
