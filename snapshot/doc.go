@@ -20,11 +20,13 @@
 // The store's parts are packages of their own, below it: state (the
 // state's sections, each a value with its hooks, the DuckDB engine, the
 // locks and file utilities), tree (the trees of generations readers see
-// through a link), runrec (the run records, what a reconciliation stages,
-// and the records readers see), readmodel (the read model, its views and
-// its queries, a snapshot's manifest and fields among them) and migrate
-// (the state's schema and what an earlier billsnap's store becomes). This
-// package is the snapshot being taken, and the facade its callers use:
-// Open, a Section of the state handed to Update and Change, a Reading and
-// Keep, OpenRead.
+// through a link, and their partition key), runrec (the run records, what
+// a reconciliation stages, and the records readers see, built a
+// generation a publish), readmodel (the read model, which model a state
+// asks for and its showing, its views and its queries, a snapshot's
+// manifest and fields among them) and migrate (the state's schema, and
+// the adoption of an earlier billsnap's store, handed the store's publish
+// steps). This package is the snapshot being taken, and the facade its
+// callers use: Open, a Section of the state handed to Update and Change,
+// a Reading and Keep, OpenRead.
 package snapshot
