@@ -35,7 +35,7 @@ const closeToken = "dana-token-0123456789abcdef"
 // file and the period.
 func closedStore(t *testing.T) (*sandbox.Server, string, string, string) {
 	t.Helper()
-	srv, dir := exported(t, sandbox.Options{Seed: 77, Customers: 20, Planted: 1})
+	srv, dir := exported(t, exportedOptions)
 	period := time.Now().UTC().AddDate(0, -1, 0).Format("2006-01")
 	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir, "--period", period); code != job.ExitMaterial && code != job.ExitOK {
 		t.Fatalf("reconcile: %d %s", code, stderr)

@@ -70,7 +70,7 @@ func eligible(srv *sandbox.Server) map[string]string {
 // apply sends nothing.
 func TestFixPlanAndApply(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, sandbox.Options{Seed: 79, Customers: 30, Planted: 3})
+	srv, dir := exported(t, exportedOptions)
 	cli(t, srv, "reconcile", "--out", dir)
 	code, out, stderr := cli(t, srv, "fix", "plan", "--out", dir)
 	if code != job.ExitOK {

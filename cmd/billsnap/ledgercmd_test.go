@@ -24,7 +24,7 @@ import (
 // alone (serve does not), and ledger chain refuses a chained one, exit 1.
 func TestLedgerVerifyNamesTheEditedLine(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, sandbox.Options{Seed: 76, Customers: 12, Planted: 1})
+	srv, dir := exported(t, exportedOptions)
 	path := layout.Dir(dir).Ledger()
 	old := `{"seq":1,"at":"2026-10-01T09:00:00Z","by":"ann","action":"waive","waiver":{"id":"W1","rule":"r","entity_id":"e1","reason":"x","owner":"o","expires":"2026-12-31"}}` + "\n"
 	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
@@ -72,7 +72,7 @@ func TestLedgerVerifyNamesTheEditedLine(t *testing.T) {
 // waiver.
 func malformedStore(t *testing.T) (*sandbox.Server, string) {
 	t.Helper()
-	srv, dir := exported(t, sandbox.Options{Seed: 78, Customers: 12, Planted: 1})
+	srv, dir := exported(t, exportedOptions)
 	path := layout.Dir(dir).Ledger()
 	if _, err := ledger.New(path, time.Now).Waive(ledger.Actor{By: "bob"}, ledger.Waiver{Rule: "paid_without_payment", EntityID: "e1",
 		Reason: "x", Owner: "o", Expires: "2099-12-31"}); err != nil {
@@ -121,7 +121,7 @@ func TestAMalformedLineIsAFailureNeverAPanic(t *testing.T) {
 // read model.
 func TestServeStopsOnSIGTERMAfterFailedRequests(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, sandbox.Options{Seed: 79, Customers: 12, Planted: 1})
+	srv, dir := exported(t, exportedOptions)
 	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitOK && code != job.ExitMaterial {
 		t.Fatalf("reconcile: exit %d: %s", code, stderr)
 	}

@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 	setLakeCredentials(aws)
 	code := m.Run()
 	removeBinaries()
+	removeExports()
 	os.RemoveAll(aws)
 	os.Exit(code)
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/sandbox"
-	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // decodeLines decodes one JSON object per line into T.
@@ -39,7 +38,7 @@ func decodeLines[T any](t *testing.T, out string) []T {
 // finding, is recheck's own test (TestRecheckClassesEachFinding).
 func TestRecheckSeesAChargeChangedThroughTheAPI(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, sandbox.Options{Seed: 77, Customers: 30, Planted: 1})
+	srv, dir := exported(t, exportedOptions)
 	_, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
 	var target reports.FindingJSON
 	for _, f := range decodeLines[reports.FindingJSON](t, out) {
@@ -106,17 +105,6 @@ func setQuantity(t *testing.T, srv *sandbox.Server, ref string, q int) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("setamountbyreferenceid %s: %d", ref, resp.StatusCode)
 	}
-}
-
-// exported starts a sandbox of o and exports it into a new store.
-func exported(t *testing.T, o sandbox.Options) (*sandbox.Server, string) {
-	t.Helper()
-	srv := sandboxtest.Start(t, o, "")
-	dir := t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
-		t.Fatalf("export: %d %s", code, stderr)
-	}
-	return srv, dir
 }
 
 // planned reconciles the store at dir and writes fix plan's plan of it to

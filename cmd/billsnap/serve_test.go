@@ -13,7 +13,6 @@ import (
 
 	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/job"
-	"github.com/billsnap/billsnap/sandbox"
 )
 
 // billsnap serve answers /api/findings?snapshot=latest with what billsnap
@@ -21,7 +20,7 @@ import (
 // exit 0 when interrupted.
 func TestServeAnswersWhatReconcilePrints(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, sandbox.Options{Seed: 75, Customers: 30, Planted: 1})
+	srv, dir := exported(t, exportedOptions)
 	code, lines, stderr := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
 	if code != job.ExitMaterial {
 		t.Fatalf("reconcile: %d %s", code, stderr)
