@@ -78,6 +78,10 @@ func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (O
 		text = env.Redact(err.Error())
 	}
 	end := journal.End{Status: status, ExitCode: code, Snapshot: out.Snapshot, Error: text, Requests: out.Requests}
+	if out.Report != nil {
+		n := len(out.Report.Open())
+		end.Findings = &n
+	}
 	if ferr := entry.Finish(end); ferr != nil {
 		env.Log.Error("recording the end of a run", "job", j.Name, "error", ferr)
 	}

@@ -62,6 +62,7 @@ type Run struct {
 	Status   string    `json:"status"`            // one of statuses
 	ExitCode int       `json:"exit_code"`         // 0 while running
 	Snapshot string    `json:"snapshot_id,omitempty"`
+	Findings *int      `json:"findings,omitempty"` // the open findings of the reconciliation it made; nil when it made none
 	Error    string    `json:"error,omitempty"`
 	Requests
 }
@@ -137,6 +138,7 @@ type End struct {
 	Status   string
 	ExitCode int
 	Snapshot string
+	Findings *int // nil when the run made no reconciliation
 	Error    string
 	Requests
 }
@@ -147,7 +149,7 @@ func (e *Entry) Finish(end End) error {
 	defer e.mu.Unlock()
 	now := e.j.now().UTC()
 	e.run.Finished, e.run.Alive, e.run.Status, e.run.ExitCode = now, now, end.Status, end.ExitCode
-	e.run.Snapshot, e.run.Error, e.run.Requests = end.Snapshot, end.Error, end.Requests
+	e.run.Snapshot, e.run.Findings, e.run.Error, e.run.Requests = end.Snapshot, end.Findings, end.Error, end.Requests
 	return e.writeLocked()
 }
 

@@ -28,11 +28,15 @@ import (
 // what the latest snapshot received of its fields, and when each schedule
 // fires next. It only reads.
 func runStatus(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "status", "[--runs N] [store flags]")
+	fs := newFlags(env, "status", "[--runs N] [--format table|json] [store flags]")
 	sf := addStoreFlags(fs)
 	n := fs.Int("runs", 10, "how many of the last runs to show")
+	format := fs.String("format", "table", "table, or json: one document whose schema docs/operations.md gives")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *format != "table" && *format != "json" {
+		return job.Usagef("--format %q: want table or json", *format)
 	}
 	cfg, err := sf.load(env)
 	if err != nil {
@@ -40,6 +44,9 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if _, err := os.Stat(cfg.Out); errors.Is(err, os.ErrNotExist) {
 		return sf.requireStore(cfg) // a directory that is not there is a typo, or no run yet
+	}
+	if *format == "json" {
+		return printStatusJSON(ctx, env.stdout, cfg, *n, time.Now())
 	}
 	if err := printRuns(ctx, env.stdout, cfg, *n); err != nil {
 		return err
@@ -50,12 +57,19 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 	return printNextFires(env.stdout, cfg.Schedules, time.Now())
 }
 
-// printDeliveries shows each notification target's last delivery, and
-// since when it has been failing.
-func printDeliveries(w io.Writer, out string) error {
+// targetDelivery is a notification target's last delivery, and since
+// when it has been failing (nil when its last was sent).
+type targetDelivery struct {
+	last         journal.Delivery
+	failingSince *time.Time
+}
+
+// lastDeliveries is each notification target's last delivery, in the
+// order the targets were first delivered to.
+func lastDeliveries(out string) ([]targetDelivery, error) {
 	ds, err := journal.DeliveriesIn(layout.Dir(out).Notifications()).List()
-	if err != nil || len(ds) == 0 {
-		return err
+	if err != nil {
+		return nil, err
 	}
 	last, failingSince := map[string]journal.Delivery{}, map[string]time.Time{}
 	var names []string
@@ -73,16 +87,34 @@ func printDeliveries(w io.Writer, out string) error {
 			failingSince[d.Target] = d.Time
 		}
 	}
+	targets := make([]targetDelivery, 0, len(names))
+	for _, name := range names {
+		t := targetDelivery{last: last[name]}
+		if since, ok := failingSince[name]; ok {
+			since = since.UTC()
+			t.failingSince = &since
+		}
+		targets = append(targets, t)
+	}
+	return targets, nil
+}
+
+// printDeliveries shows each notification target's last delivery, and
+// since when it has been failing.
+func printDeliveries(w io.Writer, out string) error {
+	targets, err := lastDeliveries(out)
+	if err != nil || len(targets) == 0 {
+		return err
+	}
 	fmt.Fprintln(w, "\nNotifications:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  target\tlast (UTC)\tevent\tresult\tfailing since\terror")
-	for _, name := range names {
-		d := last[name]
-		since := "-"
-		if t, ok := failingSince[name]; ok {
-			since = t.UTC().Format("2006-01-02 15:04:05")
+	for _, t := range targets {
+		d, since := t.last, "-"
+		if t.failingSince != nil {
+			since = t.failingSince.Format("2006-01-02 15:04:05")
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", name, d.Time.UTC().Format("2006-01-02 15:04:05"), d.Event, d.Result, since, dash(firstLine(d.Error)))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", d.Target, d.Time.UTC().Format("2006-01-02 15:04:05"), d.Event, d.Result, since, dash(firstLine(d.Error)))
 	}
 	return tw.Flush()
 }
