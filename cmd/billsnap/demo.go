@@ -98,7 +98,7 @@ func demoJob(ctx context.Context, env *cliEnv, cfg config.Config, secret *extrac
 			return job.Outcome{}, err
 		}
 		opts.SnapshotID = sum.ID
-		rep, written, err := env.report(ctx, cfg, store, opts, job.ReportSpec{Formats: cfg.Reports.Formats, Demo: true})
+		rep, written, err := env.report(ctx, cfg, store, opts, job.ReportSpec{Formats: cfg.Reports.Formats, Demo: true}, env.stdout)
 		if err != nil {
 			return job.Outcome{}, err
 		}

@@ -34,7 +34,7 @@ func runExport(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	return job.Material(env.job(ctx, cfg, job.Spec{Name: "export", ExportLock: true}, nil, exportJob(env, cfg, secret)))
+	return job.Material(env.job(ctx, cfg, job.Spec{Name: "export", ExportLock: true}, nil, exportJob(env, cfg, secret, env.stdout)))
 }
 
 // printSummary writes the per-table figures and where the snapshot is.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/billsnap/billsnap/catalog"
@@ -26,21 +27,22 @@ func (env *cliEnv) export(ctx context.Context, cfg config.Config, secret *extrac
 	return job.Export(ctx, cfg, job.Service{Secret: secret, Log: env.log, Clock: env.clock, Progress: prog, Lake: env.lake.Publish}, store)
 }
 
-// exportJob takes a snapshot, applies retention and prints the figures.
-func exportJob(env *cliEnv, cfg config.Config, secret *extract.Secret) job.Func {
+// exportJob takes a snapshot, applies retention and prints the figures
+// to w.
+func exportJob(env *cliEnv, cfg config.Config, secret *extract.Secret, w io.Writer) job.Func {
 	return func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
 		sum, req, err := env.export(ctx, cfg, secret, store)
 		if sum != nil {
-			printSummary(env.stdout, cfg, sum)
+			printSummary(w, cfg, sum)
 		}
 		return job.ExportOutcome(sum, req), err
 	}
 }
 
-// reportJob reconciles, writes the reports and prints the summary.
-func reportJob(env *cliEnv, cfg config.Config, opts reconcile.Options, formats []string) job.Func {
+// reportJob reconciles, writes the reports and prints the summary to w.
+func reportJob(env *cliEnv, cfg config.Config, opts reconcile.Options, formats []string, w io.Writer) job.Func {
 	return func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
-		rep, _, err := env.report(ctx, cfg, store, opts, job.ReportSpec{Formats: formats})
+		rep, _, err := env.report(ctx, cfg, store, opts, job.ReportSpec{Formats: formats}, w)
 		if err != nil {
 			return job.Outcome{}, err
 		}
@@ -48,15 +50,16 @@ func reportJob(env *cliEnv, cfg config.Config, opts reconcile.Options, formats [
 	}
 }
 
-// runJob exports, then reports on the snapshot just taken.
-func runJob(env *cliEnv, cfg config.Config, secret *extract.Secret, opts reconcile.Options, formats []string) job.Func {
+// runJob exports, then reports on the snapshot just taken; the summary
+// goes to w.
+func runJob(env *cliEnv, cfg config.Config, secret *extract.Secret, opts reconcile.Options, formats []string, w io.Writer) job.Func {
 	return func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
 		sum, req, err := env.export(ctx, cfg, secret, store)
 		if err != nil {
 			return job.Outcome{Snapshot: job.ExportOutcome(sum, req).Snapshot, Requests: req}, err
 		}
 		opts.SnapshotID = sum.ID
-		rep, _, err := env.report(ctx, cfg, store, opts, job.ReportSpec{Formats: formats})
+		rep, _, err := env.report(ctx, cfg, store, opts, job.ReportSpec{Formats: formats}, w)
 		if err != nil {
 			return job.Outcome{Snapshot: sum.ID, Requests: req}, err
 		}

@@ -133,5 +133,5 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	return job.Material(env.job(ctx, cfg, job.Spec{Name: "run", Period: opts.Period.String(), ExportLock: true}, nil, runJob(env, cfg, secret, opts, formats)))
+	return job.Material(env.job(ctx, cfg, job.Spec{Name: "run", Period: opts.Period.String(), ExportLock: true}, nil, runJob(env, cfg, secret, opts, formats, env.stdout)))
 }

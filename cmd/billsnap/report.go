@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
@@ -28,7 +29,7 @@ func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	if err := sf.requireStore(cfg); err != nil {
 		return err
 	}
-	return job.Material(env.job(ctx, cfg, job.Spec{Name: "report", Period: opts.Period.String()}, nil, reportJob(env, cfg, opts, formats)))
+	return job.Material(env.job(ctx, cfg, job.Spec{Name: "report", Period: opts.Period.String()}, nil, reportJob(env, cfg, opts, formats, env.stdout)))
 }
 
 // reportOptions are the reconcile options and the report formats.
@@ -47,11 +48,11 @@ func (f *reconcileFlags) reportOptions(cfg config.Config) (reconcile.Options, []
 }
 
 // report reconciles, writes the report files and prints the Markdown
-// summary.
-func (env *cliEnv) report(ctx context.Context, cfg config.Config, store *snapshot.Store, opts reconcile.Options, spec job.ReportSpec) (*reconcile.Report, []string, error) {
+// summary to w.
+func (env *cliEnv) report(ctx context.Context, cfg config.Config, store *snapshot.Store, opts reconcile.Options, spec job.ReportSpec, w io.Writer) (*reconcile.Report, []string, error) {
 	in, paths, err := job.Report(ctx, cfg, store, opts, spec, env.log)
 	if err != nil {
 		return nil, nil, err
 	}
-	return in.Report, paths, reports.Markdown(env.stdout, in, paths)
+	return in.Report, paths, reports.Markdown(w, in, paths)
 }

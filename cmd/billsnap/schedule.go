@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -62,7 +63,9 @@ func runSchedule(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
-// scheduled runs one fire of a schedule and logs how it ended.
+// scheduled runs one fire of a schedule and logs how it ended in one
+// line (runEnded); the summary a one-shot command prints is not printed:
+// the journal and the reports keep it.
 func (env *cliEnv) scheduled(ctx context.Context, cfg config.Config, secret *extract.Secret, sc schedule.Schedule, metrics *schedule.Metrics) {
 	start := time.Now()
 	opts, err := job.ReconcileOptions(cfg, "", "")
@@ -75,21 +78,39 @@ func (env *cliEnv) scheduled(ctx context.Context, cfg config.Config, secret *ext
 	var fn job.Func
 	switch sc.Job {
 	case "reconcile":
-		fn = reportJob(env, cfg, opts, cfg.Reports.Formats)
+		fn = reportJob(env, cfg, opts, cfg.Reports.Formats, io.Discard)
 	case "run":
-		fn, j.ExportLock = runJob(env, cfg, secret, opts, cfg.Reports.Formats), true
+		fn, j.ExportLock = runJob(env, cfg, secret, opts, cfg.Reports.Formats, io.Discard), true
 	default: // export
-		fn, j.ExportLock = exportJob(env, cfg, secret), true
+		fn, j.ExportLock = exportJob(env, cfg, secret, io.Discard), true
 	}
-	env.log.Info("run starts", "schedule", sc.Name, "job", sc.Job, "period", j.Period)
 	out, err := env.job(ctx, cfg, j, metrics, fn)
+	env.runEnded(ctx, j, out, err, time.Since(start))
+}
+
+// runEnded logs one line for a scheduled run: how it ended (the message:
+// run ok, run found something material, run failed, run interrupted), its
+// schedule, job and period, snapshot, open findings (when it reconciled),
+// why it is material, the error and how long it took.
+func (env *cliEnv) runEnded(ctx context.Context, j job.Spec, out job.Outcome, err error, took time.Duration) {
+	attrs := []any{"schedule", j.Schedule, "job", j.Name}
+	if j.Period != "" {
+		attrs = append(attrs, "period", j.Period)
+	}
+	attrs = append(attrs, "snapshot", dash(out.Snapshot))
+	if out.Report != nil {
+		attrs = append(attrs, "findings", len(out.Report.Open()))
+	}
+	attrs = append(attrs, "seconds", took.Round(100*time.Millisecond).Seconds())
 	switch {
+	case err != nil && job.ExitCode(ctx, err) == job.ExitInterrupted:
+		env.log.Warn("run interrupted", append(attrs, "error", job.Interruption(ctx, err))...)
 	case err != nil:
-		env.log.Error("run failed", "schedule", sc.Name, "job", sc.Job, "error", env.redact(err.Error())+hint(err), "seconds", time.Since(start).Seconds())
+		env.log.Error("run failed", append(attrs, "error", firstLine(env.redact(err.Error()))+hint(err))...)
 	case out.Material:
-		env.log.Warn("run found something material", "schedule", sc.Name, "job", sc.Job, "why", out.Note, "seconds", time.Since(start).Seconds())
+		env.log.Warn("run found something material", append(attrs, "material", out.Note)...)
 	default:
-		env.log.Info("run ok", "schedule", sc.Name, "job", sc.Job, "snapshot", out.Snapshot, "seconds", time.Since(start).Seconds())
+		env.log.Info("run ok", attrs...)
 	}
 }
 
