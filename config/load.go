@@ -24,8 +24,9 @@ const (
 )
 
 // Load returns the defaults overlaid with the YAML file at path (none when
-// path is "") and then with the environment. Flags come after, from the
-// caller; Validate last.
+// path is "") and then with the environment. A relative file:// lake
+// (parquet.url) is made absolute against the file's folder
+// (AbsoluteLake). Flags come after, from the caller; Validate last.
 func Load(path string, getenv func(string) string) (Config, error) {
 	c := Default()
 	if path != "" {
@@ -39,6 +40,11 @@ func Load(path string, getenv func(string) string) (Config, error) {
 			*dst = v
 		}
 	}
+	u, err := AbsoluteLake(c.Parquet.URL, lakeBase(path))
+	if err != nil {
+		return c, fmt.Errorf("parquet.url %s: %w", c.Parquet.URL, err)
+	}
+	c.Parquet.URL = u
 	return c, nil
 }
 

@@ -66,6 +66,9 @@ func Check(raw string) error {
 	if u.Scheme != "file" && u.Host == "" {
 		return errors.New("names no bucket: want SCHEME://BUCKET/PREFIX")
 	}
+	if u.Scheme == "file" && (u.Opaque != "" || (u.Host != "" && u.Host != "localhost") || !strings.HasPrefix(u.Path, "/")) {
+		return errors.New("is a relative file URL: want file:///ABSOLUTE/PATH (in the configuration file, a relative one is relative to its folder)")
+	}
 	return nil
 }
 

@@ -117,7 +117,7 @@ func load(name string, args []string) (config.Config, error) {
 		cfg.Out = *out
 	}
 	if *url != "" {
-		cfg.Parquet.URL = *url
+		cfg.Parquet.URL, _ = config.AbsoluteLake(*url, "") // relative to the working directory; Check refuses one left relative
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, job.Usage(err)

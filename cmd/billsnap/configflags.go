@@ -68,7 +68,7 @@ func (f *serviceFlags) load(env *cliEnv) (config.Config, error) {
 		case "allow-insecure-http":
 			c.AllowInsecureHTTP = f.insecure
 		case "parquet-url":
-			c.Parquet.URL = f.parquetURL
+			c.Parquet.URL, _ = config.AbsoluteLake(f.parquetURL, "") // relative to the working directory; Check refuses one left relative
 		}
 	})
 	if err := f.checkOut(c.Out, true); err != nil {
