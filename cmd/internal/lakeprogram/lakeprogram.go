@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -93,7 +94,8 @@ func Run(ctx context.Context, cfg config.Config, sub string) ([]byte, error) {
 	cmd.WaitDelay = stopWait
 	cmd.Env = withoutKey(os.Environ())
 	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
+	said := &lastLine{prefix: Name + " " + sub + ": "}
+	cmd.Stdout, cmd.Stderr = &stdout, io.MultiWriter(os.Stderr, said)
 	err = cmd.Run()
 	var exit *exec.ExitError
 	switch {
@@ -101,10 +103,37 @@ func Run(ctx context.Context, cfg config.Config, sub string) ([]byte, error) {
 		return nil, ctx.Err()
 	case errors.As(err, &exit) && exit.ExitCode() == job.ExitUsage:
 		return nil, job.Usagef("%s %s refused its configuration (above)", Name, sub)
+	case err != nil && said.error != "":
+		return nil, fmt.Errorf("%s %s: %s (%w)", Name, sub, said.error, err)
 	case err != nil:
 		return nil, fmt.Errorf("%s %s: %w", Name, sub, err)
 	}
 	return stdout.Bytes(), nil
+}
+
+// lastLine keeps the last line written to it that begins with prefix
+// (the lake's program's error, "billsnap-lake publish: …"), without it.
+type lastLine struct {
+	prefix, error string
+	partial       []byte
+}
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	l.partial = append(l.partial, p...)
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			break
+		}
+		if rest, ok := strings.CutPrefix(string(l.partial[:i]), l.prefix); ok {
+			l.error = rest
+		}
+		l.partial = l.partial[i+1:]
+	}
+	if len(l.partial) > 64<<10 { // a line that long is no error line
+		l.partial = l.partial[:0]
+	}
+	return len(p), nil
 }
 
 // stopWait is how long the lake's program has to stop once asked.

@@ -9,6 +9,7 @@ package lakepublish
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"time"
@@ -89,14 +90,17 @@ func publishOne(ctx context.Context, l *objects.Lake, cat lake.Catalog, store *s
 	} else {
 		start := time.Now()
 		if m, err = l.Publish(ctx, id, local); err != nil {
-			return err
+			return fmt.Errorf("writing snapshot %s to object storage: %w (what it wrote has no manifest: readers ignore it, and the next prune removes it)", id, err)
 		}
 		log.Info("published to object storage", "snapshot", id, "url", l.URL(), "files", len(m.Files), "seconds", time.Since(start).Seconds())
 	}
 	if cat == nil {
 		return nil
 	}
-	return cat.Commit(ctx, m, local)
+	if err := cat.Commit(ctx, m, local); err != nil {
+		return fmt.Errorf("committing snapshot %s to the Iceberg catalog: %w (it is on object storage with its manifest; the tables do not hold it yet)", id, err)
+	}
+	return nil
 }
 
 // completeSnapshots are the complete snapshots the store keeps, oldest
