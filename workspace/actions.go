@@ -12,6 +12,7 @@ import (
 	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/workspace/guard"
 )
 
 // checkRule refuses a waiver of a rule that does not exist.
@@ -24,7 +25,7 @@ func (s *Server) checkRule(id string) error {
 
 // waive records w by a, checked, when r's user may waive.
 func (s *Server) waive(r *http.Request, a ledger.Actor, w ledger.Waiver) (ledger.Made, error) {
-	if err := s.may(r, access.RoleWaive); err != nil {
+	if err := s.g.May(r, access.RoleWaive); err != nil {
 		return ledger.Made{}, err
 	}
 	if err := s.checkRule(w.Rule); err != nil {
@@ -39,7 +40,7 @@ func (s *Server) waive(r *http.Request, a ledger.Actor, w ledger.Waiver) (ledger
 
 // lift lifts waiver id by a, when r's user may waive.
 func (s *Server) lift(r *http.Request, a ledger.Actor, id string) (ledger.Made, error) {
-	if err := s.may(r, access.RoleWaive); err != nil {
+	if err := s.g.May(r, access.RoleWaive); err != nil {
 		return ledger.Made{}, err
 	}
 	m, err := s.o.Ledger.Lift(a, id)
@@ -52,7 +53,7 @@ func (s *Server) lift(r *http.Request, a ledger.Actor, id string) (ledger.Made, 
 // signOff signs off the reconciliation (snap, period) for a, when r's
 // user may sign off; with identity, the name signed is the user's.
 func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, period, name, role, comment string) (ledger.Signed, error) {
-	if err := s.may(r, access.RoleSignOff); err != nil {
+	if err := s.g.May(r, access.RoleSignOff); err != nil {
 		return ledger.Signed{}, err
 	}
 	if a.Auth != access.None {
@@ -116,47 +117,47 @@ type waivePage struct {
 func (s *Server) waiveForm(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	s.render(w, r, http.StatusOK, "waive", waivePage{Rule: q.Get("rule"), EntityID: q.Get("entity_id"),
-		Back: localPath(q.Get("back")), By: nameCookie(r), Rules: s.ruleIDs()})
+		Back: guard.LocalPath(q.Get("back")), By: nameCookie(r), Rules: s.ruleIDs()})
 }
 
 // postWaiver takes the waive form.
 func (s *Server) postWaiver(w http.ResponseWriter, r *http.Request) {
-	if err := s.checkForm(r); err != nil {
+	if err := s.g.CheckForm(r); err != nil {
 		s.fail(w, r, http.StatusForbidden, err)
 		return
 	}
 	f := r.PostForm
-	_, err := s.waive(r, actor(r, f.Get("by")), ledger.Waiver{Rule: f.Get("rule"), EntityID: f.Get("entity_id"),
+	_, err := s.waive(r, guard.Actor(r, f.Get("by")), ledger.Waiver{Rule: f.Get("rule"), EntityID: f.Get("entity_id"),
 		Reason: strings.TrimSpace(f.Get("reason")), Owner: strings.TrimSpace(f.Get("owner")), Expires: f.Get("expires")})
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return
 	}
 	rememberName(w, f.Get("by"))
-	http.Redirect(w, r, localPath(f.Get("back")), http.StatusSeeOther)
+	http.Redirect(w, r, guard.LocalPath(f.Get("back")), http.StatusSeeOther)
 }
 
 // postLift takes a lift button.
 func (s *Server) postLift(w http.ResponseWriter, r *http.Request) {
-	if err := s.checkForm(r); err != nil {
+	if err := s.g.CheckForm(r); err != nil {
 		s.fail(w, r, http.StatusForbidden, err)
 		return
 	}
-	if _, err := s.lift(r, actor(r, r.PostFormValue("by")), r.PathValue("id")); err != nil {
+	if _, err := s.lift(r, guard.Actor(r, r.PostFormValue("by")), r.PathValue("id")); err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return
 	}
-	http.Redirect(w, r, localPath(r.PostFormValue("back")), http.StatusSeeOther)
+	http.Redirect(w, r, guard.LocalPath(r.PostFormValue("back")), http.StatusSeeOther)
 }
 
 // postSignOff takes the sign-off form.
 func (s *Server) postSignOff(w http.ResponseWriter, r *http.Request, db *sql.DB) {
-	if err := s.checkForm(r); err != nil {
+	if err := s.g.CheckForm(r); err != nil {
 		s.fail(w, r, http.StatusForbidden, err)
 		return
 	}
 	f := r.PostForm
-	signed, err := s.signOff(r, db, actor(r, f.Get("name")), f.Get("snapshot"), f.Get("period"), f.Get("name"), f.Get("role"), f.Get("comment"))
+	signed, err := s.signOff(r, db, guard.Actor(r, f.Get("name")), f.Get("snapshot"), f.Get("period"), f.Get("name"), f.Get("role"), f.Get("comment"))
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return

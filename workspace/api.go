@@ -14,6 +14,7 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/workspace/guard"
 )
 
 // apiSnapshot is a snapshot with its stored reconciliations.
@@ -188,7 +189,7 @@ func (s *Server) apiPostWaiver(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.ID = ""
-	m, err := s.waive(r, actor(r, in.By), in.Waiver)
+	m, err := s.waive(r, guard.Actor(r, in.By), in.Waiver)
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return
@@ -198,7 +199,7 @@ func (s *Server) apiPostWaiver(w http.ResponseWriter, r *http.Request) {
 
 // apiDeleteWaiver lifts a waiver; ?by= names who.
 func (s *Server) apiDeleteWaiver(w http.ResponseWriter, r *http.Request) {
-	m, err := s.lift(r, actor(r, r.URL.Query().Get("by")), r.PathValue("id"))
+	m, err := s.lift(r, guard.Actor(r, r.URL.Query().Get("by")), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return
@@ -244,7 +245,7 @@ func (s *Server) apiPostSignOff(w http.ResponseWriter, r *http.Request, db *sql.
 	if in.Snapshot == "" {
 		in.Snapshot = reconcile.Latest
 	}
-	signed, err := s.signOff(r, db, actor(r, in.Name), in.Snapshot, in.Period, in.Name, in.Role, in.Comment)
+	signed, err := s.signOff(r, db, guard.Actor(r, in.Name), in.Snapshot, in.Period, in.Name, in.Role, in.Comment)
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return

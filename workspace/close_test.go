@@ -1,12 +1,9 @@
 package workspace
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"maps"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,23 +15,11 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/workspace/guard/guardtest"
 )
 
-// tokensFile writes a tokens file of users (name → token) and gives its
-// path.
-func tokensFile(t *testing.T, users map[string]string) string {
-	t.Helper()
-	var b strings.Builder
-	for name, tok := range users {
-		sum := sha256.Sum256([]byte(tok))
-		b.WriteString(name + ": " + hex.EncodeToString(sum[:]) + "\n")
-	}
-	path := filepath.Join(t.TempDir(), "users")
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+// tokensFile writes a tokens file of users and gives its path.
+func tokensFile(t *testing.T, users map[string]string) string { return guardtest.TokensFile(t, users) }
 
 // closeUsers are a controller who signs off and closes, and a clerk who
 // waives.

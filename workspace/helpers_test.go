@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/workspace/guard/guardtest"
 )
 
 // evilName is a customer's name that must reach every page as text.
@@ -217,31 +217,8 @@ type answer struct {
 // do sends c to srv, redirects not followed.
 func do(t testing.TB, srv *httptest.Server, c call) answer {
 	t.Helper()
-	method := c.method
-	if method == "" {
-		method = http.MethodGet
-	}
-	req, err := http.NewRequest(method, srv.URL+c.path, strings.NewReader(c.body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.contentType != "" {
-		req.Header.Set("Content-Type", c.contentType)
-	}
-	for k, v := range c.header {
-		req.Header.Set(k, v)
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	a := guardtest.Do(t, srv.URL, guardtest.Call{Method: c.method, Path: c.path, Body: c.body, ContentType: c.contentType, Header: c.header})
+	return answer{status: a.Status, header: a.Header, body: a.Body}
 }
 
 // getJSON gets path and decodes its JSON into v, wanting 200.

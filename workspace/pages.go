@@ -16,9 +16,9 @@ import (
 func (s *Server) routes() {
 	m := s.mux
 	m.Handle("GET /assets/", assets())
-	m.HandleFunc("GET /login", s.loginForm)
-	m.HandleFunc("POST /login", s.login)
-	m.HandleFunc("POST /logout", s.logout)
+	m.HandleFunc("GET /login", s.g.LoginForm)
+	m.HandleFunc("POST /login", s.g.Login)
+	m.HandleFunc("POST /logout", s.g.Logout)
 	m.HandleFunc("GET /{$}", s.withDB(s.overview))
 	m.HandleFunc("GET /findings", s.withDB(s.findings))
 	m.HandleFunc("GET /findings.csv", s.withDB(s.download("csv")))

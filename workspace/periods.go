@@ -12,6 +12,7 @@ import (
 	"github.com/billsnap/billsnap/evidence"
 	"github.com/billsnap/billsnap/internal/buildinfo"
 	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/workspace/guard"
 )
 
 // apiClose is a close as the API shows it.
@@ -76,7 +77,7 @@ func (s *Server) apiPostClose(w http.ResponseWriter, r *http.Request, db *sql.DB
 		s.fail(w, r, http.StatusBadRequest, err)
 		return
 	}
-	c, err := s.closePeriod(r, db, actor(r, in.By), r.PathValue("period"), in.Comment)
+	c, err := s.closePeriod(r, db, guard.Actor(r, in.By), r.PathValue("period"), in.Comment)
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return
@@ -92,7 +93,7 @@ func (s *Server) apiPostReopen(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, err)
 		return
 	}
-	c, err := s.reopenPeriod(r, actor(r, in.By), r.PathValue("period"), in.Reason)
+	c, err := s.reopenPeriod(r, guard.Actor(r, in.By), r.PathValue("period"), in.Reason)
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return
@@ -102,12 +103,12 @@ func (s *Server) apiPostReopen(w http.ResponseWriter, r *http.Request) {
 
 // postClose takes the overview's close form.
 func (s *Server) postClose(w http.ResponseWriter, r *http.Request, db *sql.DB) {
-	if err := s.checkForm(r); err != nil {
+	if err := s.g.CheckForm(r); err != nil {
 		s.fail(w, r, http.StatusForbidden, err)
 		return
 	}
 	period := r.PathValue("period")
-	c, err := s.closePeriod(r, db, actor(r, r.PostFormValue("by")), period, r.PostFormValue("comment"))
+	c, err := s.closePeriod(r, db, guard.Actor(r, r.PostFormValue("by")), period, r.PostFormValue("comment"))
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return
@@ -118,12 +119,12 @@ func (s *Server) postClose(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 
 // postReopen takes the overview's reopen form.
 func (s *Server) postReopen(w http.ResponseWriter, r *http.Request) {
-	if err := s.checkForm(r); err != nil {
+	if err := s.g.CheckForm(r); err != nil {
 		s.fail(w, r, http.StatusForbidden, err)
 		return
 	}
 	period := r.PathValue("period")
-	if _, err := s.reopenPeriod(r, actor(r, r.PostFormValue("by")), period, r.PostFormValue("reason")); err != nil {
+	if _, err := s.reopenPeriod(r, guard.Actor(r, r.PostFormValue("by")), period, r.PostFormValue("reason")); err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return
 	}

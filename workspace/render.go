@@ -18,6 +18,7 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/workspace/guard"
 )
 
 //go:embed templates/*.tmpl assets/*
@@ -84,7 +85,7 @@ type view struct {
 // fails writes an error instead, never half a page.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name string, data any) {
 	var b bytes.Buffer
-	v := view{Title: titles[name], CSRF: s.csrfToken(r), Session: name != "login" && s.logsIn() && sessionCookie(r) != "", User: user(r), Page: data}
+	v := view{Title: titles[name], CSRF: s.g.CSRF(r), Session: name != "login" && s.g.InSession(r), User: guard.User(r), Page: data}
 	if err := pages[name].ExecuteTemplate(&b, "layout", v); err != nil {
 		s.o.Log.Error("workspace: rendering a page", "page", name, "error", err)
 		http.Error(w, "the page could not be rendered; the log says why", http.StatusInternalServerError)
@@ -132,6 +133,29 @@ func (s *Server) failStore(w http.ResponseWriter, r *http.Request, err error) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 	}
 }
+
+// answers are the workspace's pages as the guard answers through them.
+type answers struct{ s *Server }
+
+func (a answers) Fail(w http.ResponseWriter, r *http.Request, code int, err error) {
+	a.s.fail(w, r, code, err)
+}
+
+// Refuse answers code with err without rendering the session's page.
+func (a answers) Refuse(w http.ResponseWriter, r *http.Request, code int, err error) {
+	if isAPI(r) {
+		writeJSONError(w, code, err)
+		return
+	}
+	http.Error(w, err.Error(), code)
+}
+
+func (a answers) Login(w http.ResponseWriter, r *http.Request, code int, p guard.LoginPage) {
+	a.s.render(w, r, code, "login", p)
+}
+
+// isAPI tells whether r is for the JSON API.
+func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")

@@ -9,13 +9,10 @@
 // (package ledger): waivers and sign-offs, each an audit record, which
 // the next reconciliation and the reports read. A GET never writes.
 //
-// It is safe by default: without a token it answers only requests whose
-// Host is a loopback name (so that a web page cannot reach it by DNS
-// rebinding); with a token, every request shows it (a bearer header, or
-// the HttpOnly, SameSite=Strict cookie of a session a browser gets by
-// logging in, which expires and ends at a logout).
-// Writes refuse cross-origin browser requests (Sec-Fetch-Site and Origin)
-// and forms carry a CSRF token.
+// It is safe by default: package guard lets in only who may come in (a
+// loopback Host without a token; else the token, a session or an
+// identity), and keys the forms' CSRF tokens. Writes refuse cross-origin
+// browser requests (Sec-Fetch-Site and Origin).
 package workspace
 
 import (
@@ -33,6 +30,7 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/workspace/guard"
 )
 
 // Options configure a workspace.
@@ -79,13 +77,10 @@ func (t Timeouts) or(d Timeouts) Timeouts {
 
 // Server is a workspace over one store.
 type Server struct {
-	o        Options
-	model    *readModel
-	secret   []byte // keys the CSRF tokens; new at each start
-	mux      *http.ServeMux
-	sessions *sessions
-	addrs    *limiter // wrong logins and bearer tokens per address
-	users    *limiter // wrong logins per user named
+	o     Options
+	model *readModel
+	mux   *http.ServeMux
+	g     *guard.Guard
 }
 
 // New makes the workspace of o.
@@ -94,14 +89,13 @@ func New(o Options) (*Server, error) {
 		return nil, errors.New("workspace: Ledger, Log and Now are required")
 	}
 	o.PageSize = max(o.PageSize, 1)
-	o.SessionTTL = cmp.Or(o.SessionTTL, 12*time.Hour)
 	o.Timeouts = o.Timeouts.or(DefaultTimeouts())
-	secret, err := randomBytes(32)
+	s := &Server{o: o, model: newReadModel(o.Store), mux: http.NewServeMux()}
+	g, err := guard.New(guard.Options{Token: o.Token, Access: o.Access, Log: o.Log, Now: o.Now, SessionTTL: o.SessionTTL, Pages: answers{s}})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{o: o, model: newReadModel(o.Store), secret: secret, mux: http.NewServeMux(),
-		sessions: newSessions(o.SessionTTL, o.Now), addrs: newLimiter(o.Now), users: newLimiter(o.Now)}
+	s.g = g
 	o.Ledger.Covering((&covering{root: o.Store.Out, sets: map[string]map[[2]string]bool{}}).covers)
 	s.routes()
 	return s, nil
@@ -117,7 +111,7 @@ func (s *Server) Handler() http.Handler {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusForbidden, errors.New("cross-origin request refused"))
 	}))
-	return s.limitBody(s.guard(cop.Handler(s.downloads(s.mux))))
+	return s.g.Handler(cop.Handler(s.downloads(s.mux)))
 }
 
 // CheckListen refuses an address that is not loopback when there is no
@@ -128,19 +122,10 @@ func CheckListen(addr string, hasToken bool) error {
 	if err != nil {
 		return fmt.Errorf("--listen %q: want HOST:PORT, such as 127.0.0.1:8080", addr)
 	}
-	if hasToken || isLoopback(host) {
+	if hasToken || guard.Loopback(host) {
 		return nil
 	}
 	return fmt.Errorf("--listen %s is not a loopback address: give --token-file, or set workspace.identity, so that only those known get in", addr)
-}
-
-// isLoopback tells whether host (without port) names this machine only.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // HTTPServer is the workspace's http.Server: its Handler, and its

@@ -1,4 +1,4 @@
-package workspace
+package guard
 
 import (
 	"crypto/sha256"

@@ -1,89 +1,38 @@
-package workspace
+package guard
 
 import (
-	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/billsnap/billsnap/access"
-	"github.com/billsnap/billsnap/internal/fakeclock"
-	"github.com/billsnap/billsnap/internal/syncbuf"
-	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/snapshot"
 )
-
-// bare is a workspace over an empty store, on a clock of its own (its
-// access's too), for what needs no snapshot: logins, sessions, limits.
-type bare struct {
-	clock *fakeclock.Clock
-	logs  *syncbuf.Buffer
-	o     Options
-}
-
-func newBare() *bare {
-	return &bare{clock: fakeclock.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)), logs: &syncbuf.Buffer{}}
-}
-
-// access is the control of c on the bare's clock.
-func (b *bare) access(t *testing.T, c access.Config) *access.Control {
-	t.Helper()
-	return controlAt(t, c, b.clock.Now, slog.New(slog.NewTextHandler(b.logs, nil)))
-}
-
-// workspace makes the bare workspace, with set's options.
-func (b *bare) workspace(t *testing.T, set func(*Options)) *Server {
-	t.Helper()
-	dir := t.TempDir()
-	b.o = Options{Store: snapshot.Options{Out: dir}, Ledger: ledger.New(filepath.Join(dir, "ledger.jsonl"), time.Now),
-		PageSize: 25, Log: slog.New(slog.NewTextHandler(b.logs, nil)), Now: b.clock.Now}
-	set(&b.o)
-	ws, err := New(b.o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	return ws
-}
-
-// serve serves the bare workspace on a loopback port.
-func (b *bare) serve(t *testing.T, set func(*Options)) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(b.workspace(t, set).Handler())
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// later moves the bare's clock on by d.
-func (b *bare) later(d time.Duration) { b.clock.Sleep(context.Background(), d) }
 
 // loginCall is a login form's post.
 func loginCall(name, token string, header map[string]string) call {
-	return call{method: http.MethodPost, path: "/login", body: url.Values{"name": {name}, "token": {token}, "next": {"/waivers"}}.Encode(),
-		contentType: "application/x-www-form-urlencoded", header: header}
+	return call{Method: http.MethodPost, Path: "/login", Body: url.Values{"name": {name}, "token": {token}, "next": {"/waivers"}}.Encode(),
+		ContentType: "application/x-www-form-urlencoded", Header: header}
 }
 
 // logIn logs in and returns the session cookie ("name=value").
 func logIn(t *testing.T, srv *httptest.Server, name, token string) string {
 	t.Helper()
 	a := do(t, srv, loginCall(name, token, nil))
-	if a.status != http.StatusSeeOther || a.header.Get("Set-Cookie") == "" {
-		t.Fatalf("login of %s: %d %s", name, a.status, a.body)
+	if a.Status != http.StatusSeeOther || a.Header.Get("Set-Cookie") == "" {
+		t.Fatalf("login of %s: %d %s", name, a.Status, a.Body)
 	}
-	return strings.Split(a.header.Get("Set-Cookie"), ";")[0]
+	return strings.Split(a.Header.Get("Set-Cookie"), ";")[0]
 }
 
 // status is what GET /api/waivers answers with these headers.
 func status(t *testing.T, srv *httptest.Server, header map[string]string) int {
 	t.Helper()
-	return do(t, srv, call{path: "/api/waivers", header: header}).status
+	return do(t, srv, call{Path: "/api/waivers", Header: header}).Status
 }
 
 func withCookie(c string) map[string]string { return map[string]string{"Cookie": c} }
@@ -122,8 +71,8 @@ func TestARemovedOrRotatedTokenStops(t *testing.T) {
 	if got := status(t, srv, withCookie(newSession)); got != http.StatusOK {
 		t.Errorf("the rotated token's session: %d", got)
 	}
-	if a := do(t, srv, loginCall("ann", users["ann"], nil)); a.status != http.StatusUnauthorized {
-		t.Errorf("ann's login after her removal: %d", a.status)
+	if a := do(t, srv, loginCall("ann", users["ann"], nil)); a.Status != http.StatusUnauthorized {
+		t.Errorf("ann's login after her removal: %d", a.Status)
 	}
 }
 
@@ -145,21 +94,21 @@ func TestSessionsExpireAndLogOut(t *testing.T) {
 	}
 
 	s = logIn(t, srv, "", sharedToken)
-	page := do(t, srv, call{path: "/waivers", header: withCookie(s)})
-	csrf := regexp.MustCompile(`action="/logout"[^>]*><input type="hidden" name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page.body)
-	if page.status != http.StatusOK || csrf == nil {
-		t.Fatalf("the page offers no logout: %d\n%s", page.status, page.body)
+	page := do(t, srv, call{Path: "/waivers", Header: withCookie(s)})
+	csrf := regexp.MustCompile(`action="/logout"[^>]*><input type="hidden" name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page.Body)
+	if page.Status != http.StatusOK || csrf == nil {
+		t.Fatalf("the page offers no logout: %d\n%s", page.Status, page.Body)
 	}
 	logout := func(csrf string) answer {
-		return do(t, srv, call{method: http.MethodPost, path: "/logout", body: url.Values{"csrf": {csrf}}.Encode(),
-			contentType: "application/x-www-form-urlencoded", header: withCookie(s)})
+		return do(t, srv, call{Method: http.MethodPost, Path: "/logout", Body: url.Values{"csrf": {csrf}}.Encode(),
+			ContentType: "application/x-www-form-urlencoded", Header: withCookie(s)})
 	}
-	if a := logout("stale"); a.status != http.StatusForbidden || status(t, srv, withCookie(s)) != http.StatusOK {
-		t.Fatalf("a logout without the CSRF sharedToken: %d", a.status)
+	if a := logout("stale"); a.Status != http.StatusForbidden || status(t, srv, withCookie(s)) != http.StatusOK {
+		t.Fatalf("a logout without the CSRF sharedToken: %d", a.Status)
 	}
 	a := logout(csrf[1])
-	if a.status != http.StatusSeeOther || a.header.Get("Location") != "/login" || !strings.Contains(a.header.Get("Set-Cookie"), "Max-Age=0") {
-		t.Fatalf("the logout: %d to %q, cookie %q", a.status, a.header.Get("Location"), a.header.Get("Set-Cookie"))
+	if a.Status != http.StatusSeeOther || a.Header.Get("Location") != "/login" || !strings.Contains(a.Header.Get("Set-Cookie"), "Max-Age=0") {
+		t.Fatalf("the logout: %d to %q, cookie %q", a.Status, a.Header.Get("Location"), a.Header.Get("Set-Cookie"))
 	}
 	if got := status(t, srv, withCookie(s)); got != http.StatusUnauthorized {
 		t.Errorf("the cookie after its logout: %d", got)
@@ -171,7 +120,7 @@ func TestSessionsExpireAndLogOut(t *testing.T) {
 func TestTheCookieIsSecureOverTLS(t *testing.T) {
 	t.Parallel()
 	b := newBare()
-	tlsSrv := httptest.NewTLSServer(b.workspace(t, func(o *Options) { o.Token = sharedToken }).Handler())
+	tlsSrv := httptest.NewTLSServer(b.guarded(t, func(o *Options) { o.Token = sharedToken }))
 	t.Cleanup(tlsSrv.Close)
 	if c := cookieOf(t, tlsSrv, sharedToken, nil); !strings.Contains(c, "; Secure") || !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Strict") {
 		t.Errorf("over TLS: %q", c)

@@ -1,4 +1,4 @@
-package workspace
+package guard
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ const (
 // its length is declared (413), caps it while it is read when not, and
 // parses a form at once within the limit, so that no form, multipart
 // included, is ever spooled to disk.
-func (s *Server) limitBody(next http.Handler) http.Handler {
+func (g *Guard) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		limit := int64(formBody)
 		if r.URL.Path == "/login" {
@@ -31,7 +31,7 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 		}
 		if r.ContentLength > limit {
 			w.Header().Set("Connection", "close")
-			s.fail(w, r, http.StatusRequestEntityTooLarge, fmt.Errorf("the request's body is %d bytes; %s takes at most %d", r.ContentLength, r.URL.Path, limit))
+			g.o.Pages.Fail(w, r, http.StatusRequestEntityTooLarge, fmt.Errorf("the request's body is %d bytes; %s takes at most %d", r.ContentLength, r.URL.Path, limit))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
@@ -41,7 +41,7 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 				code = http.StatusRequestEntityTooLarge
 				w.Header().Set("Connection", "close")
 			}
-			s.fail(w, r, code, fmt.Errorf("the request's form: %w", err))
+			g.o.Pages.Fail(w, r, code, fmt.Errorf("the request's form: %w", err))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -147,9 +147,9 @@ func (l *limiter) forget(now time.Time) {
 }
 
 // tooMany answers 429 with Retry-After (whole seconds, rounded up).
-func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+func (g *Guard) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
 	secs := int(math.Ceil(wait.Seconds()))
-	s.o.Log.Warn("workspace: a login refused: too many wrong attempts", "from", s.client(r), "retry_after", secs)
+	g.o.Log.Warn("workspace: a login refused: too many wrong attempts", "from", g.client(r), "retry_after", secs)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	s.refuse(w, r, http.StatusTooManyRequests, fmt.Errorf("too many wrong logins from this address or for this user: try again in %d s", secs))
+	g.o.Pages.Refuse(w, r, http.StatusTooManyRequests, fmt.Errorf("too many wrong logins from this address or for this user: try again in %d s", secs))
 }

@@ -1,7 +1,6 @@
-package workspace
+package guard
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
-	"time"
 
 	"github.com/billsnap/billsnap/access"
 )
@@ -97,7 +94,7 @@ func post(t *testing.T, srv *httptest.Server, path, contentType string, body *co
 func TestBodiesAreLimited(t *testing.T) {
 	t.Parallel()
 	b := newBare()
-	srv := httptest.NewUnstartedServer(b.workspace(t, func(o *Options) { o.Token = sharedToken }).Handler())
+	srv := httptest.NewUnstartedServer(b.guarded(t, func(o *Options) { o.Token = sharedToken }))
 	counted := &countingListener{Listener: srv.Listener}
 	srv.Listener = counted
 	srv.Start()
@@ -142,13 +139,13 @@ func TestLoginsAreRateLimited(t *testing.T) {
 	})
 	from := func(addr string) map[string]string { return map[string]string{"X-Forwarded-For": addr} }
 	for range loginFailures {
-		if a := do(t, srv, loginCall("ann", "wrong", from("192.0.2.1"))); a.status != http.StatusUnauthorized {
-			t.Fatalf("a wrong login: %d", a.status)
+		if a := do(t, srv, loginCall("ann", "wrong", from("192.0.2.1"))); a.Status != http.StatusUnauthorized {
+			t.Fatalf("a wrong login: %d", a.Status)
 		}
 	}
 	a := do(t, srv, loginCall("carol", users["carol"], from("192.0.2.1")))
-	if a.status != http.StatusTooManyRequests || a.header.Get("Retry-After") != "60" {
-		t.Errorf("a right login from the address of %d wrong ones: %d, Retry-After %q", loginFailures, a.status, a.header.Get("Retry-After"))
+	if a.Status != http.StatusTooManyRequests || a.Header.Get("Retry-After") != "60" {
+		t.Errorf("a right login from the address of %d wrong ones: %d, Retry-After %q", loginFailures, a.Status, a.Header.Get("Retry-After"))
 	}
 	bearer := map[string]string{"Authorization": "Bearer " + users["carol"], "X-Forwarded-For": "192.0.2.1"}
 	if got := status(t, srv, bearer); got != http.StatusTooManyRequests {
@@ -157,15 +154,15 @@ func TestLoginsAreRateLimited(t *testing.T) {
 	for i := range loginFailures {
 		do(t, srv, loginCall("bob", "wrong", from(fmt.Sprintf("198.51.100.%d", i))))
 	}
-	if a := do(t, srv, loginCall("bob", users["bob"], from("203.0.113.1"))); a.status != http.StatusTooManyRequests {
-		t.Errorf("bob's right login after %d wrong ones for him: %d", loginFailures, a.status)
+	if a := do(t, srv, loginCall("bob", users["bob"], from("203.0.113.1"))); a.Status != http.StatusTooManyRequests {
+		t.Errorf("bob's right login after %d wrong ones for him: %d", loginFailures, a.Status)
 	}
-	if a := do(t, srv, loginCall("carol", users["carol"], from("203.0.113.2"))); a.status != http.StatusSeeOther {
-		t.Errorf("carol from another address: %d %s", a.status, a.body)
+	if a := do(t, srv, loginCall("carol", users["carol"], from("203.0.113.2"))); a.Status != http.StatusSeeOther {
+		t.Errorf("carol from another address: %d %s", a.Status, a.Body)
 	}
 	b.later(loginWindow)
-	if a := do(t, srv, loginCall("bob", users["bob"], from("192.0.2.1"))); a.status != http.StatusSeeOther {
-		t.Errorf("bob, a window later: %d", a.status)
+	if a := do(t, srv, loginCall("bob", users["bob"], from("192.0.2.1"))); a.Status != http.StatusSeeOther {
+		t.Errorf("bob, a window later: %d", a.Status)
 	}
 }
 
@@ -181,80 +178,3 @@ func TestTheLimiterIsBounded(t *testing.T) {
 		t.Errorf("%d keys remembered", len(l.m))
 	}
 }
-
-// A client that sends half its body and stops is let go at the Read
-// timeout, one that sends half its header at ReadHeader, and one that
-// says nothing after its answer at Idle; in a bubble, with no real wait.
-func TestSlowClientsAreLetGo(t *testing.T) {
-	t.Parallel()
-	for name, c := range map[string]struct {
-		sent string
-		by   time.Duration
-	}{
-		"half a body":   {"POST /login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ntoken=", 5 * time.Second},
-		"half a header": {"GET / HTTP/1.1\r\nHost: local", 2 * time.Second},
-		"then nothing":  {"GET /login HTTP/1.1\r\nHost: localhost\r\n\r\n", 3 * time.Second},
-	} {
-		synctest.Test(t, func(t *testing.T) {
-			b := newBare()
-			ws := b.workspace(t, func(o *Options) {
-				o.Token = sharedToken
-				o.Timeouts = Timeouts{ReadHeader: 2 * time.Second, Read: 5 * time.Second, Idle: 3 * time.Second}
-			})
-			l := newPipeListener()
-			srv := ws.HTTPServer()
-			go srv.Serve(l)
-			conn := l.dial()
-			start := time.Now()
-			io.WriteString(conn, c.sent)
-			io.Copy(io.Discard, bufio.NewReader(conn))
-			if took := time.Since(start); took > c.by {
-				t.Errorf("%s held the connection %s", name, took)
-			}
-			conn.Close()
-			srv.Close()
-		})
-	}
-}
-
-// pipeListener hands the server the far ends of net.Pipes, so that a
-// bubble's fake clock drives their deadlines.
-type pipeListener struct {
-	conns chan net.Conn
-	done  chan struct{}
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) dial() net.Conn {
-	client, server := net.Pipe()
-	l.conns <- server
-	return client
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	select {
-	case <-l.done:
-	default:
-		close(l.done)
-	}
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "127.0.0.1:1" }
