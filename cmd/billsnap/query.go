@@ -3,35 +3,48 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math/big"
-	"strings"
-	"text/tabwriter"
-	"time"
-
-	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/billsnap/billsnap/internal/plural"
-	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
-// runQuery runs one SQL statement on the snapshot database, read-only, and
-// prints the result as a table: the DuckDB CLI is not needed to look. It
-// takes the store flags only (--config, --out), before or after the
-// statement.
+// queryAbout is what query --help says under its usage line.
+const queryAbout = `Runs one SQL statement on the store's read model, DIR/billsnap.duckdb, and
+prints its rows. The read model's tables and views are documented in
+docs/store.md ("The read model"); --tables lists them, --columns TABLE
+one's columns. Query only reads: a statement that would write (COPY … TO,
+CREATE, INSERT, DELETE, ATTACH, INSTALL, SET …) is refused before it runs
+(exit 2), and DuckDB reads only the store's own files and writes none.
+`
+
+// runQuery runs one SQL statement on the snapshot database, read-only
+// (lockDown, refuseWrites), and prints the result as a table, CSV, JSON
+// or Markdown: the DuckDB CLI is not needed to look. --tables and
+// --columns list the read model's relations and a relation's columns
+// instead. It takes the store flags only (--config, --out), before or
+// after the statement.
 func runQuery(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "query", "[--max-rows N] [store flags] SQL")
+	fs := newFlags(env, "query", "[--format table|csv|json|markdown] [--max-rows N] [store flags] SQL | --tables | --columns TABLE")
+	fs.about = queryAbout
 	sf := addStoreFlags(fs)
-	maxRows := fs.Int("max-rows", 100, "print at most this many rows")
-	statement, err := parseWithOneArg(fs, args, "one SQL statement, quoted,")
+	format := fs.String("format", "table", "how to print the rows: "+queryFormats+" (RFC 4180 CSV; JSON an array of objects, decimals as strings)")
+	maxRows := fs.Int("max-rows", 100, "print at most this many rows (csv and json: all rows unless given)")
+	tables := fs.Bool("tables", false, "list the read model's tables and views, each with what it holds")
+	columns := fs.String("columns", "", "list the columns of this table or view, with their types")
+	statement, err := parseQueryArgs(fs, args, func() bool { return *tables || *columns != "" })
 	if err != nil {
 		return err
+	}
+	if err := checkQueryFormat(*format); err != nil {
+		return err
+	}
+	limit := *maxRows
+	if (*format == "csv" || *format == "json") && !given(fs, "max-rows") {
+		limit = -1
 	}
 	cfg, err := sf.load(env)
 	if err != nil {
@@ -45,6 +58,24 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := lockDown(ctx, db, cfg.Out); err != nil {
+		return err
+	}
+	switch {
+	case *tables:
+		return printTables(ctx, env.stdout, db, *format)
+	case *columns != "":
+		return printColumns(ctx, env.stdout, db, *columns, *format)
+	}
+	return queryRows(ctx, env, db, statement, *format, limit)
+}
+
+// queryRows runs statement on db and prints its rows; for a CSV or JSON
+// cut short by --max-rows, stderr says how many rows there were.
+func queryRows(ctx context.Context, env *cliEnv, db *sql.DB, statement, format string, limit int) error {
+	if err := refuseWrites(ctx, db, statement); err != nil {
+		return err
+	}
 	rows, err := readmodel.Query(ctx, db, statement)
 	if se := (*readmodel.StatementError)(nil); errors.As(err, &se) {
 		return job.Usage(err)
@@ -53,7 +84,36 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer rows.Close()
-	return printRows(env.stdout, rows, *maxRows)
+	total, shown, err := printRows(env.stdout, rows, format, limit)
+	if err == nil && total != shown && (format == "csv" || format == "json") {
+		fmt.Fprintf(env.stderr, "billsnap query: %s, %d printed (--max-rows)\n", plural.Of(total, "row"), shown)
+	}
+	return err
+}
+
+// parseQueryArgs parses query's args, flags before or after the
+// statement, and returns the statement: one, or none when listing (after
+// the parse) says the command lists (--tables, --columns).
+func parseQueryArgs(fs *cliFlags, args []string, listing func() bool) (string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", flagError(fs, err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
+	}
+	switch {
+	case listing() && len(rest) > 0:
+		return "", job.Usagef("--tables and --columns list, and take no SQL statement (%q)", rest[0])
+	case listing():
+		return "", nil
+	case len(rest) != 1:
+		return "", job.Usagef("want one SQL statement, quoted, not %d arguments", len(rest))
+	}
+	return rest[0], nil
 }
 
 // parseWithOneArg parses args, flags before or after one argument, and
@@ -73,76 +133,4 @@ func parseWithOneArg(fs *cliFlags, args []string, what string) (string, error) {
 		return "", job.Usagef("want %s not %d arguments", what, len(rest))
 	}
 	return rest[0], nil
-}
-
-// printRows prints at most maxRows rows as a table, every cell and column
-// name with its control characters escaped (termsafe.String), then how
-// many rows there were when some are not shown.
-func printRows(w io.Writer, rows *sql.Rows, maxRows int) error {
-	cols, err := rows.Columns()
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for i, c := range cols {
-		cols[i] = termsafe.String(c)
-	}
-	fmt.Fprintln(tw, strings.Join(cols, "\t"))
-	vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	n := 0
-	for rows.Next() {
-		if n++; n > maxRows {
-			continue
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return err
-		}
-		cells := make([]string, len(vals))
-		for i, v := range vals {
-			cells[i] = termsafe.String(cell(v))
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	tw.Flush()
-	if n > maxRows {
-		fmt.Fprintf(w, "(%s, %d shown)\n", plural.Of(n, "row"), maxRows)
-	}
-	return rows.Err()
-}
-
-// cell prints a value: decimals with all their digits, times in UTC, JSON
-// as JSON.
-func cell(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NULL"
-	case []byte:
-		return string(x)
-	case duckdb.Decimal:
-		return fixedDecimal(x.Value, int(x.Scale))
-	case time.Time:
-		return x.UTC().Format("2006-01-02 15:04:05Z07:00")
-	case map[string]any, []any:
-		b, _ := json.Marshal(x)
-		return string(b)
-	}
-	return fmt.Sprint(v)
-}
-
-// fixedDecimal writes v / 10^scale with exactly scale decimals.
-func fixedDecimal(v *big.Int, scale int) string {
-	s := new(big.Int).Abs(v).String()
-	if len(s) <= scale {
-		s = strings.Repeat("0", scale-len(s)+1) + s
-	}
-	if scale > 0 {
-		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
-	}
-	if v.Sign() < 0 {
-		s = "-" + s
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 // Package csvsafe neutralises CSV cells a spreadsheet would run as a
-// formula (OWASP CSV injection): every CSV billsnap writes passes its
-// cells through Text or Number.
+// formula (OWASP CSV injection): every CSV report billsnap writes passes
+// its cells through Text or Number. (billsnap query --format csv is the
+// analyst's raw data, its cells as stored: docs/store.md says why.)
 package csvsafe
 
 // Text returns s as a text cell no spreadsheet evaluates: when s begins

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/billsnap/billsnap/job"
+)
+
+// relationDoc says what one table or view of the read model holds. name
+// is the relation's name, or a pattern over the collection tables
+// ("latest_<table>", "<table>", "incomplete_<table>").
+type relationDoc struct{ name, about string }
+
+// readModelDocs is the one source of what the read model's tables and
+// views hold: query --tables prints it, and docs/store.md's list of them
+// is this list (TestStoreDocListsTheReadModel).
+func readModelDocs() []relationDoc {
+	return []relationDoc{
+		{"latest_<table>", "the newest complete snapshot's TABLE: native DuckDB tables"},
+		{"<table>", "every complete snapshot's TABLE, `snapshot_id` naming the snapshot: a view over the Parquet tree"},
+		{"incomplete_<table>", "the incomplete snapshots' TABLE: a view over their Parquet tree"},
+		{"snapshots", "each snapshot: id, started, finished, status (`running`, `publishing`, `complete`, `incomplete`, `failed`), base and front URL, error"},
+		{"snapshot_tables", "per snapshot and table: walks, pages, records received, distinct IDs, TotalCount, Parquet and DuckDB rows, the SHA-256 of the sorted IDs, seconds, complete, problem (one snapshot's only: `snapshot_tables_of(id)`)"},
+		{"snapshot_fields", "per snapshot, table and field: the values by JSON type, coerced, untyped, an example record (docs/fields.md; one snapshot's only: `snapshot_fields_of(id)`)"},
+		{"reconciliations", "each reconciliation: its snapshot and period, when it ran and what it found in all"},
+		{"reconciliation_totals", "per reconciliation, severity and currency: the open findings and their amount not waived (what the trend reads)"},
+		{"findings", "what each reconciliation found, one row per finding: a view over the run records"},
+		{"unjudged", "what a reconciliation could not judge, and why: a view over the run records"},
+		{"rechecks", "what `billsnap recheck` found of each finding, every time: a view over the run records"},
+		{"field_ids", "the catalogue of columns: every field ID each table's columns have had, with the column's name, kind and the first snapshot that had it"},
+		{"runs", "the journal of runs as it was at the publish"},
+		{"run_files", "the index of the run records' files: kind, snapshot, period, number, rows, file name"},
+		{"latest_snapshot", "the snapshot the `latest_` tables hold"},
+		{"billsnap_model", "that snapshot's ID and a digest of the views"},
+	}
+}
+
+// describe is what readModelDocs says of relation, given the names of
+// all the read model's relations: a collection's table is a relation
+// with a latest_ twin.
+func describe(relation string, names []string) string {
+	pattern, table := relation, relation
+	for _, prefix := range []string{"", "latest_", "incomplete_"} {
+		if t, ok := strings.CutPrefix(relation, prefix); ok && slices.Contains(names, "latest_"+t) && slices.Contains(names, t) {
+			pattern, table = prefix+"<table>", t
+			break
+		}
+	}
+	for _, d := range readModelDocs() {
+		if d.name == pattern {
+			return strings.NewReplacer("`", "", "TABLE", table).Replace(d.about)
+		}
+	}
+	return "(not described in docs/store.md)"
+}
+
+// relations are the names of the read model's tables and views, in
+// order.
+func relations(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
+		WHERE table_catalog = current_database() AND table_schema = 'main' ORDER BY table_name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
+}
+
+// printTables prints each table and view of the read model with what it
+// holds, in format (a table: a line each).
+func printTables(ctx context.Context, w io.Writer, db *sql.DB, format string) error {
+	names, err := relations(ctx, db)
+	if err != nil {
+		return err
+	}
+	p, err := newRowPrinter(w, format, []string{"name", "description"}, []string{"VARCHAR", "VARCHAR"})
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := p.row([]any{n, describe(n, names)}); err != nil {
+			return err
+		}
+	}
+	return p.end(len(names), len(names))
+}
+
+// printColumns prints the columns of the read model's relation name and
+// their types, in format. A name the read model has not is a usage error.
+func printColumns(ctx context.Context, w io.Writer, db *sql.DB, name, format string) error {
+	rows, err := db.QueryContext(ctx, `SELECT column_name AS name, data_type AS type FROM information_schema.columns
+		WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = ? ORDER BY ordinal_position`, name)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var cols [][2]string
+	for rows.Next() {
+		var c [2]string
+		if err := rows.Scan(&c[0], &c[1]); err != nil {
+			return err
+		}
+		cols = append(cols, c)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(cols) == 0 {
+		return job.Usagef("--columns %q: the read model has no such table or view ('billsnap query --tables' lists them)", name)
+	}
+	p, err := newRowPrinter(w, format, []string{"name", "type"}, []string{"VARCHAR", "VARCHAR"})
+	if err != nil {
+		return err
+	}
+	for _, c := range cols {
+		if err := p.row([]any{c[0], c[1]}); err != nil {
+			return err
+		}
+	}
+	return p.end(len(cols), len(cols))
+}
+
+// readModelDocTable is readModelDocs as docs/store.md lists it: a
+// Markdown table.
+func readModelDocTable() string {
+	var b strings.Builder
+	b.WriteString("| table or view | what it holds |\n| --- | --- |\n")
+	for _, d := range readModelDocs() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", d.name, d.about)
+	}
+	return b.String()
+}
