@@ -95,15 +95,9 @@ func queryRows(ctx context.Context, env *cliEnv, db *sql.DB, statement, format s
 // statement, and returns the statement: one, or none when listing (after
 // the parse) says the command lists (--tables, --columns).
 func parseQueryArgs(fs *cliFlags, args []string, listing func() bool) (string, error) {
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return "", flagError(fs, err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return "", err
 	}
 	switch {
 	case listing() && len(rest) > 0:
@@ -119,18 +113,27 @@ func parseQueryArgs(fs *cliFlags, args []string, listing func() bool) (string, e
 // parseWithOneArg parses args, flags before or after one argument, and
 // returns the argument; what names it for the error of none or several.
 func parseWithOneArg(fs *cliFlags, args []string, what string) (string, error) {
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return "", flagError(fs, err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return "", err
 	}
 	if len(rest) != 1 {
 		return "", job.Usagef("want %s not %d arguments", what, len(rest))
 	}
 	return rest[0], nil
+}
+
+// parseArgs parses args, flags before or after the arguments, and
+// returns the arguments.
+func parseArgs(fs *cliFlags, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, flagError(fs, err)
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
+	}
 }

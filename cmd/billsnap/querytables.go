@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // relationDoc says what one table or view of the read model holds. name
@@ -62,21 +63,8 @@ func describe(relation string, names []string) string {
 // relations are the names of the read model's tables and views, in
 // order.
 func relations(ctx context.Context, db *sql.DB) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
+	return state.Strings(ctx, db, `SELECT table_name FROM information_schema.tables
 		WHERE table_catalog = current_database() AND table_schema = 'main' ORDER BY table_name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		names = append(names, n)
-	}
-	return names, rows.Err()
 }
 
 // printTables prints each table and view of the read model with what it
