@@ -7,6 +7,7 @@
 //
 //	billsnap-lake publish [--config FILE] [--out DIR] [--parquet-url URL]
 //	billsnap-lake metadata [--config FILE] [--out DIR] [--parquet-url URL]
+//	billsnap-lake probe [--config FILE] [--out DIR] [--parquet-url URL]
 //	billsnap-lake version
 //
 // metadata prints the current metadata file of each Iceberg table, as a
@@ -59,8 +60,10 @@ func run(ctx context.Context, lk lakepublish.Lake, args []string, stdout, stderr
 		err = publishStore(ctx, lk, args[1:], log)
 	case len(args) > 0 && args[0] == "metadata":
 		err = printMetadata(ctx, lk, args[1:], stdout)
+	case len(args) > 0 && args[0] == "probe":
+		err = printProbe(ctx, lk, args[1:], stdout)
 	default:
-		fmt.Fprintln(stderr, "usage: billsnap-lake publish|metadata [--config FILE] [--out DIR] [--parquet-url URL] | billsnap-lake version")
+		fmt.Fprintln(stderr, "usage: billsnap-lake publish|metadata|probe [--config FILE] [--out DIR] [--parquet-url URL] | billsnap-lake version")
 		return job.ExitUsage
 	}
 	if err != nil {
@@ -82,6 +85,21 @@ func publishStore(ctx context.Context, lk lakepublish.Lake, args []string, log *
 	}
 	defer store.Close()
 	return lk.Publish(ctx, cfg, store, log)
+}
+
+// printProbe writes what the lake is now, after writing and removing a
+// probe object there (check-config).
+func printProbe(ctx context.Context, lk lakepublish.Lake, args []string, w io.Writer) error {
+	cfg, err := load("probe", args)
+	if err != nil {
+		return err
+	}
+	found, err := lk.Probe(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, found)
+	return err
 }
 
 // printMetadata writes the current metadata file of each table of the

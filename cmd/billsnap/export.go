@@ -92,7 +92,7 @@ func printFieldNotes(out io.Writer, n readmodel.FieldNotes) {
 // mapping, the rules with the rules directory, the waivers, the
 // materiality thresholds, the schedules and the workspace's identities
 // (its tokens file read). It prints what it found.
-func runCheckConfig(_ context.Context, env *cliEnv, args []string) error {
+func runCheckConfig(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "check-config", "[store flags] [service flags]")
 	cf := addServiceFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -117,9 +117,30 @@ func runCheckConfig(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	lake, err := probeLake(ctx, env, cfg)
+	if err != nil {
+		return err
+	}
 	printConfig(env.stdout, cfg, cf.describeKey(env), opts, next)
 	fmt.Fprintf(env.stdout, "  workspace: %s\n", identityText(ctl))
+	fmt.Fprintf(env.stdout, "  lake:      %s\n", lake)
 	return nil
+}
+
+// probeLake says what check-config found of parquet.url: none set, or the
+// lake (its scheme known and the lake's program present, which loading
+// the configuration checked) reachable and writable, a probe object
+// written there and removed. A lake that is not is a usage error naming
+// parquet.url and what failed.
+func probeLake(ctx context.Context, env *cliEnv, cfg config.Config) (string, error) {
+	if cfg.Parquet.URL == "" {
+		return "none (parquet.url not set)", nil
+	}
+	found, err := env.lake.Probe(ctx, cfg)
+	if err != nil {
+		return "", job.Usagef("parquet.url %s: %v", cfg.Parquet.URL, err)
+	}
+	return fmt.Sprintf("%s, through %s: %s", cfg.Parquet.URL, env.lake.Where(ctx), found), nil
 }
 
 // printConfig says what check-config prepared.

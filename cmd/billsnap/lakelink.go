@@ -21,6 +21,9 @@ type lakeLink interface {
 	// Check is nil when the lake can be reached: checked before an
 	// export's walk, not after it.
 	Check() error
+	// Probe writes a probe object to the lake of cfg and removes it, and
+	// says what it found there (check-config).
+	Probe(ctx context.Context, cfg config.Config) (string, error)
 	// Where says where the lake is, for billsnap version.
 	Where(ctx context.Context) string
 }

@@ -40,6 +40,13 @@ func (Program) Publish(ctx context.Context, cfg config.Config, _ *snapshot.Store
 	return err
 }
 
+// Probe is what billsnap-lake probe says of cfg's lake: reachable and
+// writable (a probe object written and removed), and what is published.
+func (Program) Probe(ctx context.Context, cfg config.Config) (string, error) {
+	out, err := Run(ctx, cfg, "probe")
+	return strings.TrimSpace(string(out)), err
+}
+
 // Check is what Find says: nil when the lake's program is installed.
 func (Program) Check() error {
 	_, err := Find()

@@ -70,6 +70,33 @@ func (k Lake) Metadata(ctx context.Context, cfg config.Config) (map[string]strin
 	return lake.TableMetadata(ctx, k.Catalogs, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
 }
 
+// Probe says what the lake of cfg is now: reachable and writable (a
+// probe object written and removed), and what is published there; an
+// error says what failed.
+func (k Lake) Probe(ctx context.Context, cfg config.Config) (string, error) {
+	l, err := objects.Open(ctx, cfg.Parquet.URL, time.Now)
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	if err := l.Probe(ctx); err != nil {
+		return "", err
+	}
+	ms, err := l.Manifests(ctx)
+	if err != nil {
+		return "", err
+	}
+	latest, err := l.Latest(ctx)
+	if err != nil {
+		return "", err
+	}
+	found := "reachable and writable (a probe object written and removed), no snapshot published yet"
+	if len(ms) > 0 {
+		found = fmt.Sprintf("reachable and writable (a probe object written and removed), %d snapshots published, the latest %s", len(ms), latest)
+	}
+	return found, nil
+}
+
 // Check is nil: a linked lake needs no program.
 func (Lake) Check() error { return nil }
 
