@@ -33,10 +33,11 @@ func TestQueryFormats(t *testing.T) {
 		t.Errorf("csv: exit %d, %q (stderr %q)", code, out, errs)
 	}
 	const q = `SELECT 1 AS a, 'x,"y"' || chr(10) || 'z' AS b, 12.50::DECIMAL(10,2) AS d, NULL AS n,
-		TIMESTAMPTZ '2026-01-02 03:04:05+00' AS t, DATE '2026-01-01' AS day, [1, 2] AS l, true AS ok, 'p|q' AS pipe`
+		TIMESTAMPTZ '2026-01-02 03:04:05+00' AS t, DATE '2026-01-01' AS day, [1, 2] AS l, true AS ok, 'p|q' AS pipe,
+		'ac84d249-db26-407f-95e2-b4d5368364d8'::UUID AS id`
 	code, out, errs := queryOut(t, dir, "--format", "csv", q)
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	want := []string{"1", "x,\"y\"\nz", "12.50", "", "2026-01-02T03:04:05Z", "2026-01-01", "[1,2]", "true", "p|q"}
+	want := []string{"1", "x,\"y\"\nz", "12.50", "", "2026-01-02T03:04:05Z", "2026-01-01", "[1,2]", "true", "p|q", "ac84d249-db26-407f-95e2-b4d5368364d8"}
 	if code != job.ExitOK || err != nil || len(recs) != 2 || strings.Join(recs[1], "\x00") != strings.Join(want, "\x00") {
 		t.Errorf("csv: exit %d, %v, %q (stderr %q)", code, err, out, errs)
 	}
@@ -46,7 +47,8 @@ func TestQueryFormats(t *testing.T) {
 		t.Fatalf("json: exit %d, %v, %q (stderr %q)", code, err, out, errs)
 	}
 	r := rows[0]
-	if r["a"] != 1.0 || r["d"] != "12.50" || r["n"] != nil || r["t"] != "2026-01-02T03:04:05Z" || r["day"] != "2026-01-01" || r["ok"] != true {
+	if r["a"] != 1.0 || r["d"] != "12.50" || r["n"] != nil || r["t"] != "2026-01-02T03:04:05Z" || r["day"] != "2026-01-01" || r["ok"] != true ||
+		r["id"] != "ac84d249-db26-407f-95e2-b4d5368364d8" {
 		t.Errorf("json: %v", r)
 	}
 	if l, _ := r["l"].([]any); len(l) != 2 || l[0] != 1.0 {
@@ -54,6 +56,9 @@ func TestQueryFormats(t *testing.T) {
 	}
 	if !strings.Contains(out, `{"a":1,"b":`) {
 		t.Errorf("json keys out of the columns' order: %s", out)
+	}
+	if code, out, _ := queryOut(t, dir, "SELECT 'ac84d249-db26-407f-95e2-b4d5368364d8'::UUID AS id"); code != job.ExitOK || out != "id\nac84d249-db26-407f-95e2-b4d5368364d8\n" {
+		t.Errorf("a UUID in the table: exit %d, %q", code, out)
 	}
 	code, out, _ = queryOut(t, dir, "--format", "markdown", "SELECT 1 AS a, 'p|q' AS b")
 	if code != job.ExitOK || out != "| a | b |\n| --- | --- |\n| 1 | p\\|q |\n" {

@@ -36,9 +36,9 @@ type rowPrinter interface {
 func newRowPrinter(w io.Writer, format string, cols, types []string) (rowPrinter, error) {
 	switch format {
 	case "table":
-		return newTablePrinter(w, cols), nil
+		return newTablePrinter(w, cols, types), nil
 	case "markdown":
-		return newMarkdownPrinter(w, cols), nil
+		return newMarkdownPrinter(w, cols, types), nil
 	case "csv":
 		return newCSVPrinter(w, cols, types)
 	case "json":
@@ -99,12 +99,13 @@ func printRows(w io.Writer, rows *sql.Rows, format string, maxRows int) (total, 
 // tablePrinter aligns columns, every cell and name with its control
 // characters escaped (termsafe.String).
 type tablePrinter struct {
-	w  io.Writer
-	tw *tabwriter.Writer
+	w     io.Writer
+	tw    *tabwriter.Writer
+	types []string
 }
 
-func newTablePrinter(w io.Writer, cols []string) *tablePrinter {
-	p := &tablePrinter{w: w, tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+func newTablePrinter(w io.Writer, cols, types []string) *tablePrinter {
+	p := &tablePrinter{w: w, tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0), types: types}
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = termsafe.String(c)
@@ -116,7 +117,7 @@ func newTablePrinter(w io.Writer, cols []string) *tablePrinter {
 func (p *tablePrinter) row(vals []any) error {
 	cells := make([]string, len(vals))
 	for i, v := range vals {
-		cells[i] = termsafe.String(cell(v))
+		cells[i] = termsafe.String(cell(v, p.types[i]))
 	}
 	_, err := fmt.Fprintln(p.tw, strings.Join(cells, "\t"))
 	return err
@@ -140,10 +141,13 @@ func printShown(w io.Writer, total, shown int) error {
 
 // markdownPrinter prints a pipe table (GitHub's): a cell's '|' escaped,
 // its line breaks as <br>, its other control characters as termsafe does.
-type markdownPrinter struct{ w io.Writer }
+type markdownPrinter struct {
+	w     io.Writer
+	types []string
+}
 
-func newMarkdownPrinter(w io.Writer, cols []string) *markdownPrinter {
-	p := &markdownPrinter{w: w}
+func newMarkdownPrinter(w io.Writer, cols, types []string) *markdownPrinter {
+	p := &markdownPrinter{w: w, types: types}
 	if len(cols) > 0 {
 		p.line(cols)
 		fmt.Fprintln(w, "|"+strings.Repeat(" --- |", len(cols)))
@@ -163,7 +167,7 @@ func (p *markdownPrinter) line(cells []string) {
 func (p *markdownPrinter) row(vals []any) error {
 	cells := make([]string, len(vals))
 	for i, v := range vals {
-		cells[i] = cell(v)
+		cells[i] = cell(v, p.types[i])
 	}
 	p.line(cells)
 	return nil
@@ -266,27 +270,28 @@ func (p *jsonPrinter) end(int, int) error {
 	return err
 }
 
-// cell prints a value for a table: decimals with all their digits, times
-// in UTC, JSON as JSON, NULL as NULL.
-func cell(v any) string {
+// cell prints a value of a column of type typ for a table: decimals with
+// all their digits, times in UTC, JSON as JSON, NULL as NULL.
+func cell(v any, typ string) string {
 	switch x := v.(type) {
 	case nil:
 		return "NULL"
 	case time.Time:
 		return x.UTC().Format("2006-01-02 15:04:05Z07:00")
 	}
-	return rawText(v, "")
+	return rawText(v, typ)
 }
 
-// rawText is a value as text for CSV: NULL is empty, a decimal has all
-// its digits, a time is RFC 3339 in UTC (of a DATE column, YYYY-MM-DD),
-// lists, structs and maps are JSON.
+// rawText is a value of a column of type typ as text for CSV: NULL is
+// empty, a decimal has all its digits, a time is RFC 3339 in UTC (of a
+// DATE column, YYYY-MM-DD), a UUID as 8-4-4-4-12 hex digits, lists,
+// structs and maps are JSON.
 func rawText(v any, typ string) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
 	case []byte:
-		return string(x)
+		return bytesText(x, typ)
 	case duckdb.Decimal:
 		return fixedDecimal(x.Value, int(x.Scale))
 	case time.Time:
@@ -300,6 +305,16 @@ func rawText(v any, typ string) string {
 		return string(b)
 	}
 	return fmt.Sprint(v)
+}
+
+// bytesText is b as text: a UUID (the driver gives its 16 bytes) in its
+// usual form, other bytes as they are.
+func bytesText(b []byte, typ string) string {
+	if typ == "UUID" && len(b) == 16 {
+		u := duckdb.UUID(b)
+		return u.String()
+	}
+	return string(b)
 }
 
 // timeText is t in RFC 3339, UTC, or YYYY-MM-DD for a DATE.
@@ -328,7 +343,7 @@ func jsonValue(v any, typ string) any {
 			return fmt.Sprint(x)
 		}
 	case []byte:
-		return string(x)
+		return bytesText(x, typ)
 	case duckdb.UUID:
 		return x.String()
 	case duckdb.Interval:
