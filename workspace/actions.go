@@ -23,12 +23,19 @@ func (s *Server) checkRule(id string) error {
 	return nil
 }
 
-// waive records w by a, checked, when r's user may waive.
+// waive records w by a, checked, when r's user may waive and a stored
+// finding is of w's rule and names its record.
 func (s *Server) waive(r *http.Request, a ledger.Actor, w ledger.Waiver) (ledger.Made, error) {
 	if err := s.g.May(r, access.RoleWaive); err != nil {
 		return ledger.Made{}, err
 	}
 	if err := s.checkRule(w.Rule); err != nil {
+		return ledger.Made{}, err
+	}
+	if err := w.Check(); err != nil {
+		return ledger.Made{}, err
+	}
+	if err := s.checkNamed(r.Context(), w.Rule, w.EntityID); err != nil {
 		return ledger.Made{}, err
 	}
 	m, err := s.o.Ledger.Waive(a, w)
@@ -76,7 +83,7 @@ func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, peri
 }
 
 // actionStatus is the status of an error of an action: nothing to act on,
-// the user's mistake, a conflict (a ledger that does not verify among
+// the user's mistake (a waiver that names no finding: 422), a conflict (a ledger that does not verify among
 // them), or a failure.
 func actionStatus(err error) int {
 	var invalid *ledger.InvalidError
@@ -85,7 +92,10 @@ func actionStatus(err error) int {
 	var denied *access.DeniedError
 	var conflict *ConflictError
 	var closed *ledger.ClosedError
+	var unnamed *UnnamedError
 	switch {
+	case errors.As(err, &unnamed):
+		return http.StatusUnprocessableEntity
 	case errors.As(err, &denied):
 		return http.StatusForbidden
 	case errors.As(err, &conflict), errors.As(err, &closed), errors.Is(err, ledger.ErrNotClosed), unverified(err):

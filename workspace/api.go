@@ -107,7 +107,29 @@ func (s *Server) entityOf(r *http.Request, db *sql.DB) (*entityView, error) {
 	if snap == "" {
 		snap = reconcile.Latest
 	}
-	return loadEntity(r.Context(), db, r.PathValue("kind"), r.PathValue("id"), snap, q.Get("a"), q.Get("b"))
+	v, err := loadEntity(r.Context(), db, r.PathValue("kind"), r.PathValue("id"), snap, q.Get("a"), q.Get("b"))
+	if err != nil {
+		return nil, err
+	}
+	return v, s.markPending(v)
+}
+
+// markPending marks the findings of v's newest snapshot that a waiver
+// made since their reconciliation names.
+func (s *Server) markPending(v *entityView) error {
+	st, err := s.standing()
+	if err != nil || len(v.Findings) == 0 {
+		return err
+	}
+	for i := range v.Findings {
+		h := &v.Findings[i]
+		if h.Snapshot != v.Findings[0].Snapshot {
+			break
+		}
+		_, ok := pendingOf(reconcile.Finding{Rule: h.Rule, EntityID: v.ID, Status: h.Status}, st)
+		h.Pending = ok && !h.Waived
+	}
+	return nil
 }
 
 // failEntity answers an error reading a record: not found, or a failure.

@@ -84,6 +84,9 @@ type historyFinding struct {
 	Status   string `json:"status"`
 	Waived   bool   `json:"waived"`
 	Detail   string `json:"detail"`
+	// Pending: a waiver made since this reconciliation names it (the
+	// newest snapshot's only); the next reconcile applies it.
+	Pending bool `json:"waiver_pending,omitempty"`
 }
 
 // diff is a record's fields in two snapshots, the changed ones marked.
@@ -221,7 +224,8 @@ func historyOf(ctx context.Context, db *sql.DB, id string) ([]historyFinding, er
 	found, err := readmodel.FindingsOf(ctx, db, id)
 	var out []historyFinding
 	for _, h := range found {
-		out = append(out, historyFinding(h))
+		out = append(out, historyFinding{Snapshot: h.Snapshot, Period: h.Period, Rule: h.Rule, Amount: h.Amount,
+			Currency: h.Currency, Status: h.Status, Waived: h.Waived, Detail: h.Detail})
 	}
 	return out, err
 }

@@ -24,21 +24,30 @@ func TestAWriteOnABrokenChainIsAConflict(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
+	var ids []string // records paid_without_payment names: a waiver must name a finding
+	for _, f := range fx.reconcile(t).Open() {
+		if f.Rule == "paid_without_payment" {
+			ids = append(ids, f.EntityID)
+		}
+	}
+	if len(ids) < 2 {
+		t.Fatalf("the fixture has %d paid_without_payment findings, not 2", len(ids))
+	}
 	waiver := func(entity string) call {
 		return call{method: http.MethodPost, path: "/api/waivers", contentType: "application/json",
 			body: `{"rule":"paid_without_payment","entity_id":"` + entity + `","reason":"cheque","owner":"ann","expires":"2099-12-31","by":"carol"}`}
 	}
-	for _, e := range []string{"e1", "e2"} {
+	for _, e := range ids[:2] {
 		if a := do(t, srv, waiver(e)); a.status != http.StatusCreated {
 			t.Fatalf("POST /api/waivers: %d %s", a.status, a.body)
 		}
 	}
 	path := ledgerOf(fx).Path()
 	b, _ := os.ReadFile(path)
-	edited := bytes.Replace(b, []byte(`"entity_id":"e1"`), []byte(`"entity_id":"e9"`), 1)
+	edited := bytes.Replace(b, []byte(`"entity_id":"`+ids[0]+`"`), []byte(`"entity_id":"e9"`), 1)
 	os.WriteFile(path, edited, 0o644)
 	for _, c := range []call{
-		waiver("e3"),
+		waiver(ids[1]),
 		{method: http.MethodDelete, path: "/api/waivers/W2?by=carol"},
 		{method: http.MethodPost, path: "/api/signoffs", contentType: "application/json", body: `{"name":"dana","role":"controller"}`},
 		{method: http.MethodPost, path: "/api/periods/2026-10/close", contentType: "application/json", body: `{"by":"dana"}`},
@@ -59,7 +68,7 @@ func TestAWriteOnABrokenChainIsAConflict(t *testing.T) {
 			t.Errorf("GET %s with a malformed line: %d %s", p, a.status, a.body)
 		}
 	}
-	if a := do(t, srv, waiver("e4")); a.status != http.StatusConflict {
+	if a := do(t, srv, waiver(ids[0])); a.status != http.StatusConflict {
 		t.Errorf("a write after a malformed line: %d %s", a.status, a.body)
 	}
 }

@@ -28,11 +28,13 @@ type findingsPage struct {
 	CSV, XLSX  template.URL
 	Back       string // this page, for the forms to come back to
 	Note       string // why the reconciliation shown is not the latest snapshot's
+	Pending    int    // findings shown waived by a waiver made since their reconciliation
 }
 
 type findingRow struct {
 	reconcile.Finding
-	Title string
+	Title   string
+	Pending bool // waived since the reconciliation: its totals count it until the next
 }
 
 // sortLink is a column heading that sorts by it, or turns the order.
@@ -71,8 +73,18 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		Pages: (total + s.o.PageSize - 1) / s.o.PageSize, Rules: s.o.Reconcile.Rules, Severities: reconcile.Severities(),
 		Statuses: filterStatuses[1:], Currencies: fc.Currencies, Snapshots: fc.Snapshots, CSV: "/findings.csv?" + f.query("page", ""),
 		XLSX: "/findings.xlsx?" + f.query("page", ""), Back: "/findings?" + string(f.query())}
+	st, err := s.standing()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
 	for _, fd := range list {
-		p.Findings = append(p.Findings, findingRow{Finding: fd, Title: s.rule(fd.Rule).Title})
+		row := findingRow{Finding: fd, Title: s.rule(fd.Rule).Title}
+		if wv, ok := pendingOf(fd, st); ok {
+			row.Waiver, row.Pending = wv, true
+			p.Pending++
+		}
+		p.Findings = append(p.Findings, row)
 	}
 	if f.Page > 1 {
 		p.Prev = "/findings?" + f.query("page", fmt.Sprint(f.Page-1))

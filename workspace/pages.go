@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"html/template"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
@@ -124,16 +126,28 @@ type overviewPage struct {
 	Reopens         []ledger.Entry
 	NotReconciled   string
 	Note            string // why the reconciliation shown is not the latest snapshot's
+	Pending         int    // open findings waived since this reconciliation
+	NoAmount        bool   // a line whose findings carry no money shows "—"
 }
 
 type overviewRule struct {
-	Rule  reconcile.Rule
-	Lines []ruleTotal
+	Rule    reconcile.Rule
+	Lines   []ruleLine
+	Pending int // its open findings waived since this reconciliation
+}
+
+// ruleLine is a rule's findings in one currency: Open counts the open
+// findings not waived; NoAmount, that they carry no money (the rules that
+// name a record, not a sum: their amount is 0), so "—" shows, not 0.00.
+type ruleLine struct {
+	ruleTotal
+	Open     int
+	NoAmount bool
 }
 
 type currencyLine struct {
 	Currency   string
-	Net, Gross string
+	Net, Gross string // "—" when the open findings carry no money
 }
 
 type signOffView struct {
@@ -186,11 +200,14 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		if n := len(p.Rules); n == 0 || p.Rules[n-1].Rule.ID != t.Rule {
 			p.Rules = append(p.Rules, overviewRule{Rule: s.rule(t.Rule)})
 		}
-		p.Rules[len(p.Rules)-1].Lines = append(p.Rules[len(p.Rules)-1].Lines, t)
+		l := ruleLine{ruleTotal: t, Open: t.Count - t.Waived}
+		l.NoAmount = l.Open > 0 && t.Gross == 0
+		p.NoAmount = p.NoAmount || l.NoAmount
+		p.Rules[len(p.Rules)-1].Lines = append(p.Rules[len(p.Rules)-1].Lines, l)
 	}
-	totals := currencyTotals(ts)
-	for _, c := range reconcile.Currencies(totals) {
-		p.Totals = append(p.Totals, currencyLine{Currency: c, Net: totals[c].Net.Grouped(), Gross: totals[c].Gross.Grouped()})
+	p.Totals = totalLines(ts)
+	if err := s.fillPending(ctx, db, p); err != nil {
+		return err
 	}
 	period, _ := reconcile.ParsePeriod(p.Recon.Period)
 	if p.Recon.Period == "" {
@@ -219,6 +236,39 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		return err
 	}
 	p.Close, p.Reopens, err = s.periodClose(ctx, db, p.Recon.Period)
+	return err
+}
+
+// totalLines are ts's totals per currency; a currency whose open,
+// unwaived findings carry no money says "—".
+func totalLines(ts []ruleTotal) []currencyLine {
+	totals, open := currencyTotals(ts), map[string]int{}
+	for _, t := range ts {
+		open[t.Currency] += t.Count - t.Waived
+	}
+	var out []currencyLine
+	for _, c := range reconcile.Currencies(totals) {
+		l := currencyLine{Currency: c, Net: totals[c].Net.Grouped(), Gross: totals[c].Gross.Grouped()}
+		if open[c] > 0 && totals[c].Gross == 0 {
+			l.Net, l.Gross = "—", "—"
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// fillPending counts, per rule, the open findings of p.Recon that a
+// waiver made since names.
+func (s *Server) fillPending(ctx context.Context, db *sql.DB, p *overviewPage) error {
+	st, err := s.standing()
+	if err != nil {
+		return err
+	}
+	pend, err := readmodel.Pending(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, slices.Collect(maps.Keys(st)))
+	for i := range p.Rules {
+		p.Rules[i].Pending = pend[p.Rules[i].Rule.ID]
+		p.Pending += p.Rules[i].Pending
+	}
 	return err
 }
 

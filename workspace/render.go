@@ -35,6 +35,19 @@ var funcs = template.FuncMap{
 	"day":     func(d reconcile.Date) string { return d.Format(time.DateOnly) },
 	"grouped": func(a money.Amount) string { return a.Grouped() },
 	"money":   moneyText,
+	// amount is a finding's amount: "—" when it carries none (0).
+	"amount": func(a money.Amount) string {
+		if a == 0 {
+			return "—"
+		}
+		return a.Grouped()
+	},
+	"amountText": func(text string) string {
+		if a, err := money.Parse(text); err == nil && a == 0 {
+			return "—"
+		}
+		return moneyText(text)
+	},
 	"entityURL": func(entity, id string) template.URL {
 		return template.URL("/entities/" + url.PathEscape(entity) + "/" + url.PathEscape(id))
 	},
