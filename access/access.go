@@ -54,6 +54,12 @@ type Config struct {
 	// SessionTTL is how long a login's session lasts (the shared token's
 	// or a token of one's own); at least a minute.
 	SessionTTL time.Duration `yaml:"session_ttl"`
+	// AllowUnattributed lets the workspace take an unattributed write
+	// (no identity: the name as typed) once the store's ledger holds
+	// attributed entries; each such entry records that it was allowed.
+	// Without it such a write is refused, so that restarting the
+	// workspace without its identity cannot drop who signs off and closes.
+	AllowUnattributed bool `yaml:"allow_unattributed"`
 }
 
 // Roles name who may do what: user names, or "*" for every identified

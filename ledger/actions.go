@@ -10,7 +10,10 @@ var ErrNoWaiver = errors.New("no such waiver")
 
 // Actor is who acts, from where, and how By was established: "header"
 // (a trusted proxy's), "tokens" (a user's own token), "" (as typed: unattributed).
-type Actor struct{ By, From, Auth string }
+type Actor struct {
+	By, From, Auth string
+	Allowed        string // the key that let an unattributed actor write (Entry.Allowed)
+}
 
 // Waive records waiver w, made by a. An equal waiver that stands already
 // (same rule, entity, reason, owner and expiry) is given back instead, so
@@ -28,7 +31,7 @@ func (l *Ledger) Waive(a Actor, w Waiver) (Made, error) {
 			}
 		}
 		w.ID = fmt.Sprintf("W%d", nextSeq(so))
-		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Action: ActWaive, Waiver: &w}, nil
+		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Allowed: a.Allowed, Action: ActWaive, Waiver: &w}, nil
 	})
 	if err != nil || e == nil {
 		return made, err
@@ -49,7 +52,7 @@ func (l *Ledger) Lift(a Actor, id string) (Made, error) {
 		case made.Lifted != nil:
 			return nil, nil
 		}
-		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Action: ActLift, Lift: id}, nil
+		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Allowed: a.Allowed, Action: ActLift, Lift: id}, nil
 	})
 	if err != nil {
 		return Made{}, err
@@ -76,7 +79,7 @@ func (l *Ledger) SignOff(a Actor, s SignOff) (Signed, error) {
 			}
 		}
 		s.ID = fmt.Sprintf("S%d", nextSeq(so))
-		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Action: ActSignOff, SignOff: &s}, nil
+		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Allowed: a.Allowed, Action: ActSignOff, SignOff: &s}, nil
 	})
 	if err != nil || e == nil {
 		return out, err

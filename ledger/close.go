@@ -88,7 +88,7 @@ func (l *Ledger) ClosePeriod(a Actor, c Close) (Closed, error) {
 			return nil, invalid("close: no sign-off %s of snapshot %s for period %s", c.SignOff, c.Snapshot, c.Period)
 		}
 		c.ID = fmt.Sprintf("C%d", nextSeq(so))
-		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Action: ActClose, Close: &c}, nil
+		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Allowed: a.Allowed, Action: ActClose, Close: &c}, nil
 	})
 	if err != nil || e == nil {
 		return out, err
@@ -113,7 +113,7 @@ func (l *Ledger) ReopenPeriod(a Actor, period, reason string) (Closed, error) {
 			return nil, fmt.Errorf("%w: %q", ErrNotClosed, period)
 		}
 		out = cur
-		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Action: ActReopen, Reopen: &Reopen{Close: cur.ID, Period: period, Reason: reason}}, nil
+		return &Entry{By: a.By, From: a.From, Auth: a.Auth, Allowed: a.Allowed, Action: ActReopen, Reopen: &Reopen{Close: cur.ID, Period: period, Reason: reason}}, nil
 	})
 	if err != nil {
 		return Closed{}, err

@@ -54,8 +54,12 @@ type Entry struct {
 	// Auth is how By was established: "header" (a trusted proxy's),
 	// "tokens" (a user's own token), "" as typed (unattributed).
 	Auth string `json:"auth,omitempty"`
-	Prev string `json:"prev,omitempty"` // the hash of the line before (Genesis for the first)
-	Hash string `json:"hash,omitempty"` // the SHA-256 of this line up to this field
+	// Allowed is the configuration key that let an unattributed write
+	// through once the ledger held attributed ones
+	// ("workspace.allow_unattributed"); "" otherwise.
+	Allowed string `json:"allowed,omitempty"`
+	Prev    string `json:"prev,omitempty"` // the hash of the line before (Genesis for the first)
+	Hash    string `json:"hash,omitempty"` // the SHA-256 of this line up to this field
 }
 
 // Waiver is a waiver made in the workspace.

@@ -26,7 +26,7 @@ func (s *Server) checkRule(id string) error {
 // waive records w by a, checked, when r's user may waive and a stored
 // finding is of w's rule and names its record.
 func (s *Server) waive(r *http.Request, a ledger.Actor, w ledger.Waiver) (ledger.Made, error) {
-	if err := s.g.May(r, access.RoleWaive); err != nil {
+	if err := s.mayWrite(r, access.RoleWaive, &a); err != nil {
 		return ledger.Made{}, err
 	}
 	if err := s.checkRule(w.Rule); err != nil {
@@ -47,7 +47,7 @@ func (s *Server) waive(r *http.Request, a ledger.Actor, w ledger.Waiver) (ledger
 
 // lift lifts waiver id by a, when r's user may waive.
 func (s *Server) lift(r *http.Request, a ledger.Actor, id string) (ledger.Made, error) {
-	if err := s.g.May(r, access.RoleWaive); err != nil {
+	if err := s.mayWrite(r, access.RoleWaive, &a); err != nil {
 		return ledger.Made{}, err
 	}
 	m, err := s.o.Ledger.Lift(a, id)
@@ -60,7 +60,7 @@ func (s *Server) lift(r *http.Request, a ledger.Actor, id string) (ledger.Made, 
 // signOff signs off the reconciliation (snap, period) for a, when r's
 // user may sign off; with identity, the name signed is the user's.
 func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, period, name, role, comment string) (ledger.Signed, error) {
-	if err := s.g.May(r, access.RoleSignOff); err != nil {
+	if err := s.mayWrite(r, access.RoleSignOff, &a); err != nil {
 		return ledger.Signed{}, err
 	}
 	if a.Auth != access.None {
@@ -93,7 +93,10 @@ func actionStatus(err error) int {
 	var conflict *ConflictError
 	var closed *ledger.ClosedError
 	var unnamed *UnnamedError
+	var unattributed *UnattributedError
 	switch {
+	case errors.As(err, &unattributed):
+		return http.StatusForbidden
 	case errors.As(err, &unnamed):
 		return http.StatusUnprocessableEntity
 	case errors.As(err, &denied):

@@ -37,7 +37,7 @@ var closeFormats = []string{"md", "html", "xlsx", "csv", "json"}
 // still the ones signed, as files of a closed record, and records the
 // close with their SHA-256 in the ledger.
 func (s *Server) closePeriod(r *http.Request, db *sql.DB, a ledger.Actor, period, comment string) (ledger.Closed, error) {
-	if err := s.g.May(r, access.RoleClose); err != nil {
+	if err := s.mayWrite(r, access.RoleClose, &a); err != nil {
 		return ledger.Closed{}, err
 	}
 	if _, err := reconcile.ParsePeriod(period); err != nil || period == "" {
@@ -75,7 +75,7 @@ func (s *Server) closePeriod(r *http.Request, db *sql.DB, a ledger.Actor, period
 
 // reopenPeriod reopens period for reason, when r's user may close.
 func (s *Server) reopenPeriod(r *http.Request, a ledger.Actor, period, reason string) (ledger.Closed, error) {
-	if err := s.g.May(r, access.RoleClose); err != nil {
+	if err := s.mayWrite(r, access.RoleClose, &a); err != nil {
 		return ledger.Closed{}, err
 	}
 	c, err := s.o.Ledger.ReopenPeriod(a, period, reason)

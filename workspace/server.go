@@ -42,11 +42,15 @@ type Options struct {
 	// Access identifies users (workspace.identity) and holds their roles;
 	// nil or without identity, the workspace is unattributed (Token as
 	// above, names as typed).
-	Access   *access.Control
-	Trend    int // reconciliations in the overview's trend
-	PageSize int // findings per page
-	Log      *slog.Logger
-	Now      func() time.Time
+	Access *access.Control
+	// AllowUnattributed lets an unattributed write through once the
+	// ledger holds attributed entries (workspace.allow_unattributed),
+	// recorded in its entry; else it is refused (403).
+	AllowUnattributed bool
+	Trend             int // reconciliations in the overview's trend
+	PageSize          int // findings per page
+	Log               *slog.Logger
+	Now               func() time.Time
 	// SessionTTL is how long a login's session lasts (0: 12 h).
 	SessionTTL time.Duration
 	// Timeouts are the connections' (zero fields: DefaultTimeouts').
