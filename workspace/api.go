@@ -111,7 +111,20 @@ func (s *Server) entityOf(r *http.Request, db *sql.DB) (*entityView, error) {
 	if err != nil {
 		return nil, err
 	}
+	v.From, v.To = compared(v)
 	return v, s.markPending(v)
+}
+
+// compared are the snapshots the compare form offers: the diff's, else
+// the two newest holding the record; "" when fewer than two hold it.
+func compared(v *entityView) (from, to string) {
+	switch {
+	case v.Diff != nil:
+		return v.Diff.A, v.Diff.B
+	case len(v.In) >= 2:
+		return v.In[len(v.In)-2], v.In[len(v.In)-1]
+	}
+	return "", ""
 }
 
 // markPending marks the findings of v's newest snapshot that a waiver

@@ -65,7 +65,10 @@ type entityView struct {
 	Findings []historyFinding `json:"findings"`
 	In       []string         `json:"snapshots"` // the complete snapshots that hold it, oldest first
 	Diff     *diff            `json:"diff,omitempty"`
-	Also     []link           `json:"also,omitempty"` // for a finding's compound entity: the records it names
+	// From and To are what the compare form offers: the diff's snapshots,
+	// else the two newest that hold the record (never one twice).
+	From, To string `json:"-"`
+	Also     []link `json:"also,omitempty"` // for a finding's compound entity: the records it names
 }
 
 type column struct {
@@ -148,6 +151,9 @@ func loadEntity(ctx context.Context, db *sql.DB, kind, id, snap, a, b string) (*
 	if err := v.readRecord(ctx, db); err != nil {
 		return nil, err
 	}
+	if err := v.inheritCurrency(ctx, db); err != nil {
+		return nil, err
+	}
 	if v.Children, err = childrenOf(ctx, db, table, id, info.ID); err != nil {
 		return nil, err
 	}
@@ -188,6 +194,29 @@ func (v *entityView) readRecord(ctx context.Context, db *sql.DB) error {
 					v.Parents = append(v.Parents, link{Kind: ref, ID: fmt.Sprint(vals[i]), Via: n})
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// inheritCurrency shows the currency of a record that has none of its
+// own (an invoice line, a subscription charge): the first of its parents'
+// that has one, named as theirs, first among its columns.
+func (v *entityView) inheritCurrency(ctx context.Context, db *sql.DB) error {
+	for _, c := range v.Columns {
+		if c.Name == "currency_code" {
+			return nil
+		}
+	}
+	for _, p := range v.Parents {
+		rec, ok, err := readmodel.RecordOf(ctx, db, kinds[p.Kind], v.Snapshot, p.ID)
+		if err != nil {
+			return err
+		}
+		if i := slices.Index(rec.Columns, "currency_code"); ok && i >= 0 && rec.Values[i] != nil {
+			cur := fmt.Sprint(rec.Values[i])
+			v.Columns = slices.Insert(v.Columns, 0, column{Name: "currency_code", Value: cur, Text: cur + " (its " + p.Kind + "'s)"})
+			return nil
 		}
 	}
 	return nil

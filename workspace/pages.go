@@ -118,6 +118,7 @@ type overviewPage struct {
 	Rules           []overviewRule
 	Totals          []currencyLine
 	Counts, Amounts template.HTML
+	TrendPoints     int // reconciliations in the trend: one draws no line, and says so
 	Notes           readmodel.FieldNotes
 	Incomplete      []readmodel.TableStats
 	SignOffs        []signOffView
@@ -217,6 +218,7 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 	if err != nil {
 		return err
 	}
+	p.TrendPoints = len(trend)
 	p.Counts, p.Amounts = reports.TrendCharts(trend)
 	tables, err := readmodel.Manifest(ctx, db, p.Recon.Snapshot.ID)
 	if err != nil {
