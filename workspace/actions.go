@@ -12,6 +12,7 @@ import (
 	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
 
@@ -124,13 +125,23 @@ func unverified(err error) bool {
 type waivePage struct {
 	Rule, EntityID, Back, By string
 	Rules                    []string
+	Standing                 *ledger.Made // the waiver that stands for it already: no form then
 }
 
-// waiveForm is the form that waives a finding.
+// waiveForm is the form that waives a finding, unless a waiver of it
+// stands already.
 func (s *Server) waiveForm(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	s.render(w, r, http.StatusOK, "waive", waivePage{Rule: q.Get("rule"), EntityID: q.Get("entity_id"),
-		Back: guard.LocalPath(q.Get("back")), By: nameCookie(r), Rules: s.ruleIDs()})
+	p := waivePage{Rule: q.Get("rule"), EntityID: q.Get("entity_id"), Back: guard.LocalPath(q.Get("back")), By: nameCookie(r), Rules: s.ruleIDs()}
+	st, err := s.standing()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	if m, ok := st[readmodel.WaiverKey(p.Rule, p.EntityID)]; ok {
+		p.Standing = &m
+	}
+	s.render(w, r, http.StatusOK, "waive", p)
 }
 
 // postWaiver takes the waive form.

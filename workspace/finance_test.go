@@ -67,6 +67,10 @@ func TestAWaiverShowsAtOnceAndNamesAFinding(t *testing.T) {
 	if !strings.Contains(page, `id="pending"`) {
 		t.Error("the list does not say the totals wait for the next reconcile")
 	}
+	form := do(t, srv, call{path: "/waive?" + url.Values{"rule": {target.Rule}, "entity_id": {target.EntityID}}.Encode()}).body
+	if !strings.Contains(form, `id="waived-already"`) || strings.Contains(form, `id="waive-form"`) {
+		t.Errorf("the waive form of a finding waived already offers to waive it again")
+	}
 	record := do(t, srv, call{path: "/entities/" + target.Entity + "/" + url.PathEscape(target.EntityID)}).body
 	if !strings.Contains(record, "yes, pending the next reconcile") {
 		t.Errorf("the record page does not mark the finding waived")
@@ -82,9 +86,9 @@ func TestAWaiverShowsAtOnceAndNamesAFinding(t *testing.T) {
 	if a.status != http.StatusUnprocessableEntity || strings.Count(strings.TrimSpace(a.body), "\n") != 2 || !strings.Contains(a.body, "no-such-record") {
 		t.Errorf("an API waiver that names no finding: %d %s", a.status, a.body)
 	}
-	form := url.Values{"csrf": {csrfOf(t, srv)}, "rule": {"charge_not_invoiced"}, "entity_id": {target.EntityID}, "reason": {"r"},
+	posted := url.Values{"csrf": {csrfOf(t, srv)}, "rule": {"charge_not_invoiced"}, "entity_id": {target.EntityID}, "reason": {"r"},
 		"owner": {"o"}, "expires": {"2099-01-01"}, "by": {"carol"}, "back": {"/"}}
-	a = do(t, srv, call{method: http.MethodPost, path: "/waivers", body: form.Encode(), contentType: "application/x-www-form-urlencoded"})
+	a = do(t, srv, call{method: http.MethodPost, path: "/waivers", body: posted.Encode(), contentType: "application/x-www-form-urlencoded"})
 	if a.status != http.StatusUnprocessableEntity || !strings.Contains(a.body, "names record") {
 		t.Errorf("a form waiver of another rule's record: %d %s", a.status, a.body)
 	}
