@@ -15,6 +15,7 @@ import (
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/workspace/guard"
+	"github.com/billsnap/billsnap/workspace/record"
 )
 
 // apiSnapshot is a snapshot with its stored reconciliations.
@@ -101,13 +102,13 @@ func (s *Server) apiEntity(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 }
 
 // entityOf reads the record the request names.
-func (s *Server) entityOf(r *http.Request, db *sql.DB) (*entityView, error) {
+func (s *Server) entityOf(r *http.Request, db *sql.DB) (*record.View, error) {
 	q := r.URL.Query()
 	snap := q.Get("snapshot")
 	if snap == "" {
 		snap = reconcile.Latest
 	}
-	v, err := loadEntity(r.Context(), db, r.PathValue("kind"), r.PathValue("id"), snap, q.Get("a"), q.Get("b"))
+	v, err := record.Load(r.Context(), db, r.PathValue("kind"), r.PathValue("id"), snap, q.Get("a"), q.Get("b"))
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +118,7 @@ func (s *Server) entityOf(r *http.Request, db *sql.DB) (*entityView, error) {
 
 // compared are the snapshots the compare form offers: the diff's, else
 // the two newest holding the record; "" when fewer than two hold it.
-func compared(v *entityView) (from, to string) {
+func compared(v *record.View) (from, to string) {
 	switch {
 	case v.Diff != nil:
 		return v.Diff.A, v.Diff.B
@@ -129,7 +130,7 @@ func compared(v *entityView) (from, to string) {
 
 // markPending marks the findings of v's newest snapshot that a waiver
 // made since their reconciliation names.
-func (s *Server) markPending(v *entityView) error {
+func (s *Server) markPending(v *record.View) error {
 	st, err := s.standing()
 	if err != nil || len(v.Findings) == 0 {
 		return err
@@ -147,7 +148,7 @@ func (s *Server) markPending(v *entityView) error {
 
 // failEntity answers an error reading a record: not found, or a failure.
 func (s *Server) failEntity(w http.ResponseWriter, r *http.Request, err error) {
-	var nr errNoRecord
+	var nr record.NotFoundError
 	if errors.As(err, &nr) {
 		s.fail(w, r, http.StatusNotFound, err)
 		return

@@ -20,6 +20,7 @@ import (
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/workspace/record"
 )
 
 var (
@@ -227,7 +228,7 @@ func TestDrillDown(t *testing.T) {
 	if inv.EntityID == "" {
 		t.Fatal("no invoice finding")
 	}
-	var v entityView
+	var v record.View
 	getJSON(t, srv, "/api/entities/invoice/"+inv.EntityID, &v)
 	if v.Table != "invoices" || len(v.Raw) == 0 || !hasLink(v.Parents, "customer", "") || !hasLink(v.Children, "invoice_line", "") ||
 		len(v.Findings) == 0 || v.Findings[0].Rule == "" {
@@ -239,7 +240,7 @@ func TestDrillDown(t *testing.T) {
 			customer = l.ID
 		}
 	}
-	var c entityView
+	var c record.View
 	getJSON(t, srv, "/api/entities/customers/"+customer, &c)
 	if !hasLink(c.Children, "invoice", inv.EntityID) {
 		t.Fatalf("the customer %s does not lead back to invoice %s: %+v", customer, inv.EntityID, c.Children)
@@ -304,7 +305,7 @@ func section(page, title string) string {
 	return before
 }
 
-func hasLink(ls []link, kind, id string) bool {
+func hasLink(ls []record.Link, kind, id string) bool {
 	for _, l := range ls {
 		if l.Kind == kind && (id == "" || l.ID == id) {
 			return true

@@ -1,4 +1,9 @@
-package workspace
+// Package record reads one record of the store for the workspace's record
+// page and its API: its typed columns and raw JSON, the records it names
+// and that name it, its findings in every reconciliation, the snapshots
+// that hold it and a diff between two of them. It reads through
+// snapshot/readmodel and knows nothing of HTTP or pages.
+package record
 
 import (
 	"context"
@@ -43,42 +48,42 @@ func kindOf(table string) string {
 	return table
 }
 
-// link is a record to go to.
-type link struct {
+// Link is a record to go to.
+type Link struct {
 	Kind, ID string
 	Via      string // the column that joins them
 }
 
-// entityView is one record of one snapshot, with what it is joined to,
+// View is one record of one snapshot, with what it is joined to,
 // its findings over history and the snapshots it is in.
-type entityView struct {
-	Kind     string           `json:"kind"`
-	Table    string           `json:"table"`
-	ID       string           `json:"id"`
-	Snapshot string           `json:"snapshot_id"`
-	Columns  []column         `json:"columns"`
-	Raw      json.RawMessage  `json:"raw"`
-	RawNote  string           `json:"raw_note,omitempty"` // why the raw JSON is not shown as JSON (setRaw)
-	RawText  string           `json:"raw_text,omitempty"` // and the text shown instead
-	Parents  []link           `json:"parents"`
-	Children []link           `json:"children"`
-	Findings []historyFinding `json:"findings"`
-	In       []string         `json:"snapshots"` // the complete snapshots that hold it, oldest first
-	Diff     *diff            `json:"diff,omitempty"`
+type View struct {
+	Kind     string          `json:"kind"`
+	Table    string          `json:"table"`
+	ID       string          `json:"id"`
+	Snapshot string          `json:"snapshot_id"`
+	Columns  []Column        `json:"columns"`
+	Raw      json.RawMessage `json:"raw"`
+	RawNote  string          `json:"raw_note,omitempty"` // why the raw JSON is not shown as JSON (setRaw)
+	RawText  string          `json:"raw_text,omitempty"` // and the text shown instead
+	Parents  []Link          `json:"parents"`
+	Children []Link          `json:"children"`
+	Findings []Finding       `json:"findings"`
+	In       []string        `json:"snapshots"` // the complete snapshots that hold it, oldest first
+	Diff     *Diff           `json:"diff,omitempty"`
 	// From and To are what the compare form offers: the diff's snapshots,
 	// else the two newest that hold the record (never one twice).
 	From, To string `json:"-"`
-	Also     []link `json:"also,omitempty"` // for a finding's compound entity: the records it names
+	Also     []Link `json:"also,omitempty"` // for a finding's compound entity: the records it names
 }
 
-type column struct {
+type Column struct {
 	Name  string `json:"name"`
 	Value any    `json:"value"`
 	Text  string `json:"-"` // the value as the page shows it
 }
 
-// historyFinding is a finding of the record in one reconciliation.
-type historyFinding struct {
+// Finding is a finding of the record in one reconciliation.
+type Finding struct {
 	Snapshot string `json:"snapshot_id"`
 	Period   string `json:"period"`
 	Rule     string `json:"rule"`
@@ -92,23 +97,23 @@ type historyFinding struct {
 	Pending bool `json:"waiver_pending,omitempty"`
 }
 
-// diff is a record's fields in two snapshots, the changed ones marked.
-type diff struct {
+// Diff is a record's fields in two snapshots, the changed ones marked.
+type Diff struct {
 	A, B string
-	Rows []diffRow
+	Rows []DiffRow
 }
 
-type diffRow struct {
+type DiffRow struct {
 	Name    string
 	A, B    string
 	Changed bool
 }
 
-// errNoRecord is a record the snapshot does not hold, or a kind of record
+// NotFoundError is a record the snapshot does not hold, or a kind of record
 // there is none of.
-type errNoRecord struct{ kind, id, snapshot string }
+type NotFoundError struct{ kind, id, snapshot string }
 
-func (e errNoRecord) Error() string {
+func (e NotFoundError) Error() string {
 	if e.snapshot == "" {
 		return fmt.Sprintf("no kind of record %q", e.kind)
 	}
@@ -117,27 +122,27 @@ func (e errNoRecord) Error() string {
 
 // compound are the entities of findings that are not one record: what
 // they name, and how to go to it.
-func compound(kind, id string) (table string, also []link, ok bool) {
+func compound(kind, id string) (table string, also []Link, ok bool) {
 	switch kind {
 	case "reference":
-		return "", []link{{Kind: "subscription_charge", ID: id, Via: "reference_id"}}, true
+		return "", []Link{{Kind: "subscription_charge", ID: id, Via: "reference_id"}}, true
 	case "subscription_product":
 		sub, ppc, _ := strings.Cut(id, "/")
-		return "", []link{{Kind: "subscription", ID: sub}, {Kind: "product_plan_charge", ID: ppc}}, true
+		return "", []Link{{Kind: "subscription", ID: sub}, {Kind: "product_plan_charge", ID: ppc}}, true
 	case "collection":
 		return "", nil, true
 	}
 	return "", nil, false
 }
 
-// loadEntity reads record id of kind in snapshot snap (an ID or latest),
+// Load reads record id of kind in snapshot snap (an ID or latest),
 // and the diff between snapshots a and b when both are given.
-func loadEntity(ctx context.Context, db *sql.DB, kind, id, snap, a, b string) (*entityView, error) {
+func Load(ctx context.Context, db *sql.DB, kind, id, snap, a, b string) (*View, error) {
 	info, _, err := reconcile.Resolve(ctx, db, snap)
 	if err != nil {
 		return nil, err
 	}
-	v := &entityView{Kind: kind, ID: id, Snapshot: info.ID}
+	v := &View{Kind: kind, ID: id, Snapshot: info.ID}
 	if _, also, ok := compound(kind, id); ok {
 		v.Also = also
 		v.Findings, err = historyOf(ctx, db, id)
@@ -145,7 +150,7 @@ func loadEntity(ctx context.Context, db *sql.DB, kind, id, snap, a, b string) (*
 	}
 	table, ok := kinds[kind]
 	if !ok {
-		return nil, errNoRecord{kind: kind}
+		return nil, NotFoundError{kind: kind}
 	}
 	v.Table, v.Kind = table, kindOf(table)
 	if err := v.readRecord(ctx, db); err != nil {
@@ -172,13 +177,13 @@ func loadEntity(ctx context.Context, db *sql.DB, kind, id, snap, a, b string) (*
 // readRecord reads the typed columns and the raw JSON of v's record, the
 // latter as DuckDB's text (the driver's decoding of a JSON column gives
 // nothing for one nested too deep).
-func (v *entityView) readRecord(ctx context.Context, db *sql.DB) error {
+func (v *View) readRecord(ctx context.Context, db *sql.DB) error {
 	rec, ok, err := readmodel.RecordOf(ctx, db, v.Table, v.Snapshot, v.ID)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return errNoRecord{kind: v.Kind, id: v.ID, snapshot: v.Snapshot}
+		return NotFoundError{kind: v.Kind, id: v.ID, snapshot: v.Snapshot}
 	}
 	vals := rec.Values
 	for i, n := range rec.Columns {
@@ -188,10 +193,10 @@ func (v *entityView) readRecord(ctx context.Context, db *sql.DB) error {
 			v.setRaw(raw)
 		case n == "id":
 		default:
-			v.Columns = append(v.Columns, column{Name: n, Value: plain(vals[i]), Text: display(vals[i])})
+			v.Columns = append(v.Columns, Column{Name: n, Value: plain(vals[i]), Text: display(vals[i])})
 			if ref, ok := strings.CutSuffix(n, "_id"); ok && vals[i] != nil {
 				if _, known := kinds[ref]; known {
-					v.Parents = append(v.Parents, link{Kind: ref, ID: fmt.Sprint(vals[i]), Via: n})
+					v.Parents = append(v.Parents, Link{Kind: ref, ID: fmt.Sprint(vals[i]), Via: n})
 				}
 			}
 		}
@@ -202,7 +207,7 @@ func (v *entityView) readRecord(ctx context.Context, db *sql.DB) error {
 // inheritCurrency shows the currency of a record that has none of its
 // own (an invoice line, a subscription charge): the first of its parents'
 // that has one, named as theirs, first among its columns.
-func (v *entityView) inheritCurrency(ctx context.Context, db *sql.DB) error {
+func (v *View) inheritCurrency(ctx context.Context, db *sql.DB) error {
 	for _, c := range v.Columns {
 		if c.Name == "currency_code" {
 			return nil
@@ -215,7 +220,7 @@ func (v *entityView) inheritCurrency(ctx context.Context, db *sql.DB) error {
 		}
 		if i := slices.Index(rec.Columns, "currency_code"); ok && i >= 0 && rec.Values[i] != nil {
 			cur := fmt.Sprint(rec.Values[i])
-			v.Columns = slices.Insert(v.Columns, 0, column{Name: "currency_code", Value: cur, Text: cur + " (its " + p.Kind + "'s)"})
+			v.Columns = slices.Insert(v.Columns, 0, Column{Name: "currency_code", Value: cur, Text: cur + " (its " + p.Kind + "'s)"})
 			return nil
 		}
 	}
@@ -225,9 +230,9 @@ func (v *entityView) inheritCurrency(ctx context.Context, db *sql.DB) error {
 // childrenOf are the records of snapshot snap whose columns name record id
 // of table: a customer's subscriptions, invoices and transactions, an
 // invoice's lines, a charge's invoice lines.
-func childrenOf(ctx context.Context, db *sql.DB, table, id, snap string) ([]link, error) {
+func childrenOf(ctx context.Context, db *sql.DB, table, id, snap string) ([]Link, error) {
 	col := kindOf(table) + "_id"
-	var out []link
+	var out []Link
 	for _, t := range catalog.Tables() {
 		if !slices.Contains(t.ColumnNames(), col) {
 			continue
@@ -237,7 +242,7 @@ func childrenOf(ctx context.Context, db *sql.DB, table, id, snap string) ([]link
 			return nil, err
 		}
 		for _, child := range ids {
-			out = append(out, link{Kind: kindOf(t.Name), ID: child, Via: col})
+			out = append(out, Link{Kind: kindOf(t.Name), ID: child, Via: col})
 		}
 	}
 	return out, nil
@@ -249,19 +254,19 @@ func snapshotsOf(ctx context.Context, db *sql.DB, table, id string) ([]string, e
 }
 
 // historyOf is every finding of the record, in every reconciliation.
-func historyOf(ctx context.Context, db *sql.DB, id string) ([]historyFinding, error) {
+func historyOf(ctx context.Context, db *sql.DB, id string) ([]Finding, error) {
 	found, err := readmodel.FindingsOf(ctx, db, id)
-	var out []historyFinding
+	var out []Finding
 	for _, h := range found {
-		out = append(out, historyFinding{Snapshot: h.Snapshot, Period: h.Period, Rule: h.Rule, Amount: h.Amount,
+		out = append(out, Finding{Snapshot: h.Snapshot, Period: h.Period, Rule: h.Rule, Amount: h.Amount,
 			Currency: h.Currency, Status: h.Status, Waived: h.Waived, Detail: h.Detail})
 	}
 	return out, err
 }
 
 // diffOf compares the record's fields in snapshots a and b.
-func diffOf(ctx context.Context, db *sql.DB, table, id, a, b string) (*diff, error) {
-	d := &diff{A: a, B: b}
+func diffOf(ctx context.Context, db *sql.DB, table, id, a, b string) (*Diff, error) {
+	d := &Diff{A: a, B: b}
 	va, err := fieldsIn(ctx, db, table, id, a)
 	if err != nil {
 		return nil, err
@@ -280,7 +285,7 @@ func diffOf(ctx context.Context, db *sql.DB, table, id, a, b string) (*diff, err
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		d.Rows = append(d.Rows, diffRow{Name: n, A: va[n], B: vb[n], Changed: va[n] != vb[n]})
+		d.Rows = append(d.Rows, DiffRow{Name: n, A: va[n], B: vb[n], Changed: va[n] != vb[n]})
 	}
 	return d, nil
 }

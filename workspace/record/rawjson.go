@@ -1,4 +1,4 @@
-package workspace
+package record
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ const rawTextCap = 64 << 10
 // writes it: as JSON when it is nested maxRawDepth levels or less, else
 // as text cut at rawTextCap, with a note saying why. The page is never
 // blank about it.
-func (v *entityView) setRaw(text string) {
+func (v *View) setRaw(text string) {
 	if text == "" {
 		return
 	}
