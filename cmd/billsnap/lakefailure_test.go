@@ -35,7 +35,9 @@ func TestAFailedPublishIsRecordedInWords(t *testing.T) {
 	if code := runWith(context.Background(), []string{"status", "--format", "json", "--out", out}, &stdout, &stderr, noEnv); code != job.ExitOK {
 		t.Fatalf("status: exit %d: %s", code, stderr.String())
 	}
-	var doc struct{ Runs []struct{ Outcome, Error string } }
+	var doc struct {
+		Runs []struct{ Outcome, Error string }
+	}
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil || len(doc.Runs) != 1 {
 		t.Fatalf("%v: %s", err, stdout.String())
 	}
