@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/runrec"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // Options say what to reconcile and how.
@@ -277,7 +278,7 @@ func runRule(ctx context.Context, conn *sql.Conn, i int, rule Rule, log *slog.Lo
 	q := `INSERT INTO run_findings SELECT ?, ?, ?, CAST(entity AS VARCHAR), CAST(entity_id AS VARCHAR),
 		CAST(round(amount, 2) AS DECIMAL(18,2)), CAST(currency AS VARCHAR), CAST(detail AS VARCHAR) FROM (` + rule.SQL + "\n) AS found"
 	_, err := conn.ExecContext(ctx, q, i, rule.ID, rule.Severity)
-	if !snapshot.OutOfMemory(err) {
+	if !state.OutOfMemory(err) {
 		return err
 	}
 	var threads int
@@ -298,7 +299,7 @@ func runRule(ctx context.Context, conn *sql.Conn, i int, rule Rule, log *slog.Lo
 	if _, serr := conn.ExecContext(context.WithoutCancel(ctx), restore); serr != nil && err == nil {
 		err = serr
 	}
-	if snapshot.OutOfMemory(err) {
+	if state.OutOfMemory(err) {
 		return fmt.Errorf("%w (on one thread too; raise config key duckdb.memory_limit)", err)
 	}
 	return err

@@ -26,7 +26,8 @@
 // asks for and its showing, its views and its queries, a snapshot's
 // manifest and fields among them) and migrate (the state's schema, and
 // the adoption of an earlier billsnap's store, handed the store's publish
-// steps). This package is the snapshot being taken, and the facade its
+// steps) and load (a run's staged Parquet loaded into its DuckDB file
+// while walks go on, and the digest of each table's ids). This package is the snapshot being taken, and the facade its
 // callers use: Open, a Section of the state handed to Update and Change,
 // a Reading and Keep, OpenRead.
 package snapshot

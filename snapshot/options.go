@@ -3,9 +3,7 @@ package snapshot
 import (
 	"errors"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/lake"
+	"github.com/billsnap/billsnap/snapshot/load"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -90,6 +89,11 @@ func (d DuckDB) settings() state.Settings {
 	return state.Settings{Threads: d.Threads, MemoryLimit: d.MemoryLimit, RowGroupSize: d.RowGroupSize}
 }
 
+// load is what a run's loader takes of d.
+func (d DuckDB) load() load.Settings {
+	return load.Settings{LoadMemoryLimit: d.LoadMemoryLimit, MemoryLimit: d.MemoryLimit, LoadThreads: d.LoadThreads, FSST: d.FSST}
+}
+
 // Validate returns every problem of o, each a *configkey.Error naming its
 // key. The field mapping is checked by ApplyFields.
 func (o Options) Validate() error {
@@ -136,7 +140,7 @@ func (o Options) Validate() error {
 		}
 	}
 	for key, v := range map[string]string{"duckdb.memory_limit": o.DuckDB.MemoryLimit, "duckdb.load_memory_limit": o.DuckDB.LoadMemoryLimit} {
-		if !memorySize.MatchString(v) {
+		if _, ok := load.MemoryBytes(v); !ok {
 			bad(key, "must be a size such as 128MB, not %q", v)
 		}
 	}
@@ -147,26 +151,4 @@ func (o Options) Validate() error {
 // store's directory: relative, not hidden, not climbing out.
 func NameInside(name string) bool {
 	return name != "" && !filepath.IsAbs(name) && !strings.Contains(name, "..") && !strings.HasPrefix(name, ".")
-}
-
-// memorySize is a size DuckDB's memory_limit takes: 64MB, 1.5GiB.
-var memorySize = regexp.MustCompile(`(?i)^([0-9]+(?:\.[0-9]+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$`)
-
-// memoryUnits are the units of memorySize as DuckDB reads them: KB, MB, GB
-// and TB are powers of 1000, KiB, MiB, GiB and TiB powers of 1024.
-var memoryUnits = map[string]float64{"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
-	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
-
-// MemoryBytes is the number of bytes of a DuckDB memory size such as
-// 64MB; ok is false when s is not one.
-func MemoryBytes(s string) (n int64, ok bool) {
-	m := memorySize.FindStringSubmatch(s)
-	if m == nil {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
-		return 0, false
-	}
-	return int64(f * memoryUnits[strings.ToLower(m[2])]), true
 }

@@ -36,7 +36,7 @@ type Summary struct {
 // the failure with Fail (which leaves a snapshot past that point alone).
 func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	phases := newPhases()
-	if err := r.loader.wait(); err != nil {
+	if err := r.loader.Wait(); err != nil {
 		return nil, err
 	}
 	phases.end("loading")
@@ -88,12 +88,12 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 func (r *Run) verified(t catalog.Table) (readmodel.TableStats, error) {
 	_, written := r.staged.Files(t.Name)
 	st := r.tableStats(t, written)
-	lt, ok := r.loader.table(t.Name)
+	lt, ok := r.loader.Table(t.Name)
 	if !ok {
 		return st, fmt.Errorf("table %s was not loaded: %s", t.Name, orNotWalked(st.Problem))
 	}
-	st.ParquetRows, st.DuckDBRows, st.IDsSHA256 = lt.parquetRows, lt.rows, lt.idsSHA256
-	return st, check(st, written, lt.distinct)
+	st.ParquetRows, st.DuckDBRows, st.IDsSHA256 = lt.ParquetRows, lt.Rows, lt.IDsSHA256
+	return st, check(st, written, lt.Distinct)
 }
 
 func orNotWalked(problem string) string {

@@ -38,7 +38,7 @@ func TestOpenFailsARunInterruptedWhileWalking(t *testing.T) {
 		t.Fatal(err)
 	}
 	walkInto(t, cfg, run)
-	run.loader.wait()
+	run.loader.Wait()
 	run.closeDB()
 	s.Close() // the process dies here: staging written, rows loaded, nothing published
 	s = openStore(t, cfg)
@@ -68,7 +68,7 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 		t.Fatal(err)
 	}
 	walkInto(t, cfg, run)
-	if err := run.loader.wait(); err != nil {
+	if err := run.loader.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	var stats []readmodel.TableStats

@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/ingest"
+	"github.com/billsnap/billsnap/snapshot/load"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -26,7 +27,7 @@ type Run struct {
 	committed bool
 
 	staged *ingest.Staging // the Parquet files being written
-	loader *loader
+	loader *load.Loader
 	mu     sync.Mutex
 	walks  map[string]extract.Result // by walked (parent) table
 }
@@ -60,14 +61,13 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	if err := r.openDB(ctx); err != nil {
 		return nil, err
 	}
-	r.loader = newLoader(s, snapshotIDs{ctx: ctx, db: r.db, snap: id}, func(table string) ([]string, int64) { return r.staged.Files(table) })
+	r.loader = load.Start(load.Target{Ctx: ctx, DB: r.db, Snap: id, Tables: s.tables,
+		Staged: func(table string) ([]string, int64) { return r.staged.Files(table) }}, s.duck.load(), s.log)
 	r.staged, err = ingest.New(r.stage(), s.tables, s.pq.settings(), ingest.Hooks{
-		Filled:  func(table, file string) { r.loader.queue <- loadJob{table: table, file: file} },
-		Dropped: func(table string, files []string) { r.loader.queue <- loadJob{table: table, drop: files} },
-		Ended:   r.loader.collectionEnded,
+		Filled: r.loader.Filled, Dropped: r.loader.Dropped, Ended: r.loader.Ended,
 	})
 	if err != nil {
-		r.loader.wait()
+		r.loader.Wait()
 		r.closeDB()
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (r *Run) Fail(msg string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r.loader.wait()
+	r.loader.Wait()
 	r.staged.Abort()
 	r.closeDB()
 	r.removeStaging()

@@ -1,13 +1,8 @@
 package snapshot
 
 import (
-	"context"
-	"database/sql"
-	"errors"
-	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/billsnap/billsnap/catalog"
@@ -93,26 +88,6 @@ func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, erro
 
 // table is the store's table called name.
 func (s *Store) table(name string) (catalog.Table, bool) { return catalog.Find(s.tables, name) }
-
-// setting sets DuckDB's setting name (memory_limit, threads) of db's
-// whole instance to value, the value of config key key.
-func setting(ctx context.Context, db *sql.DB, name, key, value string) error {
-	if _, err := db.ExecContext(ctx, "SET "+name+" = "+state.SQLString(value)); err != nil {
-		return fmt.Errorf("config key %s: DuckDB cannot use %q: %w", key, value, err)
-	}
-	return nil
-}
-
-// loadSettings puts db in DuckDB's settings for loading a snapshot
-// (duckdb.load_memory_limit, duckdb.load_threads, duckdb.fsst).
-func (s *Store) loadSettings(ctx context.Context, db *sql.DB) error {
-	err := errors.Join(setting(ctx, db, "memory_limit", "duckdb.load_memory_limit", s.duck.LoadMemoryLimit),
-		setting(ctx, db, "threads", "duckdb.load_threads", strconv.Itoa(s.duck.LoadThreads)))
-	if !s.duck.FSST {
-		err = errors.Join(err, setting(ctx, db, "disabled_compression_methods", "duckdb.fsst", "fsst"))
-	}
-	return err
-}
 
 // Dir is the output directory; ParquetDir is in it.
 func (s *Store) Dir() string        { return string(s.at) }

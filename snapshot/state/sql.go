@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -82,4 +83,11 @@ func CopyTo(ctx context.Context, conn *sql.Conn, query, path string) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// OutOfMemory tells whether err is DuckDB's out-of-memory error: a
+// statement that did not fit in memory_limit, and changed nothing.
+func OutOfMemory(err error) bool {
+	var de *duckdb.Error
+	return errors.As(err, &de) && de.Type == duckdb.ErrorTypeOutOfMemory
 }

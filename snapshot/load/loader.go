@@ -1,9 +1,15 @@
-package snapshot
+// Package load loads a run's staged Parquet into its DuckDB file (its
+// latest_ tables) while the service is still walked, and digests the ids
+// each table holds there (the count and SHA-256 the store checks before it
+// publishes). It knows nothing of the store: it is handed the file, the
+// tables, the staged files' list and DuckDB's load settings.
+package load
 
 import (
+	"context"
 	"database/sql"
-	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,41 +17,60 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/duckdb/duckdb-go/v2"
-
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
-// loader loads the staged Parquet into the run's DuckDB file (its latest_
+// Target is what a Loader loads: the run's DuckDB file and the snapshot
+// whose rows it holds, the tables, and a table's staged files with their
+// rows (read when its collection's walk has ended).
+type Target struct {
+	Ctx    context.Context
+	DB     *sql.DB // the run's DuckDB file
+	Snap   string  // the snapshot's ID, the rows' snapshot_id
+	Tables []catalog.Table
+	Staged func(table string) ([]string, int64)
+}
+
+// Settings are DuckDB's settings for loading, as configured.
+type Settings struct {
+	LoadMemoryLimit string // duckdb.load_memory_limit: the limit loads start under
+	MemoryLimit     string // duckdb.memory_limit: the most a load's limit is raised to
+	LoadThreads     int    // duckdb.load_threads
+	FSST            bool   // duckdb.fsst: false disables DuckDB's FSST compression
+}
+
+// Loader loads the staged Parquet into the run's DuckDB file (its latest_
 // tables) while the service is still walked, so that little is left to do
 // when the last walk ends: each part file a table finishes (every
-// parquet.rows_per_file rows), and the rest of a collection's tables as
-// soon as its walk has ended, when their IDs are counted for the walker
-// (collectionEnded). No reader sees the file before it is
-// published. A re-walk drops what was loaded of its tables. Jobs are done
-// in the order they come, by one goroutine.
-type loader struct {
-	s       *Store
-	ids     snapshotIDs                          // the run's DuckDB file and its snapshot
+// parquet.rows_per_file rows, Filled), and the rest of a collection's
+// tables as soon as its walk has ended, when their IDs are counted for the
+// walker (Ended). No reader sees the file before it is published. A
+// re-walk drops what was loaded of its tables (Dropped). Jobs are done in
+// the order they come, by one goroutine.
+type Loader struct {
+	ids     snapshotIDs // the run's DuckDB file and its snapshot
+	tables  []catalog.Table
 	staged  func(table string) ([]string, int64) // a table's staged files, and their rows
+	set     Settings
+	log     *slog.Logger
 	queue   chan loadJob
 	done    chan struct{}
 	closed  sync.Once
 	closing atomic.Bool // the walks are over
 
 	// Of the loader's goroutine only:
-	rows   map[string]int64           // Parquet rows inserted, by table
-	files  map[string]map[string]bool // files inserted, by table
-	base   int64                      // duckdb.load_memory_limit in bytes
-	limits map[string]int64           // the limit a table's loads needed, when above base
-	set    int64                      // DuckDB's memory_limit now, in bytes
-	ceil   int64                      // duckdb.memory_limit in bytes: a limit's highest
+	rows    map[string]int64           // Parquet rows inserted, by table
+	files   map[string]map[string]bool // files inserted, by table
+	base    int64                      // duckdb.load_memory_limit in bytes
+	limits  map[string]int64           // the limit a table's loads needed, when above base
+	current int64                      // DuckDB's memory_limit now, in bytes
+	ceil    int64                      // duckdb.memory_limit in bytes: a limit's highest
 
 	mu     sync.Mutex
-	loaded map[string]loadedTable
+	loaded map[string]Table
 	err    error
 }
 
@@ -60,30 +85,39 @@ type loadJob struct {
 	done        chan<- error
 }
 
-// loadedTable is what DuckDB holds of a table after loading it.
-type loadedTable struct {
-	parquetRows int64 // rows read from the Parquet
-	idTally
+// Table is what DuckDB holds of a table after loading it.
+type Table struct {
+	ParquetRows int64 // rows read from the Parquet
+	Tally
 }
 
-// newLoader starts loading into ids's DuckDB file the files staged
-// (their list) of snapshot ids.snap of store s.
-func newLoader(s *Store, ids snapshotIDs, staged func(table string) ([]string, int64)) *loader {
-	l := &loader{s: s, ids: ids, staged: staged, queue: make(chan loadJob, 4*len(catalog.Tables())), done: make(chan struct{}),
-		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]loadedTable{}}
-	l.base, _ = MemoryBytes(s.duck.LoadMemoryLimit)
-	l.ceil, _ = MemoryBytes(s.duck.MemoryLimit)
-	l.set, l.limits = l.base, map[string]int64{}
+// Start starts loading into t's DuckDB file the files staged (t.Staged)
+// of snapshot t.Snap, under settings set; log hears of a limit raised.
+// The caller ends it with Wait.
+func Start(t Target, set Settings, log *slog.Logger) *Loader {
+	l := &Loader{ids: snapshotIDs{ctx: t.Ctx, db: t.DB, snap: t.Snap}, tables: t.Tables, staged: t.Staged, set: set, log: log,
+		queue: make(chan loadJob, 4*len(catalog.Tables())), done: make(chan struct{}),
+		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]Table{}}
+	l.base, _ = MemoryBytes(set.LoadMemoryLimit)
+	l.ceil, _ = MemoryBytes(set.MemoryLimit)
+	l.current, l.limits = l.base, map[string]int64{}
 	go l.run()
 	return l
 }
 
+// Filled queues the load of file, a finished file of table
+// (ingest.Hooks.Filled).
+func (l *Loader) Filled(table, file string) { l.queue <- loadJob{table: table, file: file} }
+
+// Dropped queues the drop of what was loaded of table and the removal of
+// its files, which a re-walk discarded (ingest.Hooks.Dropped).
+func (l *Loader) Dropped(table string, files []string) { l.queue <- loadJob{table: table, drop: files} }
+
 // run does the jobs in turn under DuckDB's load settings.
-func (l *loader) run() {
+func (l *Loader) run() {
 	defer close(l.done)
-	s := l.s
 	db := l.ids.db
-	l.setErr(s.loadSettings(l.ids.ctx, db))
+	l.setErr(l.settings())
 	for j := range l.queue {
 		err := l.firstErr()
 		if err == nil {
@@ -97,30 +131,30 @@ func (l *loader) run() {
 		}
 		if len(l.queue) == 0 && !l.closing.Load() && !l.failed() {
 			// Nothing else to load while walks go on: write the loads
-			// into the file now, rather than in the checkpoint at close
-			// (0.2-0.5 s after a 200k-record export). Only a speed-up: a
-			// checkpoint DuckDB refuses is left to the close.
+			// into the file now, rather than in the checkpoint at close.
+			// Only a speed-up: a checkpoint DuckDB refuses is left to the
+			// close.
 			if _, err := db.ExecContext(l.ids.ctx, "CHECKPOINT"); err != nil {
-				s.log.Debug("checkpoint while walking", "error", err)
+				l.log.Debug("checkpoint while walking", "error", err)
 			}
 			crashpoint.Hit("load.checkpoint")
 		}
 	}
 }
 
-func (l *loader) do(j loadJob) error {
+func (l *Loader) do(j loadJob) error {
 	switch {
 	case j.collection != "":
 		return l.loadCollection(j.collection)
 	case j.drop != nil:
 		return l.dropFiles(j.table, j.drop)
 	}
-	t, _ := l.s.table(j.table)
+	t, _ := catalog.Find(l.tables, j.table)
 	return l.loadFile(t, j.file)
 }
 
 // setErr keeps err unless it is nil or an error is kept already.
-func (l *loader) setErr(err error) {
+func (l *Loader) setErr(err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err == nil {
@@ -128,18 +162,18 @@ func (l *loader) setErr(err error) {
 	}
 }
 
-func (l *loader) failed() bool { return l.firstErr() != nil }
+func (l *Loader) failed() bool { return l.firstErr() != nil }
 
 // firstErr is the error kept, if any.
-func (l *loader) firstErr() error {
+func (l *Loader) firstErr() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
 }
 
-// wait closes the queue and waits for the loads under way; it returns the
-// first load error.
-func (l *loader) wait() error {
+// Wait closes the queue and waits for the loads under way; it returns the
+// first load error. Nothing may be queued after it.
+func (l *Loader) Wait() error {
 	l.closing.Store(true)
 	l.closed.Do(func() { close(l.queue) })
 	<-l.done
@@ -148,41 +182,41 @@ func (l *loader) wait() error {
 	return l.err
 }
 
-// table is what was loaded of table name; ok is false when it was not.
-func (l *loader) table(name string) (lt loadedTable, ok bool) {
+// Table is what was loaded of table name; ok is false when it was not.
+func (l *Loader) Table(name string) (lt Table, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	lt, ok = l.loaded[name]
 	return lt, ok
 }
 
-// collectionEnded loads what is not loaded yet of the files of a walked
+// Ended loads what is not loaded yet of the files of a walked
 // collection (ingest.Hooks.Ended) and tallies the IDs of its table. It
 // waits for the loader, which loads the tables of walks that ended before
 // first; the other walks go on meanwhile.
-func (l *loader) collectionEnded(collection string) (extract.Tally, error) {
+func (l *Loader) Ended(collection string) (extract.Tally, error) {
 	done := make(chan error, 1)
 	l.queue <- loadJob{collection: collection, done: done}
 	if err := <-done; err != nil {
 		return extract.Tally{}, err
 	}
-	lt, _ := l.table(collection)
-	return extract.Tally{Distinct: int(lt.distinct), Twice: lt.twice}, nil
+	lt, _ := l.Table(collection)
+	return extract.Tally{Distinct: int(lt.Distinct), Twice: lt.Twice}, nil
 }
 
 // loadCollection finishes the tables of a walked collection (its own and
 // those of its nested lists), whose files are closed: what is not loaded
 // of them is, and their IDs are counted and hashed.
-func (l *loader) loadCollection(parent string) error {
+func (l *Loader) loadCollection(parent string) error {
 	for _, name := range catalog.TablesOf(parent) {
-		t, _ := l.s.table(name)
+		t, _ := catalog.Find(l.tables, name)
 		files, _ := l.staged(name)
 		for _, f := range files {
 			if err := l.loadFile(t, f); err != nil {
 				return err
 			}
 		}
-		var ids idTally
+		var ids Tally
 		err := l.underLimit(name, "the ids of "+name, func() error {
 			var err error
 			ids, err = l.ids.digest(name)
@@ -192,14 +226,14 @@ func (l *loader) loadCollection(parent string) error {
 			return fmt.Errorf("counting the ids of %s in DuckDB: %w", name, err)
 		}
 		l.mu.Lock()
-		l.loaded[name] = loadedTable{parquetRows: l.rows[name], idTally: ids}
+		l.loaded[name] = Table{ParquetRows: l.rows[name], Tally: ids}
 		l.mu.Unlock()
 	}
 	return nil
 }
 
 // loadFile inserts the rows of a staged file of t, once.
-func (l *loader) loadFile(t catalog.Table, file string) error {
+func (l *Loader) loadFile(t catalog.Table, file string) error {
 	if l.files[t.Name][file] {
 		return nil
 	}
@@ -227,7 +261,7 @@ func (l *loader) loadFile(t catalog.Table, file string) error {
 // limit is doubled, up to duckdb.memory_limit, and the statement run again;
 // the raised limit stays for the table's loads after. A statement that failed
 // changed nothing.
-func (l *loader) exec(table, what, q string, args ...any) (sql.Result, error) {
+func (l *Loader) exec(table, what, q string, args ...any) (sql.Result, error) {
 	var res sql.Result
 	err := l.underLimit(table, what, func() error {
 		var err error
@@ -244,36 +278,35 @@ func (l *loader) exec(table, what, q string, args ...any) (sql.Result, error) {
 // again; the other tables keep theirs, so that one table of wide rows
 // does not raise what every load may hold. what names what do loads or
 // counts, for the log.
-func (l *loader) underLimit(table, what string, do func() error) error {
-	s := l.s
+func (l *Loader) underLimit(table, what string, do func() error) error {
 	limit := max(l.base, l.limits[table])
 	for {
 		if err := l.setLimit(limit); err != nil {
 			return err
 		}
 		err := do()
-		if !OutOfMemory(err) {
+		if !state.OutOfMemory(err) {
 			return err
 		}
 		if limit >= l.ceil {
-			return fmt.Errorf("%w (memory limit %s; raise config key duckdb.memory_limit, or lower duckdb.load_threads)", err, s.duck.MemoryLimit)
+			return fmt.Errorf("%w (memory limit %s; raise config key duckdb.memory_limit, or lower duckdb.load_threads)", err, l.set.MemoryLimit)
 		}
 		limit = min(2*limit, l.ceil)
 		l.limits[table] = limit
-		s.log.Warn("DuckDB ran out of memory loading the snapshot; loading again with a higher memory limit",
-			"loading", what, "memory_limit", megabytes(limit), "load_memory_limit", s.duck.LoadMemoryLimit)
+		l.log.Warn("DuckDB ran out of memory loading the snapshot; loading again with a higher memory limit",
+			"loading", what, "memory_limit", megabytes(limit), "load_memory_limit", l.set.LoadMemoryLimit)
 	}
 }
 
 // setLimit sets DuckDB's memory_limit to limit bytes, if it is not.
-func (l *loader) setLimit(limit int64) error {
-	if limit == l.set {
+func (l *Loader) setLimit(limit int64) error {
+	if limit == l.current {
 		return nil
 	}
-	if err := setting(l.ids.ctx, l.ids.db, "memory_limit", "duckdb.load_memory_limit", megabytes(limit)); err != nil {
+	if err := l.setting("memory_limit", "duckdb.load_memory_limit", megabytes(limit)); err != nil {
 		return err
 	}
-	l.set = limit
+	l.current = limit
 	return nil
 }
 
@@ -282,7 +315,7 @@ func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/1e6, 'f',
 
 // dropFiles undoes what was loaded of table and removes its files, which a
 // re-walk discarded.
-func (l *loader) dropFiles(table string, files []string) error {
+func (l *Loader) dropFiles(table string, files []string) error {
 	if len(l.files[table]) > 0 {
 		q := fmt.Sprintf("DELETE FROM latest_%s WHERE snapshot_id = ?", table)
 		if _, err := l.ids.db.ExecContext(l.ids.ctx, q, l.ids.snap); err != nil {
@@ -300,11 +333,4 @@ func (l *loader) dropFiles(table string, files []string) error {
 		}
 	}
 	return nil
-}
-
-// OutOfMemory tells whether err is DuckDB's out-of-memory error: a
-// statement that did not fit in memory_limit, and changed nothing.
-func OutOfMemory(err error) bool {
-	var de *duckdb.Error
-	return errors.As(err, &de) && de.Type == duckdb.ErrorTypeOutOfMemory
 }

@@ -1,4 +1,4 @@
-package snapshot
+package load
 
 import (
 	"context"
@@ -72,20 +72,20 @@ func TestIDsAreDigestedARangeAtATime(t *testing.T) {
 }
 
 // plainDigest is the digest of ids sorted in memory.
-func plainDigest(ids []string) idTally {
+func plainDigest(ids []string) Tally {
 	s := slices.Clone(ids)
 	slices.Sort(s)
 	h := sha256.New()
-	var t idTally
+	var t Tally
 	for i, id := range s {
 		if i == 0 || id != s[i-1] {
-			t.distinct++
-		} else if t.twice == "" {
-			t.twice = id
+			t.Distinct++
+		} else if t.Twice == "" {
+			t.Twice = id
 		}
-		t.rows++
+		t.Rows++
 		h.Write([]byte(id + "\n"))
 	}
-	t.idsSHA256 = hex.EncodeToString(h.Sum(nil))
+	t.IDsSHA256 = hex.EncodeToString(h.Sum(nil))
 	return t
 }

@@ -1,4 +1,4 @@
-package snapshot
+package load
 
 import (
 	"bytes"
@@ -20,12 +20,12 @@ const digestChunk = 200_000
 // is as large as the IDs sharing the prefix make it.
 const maxPrefix = 16
 
-// idTally is what DuckDB holds of a table's IDs under the snapshot's ID.
-type idTally struct {
-	rows      int64  // rows
-	distinct  int64  // distinct IDs among them
-	twice     string // the first ID (in sort order) found in two rows, or ""
-	idsSHA256 string // SHA-256 of the sorted IDs, each followed by "\n"
+// Tally is what DuckDB holds of a table's IDs under the snapshot's ID.
+type Tally struct {
+	Rows      int64  // rows
+	Distinct  int64  // distinct IDs among them
+	Twice     string // the first ID (in sort order) found in two rows, or ""
+	IDsSHA256 string // SHA-256 of the sorted IDs, each followed by "\n"
 }
 
 // snapshotIDs are the ids snapshot snap holds in the latest_ tables of db,
@@ -43,21 +43,21 @@ type snapshotIDs struct {
 // (ranges), and the ids go through the hash in order, so memory stays
 // flat however large the table. IDs are compared as sent, byte by byte,
 // as DuckDB sorts them.
-func (x snapshotIDs) digest(table string) (idTally, error) { return x.digestBy(table, digestChunk) }
+func (x snapshotIDs) digest(table string) (Tally, error) { return x.digestBy(table, digestChunk) }
 
 // digestBy is digest, about chunk ids a query.
-func (x snapshotIDs) digestBy(table string, chunk int64) (idTally, error) {
+func (x snapshotIDs) digestBy(table string, chunk int64) (Tally, error) {
 	ranges, err := x.ranges(table, idRange{}, 2, chunk)
 	if err != nil {
-		return idTally{}, err
+		return Tally{}, err
 	}
 	d := &idDigest{h: sha256.New()}
 	for _, r := range ranges {
 		if err := x.digestRange(table, r, d); err != nil {
-			return idTally{}, err
+			return Tally{}, err
 		}
 	}
-	d.t.idsSHA256 = hex.EncodeToString(d.h.Sum(nil))
+	d.t.IDsSHA256 = hex.EncodeToString(d.h.Sum(nil))
 	return d.t, nil
 }
 
@@ -139,7 +139,7 @@ func (x snapshotIDs) prefixes(q string, args ...any) ([]prefixGroup, error) {
 
 // idDigest is a digest of sorted ids being made.
 type idDigest struct {
-	t    idTally
+	t    Tally
 	h    hash.Hash
 	prev []byte
 }
@@ -166,12 +166,12 @@ func (x snapshotIDs) digestRange(table string, r idRange, d *idDigest) error {
 // add puts the next id, in sorted order, into the digest.
 func (d *idDigest) add(id []byte) {
 	switch {
-	case d.t.rows == 0 || !bytes.Equal(id, d.prev):
-		d.t.distinct++
-	case d.t.twice == "":
-		d.t.twice = string(id)
+	case d.t.Rows == 0 || !bytes.Equal(id, d.prev):
+		d.t.Distinct++
+	case d.t.Twice == "":
+		d.t.Twice = string(id)
 	}
-	d.t.rows++
+	d.t.Rows++
 	d.h.Write(id)
 	d.h.Write([]byte{'\n'})
 	d.prev = append(d.prev[:0], id...)
