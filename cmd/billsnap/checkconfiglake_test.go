@@ -1,3 +1,8 @@
+//go:build !race
+
+// These tests publish to a lake, which a race build does not link
+// (drivers_race_test.go).
+
 package main
 
 import (
