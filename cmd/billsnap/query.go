@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/billsnap/billsnap/cmd/internal/readonly"
+	"github.com/billsnap/billsnap/cmd/internal/relations"
+	"github.com/billsnap/billsnap/cmd/internal/resultset"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot"
@@ -22,7 +25,7 @@ CREATE, INSERT, DELETE, ATTACH, INSTALL, SET …) is refused before it runs
 `
 
 // runQuery runs one SQL statement on the snapshot database, read-only
-// (lockDown, refuseWrites), and prints the result as a table, CSV, JSON
+// (readonly.LockDown, readonly.RefuseWrites), and prints the result as a table, CSV, JSON
 // or Markdown: the DuckDB CLI is not needed to look. --tables and
 // --columns list the read model's relations and a relation's columns
 // instead. It takes the store flags only (--config, --out), before or
@@ -31,7 +34,7 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "query", "[--format table|csv|json|markdown] [--max-rows N] [store flags] SQL | --tables | --columns TABLE")
 	fs.about = queryAbout
 	sf := addStoreFlags(fs)
-	format := fs.String("format", "table", "how to print the rows: "+queryFormats+" (RFC 4180 CSV; JSON an array of objects, decimals as strings)")
+	format := fs.String("format", "table", "how to print the rows: "+resultset.Formats+" (RFC 4180 CSV; JSON an array of objects, decimals as strings)")
 	maxRows := fs.Int("max-rows", 100, "print at most this many rows (csv and json: all rows unless given)")
 	tables := fs.Bool("tables", false, "list the read model's tables and views, each with what it holds")
 	columns := fs.String("columns", "", "list the columns of this table or view, with their types")
@@ -39,7 +42,7 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkQueryFormat(*format); err != nil {
+	if err := resultset.CheckFormat(*format); err != nil {
 		return err
 	}
 	limit := *maxRows
@@ -58,14 +61,14 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
-	if err := lockDown(ctx, db, cfg.Out); err != nil {
+	if err := readonly.LockDown(ctx, db, cfg.Out); err != nil {
 		return err
 	}
 	switch {
 	case *tables:
-		return printTables(ctx, env.stdout, db, *format)
+		return relations.Print(ctx, env.stdout, db, *format)
 	case *columns != "":
-		return printColumns(ctx, env.stdout, db, *columns, *format)
+		return relations.PrintColumns(ctx, env.stdout, db, *columns, *format)
 	}
 	return queryRows(ctx, env, db, statement, *format, limit)
 }
@@ -73,7 +76,7 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 // queryRows runs statement on db and prints its rows; for a CSV or JSON
 // cut short by --max-rows, stderr says how many rows there were.
 func queryRows(ctx context.Context, env *cliEnv, db *sql.DB, statement, format string, limit int) error {
-	if err := refuseWrites(ctx, db, statement); err != nil {
+	if err := readonly.RefuseWrites(ctx, db, statement); err != nil {
 		return err
 	}
 	rows, err := readmodel.Query(ctx, db, statement)
@@ -84,7 +87,7 @@ func queryRows(ctx context.Context, env *cliEnv, db *sql.DB, statement, format s
 		return err
 	}
 	defer rows.Close()
-	total, shown, err := printRows(env.stdout, rows, format, limit)
+	total, shown, err := resultset.Print(env.stdout, rows, format, limit)
 	if err == nil && total != shown && (format == "csv" || format == "json") {
 		fmt.Fprintf(env.stderr, "billsnap query: %s, %d printed (--max-rows)\n", plural.Of(total, "row"), shown)
 	}

@@ -1,4 +1,7 @@
-package main
+// Package readonly locks a read model's DuckDB down for billsnap query: it
+// reads the store's own files and nothing else, writes none, and a
+// statement that would write or change something is refused before it runs.
+package readonly
 
 import (
 	"context"
@@ -26,15 +29,15 @@ func readsOnly(kind duckdb.StmtType) bool {
 	return false
 }
 
-// lockDown makes db, a read model from readmodel.Open, one that can read
+// LockDown makes db, a read model from readmodel.Open, one that can read
 // the store in dir and nothing else, and write nowhere: DuckDB reads and
 // writes files only under dir (allowed_directories; enable_external_access
 // off, so no other file, no URL, no extension installed or loaded), spills
 // nothing to a temporary directory, and no statement can change that
 // (lock_configuration). The read model itself is attached read-only.
 // A write under dir (COPY … TO into the store) is refused by
-// refuseWrites, before it runs.
-func lockDown(ctx context.Context, db *sql.DB, dir string) error {
+// RefuseWrites, before it runs.
+func LockDown(ctx context.Context, db *sql.DB, dir string) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -60,11 +63,11 @@ func lockDown(ctx context.Context, db *sql.DB, dir string) error {
 	return nil
 }
 
-// refuseWrites is a usage error when statement is not one that only
+// RefuseWrites is a usage error when statement is not one that only
 // reads (readsOnly): a COPY, INSERT, CREATE, ATTACH, INSTALL, SET
 // and the rest are refused before anything runs. A statement that does
 // not prepare is left to readmodel.Query, which says why.
-func refuseWrites(ctx context.Context, db *sql.DB, statement string) error {
+func RefuseWrites(ctx context.Context, db *sql.DB, statement string) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err

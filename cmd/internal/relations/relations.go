@@ -1,4 +1,8 @@
-package main
+// Package relations lists the read model's tables and views, each with what
+// it holds, and one's columns, for billsnap query --tables and --columns.
+// Its descriptions are the one source of docs/store.md's table of the read
+// model (DocTable).
+package relations
 
 import (
 	"context"
@@ -8,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/billsnap/billsnap/cmd/internal/resultset"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
@@ -67,28 +72,28 @@ func relations(ctx context.Context, db *sql.DB) ([]string, error) {
 		WHERE table_catalog = current_database() AND table_schema = 'main' ORDER BY table_name`)
 }
 
-// printTables prints each table and view of the read model with what it
+// Print prints each table and view of the read model with what it
 // holds, in format (a table: a line each).
-func printTables(ctx context.Context, w io.Writer, db *sql.DB, format string) error {
+func Print(ctx context.Context, w io.Writer, db *sql.DB, format string) error {
 	names, err := relations(ctx, db)
 	if err != nil {
 		return err
 	}
-	p, err := newRowPrinter(w, format, []string{"name", "description"}, []string{"VARCHAR", "VARCHAR"})
+	p, err := resultset.NewPrinter(w, format, []string{"name", "description"}, []string{"VARCHAR", "VARCHAR"})
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
-		if err := p.row([]any{n, describe(n, names)}); err != nil {
+		if err := p.Row([]any{n, describe(n, names)}); err != nil {
 			return err
 		}
 	}
-	return p.end(len(names), len(names))
+	return p.End(len(names), len(names))
 }
 
-// printColumns prints the columns of the read model's relation name and
+// PrintColumns prints the columns of the read model's relation name and
 // their types, in format. A name the read model has not is a usage error.
-func printColumns(ctx context.Context, w io.Writer, db *sql.DB, name, format string) error {
+func PrintColumns(ctx context.Context, w io.Writer, db *sql.DB, name, format string) error {
 	rows, err := db.QueryContext(ctx, `SELECT column_name AS name, data_type AS type FROM information_schema.columns
 		WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = ? ORDER BY ordinal_position`, name)
 	if err != nil {
@@ -109,21 +114,21 @@ func printColumns(ctx context.Context, w io.Writer, db *sql.DB, name, format str
 	if len(cols) == 0 {
 		return job.Usagef("--columns %q: the read model has no such table or view ('billsnap query --tables' lists them)", name)
 	}
-	p, err := newRowPrinter(w, format, []string{"name", "type"}, []string{"VARCHAR", "VARCHAR"})
+	p, err := resultset.NewPrinter(w, format, []string{"name", "type"}, []string{"VARCHAR", "VARCHAR"})
 	if err != nil {
 		return err
 	}
 	for _, c := range cols {
-		if err := p.row([]any{c[0], c[1]}); err != nil {
+		if err := p.Row([]any{c[0], c[1]}); err != nil {
 			return err
 		}
 	}
-	return p.end(len(cols), len(cols))
+	return p.End(len(cols), len(cols))
 }
 
-// readModelDocTable is readModelDocs as docs/store.md lists it: a
+// DocTable is readModelDocs as docs/store.md lists it: a
 // Markdown table.
-func readModelDocTable() string {
+func DocTable() string {
 	var b strings.Builder
 	b.WriteString("| table or view | what it holds |\n| --- | --- |\n")
 	for _, d := range readModelDocs() {

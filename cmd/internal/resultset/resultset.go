@@ -1,4 +1,8 @@
-package main
+// Package resultset prints the rows of a query's result in one of the formats
+// billsnap query offers: an aligned table, RFC 4180 CSV, JSON or a Markdown
+// pipe table, every value as its DuckDB type says (decimals with all their
+// digits, times in UTC).
+package resultset
 
 import (
 	"bytes"
@@ -20,20 +24,20 @@ import (
 	"github.com/billsnap/billsnap/job"
 )
 
-// queryFormats names the formats query prints rows in, for --help and
+// Formats names the formats NewPrinter knows, for a command's --help and
 // the error of another.
-const queryFormats = "table, csv, json or markdown"
+const Formats = "table, csv, json or markdown"
 
-// rowPrinter prints a result's rows in one format: each row's values as
-// the driver scanned them, then end, with how many rows there were.
-type rowPrinter interface {
-	row(vals []any) error
-	end(total, shown int) error
+// Printer prints a result's rows in one format: each row's values as
+// the driver scanned them, then End, with how many rows there were.
+type Printer interface {
+	Row(vals []any) error
+	End(total, shown int) error
 }
 
-// newRowPrinter is the printer of format, having printed the header of
+// NewPrinter is the printer of format, having printed the header of
 // cols (column names; types are DuckDB's type names, as "DATE").
-func newRowPrinter(w io.Writer, format string, cols, types []string) (rowPrinter, error) {
+func NewPrinter(w io.Writer, format string, cols, types []string) (Printer, error) {
 	switch format {
 	case "table":
 		return newTablePrinter(w, cols, types), nil
@@ -44,20 +48,20 @@ func newRowPrinter(w io.Writer, format string, cols, types []string) (rowPrinter
 	case "json":
 		return newJSONPrinter(w, cols, types)
 	}
-	return nil, job.Usagef("--format %q: want %s", format, queryFormats)
+	return nil, job.Usagef("--format %q: want %s", format, Formats)
 }
 
-// checkQueryFormat is a usage error when format is not one query prints.
-func checkQueryFormat(format string) error {
-	_, err := newRowPrinter(io.Discard, format, nil, nil)
+// CheckFormat is a usage error when format is not one of Formats.
+func CheckFormat(format string) error {
+	_, err := NewPrinter(io.Discard, format, nil, nil)
 	return err
 }
 
-// printRows prints at most maxRows rows of rows in format (maxRows < 0:
+// Print prints at most maxRows rows of rows in format (maxRows < 0:
 // all of them) and returns how many rows there were and how many it
 // printed. A table or markdown says so under the rows when some are not
 // printed; a CSV or JSON holds the rows only.
-func printRows(w io.Writer, rows *sql.Rows, format string, maxRows int) (total, shown int, err error) {
+func Print(w io.Writer, rows *sql.Rows, format string, maxRows int) (total, shown int, err error) {
 	cols, err := rows.Columns()
 	if err != nil {
 		return 0, 0, err
@@ -70,7 +74,7 @@ func printRows(w io.Writer, rows *sql.Rows, format string, maxRows int) (total, 
 	for i, ct := range cts {
 		types[i] = ct.DatabaseTypeName()
 	}
-	p, err := newRowPrinter(w, format, cols, types)
+	p, err := NewPrinter(w, format, cols, types)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -85,7 +89,7 @@ func printRows(w io.Writer, rows *sql.Rows, format string, maxRows int) (total, 
 		if err := rows.Scan(ptrs...); err != nil {
 			return total, shown, err
 		}
-		if err := p.row(vals); err != nil {
+		if err := p.Row(vals); err != nil {
 			return total, shown, err
 		}
 		shown++
@@ -93,7 +97,7 @@ func printRows(w io.Writer, rows *sql.Rows, format string, maxRows int) (total, 
 	if err := rows.Err(); err != nil {
 		return total, shown, err
 	}
-	return total, shown, p.end(total, shown)
+	return total, shown, p.End(total, shown)
 }
 
 // tablePrinter aligns columns, every cell and name with its control
@@ -114,7 +118,7 @@ func newTablePrinter(w io.Writer, cols, types []string) *tablePrinter {
 	return p
 }
 
-func (p *tablePrinter) row(vals []any) error {
+func (p *tablePrinter) Row(vals []any) error {
 	cells := make([]string, len(vals))
 	for i, v := range vals {
 		cells[i] = termsafe.String(cell(v, p.types[i]))
@@ -123,7 +127,7 @@ func (p *tablePrinter) row(vals []any) error {
 	return err
 }
 
-func (p *tablePrinter) end(total, shown int) error {
+func (p *tablePrinter) End(total, shown int) error {
 	if err := p.tw.Flush(); err != nil {
 		return err
 	}
@@ -164,7 +168,7 @@ func (p *markdownPrinter) line(cells []string) {
 	fmt.Fprintln(p.w, "| "+strings.Join(esc, " | ")+" |")
 }
 
-func (p *markdownPrinter) row(vals []any) error {
+func (p *markdownPrinter) Row(vals []any) error {
 	cells := make([]string, len(vals))
 	for i, v := range vals {
 		cells[i] = cell(v, p.types[i])
@@ -173,7 +177,7 @@ func (p *markdownPrinter) row(vals []any) error {
 	return nil
 }
 
-func (p *markdownPrinter) end(total, shown int) error {
+func (p *markdownPrinter) End(total, shown int) error {
 	if total != shown {
 		fmt.Fprintln(p.w)
 	}
@@ -199,7 +203,7 @@ func newCSVPrinter(w io.Writer, cols, types []string) (*csvPrinter, error) {
 	return p, p.cw.Write(cols)
 }
 
-func (p *csvPrinter) row(vals []any) error {
+func (p *csvPrinter) Row(vals []any) error {
 	cells := make([]string, len(vals))
 	for i, v := range vals {
 		cells[i] = rawText(v, p.types[i])
@@ -207,7 +211,7 @@ func (p *csvPrinter) row(vals []any) error {
 	return p.cw.Write(cells)
 }
 
-func (p *csvPrinter) end(int, int) error {
+func (p *csvPrinter) End(int, int) error {
 	p.cw.Flush()
 	return p.cw.Error()
 }
@@ -242,7 +246,7 @@ func newJSONPrinter(w io.Writer, cols, types []string) (*jsonPrinter, error) {
 	return p, err
 }
 
-func (p *jsonPrinter) row(vals []any) error {
+func (p *jsonPrinter) Row(vals []any) error {
 	var b bytes.Buffer
 	if p.n++; p.n > 1 {
 		b.WriteByte(',')
@@ -265,7 +269,7 @@ func (p *jsonPrinter) row(vals []any) error {
 	return err
 }
 
-func (p *jsonPrinter) end(int, int) error {
+func (p *jsonPrinter) End(int, int) error {
 	_, err := io.WriteString(p.w, "\n]\n")
 	return err
 }
