@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,18 +40,90 @@ type fixture struct {
 	firstID string
 }
 
-// newFixture exports the sandbox into a new store and reconciles it.
+// fixtureOptions is every fixture's sandbox.
+var fixtureOptions = sandbox.Options{Seed: 11, Customers: 12, Planted: 2}
+
+// shared is the fixture's store made once per test binary (sharedStore),
+// which newFixture copies: the sandbox's clock, the directory, evilName's
+// customer ID, and why it could not be made. TestMain removes it.
+var shared struct {
+	once   sync.Once
+	now    time.Time
+	dir    string
+	evilID string
+	err    error
+}
+
+// TestMain runs the tests and removes the store they shared.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// newFixture gives a new store in which the sandbox is exported and
+// reconciled, and the sandbox, as a test may change both: a copy of the
+// store made once per test binary (sharedStore), from a sandbox equal to
+// the one it starts (its clock the same, evilName's customer added with
+// the same ID). The copy's read model is published again at its own path
+// (its views name the directory), as after a move.
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	sb := sandboxtest.Start(t, sandbox.Options{Seed: 11, Customers: 12, Planted: 2}, "")
-	fx := &fixture{sb: sb}
-	fx.evilID = createCustomer(t, sb, evilName)
-	cfg := config.Default()
-	cfg.BaseURL, cfg.FrontURL, cfg.Out, cfg.Progress = sb.BaseURL(), sb.FrontURL(), t.TempDir(), "none"
-	fx.cfg = cfg
-	fx.export(t)
-	fx.reconcile(t)
+	sharedStore(t)
+	if shared.err != nil {
+		t.Fatalf("the fixtures' shared store: %v", shared.err)
+	}
+	o := fixtureOptions
+	o.Now = shared.now
+	fx := &fixture{sb: sandboxtest.Start(t, o, "")}
+	if fx.evilID = createCustomer(t, fx.sb, evilName); fx.evilID != shared.evilID {
+		t.Fatalf("the sandbox gave %s the ID %s, the shared store's sandbox %s", evilName, fx.evilID, shared.evilID)
+	}
+	fx.cfg = fixtureConfig(fx.sb, t.TempDir())
+	if err := os.CopyFS(fx.cfg.Out, os.DirFS(shared.dir)); err != nil {
+		t.Fatal(err)
+	}
+	store, err := snapshot.Open(context.Background(), fx.cfg.Options, quiet, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.Change(context.Background(), func(*snapshot.Section) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
 	return fx
+}
+
+// sharedStore makes the shared store once, exporting a sandbox of
+// fixtureOptions with evilName's customer added and reconciling it, and
+// leaves shared.err set if it could not (the first caller fails with why).
+func sharedStore(t testing.TB) {
+	shared.once.Do(func() {
+		shared.err = errors.New("it could not be made: see the first test that failed")
+		shared.now = time.Now()
+		dir, err := os.MkdirTemp("", "billsnap-workspace-fixture-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared.dir = dir
+		o := fixtureOptions
+		o.Now = shared.now
+		sb := sandboxtest.Start(t, o, "")
+		fx := &fixture{sb: sb, evilID: createCustomer(t, sb, evilName), cfg: fixtureConfig(sb, dir)}
+		fx.export(t)
+		fx.reconcile(t)
+		shared.evilID, shared.err = fx.evilID, nil
+	})
+}
+
+// fixtureConfig is the configuration of a fixture's store out, exported
+// from sb.
+func fixtureConfig(sb *sandbox.Server, out string) config.Config {
+	cfg := config.Default()
+	cfg.BaseURL, cfg.FrontURL, cfg.Out, cfg.Progress = sb.BaseURL(), sb.FrontURL(), out, "none"
+	return cfg
 }
 
 // createCustomer adds a customer to the sandbox through its API.
