@@ -11,6 +11,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/reconcile"
@@ -106,7 +107,7 @@ func (env *cliEnv) runEnded(ctx context.Context, j job.Spec, out job.Outcome, er
 	case err != nil && job.ExitCode(ctx, err) == job.ExitInterrupted:
 		env.log.Warn("run interrupted", append(attrs, "error", job.Interruption(ctx, err))...)
 	case err != nil:
-		env.log.Error("run failed", append(attrs, "error", firstLine(env.redact(err.Error()))+hint(err))...)
+		env.log.Error("run failed", append(attrs, "error", termsafe.FirstLine(env.redact(err.Error()))+hint(err))...)
 	case out.Material:
 		env.log.Warn("run found something material", append(attrs, "material", out.Note)...)
 	default:
@@ -160,4 +161,12 @@ func watchStale(ctx context.Context, n *notify.Notifier) {
 			n.CheckStale(ctx)
 		}
 	}
+}
+
+// dash is s, or "-" when s is empty (a run line's snapshot).
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/internal/status"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
@@ -56,7 +57,7 @@ func TestStatusJSON(t *testing.T) {
 		t.Errorf("schedules: %v", doc["schedules"])
 	}
 	var snap map[string]any // null here: no snapshot taken; its keys are the type's
-	b, _ := json.Marshal(statusSnapshot{})
+	b, _ := json.Marshal(status.Snapshot{})
 	json.Unmarshal(b, &snap)
 	keys := append(keyPaths("", doc), keyPaths("latest_snapshot.", snap)...)
 	slices.Sort(keys)

@@ -80,6 +80,13 @@ func Lines(s string) string {
 	return strings.Join(lines, "\n")
 }
 
+// FirstLine is String of the first line of s: one line of an error that
+// may quote the service, for a table cell or a log line.
+func FirstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return String(line)
+}
+
 // Writer writes through W with Lines applied to each write: text whose
 // lines are its own, a report, passes with every control character the
 // data put in it escaped. Each write is escaped on its own, so a write

@@ -1,4 +1,4 @@
-package main
+package status
 
 import (
 	"context"
@@ -16,25 +16,25 @@ import (
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
-// statusSchema is the version of status --format json's schema
+// Schema is the version of status --format json's schema
 // (docs/operations.md, "status --format json"): a key is never renamed
 // or removed within a version.
-const statusSchema = 1
+const Schema = 1
 
-// statusDoc is what status --format json prints. Every key is always
+// Doc is what status --format json prints. Every key is always
 // there; what does not apply is null.
-type statusDoc struct {
-	Schema         int              `json:"schema"`
-	Store          string           `json:"store"`
-	Runs           []statusRun      `json:"runs"` // newest first
-	Schedules      []statusSchedule `json:"schedules"`
-	LatestSnapshot *statusSnapshot  `json:"latest_snapshot"` // the latest complete snapshot; null when none
-	StoreError     *string          `json:"store_error"`     // why the snapshot database cannot be read now
-	Notifications  []statusTarget   `json:"notifications"`
+type Doc struct {
+	Schema         int        `json:"schema"`
+	Store          string     `json:"store"`
+	Runs           []Run      `json:"runs"` // newest first
+	Schedules      []Schedule `json:"schedules"`
+	LatestSnapshot *Snapshot  `json:"latest_snapshot"` // the latest complete snapshot; null when none
+	StoreError     *string    `json:"store_error"`     // why the snapshot database cannot be read now
+	Notifications  []Target   `json:"notifications"`
 }
 
-// statusRun is one run of the journal.
-type statusRun struct {
+// Run is one run of the journal.
+type Run struct {
 	ID       string     `json:"id"`
 	Job      string     `json:"job"`
 	Schedule *string    `json:"schedule"` // null for a one-shot command
@@ -50,8 +50,8 @@ type statusRun struct {
 	Material bool       `json:"material"` // it found something material (exit 3)
 }
 
-// statusSchedule is a schedule of the configuration and its next fire.
-type statusSchedule struct {
+// Schedule is a schedule of the configuration and its next fire.
+type Schedule struct {
 	Name   string    `json:"name"`
 	Spec   string    `json:"spec"`
 	Job    string    `json:"job"`
@@ -59,9 +59,9 @@ type statusSchedule struct {
 	Next   time.Time `json:"next"`
 }
 
-// statusSnapshot is the latest complete snapshot and what its fields
+// Snapshot is the latest complete snapshot and what its fields
 // received otherwise than their columns' types.
-type statusSnapshot struct {
+type Snapshot struct {
 	ID     string `json:"id"`
 	Fields struct {
 		Coerced int64 `json:"coerced"`
@@ -71,8 +71,8 @@ type statusSnapshot struct {
 	} `json:"fields"`
 }
 
-// statusTarget is a notification target's last delivery.
-type statusTarget struct {
+// Target is a notification target's last delivery.
+type Target struct {
 	Target       string     `json:"target"`
 	Last         time.Time  `json:"last"`
 	Event        string     `json:"event"`
@@ -81,9 +81,9 @@ type statusTarget struct {
 	Error        *string    `json:"error"`
 }
 
-// printStatusJSON writes status as one JSON document (statusDoc).
-func printStatusJSON(ctx context.Context, w io.Writer, cfg config.Config, n int, now time.Time) error {
-	doc := statusDoc{Schema: statusSchema, Store: cfg.Out, Runs: []statusRun{}, Schedules: []statusSchedule{}, Notifications: []statusTarget{}}
+// PrintJSON writes status as one JSON document (Doc).
+func PrintJSON(ctx context.Context, w io.Writer, cfg config.Config, n int, now time.Time) error {
+	doc := Doc{Schema: Schema, Store: cfg.Out, Runs: []Run{}, Schedules: []Schedule{}, Notifications: []Target{}}
 	runs, err := journal.Newest(layout.Dir(cfg.Out).Runs(), n, now)
 	if err != nil {
 		return err
@@ -96,14 +96,14 @@ func printStatusJSON(ctx context.Context, w io.Writer, cfg config.Config, n int,
 		return job.Usage(err)
 	}
 	for _, s := range next {
-		doc.Schedules = append(doc.Schedules, statusSchedule{Name: s.Name, Spec: s.Spec, Job: s.Job, Period: orNull(s.Period), Next: s.At.UTC()})
+		doc.Schedules = append(doc.Schedules, Schedule{Name: s.Name, Spec: s.Spec, Job: s.Job, Period: orNull(s.Period), Next: s.At.UTC()})
 	}
 	targets, err := lastDeliveries(cfg.Out)
 	if err != nil {
 		return err
 	}
 	for _, t := range targets {
-		doc.Notifications = append(doc.Notifications, statusTarget{Target: t.last.Target, Last: t.last.Time.UTC(), Event: t.last.Event,
+		doc.Notifications = append(doc.Notifications, Target{Target: t.last.Target, Last: t.last.Time.UTC(), Event: t.last.Event,
 			Result: t.last.Result, FailingSince: t.failingSince, Error: orNull(t.last.Error)})
 	}
 	doc.LatestSnapshot, doc.StoreError = latestSnapshot(ctx, cfg)
@@ -113,8 +113,8 @@ func printStatusJSON(ctx context.Context, w io.Writer, cfg config.Config, n int,
 }
 
 // jsonRun is r as status --format json gives it.
-func jsonRun(r journal.Run) statusRun {
-	out := statusRun{ID: r.ID, Job: r.Job, Schedule: orNull(r.Schedule), Period: orNull(r.Period), Started: r.Started.UTC(),
+func jsonRun(r journal.Run) Run {
+	out := Run{ID: r.ID, Job: r.Job, Schedule: orNull(r.Schedule), Period: orNull(r.Period), Started: r.Started.UTC(),
 		Seconds: r.Seconds(), Outcome: r.Status, Error: orNull(r.Error), Snapshot: orNull(r.Snapshot), Findings: r.Findings,
 		Material: r.Status == journal.Material}
 	if r.Status != journal.Running {
@@ -126,7 +126,7 @@ func jsonRun(r journal.Run) statusRun {
 
 // latestSnapshot is the latest complete snapshot of cfg's store, or why
 // the store cannot be read now; neither when there is no snapshot yet.
-func latestSnapshot(ctx context.Context, cfg config.Config) (*statusSnapshot, *string) {
+func latestSnapshot(ctx context.Context, cfg config.Config) (*Snapshot, *string) {
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	switch {
 	case errors.Is(err, snapshot.ErrNoStore):
@@ -142,7 +142,7 @@ func latestSnapshot(ctx context.Context, cfg config.Config) (*statusSnapshot, *s
 	if id == "" {
 		return nil, nil
 	}
-	s := &statusSnapshot{ID: id}
+	s := &Snapshot{ID: id}
 	s.Fields.Coerced, s.Fields.Untyped, s.Fields.New, s.Fields.Absent = notes.Coerced(), notes.Untyped(), len(notes.New), len(notes.Absent)
 	return s, nil
 }
