@@ -8,10 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/synctest"
-	"time"
 
-	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -69,84 +66,6 @@ func TestConfigProblemsAreUsageErrors(t *testing.T) {
 		if strings.Contains(out.String()+errb.String(), "k-123456") {
 			t.Errorf("%v: the key appears in the output", tc.args)
 		}
-	}
-}
-
-// Without a terminal, progress is a log line every few seconds.
-func TestProgressLogLines(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		var errb bytes.Buffer
-		env := newEnv(&bytes.Buffer{}, &errb, noEnv)
-		p := newProgress("auto", env, 5*time.Second, 2)
-		p.Walking("customers", 1, 300)
-		p.PageDone("customers", 100)
-		time.Sleep(6 * time.Second)
-		p.Walking("units", 1, 5)
-		p.PageDone("units", 5)
-		p.PageDone("customers", 200)
-		time.Sleep(5 * time.Second)
-		p.Done(true)
-		for _, want := range []string{
-			"msg=progress records=100 of=300 collections=1 phase=walking\n",
-			`msg=progress records=305 of=305 collections=2 phase="loading and publishing"` + "\n",
-		} {
-			if !strings.Contains(errb.String(), want) {
-				t.Errorf("stderr lacks %q:\n%s", want, errb.String())
-			}
-		}
-	})
-}
-
-// When no page has come for 30 s, progress says once, at WARN, what the
-// export waits on; a page ends the stall, and the next one is said again.
-func TestProgressSaysWhatAStallWaitsOn(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		var errb syncbuf.Buffer // the ticker's goroutine writes it while the test reads
-		env := newEnv(&bytes.Buffer{}, &errb, noEnv)
-		p := newProgress("log", env, 5*time.Second, 3)
-		p.Walking("customers", 1, 300)
-		p.PageDone("customers", 100)
-		time.Sleep(29 * time.Second)
-		if strings.Contains(errb.String(), "no page") {
-			t.Fatalf("a stall said after 29 s: %s", errb.String())
-		}
-		time.Sleep(40 * time.Second)
-		want := `level=WARN msg="no page for 30s: waiting on the next page of customers, and the first page of 2 of 3 collections"` + "\n"
-		if got := errb.String(); strings.Count(got, "no page") != 1 || !strings.Contains(got, want) {
-			t.Errorf("stderr %q, want once %q", got, want)
-		}
-		p.PageDone("customers", 100)
-		time.Sleep(35 * time.Second)
-		p.Done(true)
-		if got := errb.String(); strings.Count(got, "no page") != 2 {
-			t.Errorf("after a page and another stall, %d stall lines:\n%s", strings.Count(got, "no page"), got)
-		}
-	})
-}
-
-// On a terminal the bar ends only when the export does: a collection
-// that has taken all it announced does not end it.
-// (Not in a synctest bubble: the bar's spinner ticks on a goroutine of its
-// own until the next tick after it ends.)
-func TestTheBarEndsOnlyWithTheExport(t *testing.T) {
-	t.Parallel()
-	env := newEnv(&bytes.Buffer{}, &bytes.Buffer{}, noEnv)
-	p := newProgress("bar", env, 5*time.Second, 2)
-	p.Walking("units", 1, 5)
-	p.PageDone("units", 5)
-	if p.bar.IsFinished() {
-		t.Error("the bar ended when the first collection did")
-	}
-	p.Walking("customers", 1, 300)
-	p.PageDone("customers", 300)
-	if p.bar.IsFinished() {
-		t.Error("the bar ended before loading and publishing")
-	}
-	p.Done(true)
-	if !p.bar.IsFinished() {
-		t.Error("the bar did not end with the export")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/cmd/internal/progress"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
@@ -22,7 +23,7 @@ func (env *cliEnv) job(ctx context.Context, cfg config.Config, j job.Spec, metri
 
 // export takes a snapshot with the progress cfg asks for.
 func (env *cliEnv) export(ctx context.Context, cfg config.Config, secret *extract.Secret, store *snapshot.Store) (sum *snapshot.Summary, req journal.Requests, err error) {
-	prog := newProgress(cfg.Progress, env, 5*time.Second, len(catalog.CollectionNames()))
+	prog := progress.New(cfg.Progress, env.rawStderr, env.screen, env.log, 5*time.Second, len(catalog.CollectionNames()))
 	defer func() { prog.Done(err == nil) }()
 	return job.Export(ctx, cfg, job.Service{Secret: secret, Log: env.log, Clock: env.clock, Progress: prog, Lake: env.lake.Publish}, store)
 }

@@ -39,17 +39,17 @@ func (s *screen) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// barWriter is where a bar draws itself, until barDone.
-func (s *screen) barWriter() io.Writer {
+// BarWriter is where a bar draws itself, until BarDone.
+func (s *screen) BarWriter() io.Writer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.active, s.frame = true, nil
 	return barWriter{s}
 }
 
-// barDone ends the bar: its last frame stays, and what follows starts on
+// BarDone ends the bar: its last frame stays, and what follows starts on
 // the next line.
-func (s *screen) barDone() {
+func (s *screen) BarDone() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.active, s.frame = false, nil
@@ -59,8 +59,8 @@ func (s *screen) barDone() {
 	}
 }
 
-// barErase erases the bar's line.
-func (s *screen) barErase() {
+// BarErase erases the bar's line.
+func (s *screen) BarErase() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.drawn {

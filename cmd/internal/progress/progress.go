@@ -1,4 +1,7 @@
-package main
+// Package progress reports an export as it goes, on stderr: a bar on a
+// terminal, log lines otherwise, or nothing; and, when no page has come
+// for a while, what the export waits on.
+package progress
 
 import (
 	"fmt"
@@ -18,14 +21,14 @@ import (
 // says what it is waiting on.
 const stallAfter = 30 * time.Second
 
-// progress reports an export on stderr: on a terminal one bar for the
+// Report reports an export on stderr: on a terminal one bar for the
 // whole export (records out of the TotalCounts announced, then loading and
 // publishing; a rate once a second has passed), ended only when the export
 // ends, at 100% when it succeeded, with log lines written above it (screen);
 // otherwise a log line every few seconds; or nothing. In every mode but
 // none, when no page has come for stallAfter it says, at WARN, what it is
 // waiting on.
-type progress struct {
+type Report struct {
 	mu      sync.Mutex
 	colls   int            // collections the export walks
 	total   map[string]int // TotalCount per collection, as announced
@@ -34,30 +37,39 @@ type progress struct {
 	last    time.Time      // when the last page came, or the export began
 	stalled bool           // the stall was said since the last page
 	bar     *progressbar.ProgressBar
-	screen  *screen // where the bar draws
+	screen  Screen // where the bar draws
 	log     *slog.Logger
 	stop    chan struct{}
 	stopped sync.WaitGroup
 }
 
-// newProgress starts the progress report of an export of colls
-// collections, in mode auto, bar, log or none; log mode logs every every.
-func newProgress(mode string, env *cliEnv, every time.Duration, colls int) *progress {
+// Screen is stderr shared by the log and the bar: the bar draws through
+// BarWriter, and what else is written goes above it.
+type Screen interface {
+	BarWriter() io.Writer // where the bar draws itself, until BarDone
+	BarErase()            // erases the bar's line
+	BarDone()             // ends the bar: its last frame stays
+}
+
+// New starts the progress report of an export of colls collections, in
+// mode auto (bar when stderr, the raw file, is a terminal, else log),
+// bar (drawn on screen), log (a line to log every every) or none.
+func New(mode string, stderr io.Writer, screen Screen, log *slog.Logger, every time.Duration, colls int) *Report {
 	now := time.Now()
-	p := &progress{colls: colls, total: map[string]int{}, done: map[string]int{}, start: now, last: now, log: env.log, stop: make(chan struct{})}
+	p := &Report{colls: colls, total: map[string]int{}, done: map[string]int{}, start: now, last: now, log: log, stop: make(chan struct{})}
 	if mode == "auto" {
 		mode = "log"
-		if isTerminal(env.rawStderr) {
+		if isTerminal(stderr) {
 			mode = "bar"
 		}
 	}
 	switch mode {
 	case "bar":
-		p.screen = env.screen
+		p.screen = screen
 		// A length from the start (the first page sets the real one): a bar
 		// of unknown length runs a spinner goroutine of progressbar's that
 		// reads the bar's state without its lock.
-		p.bar = progressbar.NewOptions64(1, progressbar.OptionSetWriter(p.screen.barWriter()), progressbar.OptionSetDescription("walking"),
+		p.bar = progressbar.NewOptions64(1, progressbar.OptionSetWriter(p.screen.BarWriter()), progressbar.OptionSetDescription("walking"),
 			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionSetWidth(30))
 		p.watch(time.Second, false)
 	case "log":
@@ -66,13 +78,14 @@ func newProgress(mode string, env *cliEnv, every time.Duration, colls int) *prog
 	return p
 }
 
+// isTerminal tells whether w is a file that is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // Walking is told a collection's (re)walk began, and its TotalCount.
-func (p *progress) Walking(table string, _, totalCount int) {
+func (p *Report) Walking(table string, _, totalCount int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total[table], p.done[table] = totalCount, 0
@@ -80,7 +93,7 @@ func (p *progress) Walking(table string, _, totalCount int) {
 }
 
 // PageDone is told a page's records were taken.
-func (p *progress) PageDone(table string, records int) {
+func (p *Report) PageDone(table string, records int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done[table] += records
@@ -88,7 +101,7 @@ func (p *progress) PageDone(table string, records int) {
 }
 
 // paged notes that a page came, and redraws the bar.
-func (p *progress) paged() {
+func (p *Report) paged() {
 	p.last, p.stalled = time.Now(), false
 	if p.bar == nil {
 		return
@@ -102,7 +115,7 @@ func (p *progress) paged() {
 
 // describe is the bar's text: the phase, the records so far and, once a
 // second has passed, their rate.
-func (p *progress) describe(done, total int) string {
+func (p *Report) describe(done, total int) string {
 	phase := "walking"
 	if p.walked() {
 		phase = "loading and publishing"
@@ -114,7 +127,7 @@ func (p *progress) describe(done, total int) string {
 	return text
 }
 
-func (p *progress) sums() (done, total int) {
+func (p *Report) sums() (done, total int) {
 	for t, n := range p.total {
 		total += n
 		done += p.done[t]
@@ -124,13 +137,13 @@ func (p *progress) sums() (done, total int) {
 
 // walked tells whether every collection has announced itself and taken
 // all it announced: what is left is loading and publishing.
-func (p *progress) walked() bool {
+func (p *Report) walked() bool {
 	return len(p.total) == p.colls && len(p.waiting()) == 0
 }
 
 // waiting lists the collections announced whose walk has not taken all
 // it announced.
-func (p *progress) waiting() []string {
+func (p *Report) waiting() []string {
 	var out []string
 	for t, n := range p.total {
 		if p.done[t] < n {
@@ -143,7 +156,7 @@ func (p *progress) waiting() []string {
 
 // watch checks every period for a stall, and with logLines logs the
 // progress too, until Done.
-func (p *progress) watch(every time.Duration, logLines bool) {
+func (p *Report) watch(every time.Duration, logLines bool) {
 	p.stopped.Add(1)
 	go func() {
 		defer p.stopped.Done()
@@ -161,7 +174,7 @@ func (p *progress) watch(every time.Duration, logLines bool) {
 }
 
 // tick logs the progress (with logLines) and a stall once per stall.
-func (p *progress) tick(logLines bool) {
+func (p *Report) tick(logLines bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	done, total := p.sums()
@@ -179,7 +192,7 @@ func (p *progress) tick(logLines bool) {
 }
 
 // waitingOn says which collections an export that has stalled waits on.
-func (p *progress) waitingOn() string {
+func (p *Report) waitingOn() string {
 	var parts []string
 	if w := p.waiting(); len(w) > 0 {
 		parts = append(parts, "the next page of "+strings.Join(w, ", "))
@@ -195,7 +208,7 @@ func (p *progress) waitingOn() string {
 
 // Done ends the report: an export that succeeded (ok) ends its bar at
 // 100%, one that failed leaves it where it stopped.
-func (p *progress) Done(ok bool) {
+func (p *Report) Done(ok bool) {
 	close(p.stop)
 	p.stopped.Wait()
 	if p.bar == nil {
@@ -212,9 +225,9 @@ func (p *progress) Done(ok bool) {
 		p.bar.Finish()
 	case nothing: // no page came: the bar said nothing worth keeping
 		p.bar.Exit()
-		p.screen.barErase()
+		p.screen.BarErase()
 	default:
 		p.bar.Exit()
 	}
-	p.screen.barDone()
+	p.screen.BarDone()
 }
