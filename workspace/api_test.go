@@ -77,7 +77,7 @@ func TestAPostedWaiverIsHonouredByTheNextReconcile(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
-	rep := fx.reconcile(t)
+	rep := fx.reconciled
 	var target reconcile.Finding
 	for _, f := range rep.Open() {
 		if f.Rule == "paid_without_payment" && f.Waiver == nil {

@@ -42,7 +42,7 @@ func TestAWaiverShowsAtOnceAndNamesAFinding(t *testing.T) {
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	var target reconcile.Finding
-	for _, f := range fx.reconcile(t).Open() {
+	for _, f := range fx.reconciled.Open() {
 		if f.Rule == "paid_without_payment" && f.Waiver == nil {
 			target = f
 			break
@@ -126,7 +126,7 @@ func TestFindingsWithoutMoneyShowADash(t *testing.T) {
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	var none, money reconcile.Finding
-	for _, f := range fx.reconcile(t).Open() {
+	for _, f := range fx.reconciled.Open() {
 		switch {
 		case f.Amount == 0 && (f.Rule == "multiple_active_charges" || f.Rule == "currency_mismatch"):
 			none = f

@@ -38,6 +38,9 @@ type fixture struct {
 	sb      *sandbox.Server
 	evilID  string
 	firstID string
+	// reconciled is the report of the reconciliation the store was made
+	// with, shared by every fixture: read it, never change it.
+	reconciled *reconcile.Report
 }
 
 // fixtureOptions is every fixture's sandbox.
@@ -45,12 +48,14 @@ var fixtureOptions = sandbox.Options{Seed: 11, Customers: 12, Planted: 2}
 
 // shared is the fixture's store made once per test binary (sharedStore),
 // which newFixture copies: the sandbox's clock, the directory, evilName's
-// customer ID, and why it could not be made. TestMain removes it.
+// customer ID, the report of its reconciliation, and why it could not be
+// made. TestMain removes it.
 var shared struct {
 	once   sync.Once
 	now    time.Time
 	dir    string
 	evilID string
+	report *reconcile.Report
 	err    error
 }
 
@@ -64,7 +69,7 @@ func TestMain(m *testing.M) {
 }
 
 // newFixture gives a new store in which the sandbox is exported and
-// reconciled, and the sandbox, as a test may change both: a copy of the
+// reconciled (fixture.reconciled), and the sandbox, as a test may change both: a copy of the
 // store made once per test binary (sharedStore), from a sandbox equal to
 // the one it starts (its clock the same, evilName's customer added with
 // the same ID). The copy's read model is published again at its own path
@@ -77,7 +82,7 @@ func newFixture(t testing.TB) *fixture {
 	}
 	o := fixtureOptions
 	o.Now = shared.now
-	fx := &fixture{sb: sandboxtest.Start(t, o, "")}
+	fx := &fixture{sb: sandboxtest.Start(t, o, ""), reconciled: shared.report}
 	if fx.evilID = createCustomer(t, fx.sb, evilName); fx.evilID != shared.evilID {
 		t.Fatalf("the sandbox gave %s the ID %s, the shared store's sandbox %s", evilName, fx.evilID, shared.evilID)
 	}
@@ -113,7 +118,7 @@ func sharedStore(t testing.TB) {
 		sb := sandboxtest.Start(t, o, "")
 		fx := &fixture{sb: sb, evilID: createCustomer(t, sb, evilName), cfg: fixtureConfig(sb, dir)}
 		fx.export(t)
-		fx.reconcile(t)
+		shared.report = fx.reconcile(t)
 		shared.evilID, shared.err = fx.evilID, nil
 	})
 }

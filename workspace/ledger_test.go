@@ -25,7 +25,7 @@ func TestAWriteOnABrokenChainIsAConflict(t *testing.T) {
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	var ids []string // records paid_without_payment names: a waiver must name a finding
-	for _, f := range fx.reconcile(t).Open() {
+	for _, f := range fx.reconciled.Open() {
 		if f.Rule == "paid_without_payment" {
 			ids = append(ids, f.EntityID)
 		}

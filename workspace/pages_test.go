@@ -54,7 +54,7 @@ func TestTheFindingsList(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
-	rep := fx.reconcile(t)
+	rep := fx.reconciled
 	count := func(keep func(reconcile.Finding) bool) int {
 		n := 0
 		for _, f := range rep.Findings {
@@ -157,7 +157,7 @@ func TestASignOffAndAChangeAfterIt(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
-	rep := fx.reconcile(t)
+	rep := fx.reconciled
 	a := do(t, srv, call{method: http.MethodPost, path: "/api/signoffs", contentType: "application/json",
 		body: `{"name":"Dana Controller","role":"controller","comment":"November closed"}`})
 	if a.status != http.StatusCreated {
@@ -217,7 +217,7 @@ func TestDrillDown(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
-	rep := fx.reconcile(t)
+	rep := fx.reconciled
 	var inv reconcile.Finding
 	for _, f := range rep.Open() {
 		if f.Entity == "invoice" && f.Rule == "paid_without_payment" {

@@ -31,7 +31,7 @@ func TestTheRecordPageAndTrendSayWhatTheyShow(t *testing.T) {
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	var line reconcile.Finding
-	for _, f := range fx.reconcile(t).Open() {
+	for _, f := range fx.reconciled.Open() {
 		if f.Entity == "invoice_line" && f.Currency != "" {
 			line = f
 			break

@@ -143,7 +143,7 @@ func TestOutputIsEscaped(t *testing.T) {
 	srv := fx.serve(t, "")
 	csrf := csrfOf(t, srv)
 	var target reconcile.Finding // a waiver names a finding; its reason, owner and maker are the name
-	for _, f := range fx.reconcile(t).Open() {
+	for _, f := range fx.reconciled.Open() {
 		if f.Rule == "paid_without_payment" {
 			target = f
 		}
