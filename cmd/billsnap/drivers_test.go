@@ -1,13 +1,15 @@
-//go:build !race
+//go:build heavy && !race
 
 package main
 
-// The tests publish in-process: the test binary links the lake
-// (lakepublish with lake/iceberg's catalogs, and lake/drivers), where
-// billsnap itself runs billsnap-lake (newEnv). A race build links none of
-// it (drivers_race_test.go): CI's race step leaves out the tests that
-// publish to object storage (lake_test.go), so that it does not compile
-// the clouds' SDKs, Arrow and iceberg-go a second time, with -race.
+// The heavy tier's tests publish in-process: the test binary links the
+// lake (lakepublish with lake/iceberg's catalogs, and lake/drivers), where
+// billsnap itself runs billsnap-lake (newEnv). The fast tier and a race
+// build link none of it (drivers_nolake_test.go) and leave out the tests
+// that publish to object storage (lake_test.go, lakerelative_test.go), so
+// that they neither compile nor link the clouds' SDKs, Arrow and
+// iceberg-go into this package's test binary: the lake's own packages
+// (lake/iceberg, lake/objects) test it in the fast tier.
 import (
 	"os"
 

@@ -1,7 +1,7 @@
-//go:build !race
+//go:build heavy && !race
 
-// The tests that publish to object storage need the drivers, which a race
-// build does not link (drivers.go).
+// The tests that publish to object storage need the in-process lake,
+// which only the heavy tier without -race links (drivers_test.go).
 
 package main
 

@@ -1,7 +1,7 @@
-//go:build !race
+//go:build heavy && !race
 
-// These tests publish to a lake, which a race build does not link
-// (drivers_race_test.go).
+// These tests publish to a lake, which only the heavy tier without -race
+// links (drivers_test.go).
 
 package main
 

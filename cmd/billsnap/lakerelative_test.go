@@ -1,7 +1,7 @@
-//go:build !race
+//go:build heavy && !race
 
 // The relative lake is checked through its Iceberg tables, read with
-// lake_test.go's helpers, which a race build does not have.
+// lake_test.go's helpers, which only the heavy tier without -race has.
 
 package main
 

@@ -1,0 +1,14 @@
+//go:build !heavy || race
+
+package main
+
+import "github.com/billsnap/billsnap/cmd/internal/lakeprogram"
+
+// testLake is the lake the tests' runs publish to. The fast tier and a
+// race build link no lake (drivers_test.go links it for the heavy tier's
+// object storage tests), so it is billsnap's own: the lake's program.
+func testLake() lakeLink { return lakeprogram.Program{} }
+
+// setLakeCredentials does nothing: without the heavy tier's in-process
+// lake, no test publishes to object storage.
+func setLakeCredentials(string) {}
