@@ -55,16 +55,12 @@ type Source struct {
 	ParquetDir string         // where the snapshots' Parquet is
 	Ledger     *ledger.Ledger // the store's ledger
 	DB         *sql.DB        // the read model, for the snapshot's figures (nil: left out)
-	Period     string         // YYYY-MM, a closed period
-	Software   string         // billsnap and its version, for bag-info.txt
-	Now        time.Time
-}
-
-// NotClosedError is a pack asked of a period that is not closed.
-type NotClosedError struct{ Period string }
-
-func (e *NotClosedError) Error() string {
-	return fmt.Sprintf("period %s is not closed: close it in the workspace (billsnap serve) first", e.Period)
+	Period     string         // YYYY-MM, a closed period ("" with Close: the close's)
+	// Close is the ID of the close to pack, standing or reopened since;
+	// "" packs the standing close of Period.
+	Close    string
+	Software string // billsnap and its version, for bag-info.txt
+	Now      time.Time
 }
 
 // Pack is what a pack holds, for the caller to say.
@@ -76,28 +72,35 @@ type Pack struct {
 	Parquet int // Parquet files listed
 }
 
-// Write writes the evidence pack of src.Period to w as a zip. The ledger's
-// chain must hold and the closed record must be as the close recorded it;
-// else nothing is written and the error names the line or the file.
+// Write writes the evidence pack of a close to w as a zip: the standing
+// close of src.Period, or close src.Close as the ledger stood before it
+// was reopened (closeOf), the pack it would have been then. The ledger's
+// chain must hold and the closed record must be as the close recorded
+// it; else nothing is written and the error names the line or the file.
+// A period not closed is a *NotClosedError, a close the ledger does not
+// hold (or not of src.Period) an *UnknownCloseError.
 func Write(ctx context.Context, w io.Writer, src Source) (Pack, error) {
 	lines, entries, err := src.Ledger.ReadLines()
 	if err != nil {
 		return Pack{}, err
 	}
-	head, err := ledger.VerifyLines(src.Ledger.Path(), lines)
+	if _, err := ledger.VerifyLines(src.Ledger.Path(), lines); err != nil {
+		return Pack{}, err
+	}
+	at, err := closeOf(lines, entries, src)
 	if err != nil {
 		return Pack{}, err
 	}
-	st := ledger.Fold(entries)
-	c, ok := st.ClosedPeriod(src.Period)
-	if !ok {
-		return Pack{}, &NotClosedError{Period: src.Period}
+	c, period := at.close, at.close.Period
+	head, err := ledger.VerifyLines(src.Ledger.Path(), at.lines)
+	if err != nil {
+		return Pack{}, err
 	}
-	b := newBag("billsnap-evidence-" + src.Period)
+	b := newBag("billsnap-evidence-" + period)
 	if err := addClosed(b, src.Root, c); err != nil {
 		return Pack{}, err
 	}
-	if err := addLedger(b, lines, entries, st, c, head); err != nil {
+	if err := addLedger(b, at.lines, at.entries, at.st, c, head); err != nil {
 		return Pack{}, err
 	}
 	n, err := addSnapshot(ctx, b, src, c.Snapshot)
@@ -105,8 +108,8 @@ func Write(ctx context.Context, w io.Writer, src Source) (Pack, error) {
 		return Pack{}, err
 	}
 	info := []string{"Source-Organization: billsnap", "Bagging-Date: " + src.Now.UTC().Format(time.DateOnly),
-		"Bag-Software-Agent: " + src.Software, "External-Description: the evidence of period " + src.Period + ", closed in " + c.ID,
-		"Billsnap-Period: " + src.Period, "Billsnap-Close: " + c.ID, "Billsnap-Snapshot: " + c.Snapshot,
+		"Bag-Software-Agent: " + src.Software, "External-Description: the evidence of period " + period + ", closed in " + c.ID,
+		"Billsnap-Period: " + period, "Billsnap-Close: " + c.ID, "Billsnap-Snapshot: " + c.Snapshot,
 		"Billsnap-Ledger-Head: " + head.Hash}
 	if err := b.write(w, info); err != nil {
 		return Pack{}, err

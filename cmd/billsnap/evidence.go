@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -26,7 +26,10 @@ const evidenceAbout = `evidence  writes the evidence pack of a closed period: a 
           closed findings (CSV, JSON), the report (HTML, XLSX, Markdown), the
           snapshot's Parquet manifest with every file's SHA-256, the ledger with its
           hash chain, the sign-offs, the waivers in force, the rules' SQL as run, and
-          manifest-sha256.txt over all of it. Exit 2 when the period is not closed.
+          manifest-sha256.txt over all of it. --close ID packs a close reopened
+          since (its ID: the error of --period, the workspace's audit log), as the
+          pack was the moment before the reopening. Exit 2 when the period is not
+          closed, the close is not in the ledger, or not of --period.
 verify    checks a pack as a strict BagIt validator would, and more: it refuses
           duplicate members, members outside the bag's one top directory, absolute
           paths, "..", symlinks and other non-regular entries; it streams every file
@@ -47,16 +50,17 @@ func runEvidence(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) > 0 && args[0] == "verify" {
 		return runEvidenceVerify(ctx, env, args[1:])
 	}
-	fs := newFlags(env, "evidence", "--period YYYY-MM [-o FILE.zip] [store flags]\n       billsnap evidence verify FILE.zip [store flags]")
+	fs := newFlags(env, "evidence", "--period YYYY-MM | --close ID [-o FILE.zip] [store flags]\n       billsnap evidence verify FILE.zip [store flags]")
 	sf := addStoreFlags(fs)
-	period := fs.String("period", "", "the closed period, YYYY-MM; required")
-	out := fs.String("o", "", "the zip to write (default billsnap-evidence-YYYY-MM.zip)")
+	period := fs.String("period", "", "the closed period, YYYY-MM; required without --close")
+	closeID := fs.String("close", "", "the close to pack, by its ID (C…), reopened since or standing; its period is the pack's")
+	out := fs.String("o", "", "the zip to write (default billsnap-evidence-YYYY-MM.zip, with --close billsnap-evidence-YYYY-MM-ID.zip)")
 	fs.about = evidenceAbout
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if _, err := reconcile.ParsePeriod(*period); err != nil || *period == "" {
-		return job.Usagef("--period %q: want the closed month as YYYY-MM", *period)
+	if _, err := reconcile.ParsePeriod(*period); err != nil && (*period != "" || *closeID == "") {
+		return job.Usagef("--period %q: want the closed month as YYYY-MM (or --close ID)", *period)
 	}
 	cfg, err := sf.load(env)
 	if err != nil {
@@ -65,31 +69,32 @@ func runEvidence(ctx context.Context, env *cliEnv, args []string) error {
 	if err := sf.requireStore(cfg); err != nil {
 		return err
 	}
-	if *out == "" {
-		*out = "billsnap-evidence-" + *period + ".zip"
-	}
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	var p evidence.Pack
-	var packErr error
-	err = atomicfile.WriteFunc(*out, func(w io.Writer) error {
-		p, packErr = evidence.Write(ctx, w, evidence.Source{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg),
-			DB: db, Period: *period, Software: "billsnap " + buildinfo.Version(), Now: time.Now()})
-		return packErr
-	})
+	var pack bytes.Buffer
+	p, err := evidence.Write(ctx, &pack, evidence.Source{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg),
+		DB: db, Period: *period, Close: *closeID, Software: "billsnap " + buildinfo.Version(), Now: time.Now()})
 	var notClosed *evidence.NotClosedError
+	var unknown *evidence.UnknownCloseError
 	switch {
-	case errors.As(packErr, &notClosed):
-		return job.Usage(packErr)
-	case packErr != nil:
-		return packErr
+	case errors.As(err, &notClosed), errors.As(err, &unknown):
+		return job.Usage(err)
 	case err != nil:
+		return err
+	}
+	if *out == "" {
+		*out = p.Name + ".zip"
+		if *closeID != "" {
+			*out = p.Name + "-" + p.Close.ID + ".zip"
+		}
+	}
+	if err := atomicfile.Write(*out, pack.Bytes()); err != nil {
 		return fmt.Errorf("-o %s: %w", *out, err)
 	}
-	fmt.Fprintf(env.stdout, "%s: period %s, closed in %s by %s on %s; %s, %s listed; ledger head %s\n", *out, *period,
+	fmt.Fprintf(env.stdout, "%s: period %s, closed in %s by %s on %s; %s, %s listed; ledger head %s\n", *out, p.Close.Period,
 		p.Close.ID, p.Close.By, p.Close.At.UTC().Format(time.RFC3339), plural.Of(p.Files, "file"), plural.Of(p.Parquet, "Parquet file"), p.Head.Hash)
 	return nil
 }
