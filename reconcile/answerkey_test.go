@@ -34,26 +34,38 @@ func answerKeys(k sandbox.AnswerKey) []string {
 }
 
 // The findings equal the answer key exactly: precision and recall 1.0,
-// amounts to the cent. The fast tier takes one seed, the heavy tier seven
-// more (TestFindingsEqualTheAnswerKeyEverySeed).
+// amounts to the cent. The fast tier takes one seed (the shared keyed
+// snapshot), the heavy tier seven more (TestFindingsEqualTheAnswerKeyEverySeed).
 func TestFindingsEqualTheAnswerKey(t *testing.T) {
 	t.Parallel()
-	findingsEqualTheAnswerKey(t, 1)
+	e, r := keyedEnv(t)
+	checkAnswerKey(t, 1, e, r)
 }
 
 func findingsEqualTheAnswerKey(t *testing.T, seeds ...uint64) {
 	for _, seed := range seeds {
-		e := newEnv(t, sandbox.Options{Seed: seed, Customers: 60 + 20*int(seed), Planted: 1 + int(seed%6)})
+		e := newEnv(t, keyedOptions(seed))
 		e.export()
-		r := e.reconcile(Options{})
-		got, want := findingKeys(r), answerKeys(e.srv.AnswerKey())
-		if !slices.Equal(got, want) {
-			t.Errorf("seed %d: %d findings, answer key %d\nfound, not in key: %v\nin key, not found: %v",
-				seed, len(got), len(want), minus(got, want), minus(want, got))
-		}
-		if r.Untrusted || len(r.Material) == 0 {
-			t.Errorf("seed %d: untrusted %v, material %v", seed, r.Untrusted, r.Material)
-		}
+		checkAnswerKey(t, seed, e, e.reconcile(Options{}))
+	}
+}
+
+// keyedOptions is the answer-key test's sandbox of seed.
+func keyedOptions(seed uint64) sandbox.Options {
+	return sandbox.Options{Seed: seed, Customers: 60 + 20*int(seed), Planted: 1 + int(seed%6)}
+}
+
+// checkAnswerKey checks r, the reconciliation of e's sandbox of seed,
+// against the sandbox's answer key.
+func checkAnswerKey(t *testing.T, seed uint64, e *env, r *Report) {
+	t.Helper()
+	got, want := findingKeys(r), answerKeys(e.srv.AnswerKey())
+	if !slices.Equal(got, want) {
+		t.Errorf("seed %d: %d findings, answer key %d\nfound, not in key: %v\nin key, not found: %v",
+			seed, len(got), len(want), minus(got, want), minus(want, got))
+	}
+	if r.Untrusted || len(r.Material) == 0 {
+		t.Errorf("seed %d: untrusted %v, material %v", seed, r.Untrusted, r.Material)
 	}
 }
 

@@ -138,10 +138,11 @@ func (fx *fixture) run(t *testing.T, rules []Rule) *Report {
 	return r
 }
 
-// open loads the fixture into a new in-memory DuckDB.
+// open loads the fixture into a new in-memory DuckDB, on one thread as
+// the tests' stores are (openStore).
 func (fx *fixture) open(t *testing.T) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", "?threads=1")
 	if err != nil {
 		t.Fatal(err)
 	}

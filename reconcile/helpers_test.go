@@ -3,9 +3,12 @@ package reconcile
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,14 +36,79 @@ func newEnv(t *testing.T, o sandbox.Options) *env { return newEnvFaults(t, o, ""
 func newEnvFaults(t *testing.T, o sandbox.Options, faults string) *env {
 	t.Helper()
 	srv := sandboxtest.Start(t, o, faults)
+	st := openStore(t, t.TempDir())
+	t.Cleanup(func() { st.Close() })
+	return &env{t: t, srv: srv, store: st}
+}
+
+// openStore opens a store in dir on one DuckDB thread: the tests'
+// snapshots are small, and what they check does not depend on the
+// threads (TestARuleOutOfMemoryIsRunAgainOnOneThread sets its own).
+func openStore(t *testing.T, dir string) *snapshot.Store {
+	t.Helper()
 	opts := snapshot.DefaultOptions()
-	opts.Out = t.TempDir()
+	opts.Out = dir
+	opts.DuckDB.Threads = 1
 	st, err := snapshot.Open(context.Background(), opts, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	return &env{t: t, srv: srv, store: st}
+	return st
+}
+
+// keyed is the answer-key test's sandbox of seed 1 (keyedOptions),
+// exported and reconciled once per test binary (keyedEnv): the
+// directory, the store, the sandbox, the report of the reconciliation,
+// and why it could not be made. TestMain closes and removes them.
+var keyed struct {
+	once   sync.Once
+	dir    string
+	srv    *sandbox.Server
+	store  *snapshot.Store
+	report *Report
+	err    error
+}
+
+// TestMain runs the tests and closes and removes what they shared.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if keyed.store != nil {
+		keyed.store.Close()
+	}
+	if keyed.srv != nil {
+		keyed.srv.Close()
+	}
+	if keyed.dir != "" {
+		os.RemoveAll(keyed.dir)
+	}
+	os.Exit(code)
+}
+
+// keyedEnv is t's view of the keyed store, with the report of its
+// reconciliation, shared: read the report, never change it. A test may
+// reconcile the store again (its snapshot is the only one, so no
+// reconciliation of it is stale), and must not export into it.
+func keyedEnv(t *testing.T) (*env, *Report) {
+	t.Helper()
+	keyed.once.Do(func() {
+		keyed.err = errors.New("it could not be made: see the first test that failed")
+		var err error
+		if keyed.dir, err = os.MkdirTemp("", "billsnap-reconcile-keyed-"); err != nil {
+			t.Fatal(err)
+		}
+		faults, _ := sandbox.ParseFaults("")
+		if keyed.srv, err = sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: keyedOptions(1), APIKey: testKey, Faults: faults})); err != nil {
+			t.Fatal(err)
+		}
+		e := &env{t: t, srv: keyed.srv, store: openStore(t, keyed.dir)}
+		keyed.store = e.store
+		e.export()
+		keyed.report, keyed.err = e.reconcile(Options{}), nil
+	})
+	if keyed.err != nil {
+		t.Fatalf("the keyed store: %v", keyed.err)
+	}
+	return &env{t: t, srv: keyed.srv, store: keyed.store}, keyed.report
 }
 
 // export takes a snapshot of the sandbox as it is now.

@@ -133,12 +133,11 @@ func TestWaiversFile(t *testing.T) {
 }
 
 // --period limits the invoice rules to invoices dated in the month and
-// rule 1 to charges charged in it; the other rules are not limited.
+// rule 1 to charges charged in it; the other rules are not limited. It
+// reconciles the keyed snapshot, whose whole reconciliation it compares.
 func TestPeriod(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, sandbox.Options{Seed: 64, Customers: 60, Planted: 3})
-	e.export()
-	all := e.reconcile(Options{})
+	e, all := keyedEnv(t)
 	dated := map[string]time.Time{}
 	for _, inv := range e.srv.Dataset().Invoices {
 		dated[inv.ID] = inv.InvoiceDate
@@ -253,11 +252,11 @@ func incompleteIsUntrusted(t *testing.T, faults, table string) {
 	}
 }
 
+// Each threshold judges the keyed snapshot's reconciliation, made with
+// the configured (default) thresholds.
 func TestMaterialityThresholds(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, sandbox.Options{Seed: 68, Customers: 30, Planted: 1})
-	e.export()
-	r := e.reconcile(Options{}) // each threshold judges this reconciliation
+	e, r := keyedEnv(t)
 	for _, tc := range []struct {
 		m    Materiality
 		want []string
@@ -265,8 +264,8 @@ func TestMaterialityThresholds(t *testing.T) {
 		{Materiality{}, nil},
 		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Amount: "1.00"}}}, []string{"price_mismatch (medium): "}},
 		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Amount: "100000.00"}}}, nil},
-		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Count: 2}}}, nil},
-		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Count: 1}}}, []string{"price_mismatch (medium): 1 unwaived finding, threshold 1"}},
+		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Count: 3}}}, nil}, // the snapshot's two price_mismatch findings
+		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Count: 2}}}, []string{"price_mismatch (medium): 2 unwaived findings, threshold 2"}},
 		{Materiality{Severities: map[string]Threshold{"medium": {Count: 1}}}, []string{"quantity_mismatch", "price_mismatch", "invoice_total_mismatch", "missing_product_charge", "payment_amount_mismatch"}},
 	} {
 		tc.m.Severities = cmpOr(tc.m.Severities, map[string]Threshold{})
@@ -281,7 +280,7 @@ func TestMaterialityThresholds(t *testing.T) {
 			}
 		}
 	}
-	if got := e.reconcile(Options{}).Material; !slices.Equal(got, judge(r, DefaultMateriality())) || len(got) == 0 {
+	if got := r.Material; !slices.Equal(got, judge(r, DefaultMateriality())) || len(got) == 0 {
 		t.Errorf("a reconciliation's material reasons %v are not its judgement under the configured thresholds", got)
 	}
 	if _, err := e.run(Options{Materiality: Materiality{Severities: map[string]Threshold{}, Rules: map[string]Threshold{"no_such_rule": {Count: 1}}}}); err == nil || !strings.Contains(err.Error(), "reconcile.materiality.rules.no_such_rule") {
