@@ -126,18 +126,24 @@ func printRuns(ctx context.Context, w io.Writer, cfg config.Config, n int, now t
 	return printLatestFields(ctx, w, db)
 }
 
-// printRunTable writes the runs, newest first.
+// printRunTable writes the runs, newest first: each with the open
+// findings of the reconciliation it made ("-" when it made none, as a
+// failed export or a report).
 func printRunTable(w io.Writer, out string, runs []journal.Run) {
 	fmt.Fprintf(w, "Last runs in %s:\n", out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  started (UTC)\tjob\tschedule\tperiod\tstatus\texit\tseconds\tsnapshot\terror")
+	fmt.Fprintln(tw, "  started (UTC)\tjob\tschedule\tperiod\tstatus\texit\tseconds\tsnapshot\tfindings\terror")
 	for _, r := range runs {
 		exit := strconv.Itoa(r.ExitCode)
 		if r.Status == journal.Running {
 			exit = "-"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\n", r.Started.UTC().Format("2006-01-02 15:04:05"), r.Job, dash(r.Schedule),
-			dash(r.Period), r.Status, exit, r.Seconds(), dash(r.Snapshot), termsafe.FirstLine(r.Error))
+		findings := "-"
+		if r.Findings != nil {
+			findings = strconv.Itoa(*r.Findings)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\n", r.Started.UTC().Format("2006-01-02 15:04:05"), r.Job, dash(r.Schedule),
+			dash(r.Period), r.Status, exit, r.Seconds(), dash(r.Snapshot), findings, termsafe.FirstLine(r.Error))
 	}
 	tw.Flush()
 }
