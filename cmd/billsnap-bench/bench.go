@@ -74,10 +74,14 @@ func bench(ctx context.Context, args []string) error {
 		}
 		ms = append(ms, m)
 	}
+	anchor, err := measureAnchor(ctx, url, dir+"/duckdb", c)
+	if err != nil {
+		return fmt.Errorf("duckdb anchor: %w", err)
+	}
 	// The export's figures are reported even when the reconcile fails.
 	rec, err := measure(ctx, "reconcile", "reconcile", url, dir+"/export", c)
 	rec.name = "reconcile"
-	report(ms, rec, *latency, *concurrency)
+	report(ms, rec, anchor, *latency, *concurrency)
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
@@ -98,6 +102,23 @@ func measure(ctx context.Context, name, phase, url, dir, concurrency string) (me
 	m := measurement{name: name, wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
 		rssMB: float64(ru.Maxrss) / 1024, out: strings.TrimSpace(string(outBytes))}
 	m.records, _ = strconv.ParseInt(m.out, 10, 64)
+	return m, nil
+}
+
+// measureAnchor runs the DuckDB anchor (anchor.go) in a child process:
+// its records are the lists' records it loaded, its cpu the CPU the
+// anchor measured for the tables and their Parquet alone (the child's
+// fetch of the pages left out).
+func measureAnchor(ctx context.Context, url, dir, concurrency string) (measurement, error) {
+	m, err := measure(ctx, "duckdb anchor", "duckdb", url, dir, concurrency)
+	if err != nil {
+		return m, err
+	}
+	var ns int64
+	if _, err := fmt.Sscan(m.out, &m.records, &ns); err != nil {
+		return m, fmt.Errorf("the child printed %q: %w", m.out, err)
+	}
+	m.cpu = time.Duration(ns)
 	return m, nil
 }
 
@@ -123,7 +144,7 @@ func startSandbox(ctx context.Context, customers int, latency time.Duration) (st
 	return url, total, stop, nil
 }
 
-func report(ms []measurement, rec measurement, latency time.Duration, concurrency int) {
+func report(ms []measurement, rec, anchor measurement, latency time.Duration, concurrency int) {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "client\twall s\tCPU s\tpeak RSS MB\trecords\trecords/s\t\n")
 	byName := map[string]measurement{}
@@ -134,14 +155,22 @@ func report(ms []measurement, rec measurement, latency time.Duration, concurrenc
 	tw.Flush()
 	fmt.Printf("(latency %s per page, concurrency %d)\n", latency, concurrency)
 	export, floor, serial := byName["billsnap export"], byName["fetch floor"], byName["serial walker"]
+	exportPer, anchorPer := perRecord(export.cpu, floor.records), perRecord(anchor.cpu, anchor.records)
+	fmt.Printf("duckdb anchor (read_json, table, snappy Parquet; one thread): %d list records, %.2f s CPU, %.1f µs each; billsnap export: %d list records, %.2f s CPU, %.1f µs each\n",
+		anchor.records, anchor.cpu.Seconds(), anchorPer*1e6, floor.records, export.cpu.Seconds(), exportPer*1e6)
 	speedup := 0.0
 	if serial.wall > 0 {
 		speedup = serial.wall.Seconds() / export.wall.Seconds()
 	}
-	fmt.Printf("speedup_vs_serial=%.2f ratio_to_floor=%.2f rss_mb=%.0f reconcile_ratio=%.2f",
-		speedup, export.wall.Seconds()/floor.wall.Seconds(), export.rssMB, rec.wall.Seconds()/export.wall.Seconds())
+	fmt.Printf("speedup_vs_serial=%.2f ratio_to_floor=%.2f rss_mb=%.0f reconcile_ratio=%.2f cpu_ratio_to_duckdb=%.2f",
+		speedup, export.wall.Seconds()/floor.wall.Seconds(), export.rssMB, rec.wall.Seconds()/export.wall.Seconds(), exportPer/anchorPer)
 	if s3, ok := byName["export to S3"]; ok {
 		fmt.Printf(" s3_ratio=%.2f", s3.wall.Seconds()/export.wall.Seconds())
 	}
 	fmt.Println()
+}
+
+// perRecord is seconds of CPU per record.
+func perRecord(cpu time.Duration, records int64) float64 {
+	return cpu.Seconds() / float64(max(records, 1))
 }

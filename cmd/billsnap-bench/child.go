@@ -19,7 +19,8 @@ import (
 
 const benchKey = "billsnap-bench-key"
 
-// child runs one phase and prints its record count on stdout.
+// child runs one phase and prints its record count on stdout (the
+// DuckDB anchor's: its records and the nanoseconds of CPU it measured).
 func child(ctx context.Context, args []string) error {
 	if len(args) < 3 {
 		return fmt.Errorf("child: want PHASE ARGS")
@@ -47,6 +48,11 @@ func child(ctx context.Context, args []string) error {
 		cfg := benchConfig(url, dir, concurrency, config.Default().Prefetch)
 		cfg.Parquet.URL = os.Getenv(lakeEnv)
 		n, err = export(ctx, cfg)
+	case "duckdb":
+		var res anchorResult
+		res, err = duckdbAnchor(ctx, url, dir, concurrency)
+		fmt.Println(res.total, res.cpu.Nanoseconds())
+		return err
 	case "reconcile":
 		var found int
 		found, err = reconcileLatest(ctx, benchConfig(url, dir, 1, 0))

@@ -20,6 +20,17 @@ import (
 // the bodies away: the least time the network allows. Page 1 of each list
 // says how many pages there are; the others are fetched by page number.
 func floor(ctx context.Context, url string, concurrency int) (int64, error) {
+	return fetchPages(ctx, url, concurrency, nil)
+}
+
+// keepPage is given each page fetchPages GETs: its list's table, its
+// number and its body. It may be called from several goroutines at once.
+type keepPage func(table string, page int, body []byte) error
+
+// fetchPages GETs every page of every list as floor does, hands each body
+// to keep (when not nil) and returns the lists' records (their
+// TotalCount).
+func fetchPages(ctx context.Context, url string, concurrency int, keep keepPage) (int64, error) {
 	cfg := benchConfig(url, "", concurrency, 0)
 	colls, _ := catalog.Collections(cfg.Collections)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * concurrency, MaxIdleConns: 4 * concurrency}}
@@ -53,11 +64,19 @@ func floor(ctx context.Context, url string, concurrency int) (int64, error) {
 		if err := json.Unmarshal(body, &p); err != nil {
 			return 0, err
 		}
+		if keep != nil {
+			if err := keep(c.Table, 1, body); err != nil {
+				return 0, err
+			}
+		}
 		records += int64(p.Paging.TotalCount)
 		for n := 2; n <= p.Paging.Pages; n++ {
 			u := pageURL(first, n)
 			g.Go(func() error {
-				_, err := get(gctx, u, c.Front)
+				body, err := get(gctx, u, c.Front)
+				if err == nil && keep != nil {
+					err = keep(c.Table, n, body)
+				}
 				return err
 			})
 		}
