@@ -18,6 +18,13 @@ import (
 // snapshot is the newest published billsnap snapshot, and whose earlier
 // snapshots are the earlier ones still kept.
 type Catalog interface {
+	// DataPath is the URL of the folder table's data files go in: its
+	// location's data/ folder (Iceberg's write.data.path), the location
+	// being the one the catalog has, or gives, the table; a catalog that
+	// gives tables their locations creates a table it lacks, with the
+	// schema of the local file schemaOf, to know it. Otherwise a table
+	// not yet created is at ROOT/<table>.
+	DataPath(ctx context.Context, table, schemaOf string) (string, error)
 	// Commit makes snapshot m the current one of each of its tables,
 	// registering its files as they are; local are its files on the
 	// local disk (their schema is read there). A table that already

@@ -10,8 +10,11 @@
 //
 // Object stores have no rename, so a snapshot is published in an order a
 // reader can trust: its data files first, under names no other attempt
-// uses (PREFIX/<table>/snapshot_id=<id>/part-<token>-NNNNN.parquet, the
-// local tree's Hive layout); then one manifest object that lists them,
+// uses, in its table's data folder
+// (PREFIX/<table>/data/snapshot_id=<id>/part-<token>-NNNNN.parquet, the
+// local tree's Hive layout under Iceberg's default data folder, or the
+// data folder of the location an Iceberg catalog gave the table); then
+// one manifest object that lists them,
 // PREFIX/_billsnap/manifests/<id>.json; then the pointer
 // PREFIX/_billsnap/latest. A snapshot without its manifest does not
 // exist, and its files are removed by the next prune; prune deletes a
@@ -36,8 +39,11 @@ type Manifest struct {
 
 // File is one data object of a snapshot.
 type File struct {
-	Table  string `json:"table"`
-	Key    string `json:"key"` // under the prefix
+	Table string `json:"table"`
+	// Key is the object's key under the prefix, or its URL when it is
+	// outside the lake's root (in a location an Iceberg catalog gave its
+	// table): FileURL is its URL either way.
+	Key    string `json:"key"`
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"`
 }
@@ -45,6 +51,23 @@ type File struct {
 // Local is a snapshot's file on the local disk, to publish.
 type Local struct {
 	Table, Path string
+	// Dir is the URL of the folder its snapshot_id= folder is published
+	// in: its table's data folder; "" for DataFolder's.
+	Dir string
+}
+
+// DataFolder is the data folder of table in the lake at root when no
+// catalog says otherwise: ROOT/<table>/data, Iceberg's default
+// (write.data.path) for the table located at ROOT/<table>.
+func DataFolder(root, table string) string { return root + "/" + table + "/data" }
+
+// FileURL is the URL of the object whose File.Key is key in the lake at
+// root.
+func FileURL(root, key string) string {
+	if strings.Contains(key, "://") {
+		return key
+	}
+	return root + "/" + key
 }
 
 // Schemes are the URL schemes a lake opens.

@@ -58,7 +58,8 @@ func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {
 		return job.Usage(err)
 	}
 	l := ddl.Lake{URL: cfg.Parquet.URL, Iceberg: cfg.Iceberg, Tables: ddlTables(tables), Hive: *hive}
-	if !*hive && cfg.Iceberg.Catalog != "none" {
+	// A REST catalog gives its tables their locations: Hive tables need them too.
+	if cfg.Iceberg.Catalog != "none" && (!*hive || cfg.Iceberg.Catalog == "rest") {
 		if l.Metadata, l.SQLiteDB, err = icebergMetadata(ctx, env.lake, cfg); err != nil {
 			return err
 		}

@@ -68,7 +68,7 @@ func checkLakeAgainstKey(t *testing.T, l *objects.Lake, key sandbox.AnswerKey) {
 	for table, want := range key.Tables {
 		var n int
 		var h string
-		q := "SELECT " + idsHash + " FROM read_parquet('" + filepath.Join(tree, table, "*", "*.parquet") + "', hive_partitioning = true) WHERE snapshot_id = ?"
+		q := "SELECT " + idsHash + " FROM read_parquet('" + filepath.Join(tree, table, "**", "*.parquet") + "', hive_partitioning = true) WHERE snapshot_id = ?"
 		if err := db.QueryRow(q, latest).Scan(&n, &h); err != nil {
 			t.Fatalf("%s: %v", table, err)
 		}
@@ -242,8 +242,8 @@ func TestLakeDDLForDuckDBReadsTheLake(t *testing.T) {
 	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 		t.Fatalf("export: %d %s", code, stderr)
 	}
-	parts, _ := filepath.Glob(filepath.Join(lakeDir, "customers", "snapshot_id=*", "*.parquet"))
-	orphan := filepath.Join(lakeDir, "customers", "snapshot_id=2099-01-01T000000Z")
+	parts, _ := filepath.Glob(filepath.Join(lakeDir, "customers", "data", "snapshot_id=*", "*.parquet"))
+	orphan := filepath.Join(lakeDir, "customers", "data", "snapshot_id=2099-01-01T000000Z")
 	os.MkdirAll(orphan, 0o755)
 	if b, err := os.ReadFile(parts[0]); err != nil || os.WriteFile(filepath.Join(orphan, "part-cut-00000.parquet"), b, 0o644) != nil {
 		t.Fatal(err)

@@ -72,50 +72,68 @@ func (p *printer) printf(format string, args ...any) {
 	}
 }
 
-// hive writes external tables partitioned by snapshot_id.
+// hive writes external tables partitioned by snapshot_id, over each
+// table's data folder.
 func (p *printer) hive(engine string) {
 	p.printf("-- External Hive-partitioned Parquet tables, one partition per snapshot (snapshot_id).\n" +
 		"-- A snapshot is complete when its manifest, _billsnap/manifests/<snapshot_id>.json, exists;\n" +
 		"-- _billsnap/latest names the newest. A snapshot_id directory without a manifest is a\n" +
 		"-- publish cut short: its files are removed by the next export. Query complete ones only.\n")
+	if engine != "duckdb" {
+		p.printf("-- Each table reads its data/ folder. Snapshots published before billsnap used that layout\n" +
+			"-- (<table>/snapshot_id=<id>/) are not in these tables: read them through the Iceberg\n" +
+			"-- tables or the manifests until retention removes them.\n")
+	}
 	switch engine {
 	case "duckdb":
 		p.duckdbHive()
 	case "trino":
 		p.printf("CREATE SCHEMA IF NOT EXISTS hive.%s;\n", p.ns)
 		for _, t := range p.l.Tables {
-			p.printf("CREATE TABLE hive.%s.%s (\n%s,\n  snapshot_id varchar\n) WITH (external_location = '%s/%s', format = 'PARQUET', partitioned_by = ARRAY['snapshot_id']);\n",
-				p.ns, t.Name, columns(t, trinoTypes), p.root, t.Name)
+			p.printf("CREATE TABLE hive.%s.%s (\n%s,\n  snapshot_id varchar\n) WITH (external_location = '%s/data', format = 'PARQUET', partitioned_by = ARRAY['snapshot_id']);\n",
+				p.ns, t.Name, columns(t, trinoTypes), p.location(t.Name))
 			p.printf("CALL hive.system.sync_partition_metadata('%s', '%s', 'FULL');\n", p.ns, t.Name)
 		}
 	case "spark":
-		root := sparkURL(p.root)
 		p.printf("CREATE DATABASE IF NOT EXISTS %s;\n", p.ns)
 		for _, t := range p.l.Tables {
-			p.printf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s,\n  snapshot_id STRING\n) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION '%s/%s';\n",
-				p.ns, t.Name, columns(t, sparkTypes), root, t.Name)
+			p.printf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s,\n  snapshot_id STRING\n) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION '%s/data';\n",
+				p.ns, t.Name, columns(t, sparkTypes), sparkURL(p.location(t.Name)))
 			p.printf("MSCK REPAIR TABLE %s.%s;\n", p.ns, t.Name)
 		}
 	case "athena":
 		p.printf("CREATE DATABASE IF NOT EXISTS %s;\n", p.ns)
 		for _, t := range p.l.Tables {
-			p.printf("CREATE EXTERNAL TABLE IF NOT EXISTS %s.%s (\n%s\n) PARTITIONED BY (snapshot_id string) STORED AS PARQUET LOCATION '%s/%s/';\n",
-				p.ns, t.Name, columns(t, athenaTypes), p.root, t.Name)
+			p.printf("CREATE EXTERNAL TABLE IF NOT EXISTS %s.%s (\n%s\n) PARTITIONED BY (snapshot_id string) STORED AS PARQUET LOCATION '%s/data/';\n",
+				p.ns, t.Name, columns(t, athenaTypes), p.location(t.Name))
 			p.printf("MSCK REPAIR TABLE %s.%s;\n", p.ns, t.Name)
 		}
 	}
 }
 
+// location is the URL of table's location: the folder of its Iceberg
+// metadata's metadata/ folder where the catalog has it (a REST catalog
+// gives its tables their locations), ROOT/<table> otherwise.
+func (p *printer) location(table string) string {
+	if m := p.l.Metadata[table]; m != "" {
+		return strings.TrimSuffix(m[:strings.LastIndex(m, "/")], "/metadata")
+	}
+	return p.root + "/" + table
+}
+
 // duckdbHive writes views that read only complete snapshots (those with
-// a manifest), and latest_ views of the one latest names.
+// a manifest), and latest_ views of the one latest names. A table's view
+// reads the snapshot_id folders at any depth under its location: those
+// of its data/ folder, and those beside it where billsnap published
+// before it used Iceberg's layout.
 func (p *printer) duckdbHive() {
 	p.duckdbSecret()
 	root := duckdbPath(p.root)
 	p.printf("CREATE SCHEMA IF NOT EXISTS %s;\n", p.ns)
 	p.printf("CREATE OR REPLACE VIEW %s.published AS SELECT snapshot_id FROM read_json('%s/_billsnap/manifests/*.json', columns = {snapshot_id: 'VARCHAR'});\n", p.ns, root)
 	for _, t := range p.l.Tables {
-		p.printf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM read_parquet('%s/%s/*/*.parquet', hive_partitioning = true, hive_types = {snapshot_id: VARCHAR}, union_by_name = true) WHERE snapshot_id IN (SELECT snapshot_id FROM %s.published);\n",
-			p.ns, t.Name, root, t.Name, p.ns)
+		p.printf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM read_parquet('%s/**/snapshot_id=*/*.parquet', hive_partitioning = true, hive_types = {snapshot_id: VARCHAR}, union_by_name = true) WHERE snapshot_id IN (SELECT snapshot_id FROM %s.published);\n",
+			p.ns, t.Name, duckdbPath(p.location(t.Name)), p.ns)
 		p.printf("CREATE OR REPLACE VIEW %s.latest_%s AS SELECT * FROM %s.%s WHERE snapshot_id = (SELECT trim(content, chr(10) || ' ') FROM read_text('%s/_billsnap/latest'));\n",
 			p.ns, t.Name, p.ns, t.Name, root)
 	}
@@ -170,8 +188,8 @@ func (p *printer) trinoRegister() {
 		"-- and this again; a REST or Glue catalog shared with billsnap needs neither.\n")
 	p.printf("CREATE SCHEMA IF NOT EXISTS iceberg.%s;\n", p.ns)
 	for _, t := range p.tables() {
-		p.printf("CALL iceberg.system.register_table(schema_name => '%s', table_name => '%s', table_location => '%s/%s', metadata_file_name => '%s');\n",
-			p.ns, t, p.root, t, path.Base(p.l.Metadata[t]))
+		p.printf("CALL iceberg.system.register_table(schema_name => '%s', table_name => '%s', table_location => '%s', metadata_file_name => '%s');\n",
+			p.ns, t, p.location(t), path.Base(p.l.Metadata[t]))
 	}
 	p.printf("-- Time travel: SELECT * FROM iceberg.%s.%s FOR VERSION AS OF <snapshot id> (or FOR TIMESTAMP AS OF …);\n"+
 		"-- the snapshots and the billsnap snapshot each holds: SELECT snapshot_id, committed_at, summary['billsnap.snapshot-id'] FROM iceberg.%s.\"%s$snapshots\";\n",

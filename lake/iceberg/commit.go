@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -33,7 +34,7 @@ const idsSinceKey = "billsnap.field-ids-since"
 func (c *Catalog) Commit(ctx context.Context, m lake.Manifest, local []lake.Local) error {
 	byTable := map[string][]string{}
 	for _, f := range m.Files {
-		byTable[f.Table] = append(byTable[f.Table], c.root+"/"+f.Key)
+		byTable[f.Table] = append(byTable[f.Table], lake.FileURL(c.root, f.Key))
 	}
 	for _, l := range local {
 		if _, ok := byTable[l.Table]; !ok {
@@ -137,7 +138,8 @@ func withoutID(f arrow.Field) bool {
 	return !ok || id == "" || id[0] == '-' || id == "0"
 }
 
-// create creates the table ident at PREFIX/<name> for files of schema sc.
+// create creates the table ident for files of schema sc, at PREFIX/<name>
+// unless the catalog gives tables their locations.
 // The catalog numbers a new table's columns afresh, 1…N in order, so a
 // schema whose IDs are not that is set afterwards (setSchema) on a table
 // created without columns. A table for files without field IDs gets a
@@ -154,7 +156,41 @@ func (c *Catalog) create(ctx context.Context, ident table.Identifier, sc *ice.Sc
 	} else if !numberedInOrder(sc) {
 		sc = ice.NewSchema(0)
 	}
-	return c.cat.CreateTable(ctx, ident, sc, catalog.WithLocation(c.root+"/"+ident[len(ident)-1]), catalog.WithProperties(props))
+	opts := []catalog.CreateTableOpt{catalog.WithProperties(props)}
+	if !c.assigns {
+		opts = append(opts, catalog.WithLocation(c.root+"/"+ident[len(ident)-1]))
+	}
+	return c.cat.CreateTable(ctx, ident, sc, opts...)
+}
+
+// DataPath is the folder table's data files go in: write.data.path when
+// the table sets it, else its location's data/ folder. A table not yet
+// created is created first when the catalog gives tables their locations
+// (with the schema of the file at schemaOf); otherwise it will be at
+// PREFIX/<table>.
+func (c *Catalog) DataPath(ctx context.Context, name, schemaOf string) (string, error) {
+	ident := append(slices.Clone(c.ns), name)
+	tbl, err := c.load(ctx, ident)
+	switch {
+	case errors.Is(err, catalog.ErrNoSuchTable) && !c.assigns:
+		return lake.DataFolder(c.root, name), nil
+	case errors.Is(err, catalog.ErrNoSuchTable):
+		want, withIDs, err := fileSchema(schemaOf)
+		if err != nil {
+			return "", err
+		}
+		if tbl, err = c.create(ctx, ident, want, withIDs); err != nil {
+			return "", fmt.Errorf("iceberg: creating %s: %w", name, err)
+		}
+		c.tables[name] = tbl
+		crashpoint.Hit("iceberg.created")
+	case err != nil:
+		return "", err
+	}
+	if p := tbl.Properties()[table.WriteDataPathKey]; p != "" {
+		return strings.TrimSuffix(p, "/"), nil
+	}
+	return strings.TrimSuffix(tbl.Location(), "/") + "/data", nil
 }
 
 // numberedInOrder tells whether sc's field IDs are 1…N in order.

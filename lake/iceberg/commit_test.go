@@ -39,6 +39,15 @@ func (l testLake) commit(t *testing.T, id string, columns []string, rows int) er
 	t.Helper()
 	key := "t/snapshot_id=" + id + "/part-00000.parquet"
 	path := filepath.Join(l.dir, key)
+	writeParquet(t, path, id, columns, rows)
+	m := lake.Manifest{Snapshot: id, Files: []lake.File{{Table: "t", Key: key}}}
+	return l.cat.Commit(context.Background(), m, []lake.Local{{Table: "t", Path: path}})
+}
+
+// writeParquet writes at path a Parquet file of snapshot id with columns
+// (each "name" or "name=fieldID") and rows rows.
+func writeParquet(t *testing.T, path, id string, columns []string, rows int) {
+	t.Helper()
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	var md []string
 	for _, c := range columns {
@@ -68,8 +77,6 @@ func (l testLake) commit(t *testing.T, id string, columns []string, rows int) er
 		t.Fatal(err)
 	}
 	f.Close()
-	m := lake.Manifest{Snapshot: id, Files: []lake.File{{Table: "t", Key: key}}}
-	return l.cat.Commit(context.Background(), m, []lake.Local{{Table: "t", Path: path}})
 }
 
 // table is the table t as the catalog holds it now.

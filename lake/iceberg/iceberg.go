@@ -1,7 +1,10 @@
 // Package iceberg commits the snapshots published to a lake as Apache
 // Iceberg tables, with github.com/apache/iceberg-go: one table per billsnap
 // table, located at PREFIX/<table> (its metadata under
-// PREFIX/<table>/metadata/). Each billsnap snapshot becomes one Iceberg
+// PREFIX/<table>/metadata/, its data under PREFIX/<table>/data/, Iceberg's
+// default write.data.path), or where a REST catalog puts it (a REST
+// catalog gives its tables their locations: S3 Tables' table buckets
+// accept no other). Each billsnap snapshot becomes one Iceberg
 // snapshot of each table that replaces the rows of the one before, so the
 // current snapshot is the newest billsnap snapshot and an earlier one is
 // reached by time travel, by Iceberg snapshot ID or by timestamp. The
@@ -54,6 +57,9 @@ type Catalog struct {
 	ns   table.Identifier
 	root string  // the lake's URL without options
 	db   *sql.DB // the SQL catalog's database; nil for the others
+	// assigns is whether the catalog gives a new table its location
+	// (rest), rather than billsnap (PREFIX/<table>).
+	assigns bool
 	// tables are the tables loaded or committed since the catalog was
 	// opened, by name, so that a table is loaded once per export, not
 	// once per snapshot kept and again to expire.
@@ -67,7 +73,7 @@ func Open(ctx context.Context, o lake.Iceberg, lakeURL, out string) (lake.Catalo
 	if err != nil {
 		return nil, err
 	}
-	c := &Catalog{ns: table.Identifier{o.Namespace}, root: lake.Root(lakeURL), tables: map[string]*table.Table{}}
+	c := &Catalog{ns: table.Identifier{o.Namespace}, root: lake.Root(lakeURL), tables: map[string]*table.Table{}, assigns: o.Catalog == "rest"}
 	switch o.Catalog {
 	case "sql":
 		err = c.openSQL(o, out, props)

@@ -6,6 +6,7 @@
 package objects
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -41,6 +42,10 @@ type Lake struct {
 	b   *blob.Bucket
 	url string // as configured: it holds no credentials
 	now func() time.Time
+	// others are the buckets of data folders outside the lake's root (the
+	// locations an Iceberg catalog gave its tables), by SCHEME://BUCKET,
+	// opened with the lake's options when first used.
+	others map[string]*blob.Bucket
 }
 
 // Open opens the lake at raw: SCHEME://BUCKET/PREFIX?options, the path
@@ -50,6 +55,21 @@ func Open(ctx context.Context, raw string, now func() time.Time) (*Lake, error) 
 		return nil, fmt.Errorf("parquet.url %s: %w", raw, err)
 	}
 	u, _ := url.Parse(raw)
+	if u.Scheme == "file" {
+		if err := os.MkdirAll(u.Path, 0o755); err != nil {
+			return nil, fmt.Errorf("parquet.url %s: %w", raw, err)
+		}
+	}
+	b, err := openBucket(ctx, u)
+	if err != nil {
+		return nil, fmt.Errorf("parquet.url %s: %w", raw, err)
+	}
+	return &Lake{b: b, url: raw, now: now, others: map[string]*blob.Bucket{}}, nil
+}
+
+// openBucket opens the bucket of u (for file://, its directory), its
+// path being the prefix.
+func openBucket(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 	open := *u
 	if u.Scheme != "file" {
 		q := u.Query()
@@ -58,31 +78,61 @@ func Open(ctx context.Context, raw string, now func() time.Time) (*Lake, error) 
 		}
 		open.Path, open.RawQuery = "", q.Encode()
 	} else {
-		if err := os.MkdirAll(u.Path, 0o755); err != nil {
-			return nil, fmt.Errorf("parquet.url %s: %w", raw, err)
-		}
 		// No .attrs sidecar beside each object: nothing else in the
 		// lake knows of them, and none is left behind.
 		q := u.Query()
 		q.Set("metadata", "skip")
 		open.RawQuery = q.Encode()
 	}
-	b, err := blob.OpenBucket(ctx, open.String())
-	if err != nil {
-		return nil, fmt.Errorf("parquet.url %s: %w", raw, err)
+	return blob.OpenBucket(ctx, open.String())
+}
+
+// at is the bucket and key of the object at key: a key under the prefix,
+// or the URL of an object outside the lake's root, whose bucket (of the
+// lake's scheme, opened with its options) is opened once.
+func (l *Lake) at(ctx context.Context, key string) (*blob.Bucket, string, error) {
+	if !strings.Contains(key, "://") {
+		return l.b, key, nil
 	}
-	return &Lake{b: b, url: raw, now: now}, nil
+	if k, ok := l.key(key); ok {
+		return l.b, k, nil
+	}
+	u, err := url.Parse(key)
+	lu, _ := url.Parse(l.url)
+	if err != nil || u.Scheme != lu.Scheme {
+		return nil, "", fmt.Errorf("%s is not in a bucket of the lake %s (scheme %s)", key, lake.Root(l.url), lu.Scheme)
+	}
+	base := u.Scheme + "://" + u.Host
+	if l.others[base] == nil {
+		other := *lu
+		other.Host, other.Path = u.Host, ""
+		if u.Scheme == "file" {
+			other.Path = "/"
+		}
+		b, err := openBucket(ctx, &other)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", base, err)
+		}
+		l.others[base] = b
+	}
+	return l.others[base], strings.TrimPrefix(u.Path, "/"), nil
 }
 
 // URL is the lake's parquet.url, as configured (it holds no credentials).
 func (l *Lake) URL() string { return l.url }
 
-// Close lets go of the bucket.
-func (l *Lake) Close() error { return l.b.Close() }
+// Close lets go of the buckets.
+func (l *Lake) Close() error {
+	for _, b := range l.others {
+		b.Close()
+	}
+	return l.b.Close()
+}
 
-// Publish publishes snapshot id from its local files: the data, then the
-// manifest, then the latest pointer (when id is newer than the one it
-// names).
+// Publish publishes snapshot id from its local files: the data, each file
+// in a snapshot_id=<id> folder of its Dir (by default its table's data
+// folder under the root, lake.DataFolder), then the manifest, then the
+// latest pointer (when id is newer than the one it names).
 func (l *Lake) Publish(ctx context.Context, id string, files []lake.Local) (lake.Manifest, error) {
 	token, err := randomToken()
 	if err != nil {
@@ -90,7 +140,11 @@ func (l *Lake) Publish(ctx context.Context, id string, files []lake.Local) (lake
 	}
 	m := lake.Manifest{Snapshot: id}
 	for i, f := range files {
-		key := fmt.Sprintf("%s/snapshot_id=%s/part-%s-%05d.parquet", f.Table, id, token, i)
+		dir := cmp.Or(f.Dir, lake.DataFolder(lake.Root(l.url), f.Table))
+		key := fmt.Sprintf("%s/snapshot_id=%s/part-%s-%05d.parquet", dir, id, token, i)
+		if k, ok := l.key(key); ok {
+			key = k
+		}
 		file, err := l.upload(ctx, f.Path, key)
 		if err != nil {
 			return m, fmt.Errorf("publishing %s to %s: %w", f.Path, l.url, err)
@@ -122,7 +176,11 @@ func (l *Lake) upload(ctx context.Context, local, key string) (lake.File, error)
 		return lake.File{}, err
 	}
 	defer in.Close()
-	w, err := l.b.NewWriter(ctx, key, &blob.WriterOptions{ContentType: "application/vnd.apache.parquet"})
+	b, k, err := l.at(ctx, key)
+	if err != nil {
+		return lake.File{}, err
+	}
+	w, err := b.NewWriter(ctx, k, &blob.WriterOptions{ContentType: "application/vnd.apache.parquet"})
 	if err != nil {
 		return lake.File{}, err
 	}
@@ -185,13 +243,17 @@ func (l *Lake) Manifests(ctx context.Context) ([]lake.Manifest, error) {
 // tables, then its files; then every data object that no manifest lists
 // (what a publish cut short left) and every object in the catalog's
 // metadata directories that its tables no longer reference, keeping every
-// file the tables reference. On a file:// lake it then removes the
-// directories left empty. It returns the snapshots removed.
+// file the tables reference. Data folders outside the lake's root (the
+// locations a catalog gave its tables) are pruned of the data objects
+// nothing lists as well; their metadata is the catalog's. On a file://
+// lake it then removes the directories left empty. It returns the
+// snapshots removed.
 func (l *Lake) Prune(ctx context.Context, keep []string, c lake.Catalog) ([]string, error) {
 	ms, err := l.Manifests(ctx)
 	if err != nil {
 		return nil, err
 	}
+	outside := outsideFolders(ms)
 	var removed []string
 	listed := map[string]bool{}
 	for _, m := range ms {
@@ -215,7 +277,54 @@ func (l *Lake) Prune(ctx context.Context, keep []string, c lake.Catalog) ([]stri
 	if err := l.removeUnlisted(ctx, listed, metaDirs); err != nil {
 		return removed, err
 	}
+	for _, folder := range outside {
+		if err := l.removeUnlistedIn(ctx, folder, listed); err != nil {
+			return removed, err
+		}
+	}
 	return removed, l.removeEmptyDirs()
+}
+
+// outsideFolders are the data folders (each the folder of a snapshot_id=
+// folder) of the files of ms that are outside the lake's root, as URLs.
+func outsideFolders(ms []lake.Manifest) []string {
+	var out []string
+	for _, m := range ms {
+		for _, f := range m.Files {
+			if strings.Contains(f.Key, "://") {
+				folder := f.Key[:strings.LastIndex(f.Key, "/")] // its snapshot_id= folder
+				out = append(out, folder[:strings.LastIndex(folder, "/")])
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// removeUnlistedIn deletes every data object in the folder at URL folder,
+// outside the lake's root, whose URL listed does not hold.
+func (l *Lake) removeUnlistedIn(ctx context.Context, folder string, listed map[string]bool) error {
+	b, prefix, err := l.at(ctx, folder)
+	if err != nil {
+		return err
+	}
+	u, _ := url.Parse(folder)
+	it := b.List(&blob.ListOptions{Prefix: prefix + "/"})
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", folder, err)
+		}
+		if !isData(obj.Key) || listed[u.Scheme+"://"+u.Host+"/"+obj.Key] {
+			continue
+		}
+		if err := b.Delete(ctx, obj.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return fmt.Errorf("pruning %s/%s: %w", folder, obj.Key, err)
+		}
+	}
 }
 
 // referenced expires the catalog's snapshots that keep does not name,
@@ -232,6 +341,8 @@ func (l *Lake) referenced(ctx context.Context, c lake.Catalog, keep []string, li
 	for u := range refs.Files {
 		if key, ok := l.key(u); ok {
 			listed[key] = true
+		} else {
+			listed[u] = true
 		}
 	}
 	var dirs []string
@@ -300,15 +411,22 @@ func (l *Lake) removeEmptyDirs() error {
 }
 
 // isData says whether the object at key is a snapshot's data: in a
-// snapshot_id= directory of a table (not billsnap's own objects, nor a
-// table format's metadata).
+// snapshot_id= directory of a table's data folder (PREFIX/<table>/data/,
+// or PREFIX/<table>/ itself where billsnap published before it used
+// Iceberg's layout), not billsnap's own objects nor a table format's
+// metadata.
 func isData(key string) bool {
 	return !strings.HasPrefix(key, "_billsnap/") && strings.Contains(path.Dir(key), "/snapshot_id=")
 }
 
-// Read copies the object at key into w.
+// Read copies the object at key (a File.Key: under the prefix, or a URL
+// outside the root) into w.
 func (l *Lake) Read(ctx context.Context, key string, w io.Writer) error {
-	r, err := l.b.NewReader(ctx, key, nil)
+	b, k, err := l.at(ctx, key)
+	if err != nil {
+		return err
+	}
+	r, err := b.NewReader(ctx, k, nil)
 	if err != nil {
 		return err
 	}
@@ -318,7 +436,7 @@ func (l *Lake) Read(ctx context.Context, key string, w io.Writer) error {
 }
 
 // DataKeys are the keys of every data object under the prefix (in a
-// snapshot_id= directory), sorted: those of published snapshots and any a
+// snapshot_id= directory, in either layout), sorted: those of published snapshots and any a
 // publish cut short left.
 func (l *Lake) DataKeys(ctx context.Context) ([]string, error) {
 	var out []string

@@ -115,6 +115,9 @@ func publishOne(ctx context.Context, l *objects.Lake, cat lake.Catalog, store *s
 	if i >= 0 {
 		m = ms[i]
 	} else {
+		if err := placeData(ctx, cat, local); err != nil {
+			return fmt.Errorf("writing snapshot %s to object storage: %w", id, err)
+		}
 		start := time.Now()
 		if m, err = l.Publish(ctx, id, local); err != nil {
 			return fmt.Errorf("writing snapshot %s to object storage: %w (what it wrote has no manifest: readers ignore it, and the next prune removes it)", id, err)
@@ -126,6 +129,27 @@ func publishOne(ctx context.Context, l *objects.Lake, cat lake.Catalog, store *s
 	}
 	if err := cat.Commit(ctx, m, local); err != nil {
 		return fmt.Errorf("committing snapshot %s to the Iceberg catalog: %w (it is on object storage with its manifest; the tables do not hold it yet)", id, err)
+	}
+	return nil
+}
+
+// placeData sets where each of local goes: its table's data folder, as
+// the catalog cat has or gives the table (unset without a catalog:
+// ROOT/<table>/data, Iceberg's default).
+func placeData(ctx context.Context, cat lake.Catalog, local []lake.Local) error {
+	if cat == nil {
+		return nil
+	}
+	dirs := map[string]string{}
+	for i, f := range local {
+		if dirs[f.Table] == "" {
+			dir, err := cat.DataPath(ctx, f.Table, f.Path)
+			if err != nil {
+				return err
+			}
+			dirs[f.Table] = dir
+		}
+		local[i].Dir = dirs[f.Table]
 	}
 	return nil
 }

@@ -3,6 +3,9 @@
 -- A snapshot is complete when its manifest, _billsnap/manifests/<snapshot_id>.json, exists;
 -- _billsnap/latest names the newest. A snapshot_id directory without a manifest is a
 -- publish cut short: its files are removed by the next export. Query complete ones only.
+-- Each table reads its data/ folder. Snapshots published before billsnap used that layout
+-- (<table>/snapshot_id=<id>/) are not in these tables: read them through the Iceberg
+-- tables or the manifests until retention removes them.
 CREATE DATABASE IF NOT EXISTS billsnap;
 CREATE EXTERNAL TABLE IF NOT EXISTS billsnap.invoices (
   id string,
@@ -11,7 +14,7 @@ CREATE EXTERNAL TABLE IF NOT EXISTS billsnap.invoices (
   lines int,
   paid boolean,
   _raw string
-) PARTITIONED BY (snapshot_id string) STORED AS PARQUET LOCATION 's3://lake/billing/invoices/';
+) PARTITIONED BY (snapshot_id string) STORED AS PARQUET LOCATION 's3://lake/billing/invoices/data/';
 MSCK REPAIR TABLE billsnap.invoices;
 CREATE EXTERNAL TABLE IF NOT EXISTS billsnap.invoice_lines (
   id string,
@@ -20,5 +23,5 @@ CREATE EXTERNAL TABLE IF NOT EXISTS billsnap.invoice_lines (
   units bigint,
   rate double,
   _raw string
-) PARTITIONED BY (snapshot_id string) STORED AS PARQUET LOCATION 's3://lake/billing/invoice_lines/';
+) PARTITIONED BY (snapshot_id string) STORED AS PARQUET LOCATION 's3://lake/billing/invoice_lines/data/';
 MSCK REPAIR TABLE billsnap.invoice_lines;

@@ -3,6 +3,9 @@
 -- A snapshot is complete when its manifest, _billsnap/manifests/<snapshot_id>.json, exists;
 -- _billsnap/latest names the newest. A snapshot_id directory without a manifest is a
 -- publish cut short: its files are removed by the next export. Query complete ones only.
+-- Each table reads its data/ folder. Snapshots published before billsnap used that layout
+-- (<table>/snapshot_id=<id>/) are not in these tables: read them through the Iceberg
+-- tables or the manifests until retention removes them.
 CREATE DATABASE IF NOT EXISTS billsnap;
 CREATE TABLE IF NOT EXISTS billsnap.invoices (
   id STRING,
@@ -12,7 +15,7 @@ CREATE TABLE IF NOT EXISTS billsnap.invoices (
   paid BOOLEAN,
   _raw STRING,
   snapshot_id STRING
-) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION 's3a://lake/billing/invoices';
+) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION 's3a://lake/billing/invoices/data';
 MSCK REPAIR TABLE billsnap.invoices;
 CREATE TABLE IF NOT EXISTS billsnap.invoice_lines (
   id STRING,
@@ -22,5 +25,5 @@ CREATE TABLE IF NOT EXISTS billsnap.invoice_lines (
   rate DOUBLE,
   _raw STRING,
   snapshot_id STRING
-) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION 's3a://lake/billing/invoice_lines';
+) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION 's3a://lake/billing/invoice_lines/data';
 MSCK REPAIR TABLE billsnap.invoice_lines;

@@ -3,6 +3,9 @@
 -- A snapshot is complete when its manifest, _billsnap/manifests/<snapshot_id>.json, exists;
 -- _billsnap/latest names the newest. A snapshot_id directory without a manifest is a
 -- publish cut short: its files are removed by the next export. Query complete ones only.
+-- Each table reads its data/ folder. Snapshots published before billsnap used that layout
+-- (<table>/snapshot_id=<id>/) are not in these tables: read them through the Iceberg
+-- tables or the manifests until retention removes them.
 CREATE SCHEMA IF NOT EXISTS hive.billsnap;
 CREATE TABLE hive.billsnap.invoices (
   id varchar,
@@ -12,7 +15,7 @@ CREATE TABLE hive.billsnap.invoices (
   paid boolean,
   _raw varchar,
   snapshot_id varchar
-) WITH (external_location = 's3://lake/billing/invoices', format = 'PARQUET', partitioned_by = ARRAY['snapshot_id']);
+) WITH (external_location = 's3://lake/billing/invoices/data', format = 'PARQUET', partitioned_by = ARRAY['snapshot_id']);
 CALL hive.system.sync_partition_metadata('billsnap', 'invoices', 'FULL');
 CREATE TABLE hive.billsnap.invoice_lines (
   id varchar,
@@ -22,5 +25,5 @@ CREATE TABLE hive.billsnap.invoice_lines (
   rate double,
   _raw varchar,
   snapshot_id varchar
-) WITH (external_location = 's3://lake/billing/invoice_lines', format = 'PARQUET', partitioned_by = ARRAY['snapshot_id']);
+) WITH (external_location = 's3://lake/billing/invoice_lines/data', format = 'PARQUET', partitioned_by = ARRAY['snapshot_id']);
 CALL hive.system.sync_partition_metadata('billsnap', 'invoice_lines', 'FULL');
