@@ -63,14 +63,16 @@ func usableParent(parent string, write bool) error {
 	return mayUse(parent, true, "its parent "+parent+" ")
 }
 
-// mayUse says what billsnap may not do in dir, or nil.
+// mayUse says what billsnap may not do in dir, or nil: as access(2)
+// answers for billsnap's user (to root a folder's mode is no bar; a
+// read-only file system is, named as such).
 func mayUse(dir string, write bool, what string) error {
 	mode, need := uint32(5), "read"
 	if write {
 		mode, need = 7, "read and write"
 	}
-	if syscall.Access(dir, mode) != nil {
-		return errors.New(what + "is not a directory billsnap may " + need + " in (permission denied)")
+	if err := syscall.Access(dir, mode); err != nil {
+		return errors.New(what + "is not a directory billsnap may " + need + " in (" + err.Error() + ")")
 	}
 	return nil
 }
