@@ -2,10 +2,12 @@ package snapshot
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,8 +23,7 @@ import (
 // DuckDB and in Parquet; every coercion is counted, exactly.
 func TestVariantTypesLandAsTheCleanRun(t *testing.T) {
 	t.Parallel()
-	opts := sandbox.Options{Seed: 21, Customers: 120, Planted: 1, Now: time.Now().UTC().Truncate(time.Second)}
-	clean, cleanSum := takeOf(t, opts, "")
+	opts, clean, cleanSum := cleanRun(t)
 	srv := sandboxtest.Start(t, opts, "variants=0.5")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
@@ -55,8 +56,7 @@ func TestVariantTypesLandAsTheCleanRun(t *testing.T) {
 // the values counted untyped, and the counts are exact.
 func TestUntypedValuesAreNullAndCounted(t *testing.T) {
 	t.Parallel()
-	opts := sandbox.Options{Seed: 22, Customers: 120, Planted: 1, Now: time.Now().UTC().Truncate(time.Second)}
-	clean, _ := takeOf(t, opts, "")
+	opts, clean, _ := cleanRun(t)
 	srv := sandboxtest.Start(t, opts, "untyped=0.2")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
@@ -93,6 +93,34 @@ func TestUntypedValuesAreNullAndCounted(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sharedClean is the clean-typed service's snapshot that the variant and the
+// untyped services' snapshots of the same sandbox are compared with,
+// taken once per test binary (cleanRun): the sandbox's options, the
+// store's dump (dumpStore), the summary, and why it could not be taken.
+var sharedClean struct {
+	once sync.Once
+	opts sandbox.Options
+	rows map[string]string
+	sum  *Summary
+	err  error
+}
+
+// cleanRun is the clean snapshot's sandbox options, dump and summary,
+// shared: read them, never change them.
+func cleanRun(t *testing.T) (sandbox.Options, map[string]string, *Summary) {
+	t.Helper()
+	sharedClean.once.Do(func() {
+		sharedClean.err = errors.New("it could not be taken: see the first test that failed")
+		sharedClean.opts = sandbox.Options{Seed: 21, Customers: 120, Planted: 1, Now: time.Now().UTC().Truncate(time.Second)}
+		sharedClean.rows, sharedClean.sum = takeOf(t, sharedClean.opts, "")
+		sharedClean.err = nil
+	})
+	if sharedClean.err != nil {
+		t.Fatalf("the clean snapshot: %v", sharedClean.err)
+	}
+	return sharedClean.opts, sharedClean.rows, sharedClean.sum
 }
 
 func takeOf(t *testing.T, opts sandbox.Options, faults string) (map[string]string, *Summary) {

@@ -26,10 +26,15 @@ type testCfg struct {
 	Prefetch          int
 }
 
+// testConfig is a store in out of srv's snapshots: parts of 1,000 rows,
+// and DuckDB's queries on one thread, as the tests' snapshots are small
+// and none checks the threads (TestDuckDBsThreadsShareTheCappedArenas
+// opens a DuckDB of its own on four).
 func testConfig(srv *sandbox.Server, out string) testCfg {
 	o := DefaultOptions()
 	o.Out = out
 	o.Parquet.RowsPerFile = 1000
+	o.DuckDB.Threads = 1
 	return testCfg{Options: o, BaseURL: srv.BaseURL(), FrontURL: srv.FrontURL(), MaxRewalks: 2, Prefetch: 8}
 }
 
