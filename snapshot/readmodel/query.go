@@ -45,3 +45,10 @@ func scanString(rows *sql.Rows) (string, error) {
 	err := rows.Scan(&s)
 	return s, err
 }
+
+// periodIs is the condition that a row's period is the one of the next
+// argument, "" for a whole-snapshot reconciliation. The read model's views
+// show a whole snapshot's period as NULL (runrec.Records.Views), the state
+// and the staged tables, and the files older stores kept, as '': the
+// condition holds for both.
+const periodIs = "coalesce(period, '') = ?"

@@ -86,7 +86,7 @@ type Page struct{ Limit, Offset int }
 
 // where is f's condition on the findings of reconciliation (id, period).
 func (f Filter) where(id, period string) (string, []any) {
-	conds := []string{"snapshot_id = ?", "period = ?"}
+	conds := []string{"snapshot_id = ?", periodIs}
 	args := []any{id, period}
 	add := func(cond string, a ...any) {
 		conds = append(conds, cond)
@@ -202,7 +202,7 @@ func CountFindings(ctx context.Context, q Querier, id, period string, f Filter) 
 // Currencies are the currencies of the stored findings of reconciliation
 // (id, period), "" for none, in order.
 func Currencies(ctx context.Context, q Querier, id, period string) ([]string, error) {
-	return collect(ctx, q, scanString, "SELECT DISTINCT coalesce(currency, '') FROM findings WHERE snapshot_id = ? AND period = ? ORDER BY 1", id, period)
+	return collect(ctx, q, scanString, "SELECT DISTINCT coalesce(currency, '') FROM findings WHERE snapshot_id = ? AND "+periodIs+" ORDER BY 1", id, period)
 }
 
 // EntityFinding is a finding of one record in one reconciliation.
@@ -221,8 +221,8 @@ func FindingsOf(ctx context.Context, q Querier, id string) ([]EntityFinding, err
 		var h EntityFinding
 		err := rows.Scan(&h.Snapshot, &h.Period, &h.Rule, &h.Amount, &h.Currency, &h.Status, &h.Waived, &h.Detail)
 		return h, err
-	}, `SELECT snapshot_id, period, rule, CAST(amount AS VARCHAR), coalesce(currency, ''), status, waived,
-		coalesce(detail, '') FROM findings WHERE entity_id = ? ORDER BY snapshot_id DESC, period, rule`, id)
+	}, `SELECT snapshot_id, coalesce(period, ''), rule, CAST(amount AS VARCHAR), coalesce(currency, ''), status, waived,
+		coalesce(detail, '') FROM findings WHERE entity_id = ? ORDER BY snapshot_id DESC, coalesce(period, ''), rule`, id)
 }
 
 // RuleTotal is one rule's stored findings in one currency.
@@ -241,7 +241,7 @@ func RuleTotals(ctx context.Context, q Querier, id, period string, rules []strin
 		count(*) FILTER (WHERE status = 'new'), count(*) FILTER (WHERE status = 'recurring'), count(*) FILTER (WHERE status = 'resolved'),
 		CAST(coalesce(sum(amount) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR),
 		CAST(coalesce(sum(abs(amount)) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR)
-		FROM findings WHERE snapshot_id = ? AND period = ? GROUP BY rule, coalesce(currency, '') ORDER BY list_position(?, rule), 2`,
+		FROM findings WHERE snapshot_id = ? AND `+periodIs+` GROUP BY rule, coalesce(currency, '') ORDER BY list_position(?, rule), 2`,
 		id, period, rules)
 }
 

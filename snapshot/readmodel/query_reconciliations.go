@@ -25,15 +25,15 @@ func scanReconciliation(rows *sql.Rows) (Reconciliation, error) {
 // ReconciliationsOf are the stored reconciliations of snapshot id, newest
 // first (then by period).
 func ReconciliationsOf(ctx context.Context, q Querier, id string) ([]Reconciliation, error) {
-	return collect(ctx, q, scanReconciliation, `SELECT snapshot_id, period, as_of, reconciled_at, findings, material FROM reconciliations
-		WHERE snapshot_id = ? ORDER BY reconciled_at DESC, period`, id)
+	return collect(ctx, q, scanReconciliation, `SELECT snapshot_id, coalesce(period, ''), as_of, reconciled_at, findings, material FROM reconciliations
+		WHERE snapshot_id = ? ORDER BY reconciled_at DESC, coalesce(period, '')`, id)
 }
 
 // ReconciledAfter are the stored reconciliations of period reconciled
 // after t, newest first.
 func ReconciledAfter(ctx context.Context, q Querier, period string, t time.Time) ([]Reconciliation, error) {
-	return collect(ctx, q, scanReconciliation, `SELECT snapshot_id, period, as_of, reconciled_at, findings, material FROM reconciliations
-		WHERE period = ? AND reconciled_at > ? ORDER BY reconciled_at DESC`, period, t)
+	return collect(ctx, q, scanReconciliation, `SELECT snapshot_id, coalesce(period, ''), as_of, reconciled_at, findings, material FROM reconciliations
+		WHERE `+periodIs+` AND reconciled_at > ? ORDER BY reconciled_at DESC`, period, t)
 }
 
 // ReconciledSnapshots are the IDs of the newest n snapshots that have a
@@ -47,7 +47,7 @@ func ReconciledSnapshots(ctx context.Context, q Querier, n int) ([]string, error
 // it is sql.ErrNoRows when there is none.
 func AsOf(ctx context.Context, q Querier, id, period string) (time.Time, error) {
 	var t time.Time
-	err := q.QueryRowContext(ctx, "SELECT as_of FROM reconciliations WHERE snapshot_id = ? AND period = ? ORDER BY reconciled_at DESC LIMIT 1",
+	err := q.QueryRowContext(ctx, "SELECT as_of FROM reconciliations WHERE snapshot_id = ? AND "+periodIs+" ORDER BY reconciled_at DESC LIMIT 1",
 		id, period).Scan(&t)
 	return t, err
 }
@@ -71,11 +71,11 @@ func Trend(ctx context.Context, q Querier, period string, upTo string, started t
 	return collect(ctx, q, scanTrendRow, `
 		WITH snaps AS (
 		  SELECT r.snapshot_id, s.started FROM reconciliations r JOIN snapshots s ON s.id = r.snapshot_id
-		  WHERE r.period = ? AND (s.started < ? OR s.id = ?)
+		  WHERE coalesce(r.period, '') = ? AND (s.started < ? OR s.id = ?)
 		  ORDER BY s.started DESC, s.id DESC LIMIT ?)
 		SELECT s.snapshot_id, s.started, coalesce(t.severity, ''), coalesce(t.currency, ''), coalesce(t.findings, 0),
 		       CAST(coalesce(t.amount, 0) AS VARCHAR)
-		FROM snaps s LEFT JOIN reconciliation_totals t ON t.snapshot_id = s.snapshot_id AND t.period = ?
+		FROM snaps s LEFT JOIN reconciliation_totals t ON t.snapshot_id = s.snapshot_id AND coalesce(t.period, '') = ?
 		ORDER BY s.started, s.snapshot_id, 3, 4`, period, started, upTo, n, period)
 }
 

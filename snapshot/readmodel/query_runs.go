@@ -16,7 +16,7 @@ func OpenBySeverity(ctx context.Context, q Querier, id, period string) (map[stri
 		var c count
 		err := rows.Scan(&c.severity, &c.n)
 		return c, err
-	}, "SELECT severity, count(*) FROM findings WHERE snapshot_id = ? AND period = ? AND status <> 'resolved' GROUP BY 1", id, period)
+	}, "SELECT severity, count(*) FROM findings WHERE snapshot_id = ? AND "+periodIs+" AND status <> 'resolved' GROUP BY 1", id, period)
 	out := map[string]int{}
 	for _, c := range counts {
 		out[c.severity] = c.n
@@ -38,7 +38,7 @@ func NotJudged(ctx context.Context, q Querier, id, period string) ([]RuleCount, 
 		var c RuleCount
 		err := rows.Scan(&c.Rule, &c.N)
 		return c, err
-	}, "SELECT rule, count(DISTINCT entity_id) FROM unjudged WHERE snapshot_id = ? AND period = ? GROUP BY rule ORDER BY rule", id, period)
+	}, "SELECT rule, count(DISTINCT entity_id) FROM unjudged WHERE snapshot_id = ? AND "+periodIs+" GROUP BY rule ORDER BY rule", id, period)
 }
 
 // FieldOutcome is a count of what a snapshot's walk made of the fields:

@@ -36,7 +36,7 @@ func Pending(ctx context.Context, q Querier, id, period string, keys []string) (
 		var c count
 		err := rows.Scan(&c.rule, &c.n)
 		return c, err
-	}, `SELECT rule, count(*) FROM findings WHERE snapshot_id = ? AND period = ? AND NOT waived AND status <> 'resolved'
+	}, `SELECT rule, count(*) FROM findings WHERE snapshot_id = ? AND `+periodIs+` AND NOT waived AND status <> 'resolved'
 		AND list_contains(?, rule || chr(31) || entity_id) GROUP BY rule`, id, period, keys)
 	for _, c := range counts {
 		out[c.rule] = c.n

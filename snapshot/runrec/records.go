@@ -227,6 +227,18 @@ func recordNames() []string {
 	return append(out, runsRecord, runFilesRecord)
 }
 
+// periodNull is what a view of record t replaces of its columns: a
+// reconciliation's period, which its files hold as '' for a whole
+// snapshot (as the state does, and older stores' files), is NULL in the
+// views, as in the runs and findings.json.
+func periodNull(t string) string {
+	switch t {
+	case "reconciliations", "reconciliation_totals", runFilesRecord, Findings.Name, Unjudged.Name:
+		return " REPLACE (nullif(period, '') AS period)"
+	}
+	return ""
+}
+
 func recordFile(gen, table string) string { return filepath.Join(gen, table+".parquet") }
 
 // Views are the statements of the read model's views over the
@@ -239,7 +251,7 @@ func recordFile(gen, table string) string { return filepath.Join(gen, table+".pa
 func (s Records) Views(link string) []string {
 	var out []string
 	for _, t := range recordNames() {
-		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)", t, state.SQLString(recordFile(link, t))))
+		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT *%s FROM read_parquet(%s)", t, periodNull(t), state.SQLString(recordFile(link, t))))
 	}
 	for _, t := range snapshotRecords {
 		// By name: files written before a column was added lack it (NULL).
@@ -249,9 +261,9 @@ func (s Records) Views(link string) []string {
 				t, state.SQLString(filepath.Join(link, t)+string(filepath.Separator))))
 	}
 	for _, k := range Kinds() {
-		out = append(out, fmt.Sprintf(`CREATE OR REPLACE VIEW %s AS SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true)
+		out = append(out, fmt.Sprintf(`CREATE OR REPLACE VIEW %s AS SELECT * EXCLUDE (filename)%s FROM read_parquet(%s, filename = true)
 		WHERE parse_filename(filename) IN (SELECT file FROM read_parquet(%s) WHERE kind = %s)`,
-			k.Name, state.SQLString(filepath.Join(link, k.Name, "*.parquet")), state.SQLString(recordFile(link, runFilesRecord)), state.SQLString(k.Name)))
+			k.Name, periodNull(k.Name), state.SQLString(filepath.Join(link, k.Name, "*.parquet")), state.SQLString(recordFile(link, runFilesRecord)), state.SQLString(k.Name)))
 	}
 	return out
 }

@@ -33,7 +33,7 @@ func readModelDocs() []relationDoc {
 		{"snapshots", "each snapshot: id, started, finished, status (`running`, `publishing`, `complete`, `incomplete`, `failed`), base and front URL, error"},
 		{"snapshot_tables", "per snapshot and table: walks, pages, records received, distinct IDs, TotalCount, Parquet and DuckDB rows, the SHA-256 of the sorted IDs, seconds, complete, problem (one snapshot's only: `snapshot_tables_of(id)`)"},
 		{"snapshot_fields", "per snapshot, table and field: the values by JSON type, coerced, untyped, an example record (docs/fields.md; one snapshot's only: `snapshot_fields_of(id)`)"},
-		{"reconciliations", "each reconciliation: its snapshot and period (`''`, not NULL, for the whole snapshot, here and in every table with a period), when it ran and what it found in all"},
+		{"reconciliations", "each reconciliation: its snapshot and period (NULL for the whole snapshot, here and in every table with a period), when it ran and what it found in all"},
 		{"reconciliation_totals", "per reconciliation, severity and currency: the open findings and their amount not waived (what the trend reads)"},
 		{"findings", "what each reconciliation found, one row per finding: a view over the run records"},
 		{"unjudged", "what a reconciliation could not judge, and why: a view over the run records"},
