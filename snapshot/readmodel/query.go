@@ -49,6 +49,7 @@ func scanString(rows *sql.Rows) (string, error) {
 // periodIs is the condition that a row's period is the one of the next
 // argument, "" for a whole-snapshot reconciliation. The read model's views
 // show a whole snapshot's period as NULL (runrec.Records.Views), the state
-// and the staged tables, and the files older stores kept, as '': the
+// and the staged tables, and the files older stores kept, as the empty
+// string: the
 // condition holds for both.
 const periodIs = "coalesce(period, '') = ?"

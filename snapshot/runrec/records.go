@@ -228,7 +228,7 @@ func recordNames() []string {
 }
 
 // periodNull is what a view of record t replaces of its columns: a
-// reconciliation's period, which its files hold as '' for a whole
+// reconciliation's period, which its files hold as the empty string for a whole
 // snapshot (as the state does, and older stores' files), is NULL in the
 // views, as in the runs and findings.json.
 func periodNull(t string) string {
