@@ -124,10 +124,12 @@ func sharedStore(t testing.TB) {
 }
 
 // fixtureConfig is the configuration of a fixture's store out, exported
-// from sb.
+// from sb, its DuckDB queries on one thread: the store is small, and no
+// test of the workspace checks the threads.
 func fixtureConfig(sb *sandbox.Server, out string) config.Config {
 	cfg := config.Default()
 	cfg.BaseURL, cfg.FrontURL, cfg.Out, cfg.Progress = sb.BaseURL(), sb.FrontURL(), out, "none"
+	cfg.DuckDB.Threads = 1
 	return cfg
 }
 
