@@ -69,6 +69,22 @@ type Iceberg struct {
 	// CredentialFile holds a rest catalog's OAuth2 client credential
 	// (ID:SECRET), kept out of the configuration.
 	CredentialFile string `yaml:"credential_file"`
+	// Auth is how a rest catalog's requests are authenticated: none,
+	// sigv4 (signed with the AWS credentials the lake uses, as S3 Tables
+	// and SeaweedFS require) or oauth2 (CredentialFile's client
+	// credential exchanged for a token: Polaris, Nessie, Lakekeeper);
+	// by default oauth2 when CredentialFile is set, otherwise none. glue
+	// is always sigv4.
+	Auth string `yaml:"auth"`
+	// SigningName is sigv4's service name (default s3tables; glue's is
+	// glue); SigningRegion its region (default the region of
+	// parquet.url, else AWS_REGION).
+	SigningName   string `yaml:"signing_name"`
+	SigningRegion string `yaml:"signing_region"`
+	// OAuth2URI is oauth2's token endpoint when it is not the catalog's
+	// own (URI/v1/oauth/tokens); Scope the scope asked (default catalog).
+	OAuth2URI string `yaml:"oauth2_uri"`
+	Scope     string `yaml:"scope"`
 }
 
 // SQLiteFile is a sql catalog's file: URI, under the store out when it is
@@ -124,6 +140,7 @@ func (o Iceberg) Validate() error {
 			bad("credential_file", "%v", err)
 		}
 	}
+	errs = append(errs, o.validateAuth()...)
 	return errors.Join(errs...)
 }
 

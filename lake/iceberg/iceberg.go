@@ -31,6 +31,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -143,23 +144,16 @@ func (c *Catalog) openREST(ctx context.Context, o lake.Iceberg, props ice.Proper
 	if o.URI != "" {
 		props["uri"] = o.URI
 	}
+	auth, err := o.RESTProperties(props[iceio.S3Region])
+	if err != nil {
+		return err
+	}
+	maps.Copy(props, auth)
 	if o.Catalog == "glue" {
-		region := cmp.Or(props[iceio.S3Region], os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"))
-		if region == "" {
-			return errors.New("glue: no AWS region (the region of parquet.url, or AWS_REGION)")
-		}
-		props["uri"] = cmp.Or(o.URI, "https://glue."+region+".amazonaws.com/iceberg")
-		props["rest.sigv4-enabled"], props["rest.signing-region"], props["rest.signing-name"] = "true", region, "glue"
+		props["uri"] = cmp.Or(o.URI, "https://glue."+auth["rest.signing-region"]+".amazonaws.com/iceberg")
 	}
 	if o.Warehouse != "" {
 		props["warehouse"] = o.Warehouse
-	}
-	if o.CredentialFile != "" {
-		b, err := os.ReadFile(o.CredentialFile)
-		if err != nil {
-			return err
-		}
-		props["credential"] = strings.TrimSpace(string(b))
 	}
 	cat, err := catalog.Load(ctx, "billsnap", props)
 	if err != nil {
