@@ -3,7 +3,10 @@ package snapshot
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"log/slog"
+	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +39,50 @@ func testConfig(srv *sandbox.Server, out string) testCfg {
 	o.Parquet.RowsPerFile = 1000
 	o.DuckDB.Threads = 1
 	return testCfg{Options: o, BaseURL: srv.BaseURL(), FrontURL: srv.FrontURL(), MaxRewalks: 2, Prefetch: 8}
+}
+
+// published is a store holding one complete snapshot, taken once per
+// test binary (publishedStore) for the tests that only read it: its
+// configuration, the snapshot's summary, the sandbox's answer key, and
+// why it could not be taken. TestMain removes it.
+var published struct {
+	once sync.Once
+	cfg  testCfg
+	sum  *Summary
+	key  sandbox.AnswerKey
+	err  error
+}
+
+// TestMain runs the tests and removes the store they shared.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if published.cfg.Out != "" {
+		os.RemoveAll(published.cfg.Out)
+	}
+	os.Exit(code)
+}
+
+// publishedStore is the published store, shared: read it, never change
+// it (its sandbox is gone once the first test that asked for it ends).
+func publishedStore(t *testing.T) (testCfg, *Summary, sandbox.AnswerKey) {
+	t.Helper()
+	published.once.Do(func() {
+		published.err = errors.New("it could not be taken: see the first test that failed")
+		dir, err := os.MkdirTemp("", "billsnap-snapshot-published-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 30}, "")
+		published.cfg = testConfig(srv, dir)
+		if published.sum, err = take(t, published.cfg); err != nil {
+			t.Fatal(err)
+		}
+		published.key, published.err = srv.AnswerKey(), nil
+	})
+	if published.err != nil {
+		t.Fatalf("the published store: %v", published.err)
+	}
+	return published.cfg, published.sum, published.key
 }
 
 func openStore(t *testing.T, cfg testCfg) *Store {

@@ -8,18 +8,12 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/golden"
-	"github.com/billsnap/billsnap/sandbox"
-	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
 // The DuckDB schema analysts query is stable: tables, views, columns, types.
 func TestDuckDBSchemaGolden(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 5}, "")
-	cfg := testConfig(srv, t.TempDir())
-	if _, err := take(t, cfg); err != nil {
-		t.Fatal(err)
-	}
+	cfg, _, _ := publishedStore(t)
 	rows, err := readDB(t, cfg).Query(`SELECT c.table_name, t.table_type, c.column_name, c.data_type, c.is_nullable
 		FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
 		WHERE c.table_schema = 'main' ORDER BY c.table_name, c.ordinal_position`)
@@ -47,12 +41,7 @@ func TestDuckDBSchemaGolden(t *testing.T) {
 // strings (not BLOB), timestamps with time zone, decimals.
 func TestParquetTypesGolden(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 30}, "")
-	cfg := testConfig(srv, t.TempDir())
-	sum, err := take(t, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, sum, key := publishedStore(t)
 	db := readDB(t, cfg)
 	var b strings.Builder
 	for _, tb := range catalog.Tables() {
@@ -72,7 +61,7 @@ func TestParquetTypesGolden(t *testing.T) {
 	}
 	golden.Check(t, "parquet_types.golden", []byte(b.String()))
 	if n := count(t, db, fmt.Sprintf("SELECT count(*) FROM read_parquet('%s', hive_partitioning = true) WHERE snapshot_id = ?",
-		filepath.Join(cfg.Out, "parquet", "invoices", "*", "*.parquet")), sum.ID); n != srv.AnswerKey().Tables["invoices"].Count {
+		filepath.Join(cfg.Out, "parquet", "invoices", "*", "*.parquet")), sum.ID); n != key.Tables["invoices"].Count {
 		t.Errorf("the hive partition column does not select the snapshot: %d rows", n)
 	}
 }

@@ -84,12 +84,7 @@ func count(t *testing.T, db *sql.DB, q string, args ...any) int {
 
 func TestManifestReadsWhatPublishWrote(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 22, Customers: 40}, "")
-	cfg := testConfig(srv, t.TempDir())
-	sum, err := take(t, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, sum, _ := publishedStore(t)
 	got, err := readmodel.Manifest(context.Background(), readDB(t, cfg), sum.ID)
 	if err != nil || len(got) != len(sum.Tables) {
 		t.Fatalf("%d tables, %v", len(got), err)
