@@ -89,3 +89,42 @@ func (o Iceberg) RESTProperties(region string) (map[string]string, error) {
 	}
 	return props, nil
 }
+
+// EngineProperties are the properties that authenticate engine's (trino
+// or spark) requests to a rest catalog as o's are, in order, for a lake
+// whose region is region; the OAuth2 client credential is named, never
+// printed. None for none, or for a catalog not rest.
+func (o Iceberg) EngineProperties(engine, region string) [][2]string {
+	if o.Catalog != "rest" {
+		return nil
+	}
+	region = cmp.Or(o.SigningRegion, region, "<region>")
+	name := cmp.Or(o.SigningName, "s3tables")
+	cred := "<ID:SECRET, the content of " + cmp.Or(o.CredentialFile, "iceberg.credential_file") + ">"
+	var out [][2]string
+	add := func(k, v string) {
+		if v != "" {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	switch {
+	case o.auth() == "sigv4" && engine == "trino":
+		add("iceberg.rest-catalog.security", "SIGV4")
+		add("iceberg.rest-catalog.signing-name", name)
+		add("s3.region", region)
+	case o.auth() == "sigv4":
+		add("rest.sigv4-enabled", "true")
+		add("rest.signing-name", name)
+		add("rest.signing-region", region)
+	case o.auth() == "oauth2" && engine == "trino":
+		add("iceberg.rest-catalog.security", "OAUTH2")
+		add("iceberg.rest-catalog.oauth2.credential", cred)
+		add("iceberg.rest-catalog.oauth2.server-uri", o.OAuth2URI)
+		add("iceberg.rest-catalog.oauth2.scope", o.Scope)
+	case o.auth() == "oauth2":
+		add("credential", cred)
+		add("oauth2-server-uri", o.OAuth2URI)
+		add("scope", o.Scope)
+	}
+	return out
+}

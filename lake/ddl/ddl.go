@@ -217,6 +217,9 @@ func (p *printer) sharedCatalog(engine string) {
 				p.printf("--   --conf spark.sql.catalog.billsnap.%s=%s\n", k, conf[k])
 			}
 		}
+		for _, kv := range p.restProperties(engine) {
+			p.printf("--   --conf spark.sql.catalog.billsnap.%s=%s\n", kv[0], kv[1])
+		}
 		p.printf("SHOW TABLES IN billsnap.%s;\n-- Time travel: SELECT * FROM billsnap.%s.%s VERSION AS OF <snapshot id> (or TIMESTAMP AS OF '…').\n", p.ns, p.ns, p.firstTable())
 		return
 	}
@@ -226,10 +229,41 @@ func (p *printer) sharedCatalog(engine string) {
 		if c.Warehouse != "" {
 			p.printf("--   iceberg.rest-catalog.warehouse=%s\n", c.Warehouse)
 		}
+		for _, kv := range p.restProperties(engine) {
+			p.printf("--   %s=%s\n", kv[0], kv[1])
+		}
 	} else {
 		p.printf("--   iceberg.catalog.type=glue\n--   hive.metastore.glue.catalogid=%s\n", c.Warehouse)
 	}
 	p.printf("SHOW TABLES FROM billsnap.%s;\n-- Time travel: SELECT * FROM billsnap.%s.%s FOR VERSION AS OF <snapshot id>.\n", p.ns, p.ns, p.firstTable())
+}
+
+// restProperties are the properties engine needs beyond the URI and
+// warehouse to reach a rest catalog as billsnap does: its
+// authentication, and an S3 endpoint of parquet.url's other than AWS's
+// (Iceberg's S3 file IO's and Trino's keys are the same), path-style
+// when the lake's is.
+func (p *printer) restProperties(engine string) [][2]string {
+	c := p.l.Iceberg
+	if c.Catalog != "rest" {
+		return nil
+	}
+	u, err := url.Parse(p.l.URL)
+	if err != nil {
+		return nil
+	}
+	q := u.Query()
+	out := c.EngineProperties(engine, q.Get("region"))
+	if e := q.Get("endpoint"); e != "" && u.Scheme == "s3" {
+		if engine == "trino" {
+			out = append(out, [2]string{"fs.native-s3.enabled", "true"})
+		}
+		out = append(out, [2]string{"s3.endpoint", e})
+		if q.Get("use_path_style") == "true" {
+			out = append(out, [2]string{"s3.path-style-access", "true"})
+		}
+	}
+	return out
 }
 
 // tables are the names of the tables that have Iceberg metadata, sorted.

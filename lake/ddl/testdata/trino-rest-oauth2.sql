@@ -1,0 +1,14 @@
+-- billsnap: the tables of s3://lake/billing for trino.
+-- Trino reads the catalog billsnap commits to: etc/catalog/billsnap.properties
+--   connector.name=iceberg
+--   iceberg.catalog.type=rest
+--   iceberg.rest-catalog.uri=https://polaris.example.com/api/catalog
+--   iceberg.rest-catalog.warehouse=analytics
+--   iceberg.rest-catalog.security=OAUTH2
+--   iceberg.rest-catalog.oauth2.credential=<ID:SECRET, the content of /etc/billsnap/catalog.cred>
+--   iceberg.rest-catalog.oauth2.scope=PRINCIPAL_ROLE:ALL
+--   fs.native-s3.enabled=true
+--   s3.endpoint=http://127.0.0.1:9000
+--   s3.path-style-access=true
+SHOW TABLES FROM billsnap.billsnap;
+-- Time travel: SELECT * FROM billsnap.billsnap.invoice_lines FOR VERSION AS OF <snapshot id>.

@@ -1,0 +1,14 @@
+-- billsnap: the tables of s3://lake/billing for trino.
+-- Trino reads the catalog billsnap commits to: etc/catalog/billsnap.properties
+--   connector.name=iceberg
+--   iceberg.catalog.type=rest
+--   iceberg.rest-catalog.uri=http://127.0.0.1:8181
+--   iceberg.rest-catalog.warehouse=warehouse
+--   iceberg.rest-catalog.security=SIGV4
+--   iceberg.rest-catalog.signing-name=s3tables
+--   s3.region=eu-west-1
+--   fs.native-s3.enabled=true
+--   s3.endpoint=http://127.0.0.1:9000
+--   s3.path-style-access=true
+SHOW TABLES FROM billsnap.billsnap;
+-- Time travel: SELECT * FROM billsnap.billsnap.invoice_lines FOR VERSION AS OF <snapshot id>.
