@@ -161,7 +161,7 @@ func (e *env) unjudgedKeys(r *Report) map[string]bool {
 		e.t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(context.Background(), "SELECT rule || ' ' || entity_id FROM unjudged WHERE snapshot_id = ? AND period = ?",
+	rows, err := db.QueryContext(context.Background(), "SELECT rule || ' ' || entity_id FROM unjudged WHERE snapshot_id = ? AND coalesce(period, '') = ?",
 		r.Snapshot.ID, r.Period.String())
 	if err != nil {
 		e.t.Fatal(err)
