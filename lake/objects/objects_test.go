@@ -36,40 +36,50 @@ func localFiles(t *testing.T, n int) []lake.Local {
 // written.
 func TestPublishAndReadBack(t *testing.T) {
 	for _, url := range []string{fakeS3(t), "file://" + t.TempDir()} {
-		ctx := context.Background()
-		l, err := Open(ctx, url, time.Now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files := localFiles(t, 3)
-		m, err := l.Publish(ctx, "2026-11-25T000000Z", files)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := l.Publish(ctx, "2026-11-26T000000Z", files[:1]); err != nil {
-			t.Fatal(err)
-		}
-		ms, err := l.Manifests(ctx)
-		latest, _ := l.Latest(ctx)
-		if err != nil || len(ms) != 2 || latest != "2026-11-26T000000Z" || len(ms[0].Files) != 3 {
-			t.Fatalf("%s: manifests %+v, latest %q, %v", url, ms, latest, err)
-		}
-		for i, f := range m.Files {
-			var got bytes.Buffer
-			want, _ := os.ReadFile(files[i].Path)
-			if err := l.Read(ctx, f.Key, &got); err != nil || !bytes.Equal(got.Bytes(), want) || filepath.Base(filepath.Dir(f.Key)) != "snapshot_id=2026-11-25T000000Z" {
-				t.Fatalf("%s: %s read back %d bytes (%v), want %d", url, f.Key, got.Len(), err, len(want))
-			}
-		}
-		l.Close()
+		publishAndReadBack(t, url)
 	}
+}
+
+// publishAndReadBack is TestPublishAndReadBack's body on the lake at url.
+func publishAndReadBack(t *testing.T, url string) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := Open(ctx, url, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := localFiles(t, 3)
+	m, err := l.Publish(ctx, "2026-11-25T000000Z", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Publish(ctx, "2026-11-26T000000Z", files[:1]); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := l.Manifests(ctx)
+	latest, _ := l.Latest(ctx)
+	if err != nil || len(ms) != 2 || latest != "2026-11-26T000000Z" || len(ms[0].Files) != 3 {
+		t.Fatalf("%s: manifests %+v, latest %q, %v", url, ms, latest, err)
+	}
+	for i, f := range m.Files {
+		var got bytes.Buffer
+		want, _ := os.ReadFile(files[i].Path)
+		if err := l.Read(ctx, f.Key, &got); err != nil || !bytes.Equal(got.Bytes(), want) || filepath.Base(filepath.Dir(f.Key)) != "snapshot_id=2026-11-25T000000Z" {
+			t.Fatalf("%s: %s read back %d bytes (%v), want %d", url, f.Key, got.Len(), err, len(want))
+		}
+	}
+	l.Close()
 }
 
 // Prune removes a snapshot's manifest and data, and the data a publish
 // cut short left without a manifest, and keeps the rest.
-func TestPrune(t *testing.T) {
+func TestPrune(t *testing.T) { prune(t, fakeS3(t)) }
+
+// prune is TestPrune's body on the lake at url.
+func prune(t *testing.T, url string) {
+	t.Helper()
 	ctx := context.Background()
-	l, err := Open(ctx, fakeS3(t), time.Now)
+	l, err := Open(ctx, url, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
