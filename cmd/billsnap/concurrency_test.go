@@ -97,12 +97,8 @@ func (r *reader) ask(t *testing.T) string {
 func TestAReaderHoldingTheStoreStopsNoJob(t *testing.T) {
 	t.Parallel()
 	manyProcesses(t)
-	first := sandboxtest.Start(t, sandbox.Options{Seed: 81, Customers: 30}, "")
+	_, dir := exported(t, cleanOptions)
 	second := sandboxtest.Start(t, sandbox.Options{Seed: 82, Customers: 50, Planted: 1}, "")
-	dir := t.TempDir()
-	if code, _, stderr := cli(t, first, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
-		t.Fatalf("first export: %d %s", code, stderr)
-	}
 	r := holdReadModel(t, dir)
 	before := r.ask(t)
 	if !strings.HasPrefix(before, "latest=") {
@@ -179,10 +175,7 @@ func TestQueriesSucceedDuringAnExport(t *testing.T) {
 	t.Parallel()
 	manyProcesses(t)
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 83, Customers: 200}, "latency=5ms")
-	dir := t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
-		t.Fatalf("first export: %d %s", code, stderr)
-	}
+	_, dir := exported(t, cleanOptions)
 	bin := binary(t)
 	export := childExport(bin, srv, dir)
 	if err := export.Start(); err != nil {
@@ -229,12 +222,13 @@ func TestQueriesSucceedDuringAnExport(t *testing.T) {
 func TestEveryRunIsCounted(t *testing.T) {
 	t.Parallel()
 	manyProcesses(t)
-	clean := sandboxtest.Start(t, sandbox.Options{Seed: 84, Customers: 30}, "")
+	// The store begins with the shared export's run on record, ok: it is
+	// the first run started.
+	clean, dir := exported(t, cleanOptions)
 	planted := sandboxtest.Start(t, sandbox.Options{Seed: 85, Customers: 30, Planted: 1}, "")
 	slow := sandboxtest.Start(t, sandbox.Options{Seed: 86, Customers: 200}, "latency=250ms")
-	dir := t.TempDir()
 	bin := binary(t)
-	started := 0
+	started := 1
 	run := func(srv *sandbox.Server, args ...string) {
 		t.Helper()
 		started++
@@ -242,7 +236,6 @@ func TestEveryRunIsCounted(t *testing.T) {
 		cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(), "BILLSNAP_FRONT_URL="+srv.FrontURL())
 		cmd.Run()
 	}
-	run(clean, "export")
 	run(planted, "run")
 	wrongKey := exec.Command(bin, "export", "--out", dir, "--progress", "none")
 	wrongKey.Env = append(os.Environ(), "BILLSNAP_API_KEY=not-the-key", "BILLSNAP_BASE_URL="+clean.BaseURL(), "BILLSNAP_FRONT_URL="+clean.FrontURL())

@@ -23,6 +23,11 @@ import (
 // serves, so they share one export.
 var exportedOptions = sandbox.Options{Seed: 79, Customers: 30, Planted: 3}
 
+// cleanOptions is the sandbox of the tests that need a store holding one
+// complete snapshot of data no rule flags before their own jobs run on it
+// (exported): they share one export, as exportedOptions' tests do.
+var cleanOptions = sandbox.Options{Seed: 81, Customers: 30}
+
 // exports are the stores exported once per test binary, by sandbox
 // options, that exported copies; removeExports deletes them.
 var exports = struct {
@@ -33,10 +38,19 @@ var exports = struct {
 
 // export is a store exported once: the sandbox's options with its clock
 // set (the same options give the same records), the directory, and why it
-// could not be made.
+// could not be made; and, made once too when a test asks (reconciled), a
+// copy of it holding one reconciliation.
 type export struct {
+	once       sync.Once
+	o          sandbox.Options
+	dir        string
+	err        error
+	reconciled made
+}
+
+// made is a store made once from an export, and why it could not be.
+type made struct {
 	once sync.Once
-	o    sandbox.Options
 	dir  string
 	err  error
 }
@@ -49,25 +63,72 @@ type export struct {
 func exported(t *testing.T, o sandbox.Options) (*sandbox.Server, string) {
 	t.Helper()
 	e := exportOnce(t, o)
-	if e.err != nil {
-		t.Fatalf("the shared export of %+v: %v", o, e.err)
+	return copied(t, e.o, e.dir, e.err)
+}
+
+// reconciled is exported's store after billsnap reconcile of its snapshot:
+// a copy of one store made so once per test binary, for the tests to which
+// any reconciliation of the export serves.
+func reconciled(t *testing.T, o sandbox.Options) (*sandbox.Server, string) {
+	t.Helper()
+	e := exportOnce(t, o)
+	r := &e.reconciled
+	r.once.Do(func() {
+		if r.err = e.err; r.err != nil {
+			return
+		}
+		if r.dir, r.err = os.MkdirTemp(filepath.Dir(e.dir), "reconciled-"); r.err == nil {
+			r.err = reconcileCopy(t, e, r.dir)
+		}
+	})
+	return copied(t, e.o, r.dir, r.err)
+}
+
+// reconcileCopy copies e's store into dir and reconciles it there.
+func reconcileCopy(t *testing.T, e *export, dir string) error {
+	if err := copyStore(e.dir, dir); err != nil {
+		return err
 	}
-	srv := sandboxtest.Start(t, e.o, "")
-	dir := t.TempDir()
-	if err := copyTree(e.dir, dir); err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Default()
-	cfg.Out = dir
-	store, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
+	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: e.o, APIKey: sandboxtest.Key}))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	defer store.Close()
-	if err := store.Change(context.Background(), func(*snapshot.Section) error { return nil }); err != nil {
+	defer srv.Close()
+	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitOK && code != job.ExitMaterial {
+		return fmt.Errorf("reconcile: exit %d: %s", code, stderr)
+	}
+	return nil
+}
+
+// copied starts a sandbox of o and gives a new copy of the shared store
+// at from (copyStore), failing the test with err, why it was not made.
+func copied(t *testing.T, o sandbox.Options, from string, err error) (*sandbox.Server, string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("the shared store of %+v: %v", o, err)
+	}
+	srv := sandboxtest.Start(t, o, "")
+	dir := t.TempDir()
+	if err := copyStore(from, dir); err != nil {
 		t.Fatal(err)
 	}
 	return srv, dir
+}
+
+// copyStore copies the store src into dst, which exists, and publishes
+// the copy's read model again at dst (its views name the directory).
+func copyStore(src, dst string) error {
+	if err := copyTree(src, dst); err != nil {
+		return err
+	}
+	cfg := config.Default()
+	cfg.Out = dst
+	store, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return store.Change(context.Background(), func(*snapshot.Section) error { return nil })
 }
 
 // exportOnce is the export of o, made by the first caller.

@@ -70,8 +70,7 @@ func eligible(srv *sandbox.Server) map[string]string {
 // apply sends nothing.
 func TestFixPlanAndApply(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, exportedOptions)
-	cli(t, srv, "reconcile", "--out", dir)
+	srv, dir := reconciled(t, exportedOptions)
 	code, out, stderr := cli(t, srv, "fix", "plan", "--out", dir)
 	if code != job.ExitOK {
 		t.Fatalf("fix plan: %d %s", code, stderr)

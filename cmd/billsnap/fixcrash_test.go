@@ -21,7 +21,7 @@ import (
 func TestAnApplyKilledMidwayIsCompletedByTheNext(t *testing.T) {
 	t.Parallel()
 	bin := binaryWithTags(t, "crashpoints")
-	srv, dir := exported(t, sandbox.Options{Seed: 80, Customers: 30, Planted: 6})
+	srv, dir := reconciled(t, sandbox.Options{Seed: 80, Customers: 30, Planted: 6})
 	planFile, plan := planned(t, srv, dir)
 	actions := strings.Count(plan, `"op": "markpaid"`)
 	if actions < 3 {

@@ -56,7 +56,7 @@ func (p *writeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // record says what happened.
 func TestAWriteWithNoAnswerIsReadBackNotSentAgain(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, exportedOptions)
+	srv, dir := reconciled(t, exportedOptions)
 	planFile, plan := planned(t, srv, dir)
 	proxy := &writeProxy{target: srv.URL, drop: 2}
 	via := &sandbox.Server{Sandbox: srv.Sandbox, URL: newProxyServer(t, proxy)}

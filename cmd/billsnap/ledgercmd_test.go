@@ -121,10 +121,7 @@ func TestAMalformedLineIsAFailureNeverAPanic(t *testing.T) {
 // read model.
 func TestServeStopsOnSIGTERMAfterFailedRequests(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, exportedOptions)
-	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitOK && code != job.ExitMaterial {
-		t.Fatalf("reconcile: exit %d: %s", code, stderr)
-	}
+	_, dir := reconciled(t, exportedOptions)
 	cmd := exec.Command(binary(t), "serve", "--out", dir, "--listen", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "BILLSNAP_OUT=")
 	pr, pw := io.Pipe()

@@ -235,8 +235,7 @@ func stateStatuses(t *testing.T, dir string) map[string]string {
 // store is as it was, its size and modification time included.
 func TestStatusAndQueryWriteNothing(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, exportedOptions)
-	cli(t, srv, "reconcile", "--out", dir)
+	srv, dir := reconciled(t, exportedOptions)
 	before := treeState(t, dir)
 	for _, args := range [][]string{{"status", "--out", dir}, {"query", "--out", dir, "SELECT count(*) FROM findings"}} {
 		if code, _, stderr := cli(t, srv, args...); code != 0 {

@@ -107,11 +107,10 @@ func setQuantity(t *testing.T, srv *sandbox.Server, ref string, q int) {
 	}
 }
 
-// planned reconciles the store at dir and writes fix plan's plan of it to
+// planned writes fix plan's plan of the store at dir, reconciled, to
 // dir/plan.json; it returns the file and the plan.
 func planned(t *testing.T, srv *sandbox.Server, dir string) (string, string) {
 	t.Helper()
-	cli(t, srv, "reconcile", "--out", dir)
 	code, plan, stderr := cli(t, srv, "fix", "plan", "--out", dir)
 	if code != job.ExitOK {
 		t.Fatalf("fix plan: %d %s", code, stderr)

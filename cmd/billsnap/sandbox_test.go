@@ -151,7 +151,7 @@ func TestTwoDemosPrintTheSameTotals(t *testing.T) {
 	var first string
 	for _, now := range []string{"2026-11-25T17:59:59Z", "2026-11-26T18:00:00Z"} {
 		var out, errb bytes.Buffer
-		args := []string{"demo", "--out", t.TempDir(), "--progress", "none", "--customers", "60", "--now", now}
+		args := []string{"demo", "--out", t.TempDir(), "--progress", "none", "--customers", "30", "--now", now}
 		if code := runWith(context.Background(), args, &out, &errb, noEnv); code != job.ExitOK {
 			t.Fatalf("demo exit %d: %s", code, errb.String())
 		}

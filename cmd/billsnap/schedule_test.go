@@ -28,11 +28,12 @@ import (
 )
 
 // startSchedule starts `billsnap schedule` as a child process against srv
-// with one schedule, and returns it with its stderr lines.
-func startSchedule(t *testing.T, srv *sandbox.Server, dir, spec, job string, extra ...string) (*exec.Cmd, *lines) {
+// with one schedule, its configuration in dir and its store in out, and
+// returns it with its stderr lines.
+func startSchedule(t *testing.T, srv *sandbox.Server, dir, out, spec, job string, extra ...string) (*exec.Cmd, *lines) {
 	t.Helper()
 	cfg := filepath.Join(dir, "billsnap.yml")
-	body := fmt.Sprintf("out: %s\nprogress: none\nlock_wait: 30s\nschedules:\n  - {name: quick, spec: %q, job: %s}\n", filepath.Join(dir, "out"), spec, job)
+	body := fmt.Sprintf("out: %s\nprogress: none\nlock_wait: 30s\nschedules:\n  - {name: quick, spec: %q, job: %s}\n", out, spec, job)
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestScheduleRunsTwiceAndStopsOnSIGTERM(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 81, Customers: 40, Planted: 1}, "")
 	dir := t.TempDir()
-	cmd, logs := startSchedule(t, srv, dir, "@every 2s", "run", "--listen", "127.0.0.1:0")
+	cmd, logs := startSchedule(t, srv, dir, filepath.Join(dir, "out"), "@every 2s", "run", "--listen", "127.0.0.1:0")
 	logs.waitFor(t, "run found something material", 2, 90*time.Second)
 	checkMetricsEndpoint(t, logs)
 	if code := stop(t, cmd); code != 0 {
@@ -93,21 +94,20 @@ func TestScheduleRunsTwiceAndStopsOnSIGTERM(t *testing.T) {
 	}
 }
 
-// SIGTERM in the middle of an export: the previous snapshot stays latest,
-// the lock is released, the run is recorded as interrupted, exit 0.
+// SIGTERM in the middle of an export: the previous snapshot (the shared
+// export's) stays latest, the lock is released, the run is recorded as
+// interrupted, exit 0.
 func TestSIGTERMMidExport(t *testing.T) {
 	t.Parallel()
+	previous, out := exported(t, cleanOptions)
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 82, Customers: 300}, "latency=40ms")
-	dir := t.TempDir()
-	cmd, logs := startSchedule(t, srv, dir, "@every 1s", "export")
-	logs.waitFor(t, "run ok", 1, 90*time.Second)
-	first := srv.Requests()
-	waitUntil(t, 30*time.Second, func() bool { return srv.Requests() > first+30 }) // the second export is walking
+	cmd, logs := startSchedule(t, srv, t.TempDir(), out, "@every 1s", "export")
+	waitUntil(t, 60*time.Second, func() bool { return srv.Requests() > 30 }) // the export is walking
 	if code := stop(t, cmd); code != 0 {
 		t.Fatalf("exit %d after SIGTERM; stderr:\n%s", code, logs)
 	}
 	cfg := config.Default()
-	cfg.Out, cfg.LockWait = filepath.Join(dir, "out"), 0
+	cfg.Out, cfg.LockWait = out, 0
 	store, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		t.Fatalf("the lock is not released: %v", err)
@@ -126,7 +126,7 @@ func TestSIGTERMMidExport(t *testing.T) {
 	if latest != runs[1].Snapshot || !strings.HasPrefix(failed, "interrupted") {
 		t.Errorf("latest %s (want %s), failed snapshot's error %q", latest, runs[1].Snapshot, failed)
 	}
-	if n := countRows(t, openDB(t, cfg.Out), "SELECT count(*) FROM customers"); n != srv.AnswerKey().Tables["customers"].Count {
+	if n := countRows(t, openDB(t, cfg.Out), "SELECT count(*) FROM customers"); n != previous.AnswerKey().Tables["customers"].Count {
 		t.Errorf("%d customer rows: the interrupted export left rows", n)
 	}
 }
