@@ -38,16 +38,15 @@ func decodeLines[T any](t *testing.T, out string) []T {
 // finding, is recheck's own test (TestRecheckClassesEachFinding).
 func TestRecheckSeesAChargeChangedThroughTheAPI(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, exportedOptions)
-	_, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
-	var target reports.FindingJSON
-	for _, f := range decodeLines[reports.FindingJSON](t, out) {
-		if f.Rule == "missed_billing_run" {
-			target = f
+	srv, dir := reconciled(t, exportedOptions)
+	target := reports.FindingJSON{Rule: "missed_billing_run"}
+	for _, e := range srv.Dataset().Expected {
+		if e.Rule == target.Rule {
+			target.EntityID = e.EntityID
 		}
 	}
 	if target.EntityID == "" {
-		t.Fatal("no missed_billing_run finding")
+		t.Fatal("no missed_billing_run planted")
 	}
 	setQuantity(t, srv, referenceOf(t, srv, target.EntityID), 0)
 	code, out, stderr := cli(t, srv, "recheck", "--out", dir, "--format", "json")
