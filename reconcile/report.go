@@ -34,6 +34,10 @@ type Finding struct {
 	// (confirmed, changed or gone), and when; "" when never rechecked.
 	Live      string
 	CheckedAt time.Time
+	// CustomerID and CustomerName are the customer of the record it
+	// names, InvoiceNumber its invoice's number (an invoice's, a line's, a
+	// payment's); "" when it has none or it was not found (Customer).
+	CustomerID, CustomerName, InvoiceNumber string
 }
 
 // SnapshotInfo describes the snapshot reconciled.

@@ -129,6 +129,9 @@ func Run(ctx context.Context, src Source, o Options) (*Report, error) {
 	if err := r.applyWaivers(ctx, conn, o.Waivers); err != nil {
 		return nil, err
 	}
+	if err := nameCustomers(ctx, conn, r.Period.String(), o.log()); err != nil {
+		return nil, err
+	}
 	now := o.Now().UTC()
 	if err := r.store(ctx, conn, now); err != nil {
 		return nil, err

@@ -61,15 +61,19 @@ func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error
 		WITH before AS (SELECT * FROM prev.stored_findings WHERE period = ? AND status <> 'resolved')
 		SELECT ?, ?, f.rule, f.severity, f.entity, f.entity_id, f.amount, f.currency, f.detail,
 		       CASE WHEN b.rule IS NULL THEN 'new' ELSE 'recurring' END, coalesce(b.first_seen, ?),
-		       w.rule IS NOT NULL, w.reason, w.owner, w.expires, ?, ?, w.id, w.made_by
+		       w.rule IS NOT NULL, w.reason, w.owner, w.expires, ?, ?, w.id, w.made_by,
+		       c.customer_id, c.customer_name, c.invoice_number
 		FROM run_findings f
 		LEFT JOIN before b USING (rule, entity_id)
 		LEFT JOIN run_waivers w USING (rule, entity_id)
+		LEFT JOIN `+runCustomers+` c ON c.entity = f.entity AND c.entity_id = f.entity_id
 		UNION ALL
 		SELECT ?, ?, b.rule, b.severity, b.entity, b.entity_id, b.amount, b.currency, b.detail,
-		       'resolved', b.first_seen, false, NULL, NULL, NULL, ?, ?, NULL, NULL
+		       'resolved', b.first_seen, false, NULL, NULL, NULL, ?, ?, NULL, NULL,
+		       c.customer_id, c.customer_name, c.invoice_number
 		FROM before b ANTI JOIN run_findings f USING (rule, entity_id)
-		ANTI JOIN run_unjudged u USING (rule, entity_id)`,
+		ANTI JOIN run_unjudged u USING (rule, entity_id)
+		LEFT JOIN `+runCustomers+` c ON c.entity = b.entity AND c.entity_id = b.entity_id`,
 		period,
 		r.Snapshot.ID, period, r.Snapshot.ID, r.AsOf.UTC(), now,
 		r.Snapshot.ID, period, r.AsOf.UTC(), now)
@@ -102,7 +106,8 @@ func (r *Report) load(ctx context.Context, conn *sql.Conn, rel readmodel.Relatio
 // FindingOf is the finding a stored row of the read model is.
 func FindingOf(row readmodel.Finding) Finding {
 	f := Finding{Rule: row.Rule, Severity: row.Severity, Entity: row.Entity, EntityID: row.EntityID, Amount: row.Amount,
-		Currency: row.Currency, Detail: row.Detail, Status: row.Status, FirstSeen: row.FirstSeen, Live: row.Live, CheckedAt: row.CheckedAt}
+		Currency: row.Currency, Detail: row.Detail, Status: row.Status, FirstSeen: row.FirstSeen, Live: row.Live, CheckedAt: row.CheckedAt,
+		CustomerID: row.CustomerID, CustomerName: row.CustomerName, InvoiceNumber: row.InvoiceNumber}
 	if row.Waived {
 		f.Waiver = &Waiver{Rule: row.Rule, EntityID: row.EntityID, Reason: row.WaiverReason, Owner: row.WaiverOwner,
 			Expires: Date{row.WaiverExpires}, ID: row.WaiverID, By: row.WaiverBy}

@@ -28,6 +28,11 @@ type FindingJSON struct {
 	Snapshot  string      `json:"snapshot_id"`
 	Live      string      `json:"live,omitempty"`       // what billsnap recheck last found: confirmed, changed or gone
 	CheckedAt string      `json:"checked_at,omitempty"` // when (RFC 3339, UTC)
+	// The customer of the record it names (ID and name) and its invoice's
+	// number; "" when it has none or it was not found.
+	CustomerID    string `json:"customer_id"`
+	CustomerName  string `json:"customer_name"`
+	InvoiceNumber string `json:"invoice_number"`
 }
 
 // WaiverJSON is the waiver that covers a finding.
@@ -41,7 +46,8 @@ type WaiverJSON struct {
 
 func findingJSON(r *reconcile.Report, f reconcile.Finding) FindingJSON {
 	j := FindingJSON{Rule: f.Rule, Severity: f.Severity, Entity: f.Entity, EntityID: f.EntityID, Amount: f.Amount.String(),
-		Currency: f.Currency, Detail: f.Detail, Status: f.Status, FirstSeen: f.FirstSeen, Snapshot: r.Snapshot.ID, Live: f.Live}
+		Currency: f.Currency, Detail: f.Detail, Status: f.Status, FirstSeen: f.FirstSeen, Snapshot: r.Snapshot.ID, Live: f.Live,
+		CustomerID: f.CustomerID, CustomerName: f.CustomerName, InvoiceNumber: f.InvoiceNumber}
 	if !f.CheckedAt.IsZero() {
 		j.CheckedAt = f.CheckedAt.UTC().Format(time.RFC3339)
 	}
@@ -79,7 +85,8 @@ func JSONArray(w io.Writer, r *reconcile.Report) error {
 
 // csvHeader is the header row of CSV.
 var csvHeader = []string{"rule", "severity", "entity", "entity_id", "amount", "currency", "detail", "status", "first_seen",
-	"waived", "waiver_reason", "waiver_owner", "waiver_expires", "snapshot_id", "waiver_id", "waiver_by", "live", "checked_at"}
+	"waived", "waiver_reason", "waiver_owner", "waiver_expires", "snapshot_id", "waiver_id", "waiver_by", "live", "checked_at",
+	"customer_id", "customer_name", "invoice_number"}
 
 // CSV writes every finding as RFC 4180 CSV, UTF-8, with a header row. No
 // cell is a live formula: a text cell beginning with = + - @ TAB or CR
@@ -94,7 +101,8 @@ func CSV(w io.Writer, r *reconcile.Report) error {
 	for _, f := range r.Findings {
 		j := findingJSON(r, f)
 		row := []string{j.Rule, j.Severity, j.Entity, j.EntityID, j.Amount, j.Currency, j.Detail, j.Status, j.FirstSeen,
-			strconv.FormatBool(j.Waived), "", "", "", j.Snapshot, "", "", j.Live, j.CheckedAt}
+			strconv.FormatBool(j.Waived), "", "", "", j.Snapshot, "", "", j.Live, j.CheckedAt,
+			j.CustomerID, j.CustomerName, j.InvoiceNumber}
 		if w := j.Waiver; w != nil {
 			row[10], row[11], row[12], row[14], row[15] = w.Reason, w.Owner, w.Expires, w.ID, w.By
 		}

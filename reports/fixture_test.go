@@ -39,6 +39,10 @@ func fixture(t *testing.T) *Input {
 			"resolved since", "resolved", "2026-11-20T030003Z"),
 	}
 	findings[3].Waiver = w
+	findings[0].CustomerID, findings[0].CustomerName = "e5f6a7b8-0000-4000-8000-000000000005", "Nordlys ApS"
+	findings[1].CustomerID, findings[1].CustomerName = "e5f6a7b8-0000-4000-8000-000000000006", "Café Ørsted, \"the\" shop"
+	findings[2].CustomerID, findings[2].CustomerName, findings[2].InvoiceNumber = "e5f6a7b8-0000-4000-8000-000000000005", "Nordlys ApS", "INV-1"
+	findings[3].CustomerID, findings[3].InvoiceNumber = "e5f6a7b8-0000-4000-8000-000000000007", "INV-7" // its name not found
 	rep := &reconcile.Report{
 		Snapshot: reconcile.SnapshotInfo{ID: "2026-11-22T030005Z", Status: "complete", Started: t0, Finished: t0.Add(5600 * time.Millisecond)},
 		Previous: "2026-11-21T030004Z", AsOf: t0, Rules: rules, Findings: findings,

@@ -52,6 +52,9 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 		}
 		fmt.Fprintf(ew, "- %s: %s\n", currencyLabel(c), netGross(totals[c]))
 	}
+	if n := r.Nameless(); n > 0 {
+		fmt.Fprintf(ew, "\nCustomer's name not found: %s (their customer ID, if any, is shown alone).\n", plural.Of(n, "finding"))
+	}
 	if notes := r.NotJudgedNotes(); len(notes) > 0 {
 		fmt.Fprintf(ew, "\n### Not judged\n\nValues that arrived untyped (NULL in their column) keep these rules from judging some records; no finding is raised for them.\n\n")
 		for _, n := range notes {

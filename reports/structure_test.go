@@ -10,40 +10,14 @@ import (
 	"github.com/xuri/excelize/v2"
 	"golang.org/x/net/html"
 
+	"github.com/billsnap/billsnap/internal/htmlq"
 	"github.com/billsnap/billsnap/ledger"
 )
 
-// nodes walks the HTML tree and returns the elements named tag.
-func nodes(n *html.Node, tag string) []*html.Node {
-	var out []*html.Node
-	if n.Type == html.ElementNode && n.Data == tag {
-		out = append(out, n)
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		out = append(out, nodes(c, tag)...)
-	}
-	return out
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-func text(n *html.Node) string {
-	if n.Type == html.TextNode {
-		return n.Data
-	}
-	var b strings.Builder
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		b.WriteString(text(c))
-	}
-	return b.String()
-}
+// nodes, attr and text read the HTML tree (htmlq).
+func nodes(n *html.Node, tag string) []*html.Node { return htmlq.Elements(n, tag) }
+func attr(n *html.Node, key string) string        { return htmlq.Attr(n, key) }
+func text(n *html.Node) string                    { return htmlq.Text(n) }
 
 func TestHTMLStructure(t *testing.T) {
 	var b bytes.Buffer
@@ -125,14 +99,14 @@ func TestXLSXReadsBack(t *testing.T) {
 	if typ, _ := f.GetCellType("charge_not_invoiced", "C2"); typ == excelize.CellTypeNumber {
 		t.Error("an ID is stored as a number")
 	}
-	v, _ := f.GetCellValue("charge_not_invoiced", "D2", excelize.Options{RawCellValue: true})
-	style, _ := f.GetCellStyle("charge_not_invoiced", "D2")
+	v, _ := f.GetCellValue("charge_not_invoiced", "G2", excelize.Options{RawCellValue: true})
+	style, _ := f.GetCellStyle("charge_not_invoiced", "G2")
 	st, _ := f.GetStyle(style)
-	if typ, _ := f.GetCellType("charge_not_invoiced", "D2"); v != "249.5" || typ == excelize.CellTypeSharedString || st.CustomNumFmt == nil || !strings.Contains(*st.CustomNumFmt, `"EUR"`) {
+	if typ, _ := f.GetCellType("charge_not_invoiced", "G2"); v != "249.5" || typ == excelize.CellTypeSharedString || st.CustomNumFmt == nil || !strings.Contains(*st.CustomNumFmt, `"EUR"`) {
 		t.Errorf("amount cell %q, format %v", v, st.CustomNumFmt)
 	}
 	paid, _ := f.GetRows("paid_without_payment")
-	if w := paid[1]; len(w) < 11 || w[7] != "yes" || w[8] != "paid in cash, booked by hand" || w[10] != "2026-12-31" {
+	if w := paid[1]; len(w) < 14 || w[10] != "yes" || w[11] != "paid in cash, booked by hand" || w[13] != "2026-12-31" {
 		t.Errorf("waived row %q", w)
 	}
 	signoff, _ := f.GetRows("Sign-off")
@@ -192,7 +166,7 @@ func TestXLSXHoldsEveryFinding(t *testing.T) {
 			}
 		}
 	}
-	if dim, _ := f.GetSheetDimension("price_mismatch"); dim != fmt.Sprintf("A1:M%d", len(want["price_mismatch"])+1) {
+	if dim, _ := f.GetSheetDimension("price_mismatch"); dim != fmt.Sprintf("A1:P%d", len(want["price_mismatch"])+1) {
 		t.Errorf("dimension %q", dim)
 	}
 }

@@ -62,6 +62,9 @@ func footer(w io.Writer, r *reconcile.Report) {
 	for _, c := range reconcile.Currencies(totals) {
 		fmt.Fprintf(w, "  %s %s\n", currencyLabel(c), netGross(totals[c]))
 	}
+	if n := r.Nameless(); n > 0 {
+		fmt.Fprintf(w, "Customer's name not found: %s (their customer ID, if any, is shown alone)\n", plural.Of(n, "finding"))
+	}
 	for _, wv := range r.ExpiredWaivers {
 		fmt.Fprintf(w, "Expired waiver, no longer applied: %s %s (%s, expired %s)\n",
 			termsafe.String(wv.Rule), termsafe.String(wv.EntityID), termsafe.String(wv.Owner), wv.Expires.Format("2006-01-02"))

@@ -83,8 +83,9 @@ func repeat(v float64, n int) []float64 {
 
 // ruleColumns are the columns of a rule sheet, and their widths.
 var (
-	ruleColumns = []string{"Status", "Entity", "Record ID", "Amount", "Currency", "Detail", "First seen", "Waived", "Waiver reason", "Waiver owner", "Waiver expires", "Waived by", "Live"}
-	ruleWidths  = []float64{11, 20, 40, 14, 9, 80, 22, 8, 30, 18, 12, 18, 11}
+	ruleColumns = []string{"Status", "Entity", "Record ID", "Customer ID", "Customer", "Invoice", "Amount", "Currency", "Detail", "First seen", "Waived",
+		"Waiver reason", "Waiver owner", "Waiver expires", "Waived by", "Live"}
+	ruleWidths = []float64{11, 20, 40, 40, 30, 16, 14, 9, 80, 22, 8, 30, 18, 12, 18, 11}
 )
 
 // rulePages are the rule sheets: a header, then a row per finding (to a
@@ -127,9 +128,10 @@ func (b *xlsxBook) findingRow(add func(...any) error, f reconcile.Finding) error
 	if err != nil {
 		return err
 	}
-	row := []any{f.Status, f.Entity, f.EntityID, amount, f.Currency, wrapped(f.Detail), f.FirstSeen, yes(f.Waiver != nil), nil, nil, nil, nil, f.Live}
+	row := []any{f.Status, f.Entity, f.EntityID, dash(f.CustomerID), dash(f.CustomerName), f.InvoiceNumber, amount, f.Currency, wrapped(f.Detail),
+		f.FirstSeen, yes(f.Waiver != nil), nil, nil, nil, nil, f.Live}
 	if wv := f.Waiver; wv != nil {
-		row[8], row[9], row[10], row[11] = wv.Reason, wv.Owner, wv.Expires.Format("2006-01-02"), wv.By
+		row[11], row[12], row[13], row[14] = wv.Reason, wv.Owner, wv.Expires.Format("2006-01-02"), wv.By
 	}
 	return add(row...)
 }
@@ -285,4 +287,13 @@ func (b *xlsxBook) amountCells(amounts map[string]money.Amount, currencies []str
 		cells[i] = cell
 	}
 	return cells, nil
+}
+
+// dash is s, or reconcile.NoCustomer when it is empty: a customer not
+// known.
+func dash(s string) string {
+	if s == "" {
+		return reconcile.NoCustomer
+	}
+	return s
 }

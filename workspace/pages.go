@@ -129,6 +129,7 @@ type overviewPage struct {
 	Note            string // why the reconciliation shown is not the latest snapshot's
 	Pending         int    // open findings waived since this reconciliation
 	NoAmount        bool   // a line whose findings carry no money shows "—"
+	Nameless        int    // open findings whose customer's name is not known
 }
 
 type overviewRule struct {
@@ -207,6 +208,9 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		p.Rules[len(p.Rules)-1].Lines = append(p.Rules[len(p.Rules)-1].Lines, l)
 	}
 	p.Totals = totalLines(ts)
+	if p.Nameless, err = readmodel.Nameless(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, reconcile.IncompleteRule); err != nil {
+		return err
+	}
 	if err := s.fillPending(ctx, db, p); err != nil {
 		return err
 	}

@@ -23,6 +23,9 @@ type Finding struct {
 	WaiverID, WaiverBy               string    // "" for NULL
 	Live                             string    // the latest recheck's class; "" when never rechecked
 	CheckedAt                        time.Time // the latest recheck, in UTC; zero when never rechecked
+	// The customer of the record it names and its invoice's number; ""
+	// for NULL (none, not found, or a finding kept before they were).
+	CustomerID, CustomerName, InvoiceNumber string
 }
 
 // Relations are the relations findings are read from: the zero value is
@@ -47,7 +50,7 @@ type Filter struct {
 	Status         string // "": any; "open": not resolved; else that status
 	Currency       string // "": any; else that currency, "" for none matched by no filter
 	Waived         *bool  // nil: any
-	Q              string // text in the record's ID or the detail, case folded; "": any
+	Q              string // text in the record's ID, the detail, its customer or invoice number, case folded; "": any
 }
 
 // SortKey is a column findings are sorted by, of a closed set.
@@ -112,7 +115,8 @@ func (f Filter) where(id, period string) (string, []any) {
 		add("waived = ?", *f.Waived)
 	}
 	if f.Q != "" {
-		add("(contains(lower(entity_id), lower(?)) OR contains(lower(coalesce(detail, '')), lower(?)))", f.Q, f.Q)
+		add(`(contains(lower(entity_id), lower(?)) OR contains(lower(coalesce(detail, '')), lower(?))
+			OR contains(lower(coalesce(customer_name, '') || ' ' || coalesce(customer_id, '') || ' ' || coalesce(invoice_number, '')), lower(?)))`, f.Q, f.Q, f.Q)
 	}
 	return strings.Join(conds, " AND "), args
 }
@@ -150,14 +154,16 @@ func liveSQL(rechecks string) string {
 // scanFinding scans them.
 const findingColumns = `rule, severity, entity, entity_id, CAST(amount AS VARCHAR), coalesce(currency, ''), coalesce(detail, ''),
 	status, first_seen, waived, coalesce(waiver_reason, ''), coalesce(waiver_owner, ''), waiver_expires,
-	coalesce(waiver_id, ''), coalesce(waiver_by, ''), coalesce(k.live, ''), k.checked_at`
+	coalesce(waiver_id, ''), coalesce(waiver_by, ''), coalesce(k.live, ''), k.checked_at,
+	coalesce(customer_id, ''), coalesce(customer_name, ''), coalesce(invoice_number, '')`
 
 func scanFinding(rows *sql.Rows) (Finding, error) {
 	var f Finding
 	var amount string
 	var expires, checked sql.NullTime
 	err := rows.Scan(&f.Rule, &f.Severity, &f.Entity, &f.EntityID, &amount, &f.Currency, &f.Detail, &f.Status, &f.FirstSeen,
-		&f.Waived, &f.WaiverReason, &f.WaiverOwner, &expires, &f.WaiverID, &f.WaiverBy, &f.Live, &checked)
+		&f.Waived, &f.WaiverReason, &f.WaiverOwner, &expires, &f.WaiverID, &f.WaiverBy, &f.Live, &checked,
+		&f.CustomerID, &f.CustomerName, &f.InvoiceNumber)
 	if err != nil {
 		return f, err
 	}
@@ -212,6 +218,9 @@ type EntityFinding struct {
 	Currency, Status       string // currency "" for none
 	Waived                 bool
 	Detail                 string
+	// The customer of the record and its invoice's number; "" when not
+	// known (Finding's).
+	CustomerID, CustomerName, InvoiceNumber string
 }
 
 // FindingsOf are the stored findings of record id in every
@@ -219,10 +228,11 @@ type EntityFinding struct {
 func FindingsOf(ctx context.Context, q Querier, id string) ([]EntityFinding, error) {
 	return collect(ctx, q, func(rows *sql.Rows) (EntityFinding, error) {
 		var h EntityFinding
-		err := rows.Scan(&h.Snapshot, &h.Period, &h.Rule, &h.Amount, &h.Currency, &h.Status, &h.Waived, &h.Detail)
+		err := rows.Scan(&h.Snapshot, &h.Period, &h.Rule, &h.Amount, &h.Currency, &h.Status, &h.Waived, &h.Detail,
+			&h.CustomerID, &h.CustomerName, &h.InvoiceNumber)
 		return h, err
 	}, `SELECT snapshot_id, coalesce(period, ''), rule, CAST(amount AS VARCHAR), coalesce(currency, ''), status, waived,
-		coalesce(detail, '') FROM findings WHERE entity_id = ? ORDER BY snapshot_id DESC, coalesce(period, ''), rule`, id)
+		coalesce(detail, ''), coalesce(customer_id, ''), coalesce(customer_name, ''), coalesce(invoice_number, '') FROM findings WHERE entity_id = ? ORDER BY snapshot_id DESC, coalesce(period, ''), rule`, id)
 }
 
 // RuleTotal is one rule's stored findings in one currency.
@@ -257,4 +267,14 @@ func scanRuleTotal(rows *sql.Rows) (RuleTotal, error) {
 	}
 	t.Gross, err = money.Parse(gross)
 	return t, err
+}
+
+// Nameless counts the open findings of reconciliation (id, period) whose
+// customer's name is not known, but those of rule except (which names no
+// record).
+func Nameless(ctx context.Context, q Querier, id, period, except string) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, "SELECT count(*) FROM findings WHERE snapshot_id = ? AND "+periodIs+
+		" AND status <> 'resolved' AND rule <> ? AND customer_name IS NULL", id, period, except).Scan(&n)
+	return n, err
 }

@@ -261,9 +261,12 @@ func (s Records) Views(link string) []string {
 				t, state.SQLString(filepath.Join(link, t)+string(filepath.Separator))))
 	}
 	for _, k := range Kinds() {
-		out = append(out, fmt.Sprintf(`CREATE OR REPLACE VIEW %s AS SELECT * EXCLUDE (filename)%s FROM read_parquet(%s, filename = true)
-		WHERE parse_filename(filename) IN (SELECT file FROM read_parquet(%s) WHERE kind = %s)`,
-			k.Name, periodNull(k.Name), state.SQLString(filepath.Join(link, k.Name, "*.parquet")), state.SQLString(recordFile(link, runFilesRecord)), state.SQLString(k.Name)))
+		// By name, over the kind's columns: files written before a column
+		// was added lack it (NULL), even when every file does.
+		out = append(out, fmt.Sprintf(`CREATE OR REPLACE VIEW %s AS SELECT *%s FROM (%s
+		UNION ALL BY NAME SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true, union_by_name = true)
+		WHERE parse_filename(filename) IN (SELECT file FROM read_parquet(%s) WHERE kind = %s))`,
+			k.Name, periodNull(k.Name), EmptyRelation(k), state.SQLString(filepath.Join(link, k.Name, "*.parquet")), state.SQLString(recordFile(link, runFilesRecord)), state.SQLString(k.Name)))
 	}
 	return out
 }

@@ -51,7 +51,8 @@ var (
 	Findings = Kind{"findings", []string{"snapshot_id VARCHAR", "period VARCHAR", "rule VARCHAR", "severity VARCHAR",
 		"entity VARCHAR", "entity_id VARCHAR", "amount DECIMAL(18,2)", "currency VARCHAR", "detail VARCHAR", "status VARCHAR",
 		"first_seen VARCHAR", "waived BOOLEAN", "waiver_reason VARCHAR", "waiver_owner VARCHAR", "waiver_expires DATE",
-		"as_of TIMESTAMPTZ", "reconciled_at TIMESTAMPTZ", "waiver_id VARCHAR", "waiver_by VARCHAR"}}
+		"as_of TIMESTAMPTZ", "reconciled_at TIMESTAMPTZ", "waiver_id VARCHAR", "waiver_by VARCHAR",
+		"customer_id VARCHAR", "customer_name VARCHAR", "invoice_number VARCHAR"}}
 	Unjudged = Kind{"unjudged", []string{"snapshot_id VARCHAR", "period VARCHAR", "rule VARCHAR", "entity_id VARCHAR",
 		"table_name VARCHAR", "field VARCHAR", "json_type VARCHAR", "reconciled_at TIMESTAMPTZ"}}
 	Rechecks = Kind{"rechecks", []string{"snapshot_id VARCHAR", "rule VARCHAR", "entity_id VARCHAR", "live VARCHAR",
@@ -233,7 +234,8 @@ func (h Files) relation(kind Kind, files []File) string {
 	for i, f := range files {
 		paths[i] = state.SQLString(h.Path(f))
 	}
-	return fmt.Sprintf("SELECT * FROM read_parquet([%s])", strings.Join(paths, ", "))
+	// By name: files written before a column was added lack it (NULL).
+	return fmt.Sprintf("%s UNION ALL BY NAME SELECT * FROM read_parquet([%s], union_by_name = true)", EmptyRelation(kind), strings.Join(paths, ", "))
 }
 
 // EmptyRelation is a relation with kind's columns and no row.

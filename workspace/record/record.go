@@ -92,6 +92,11 @@ type Finding struct {
 	Status   string `json:"status"`
 	Waived   bool   `json:"waived"`
 	Detail   string `json:"detail"`
+	// The customer of the record (ID and name) and its invoice's number
+	// as the reconciliation found them; "" when not known.
+	CustomerID    string `json:"customer_id"`
+	CustomerName  string `json:"customer_name"`
+	InvoiceNumber string `json:"invoice_number"`
 	// Pending: a waiver made since this reconciliation names it (the
 	// newest snapshot's only); the next reconcile applies it.
 	Pending bool `json:"waiver_pending,omitempty"`
@@ -259,7 +264,8 @@ func historyOf(ctx context.Context, db *sql.DB, id string) ([]Finding, error) {
 	var out []Finding
 	for _, h := range found {
 		out = append(out, Finding{Snapshot: h.Snapshot, Period: h.Period, Rule: h.Rule, Amount: h.Amount,
-			Currency: h.Currency, Status: h.Status, Waived: h.Waived, Detail: h.Detail})
+			Currency: h.Currency, Status: h.Status, Waived: h.Waived, Detail: h.Detail,
+			CustomerID: h.CustomerID, CustomerName: h.CustomerName, InvoiceNumber: h.InvoiceNumber})
 	}
 	return out, err
 }

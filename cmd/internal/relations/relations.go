@@ -35,7 +35,7 @@ func readModelDocs() []relationDoc {
 		{"snapshot_fields", "per snapshot, table and field: the values by JSON type, coerced, untyped, an example record (docs/fields.md; one snapshot's only: `snapshot_fields_of(id)`)"},
 		{"reconciliations", "each reconciliation: its snapshot and period (NULL for the whole snapshot, here and in every table with a period), when it ran and what it found in all"},
 		{"reconciliation_totals", "per reconciliation, severity and currency: the open findings and their amount not waived (what the trend reads)"},
-		{"findings", "what each reconciliation found, one row per finding: a view over the run records"},
+		{"findings", "what each reconciliation found, one row per finding: a view over the run records; `customer_id`, `customer_name`, `invoice_number` name the record's customer and invoice (NULL when not known, and in findings kept before they were)"},
 		{"unjudged", "what a reconciliation could not judge, and why: a view over the run records"},
 		{"rechecks", "what `billsnap recheck` found of each finding, every time: a view over the run records"},
 		{"field_ids", "the catalogue of columns: every field ID each table's columns have had, with the column's name, kind and the first snapshot that had it"},
