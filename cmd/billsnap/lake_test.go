@@ -90,9 +90,15 @@ func checkLakeAgainstKey(t *testing.T, l *objects.Lake, key sandbox.AnswerKey) {
 // the latest snapshot's files.
 func TestIcebergTablesOnObjectStorage(t *testing.T) {
 	t.Parallel()
+	icebergTablesOnObjectStorage(t, laketest.Serve(t, "warehouse"))
+}
+
+// icebergTablesOnObjectStorage is TestIcebergTablesOnObjectStorage's body,
+// on the object store at url.
+func icebergTablesOnObjectStorage(t *testing.T, url string) {
+	t.Helper()
 	first := sandboxtest.Start(t, sandbox.Options{Seed: 83, Customers: 30, Planted: 1}, "")
 	second := sandboxtest.Start(t, sandbox.Options{Seed: 84, Customers: 45, Planted: 1}, "")
-	url := laketest.Serve(t, "warehouse")
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "c.yml")
 	export := func(srv *sandbox.Server, keep int) {

@@ -65,6 +65,8 @@ type Catalog struct {
 	// opened, by name, so that a table is loaded once per export, not
 	// once per snapshot kept and again to expire.
 	tables map[string]*table.Table
+	// created is whether Open created the namespace.
+	created bool
 }
 
 // Open opens (and for a SQL catalog, creates) the catalog o describes for
@@ -172,8 +174,12 @@ func (c *Catalog) ensureNamespace(ctx context.Context) error {
 	if errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
 		return nil
 	}
+	c.created = err == nil
 	return err
 }
+
+// CreatedNamespace is whether opening the catalog created its namespace.
+func (c *Catalog) CreatedNamespace() bool { return c.created }
 
 // Close lets go of the catalog.
 func (c *Catalog) Close() error {

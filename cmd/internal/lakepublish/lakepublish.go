@@ -94,7 +94,11 @@ func (k Lake) Probe(ctx context.Context, cfg config.Config) (string, error) {
 	if len(ms) > 0 {
 		found = fmt.Sprintf("reachable and writable (a probe object written and removed), %d snapshots published, the latest %s", len(ms), latest)
 	}
-	return found, nil
+	cat, err := lake.ProbeCatalog(ctx, k.Catalogs, cfg.Iceberg, cfg.Parquet.URL, cfg.Out)
+	if cat != "" {
+		found += "; " + cat
+	}
+	return found, err
 }
 
 // Check is nil: a linked lake needs no program.

@@ -30,8 +30,9 @@ import (
 // Env names the weed binary the tests run.
 const Env = "BILLSNAP_WEED"
 
-// Bucket is the plain S3 bucket Start creates; TableBucket the table
-// bucket its Iceberg catalog serves.
+// Bucket is the plain S3 bucket Start creates, for the lake (parquet.url:
+// a table bucket takes no object but a table's); TableBucket the table
+// bucket its Iceberg catalog serves, the warehouse of a rest catalog.
 const (
 	Bucket      = "lake"
 	TableBucket = "warehouse"
@@ -131,13 +132,6 @@ func Start(t testing.TB) *Server {
 // gives gofakes3's.
 func (s *Server) URL(prefix string) string {
 	return "s3://" + Bucket + "/" + prefix + "?endpoint=" + s.S3 + "&region=us-east-1&use_path_style=true&disable_https=true"
-}
-
-// TableURL is the parquet.url of the table bucket: the lake's manifests
-// and pointer go under prefix in it, and a table's files where the
-// catalog locates the table.
-func (s *Server) TableURL(prefix string) string {
-	return "s3://" + TableBucket + "/" + prefix + "?endpoint=" + s.S3 + "&region=us-east-1&use_path_style=true&disable_https=true"
 }
 
 // marker is the line weed mini prints once every component runs and the
