@@ -186,7 +186,7 @@ func Findings(ctx context.Context, q Querier, rel Relations, id, period string, 
 	if err != nil {
 		return nil, err
 	}
-	query := "SELECT " + findingColumns + " FROM " + rel.Findings + " LEFT JOIN (" + liveSQL(rel.Rechecks) + ") k USING (rule, entity_id) WHERE " +
+	query := "SELECT " + findingColumns + " FROM " + withCustomers(rel.Findings) + " LEFT JOIN (" + liveSQL(rel.Rechecks) + ") k USING (rule, entity_id) WHERE " +
 		where + " ORDER BY " + order
 	args = append(append([]any{id}, args...), oargs...)
 	if p.Limit > 0 {
@@ -201,7 +201,7 @@ func Findings(ctx context.Context, q Querier, rel Relations, id, period string, 
 func CountFindings(ctx context.Context, q Querier, id, period string, f Filter) (int, error) {
 	where, args := f.where(id, period)
 	var n int
-	err := q.QueryRowContext(ctx, "SELECT count(*) FROM findings WHERE "+where, args...).Scan(&n)
+	err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+withCustomers("findings")+" WHERE "+where, args...).Scan(&n)
 	return n, err
 }
 
@@ -232,7 +232,7 @@ func FindingsOf(ctx context.Context, q Querier, id string) ([]EntityFinding, err
 			&h.CustomerID, &h.CustomerName, &h.InvoiceNumber)
 		return h, err
 	}, `SELECT snapshot_id, coalesce(period, ''), rule, CAST(amount AS VARCHAR), coalesce(currency, ''), status, waived,
-		coalesce(detail, ''), coalesce(customer_id, ''), coalesce(customer_name, ''), coalesce(invoice_number, '') FROM findings WHERE entity_id = ? ORDER BY snapshot_id DESC, coalesce(period, ''), rule`, id)
+		coalesce(detail, ''), coalesce(customer_id, ''), coalesce(customer_name, ''), coalesce(invoice_number, '') FROM `+withCustomers("findings")+` WHERE entity_id = ? ORDER BY snapshot_id DESC, coalesce(period, ''), rule`, id)
 }
 
 // RuleTotal is one rule's stored findings in one currency.
@@ -274,7 +274,16 @@ func scanRuleTotal(rows *sql.Rows) (RuleTotal, error) {
 // record).
 func Nameless(ctx context.Context, q Querier, id, period, except string) (int, error) {
 	var n int
-	err := q.QueryRowContext(ctx, "SELECT count(*) FROM findings WHERE snapshot_id = ? AND "+periodIs+
+	err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+withCustomers("findings")+" WHERE snapshot_id = ? AND "+periodIs+
 		" AND status <> 'resolved' AND rule <> ? AND customer_name IS NULL", id, period, except).Scan(&n)
 	return n, err
+}
+
+// withCustomers is the relation of findings rel with the columns
+// customer_id, customer_name and invoice_number, NULL where rel has none:
+// a read model published before findings had them (its views are made
+// again at the next publish), read by a newer billsnap.
+func withCustomers(rel string) string {
+	return "(SELECT NULL::VARCHAR AS customer_id, NULL::VARCHAR AS customer_name, NULL::VARCHAR AS invoice_number WHERE false UNION ALL BY NAME SELECT * FROM " +
+		rel + ") AS findings"
 }
