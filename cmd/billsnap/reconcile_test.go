@@ -99,7 +99,7 @@ func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
 		t.Fatalf("with waivers: exit %d %s", code, stderr)
 	}
 	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil || len(rows) != lines+1 || strings.Join(rows[0], ",") != "rule,severity,entity,entity_id,amount,currency,detail,status,first_seen,waived,waiver_reason,waiver_owner,waiver_expires,snapshot_id,waiver_id,waiver_by,live,checked_at" {
+	if err != nil || len(rows) != lines+1 || strings.Join(rows[0], ",") != "rule,severity,entity,entity_id,amount,currency,detail,status,first_seen,waived,waiver_reason,waiver_owner,waiver_expires,snapshot_id,waiver_id,waiver_by,live,checked_at,customer_id,customer_name,invoice_number" {
 		t.Fatalf("csv: %d rows, %v", len(rows), err)
 	}
 	for _, r := range rows[1:] {

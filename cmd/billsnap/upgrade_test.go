@@ -57,11 +57,12 @@ func TestAStoreOfTheEarlierFormatUpgrades(t *testing.T) {
 
 // recordQueries read the run records as the comparison needs them: every
 // column but reconciled_at, which the new reconcile of the latest
-// snapshot sets anew.
+// snapshot sets anew; a whole snapshot's period as the empty string, which
+// the earlier state's tables hold and the read model gives as NULL.
 var recordQueries = map[string]string{
-	"findings": `SELECT snapshot_id, period, rule, severity, entity, entity_id, CAST(amount AS VARCHAR), coalesce(currency, ''),
+	"findings": `SELECT snapshot_id, coalesce(period, ''), rule, severity, entity, entity_id, CAST(amount AS VARCHAR), coalesce(currency, ''),
 		coalesce(detail, ''), status, first_seen, waived, CAST(as_of AS VARCHAR) FROM findings ORDER BY ALL`,
-	"unjudged": `SELECT snapshot_id, period, rule, entity_id, table_name, field, json_type FROM unjudged ORDER BY ALL`,
+	"unjudged": `SELECT snapshot_id, coalesce(period, ''), rule, entity_id, table_name, field, json_type FROM unjudged ORDER BY ALL`,
 	"rechecks": `SELECT snapshot_id, rule, entity_id, live, CAST(checked_at AS VARCHAR), coalesce(detail, '') FROM rechecks ORDER BY ALL`,
 }
 
