@@ -41,7 +41,8 @@ func TestIcebergTablesOnSeaweedFS(t *testing.T) {
 // snapshot, its files exactly that snapshot's manifest's, each in the
 // bucket; read by the spec reader too, field IDs equal to the schema's.
 // A catalog that does not answer is check-config's exit 2 naming
-// iceberg.uri.
+// iceberg.uri. The same catalog reached with an OAuth2 client credential
+// is found the same.
 func TestARESTCatalogOnSeaweedFS(t *testing.T) {
 	t.Parallel()
 	s := weedtest.Start(t)
@@ -76,6 +77,13 @@ func TestARESTCatalogOnSeaweedFS(t *testing.T) {
 	}
 	defer l.Close()
 	checkRESTTables(t, l, url, o, srv.AnswerKey())
+
+	// The same catalog reached with an OAuth2 client credential, which
+	// weed's catalog exchanges at its /v1/oauth/tokens as Polaris does.
+	cred := filepath.Join(dir, "catalog.cred")
+	os.WriteFile(cred, []byte("test-access:test-secret\n"), 0o600)
+	os.WriteFile(conf, fmt.Appendf(nil, "iceberg: {catalog: rest, uri: %q, warehouse: %s, credential_file: %s}\n", s.Iceberg, o.Warehouse, cred), 0o644)
+	checkConfig(fmt.Sprintf("answered (auth oauth2): namespace billsnap present, %d tables", len(srv.AnswerKey().Tables)))
 
 	write(2, "http://127.0.0.1:1")
 	code, _, stderr := cli(t, srv, "check-config", "--out", dir, "--config", conf, "--parquet-url", url)
