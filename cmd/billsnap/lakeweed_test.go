@@ -42,7 +42,8 @@ func TestIcebergTablesOnSeaweedFS(t *testing.T) {
 // bucket; read by the spec reader too, field IDs equal to the schema's.
 // A catalog that does not answer is check-config's exit 2 naming
 // iceberg.uri. The same catalog reached with an OAuth2 client credential
-// is found the same.
+// is found the same. lake ddl prints Trino's and Spark's properties for
+// it.
 func TestARESTCatalogOnSeaweedFS(t *testing.T) {
 	t.Parallel()
 	s := weedtest.Start(t)
@@ -77,6 +78,7 @@ func TestARESTCatalogOnSeaweedFS(t *testing.T) {
 	}
 	defer l.Close()
 	checkRESTTables(t, l, url, o, srv.AnswerKey())
+	checkRESTDDL(t, srv, dir, conf, url, s)
 
 	// The same catalog reached with an OAuth2 client credential, which
 	// weed's catalog exchanges at its /v1/oauth/tokens as Polaris does.
@@ -165,4 +167,24 @@ func equalSets(a, b map[string]bool) bool {
 		}
 	}
 	return true
+}
+
+// checkRESTDDL checks that lake ddl prints, for Trino and Spark, the
+// properties that reach weed's catalog as billsnap did: its URI, its
+// warehouse, SigV4 for s3tables, and its S3 endpoint.
+func checkRESTDDL(t *testing.T, srv *sandbox.Server, dir, conf, url string, s *weedtest.Server) {
+	t.Helper()
+	for engine, want := range map[string][]string{
+		"trino": {"iceberg.rest-catalog.uri=" + s.Iceberg + "\n", "iceberg.rest-catalog.warehouse=" + weedtest.TableBucket + "\n",
+			"iceberg.rest-catalog.security=SIGV4\n", "iceberg.rest-catalog.signing-name=s3tables\n", "s3.endpoint=" + s.S3 + "\n"},
+		"spark": {"spark.sql.catalog.billsnap.uri=" + s.Iceberg + "\n", "spark.sql.catalog.billsnap.rest.sigv4-enabled=true\n",
+			"spark.sql.catalog.billsnap.rest.signing-name=s3tables\n", "spark.sql.catalog.billsnap.s3.endpoint=" + s.S3 + "\n"},
+	} {
+		code, stdout, stderr := cli(t, srv, "lake", "ddl", "--engine", engine, "--out", dir, "--config", conf, "--parquet-url", url)
+		for _, w := range want {
+			if code != job.ExitOK || !strings.Contains(stdout, w) {
+				t.Errorf("lake ddl --engine %s: exit %d, no %q\n%s%s", engine, code, w, stdout, stderr)
+			}
+		}
+	}
 }
