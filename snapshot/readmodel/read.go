@@ -112,7 +112,7 @@ func TornRead(err error) bool {
 }
 
 // DuckDBVersion is the version of the DuckDB library billsnap is built
-// with, and its source commit: "v1.4.5 (f31be57c18)".
+// with, and its source commit: "v1.5.6 (069cc9f9b5)".
 func DuckDBVersion(ctx context.Context) (string, error) {
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
