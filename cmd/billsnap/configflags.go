@@ -45,7 +45,7 @@ func addServiceFlags(fs *cliFlags) *serviceFlags {
 // (its URLs are required). Any problem is a usage error (exit 2).
 func (f *serviceFlags) load(env *cliEnv) (config.Config, error) {
 	env.learnSecret(f.keyFile)
-	c, err := config.Load(f.file, env.getenv)
+	c, err := env.loadConfig(f.file)
 	if err != nil {
 		return c, job.Usage(err)
 	}
@@ -144,7 +144,7 @@ func addStoreFlags(fs *cliFlags) *storeFlags {
 // problem is a usage error (exit 2).
 func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
 	env.learnSecret("")
-	c, err := config.Load(f.file, env.getenv)
+	c, err := env.loadConfig(f.file)
 	if err != nil {
 		return c, job.Usage(err)
 	}

@@ -68,6 +68,9 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		data.seed, data.customers, data.now.Format(time.RFC3339), srv.BaseURL())
 	cfg := config.Default()
 	cfg.BaseURL, cfg.FrontURL, cfg.Out, cfg.Progress = srv.BaseURL(), srv.FrontURL(), *out, *progressMode
+	if env.tune != nil {
+		env.tune(&cfg)
+	}
 	if err := cfg.Validate(); err != nil {
 		return job.Usage(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
@@ -39,9 +40,16 @@ func cli(t *testing.T, srv *sandbox.Server, args ...string) (int, string, string
 	env := newEnv(&out, &errb, func(k string) string { return vars[k] })
 	env.clock = fakeclock.New(time.Now())
 	env.lake = testLake()
+	env.tune = oneThread
 	code := env.run(context.Background(), args)
 	return code, out.String(), errb.String()
 }
+
+// oneThread runs the store's DuckDB queries on one thread, as the tests
+// of snapshot, reconcile and the workspace do: the tests' data is small,
+// and DuckDB's second thread costs CPU it does not save. The heavy tier's
+// crash matrix and soaks run billsnap itself, on the default.
+func oneThread(c *config.Config) { c.DuckDB.Threads = 1 }
 
 // openDB opens the read model of the store at dir, read-only.
 func openDB(t *testing.T, dir string) *sql.DB {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
+	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
@@ -35,6 +36,20 @@ type cliEnv struct {
 	clock          extract.Clock // what retries and re-walks wait on
 	lake           lakeLink      // where exports publish with parquet.url, and lake ddl reads
 	help           func()        // prints the flags of the command being run
+	// tune, when set, changes the configuration after it is loaded and
+	// before the flags: the tests' seam for settings no flag gives (their
+	// DuckDB on one thread). Nil in billsnap.
+	tune func(*config.Config)
+}
+
+// loadConfig loads the configuration at file (none when ""), with the
+// environment, and tunes it.
+func (env *cliEnv) loadConfig(file string) (config.Config, error) {
+	c, err := config.Load(file, env.getenv)
+	if err == nil && env.tune != nil {
+		env.tune(&c)
+	}
+	return c, err
 }
 
 func commands() []command {
