@@ -47,7 +47,7 @@ func (x snapshotIDs) digest(table string) (Tally, error) { return x.digestBy(tab
 
 // digestBy is digest, about chunk ids a query.
 func (x snapshotIDs) digestBy(table string, chunk int64) (Tally, error) {
-	ranges, err := x.ranges(table, idRange{}, 2, chunk)
+	ranges, err := x.split(table, chunk)
 	if err != nil {
 		return Tally{}, err
 	}
@@ -59,6 +59,21 @@ func (x snapshotIDs) digestBy(table string, chunk int64) (Tally, error) {
 	}
 	d.t.IDsSHA256 = hex.EncodeToString(d.h.Sum(nil))
 	return d.t, nil
+}
+
+// split is the ranges digest reads table's ids in: one when the snapshot
+// holds at most chunk rows of it (a count, cheaper than grouping the ids
+// by prefix), else ranges'.
+func (x snapshotIDs) split(table string, chunk int64) ([]idRange, error) {
+	var rows int64
+	q := fmt.Sprintf("SELECT count(*) FROM latest_%s WHERE snapshot_id = ?", table)
+	if err := x.db.QueryRowContext(x.ctx, q, x.snap).Scan(&rows); err != nil {
+		return nil, err
+	}
+	if rows <= chunk {
+		return []idRange{{}}, nil
+	}
+	return x.ranges(table, idRange{}, 2, chunk)
 }
 
 // idRange is the ids from lo (included) to hi (excluded; "" for no end).

@@ -54,7 +54,7 @@ func TestIDsAreDigestedARangeAtATime(t *testing.T) {
 		if got != want {
 			t.Errorf("chunk %d: %+v, want %+v", chunk, got, want)
 		}
-		ranges, err := x.ranges("t", idRange{}, 2, chunk)
+		ranges, err := x.split("t", chunk)
 		if err != nil {
 			t.Fatal(err)
 		}
