@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
-	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // A publish that fails after the manifest (its point of no return) leaves
@@ -63,7 +63,7 @@ func TestASectionFinishesAPublishCutShort(t *testing.T) {
 	}
 	public := filepath.Join(cfg.Out, "billsnap.duckdb")
 	old := filepath.Join(t.TempDir(), "old.duckdb")
-	if err := state.CopyFile(public, old, false); err != nil {
+	if err := fileutil.CopyFile(public, old, false); err != nil {
 		t.Fatal(err)
 	}
 	second, err := take(t, cfg)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
@@ -125,7 +126,7 @@ func (s *Store) adopt(ctx context.Context) error {
 	if err := os.Rename(tmp, s.at.State()); err != nil {
 		return err
 	}
-	state.SyncDir(s.at.Private())
+	fileutil.SyncDir(s.at.Private())
 	return s.publishPending(sec)
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/tree"
 )
@@ -59,7 +60,7 @@ func (s *Store) markPruning() error {
 	if err := os.WriteFile(s.at.PrunePending(), nil, 0o644); err != nil {
 		return err
 	}
-	state.SyncDir(s.at.Private())
+	fileutil.SyncDir(s.at.Private())
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/tree"
@@ -154,7 +155,7 @@ func RenameOldPartitions(t tree.Tree) error {
 		}
 		dirs = append(dirs, filepath.Dir(d))
 	}
-	state.SyncDirs(dirs)
+	fileutil.SyncDirs(dirs)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
@@ -118,7 +119,7 @@ func fillIn(ctx context.Context, conn *sql.Conn, alias string, stmts []string) e
 // file, made durable, and renamed over it.
 func (s Model) CopyToPublic() error {
 	tmp := s.Public + ".next"
-	if err := state.CopyFile(s.At.Master(), tmp, true); err != nil {
+	if err := fileutil.CopyFile(s.At.Master(), tmp, true); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("publishing the read model: %w", err)
 	}
@@ -126,7 +127,7 @@ func (s Model) CopyToPublic() error {
 	if err := os.Rename(tmp, s.Public); err != nil {
 		return fmt.Errorf("publishing the read model: %w", err)
 	}
-	state.SyncDir(filepath.Dir(s.Public))
+	fileutil.SyncDir(filepath.Dir(s.Public))
 	crashpoint.Hit("model.public")
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
-	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/internal/fileutil"
 )
 
 // Sync builds the read model the state db (in a section) asks for, when
@@ -45,7 +45,7 @@ func (s Model) Sync(ctx context.Context, db *sql.DB, built string) (string, erro
 		return s.build(ctx, db, built, held)
 	default:
 		next := s.Next()
-		if err := state.CopyFile(s.At.Master(), next, false); err != nil { // private: the public copy is made durable
+		if err := fileutil.CopyFile(s.At.Master(), next, false); err != nil { // private: the public copy is made durable
 			return "", err
 		}
 		return s.build(ctx, db, next, held)
@@ -102,7 +102,7 @@ func (s Model) Show(built string, stale bool) error {
 		if err := os.Rename(built, s.At.Master()); err != nil {
 			return fmt.Errorf("read model: %w", err)
 		}
-		state.SyncDir(s.At.Private())
+		fileutil.SyncDir(s.At.Private())
 		crashpoint.Hit("model.master")
 	}
 	if built == "" && !stale {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/tree"
 )
@@ -164,7 +165,7 @@ func (s Model) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) e
 		err = derr
 	}
 	if err == nil {
-		err = state.SyncFile(tmp)
+		err = fileutil.SyncFile(tmp)
 	}
 	if err == nil {
 		err = os.Rename(tmp, s.At.ViewsTemplate())
@@ -180,7 +181,7 @@ func (s Model) saveTemplate(ctx context.Context, conn *sql.Conn, want viewSet) e
 // template when there is one (whose latest_ tables the run makes anew,
 // with its own columns); it tells whether it did.
 func (s Model) StartFromTemplate(path string) (bool, error) {
-	err := state.CopyFile(s.At.ViewsTemplate(), path, false)
+	err := fileutil.CopyFile(s.At.ViewsTemplate(), path, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}

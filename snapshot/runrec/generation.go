@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/internal/fileutil"
 )
 
 // Link is the records' link, DIR/records, through which readers see the
@@ -37,7 +37,7 @@ func (s Records) Build(ctx context.Context, db *sql.DB) (string, error) {
 		Drop(next)
 		return "", fmt.Errorf("records: %w", err)
 	}
-	state.SyncDir(next)
+	fileutil.SyncDir(next)
 	return next, nil
 }
 

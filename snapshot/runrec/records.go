@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/tree"
@@ -102,9 +103,9 @@ func (s Records) Write(ctx context.Context, db *sql.DB, cur, next string) error 
 		written = append(written, recordFile(next, t))
 	}
 	if curChanged {
-		state.SyncDir(cur)
+		fileutil.SyncDir(cur)
 	}
-	if err := state.SyncFiles(written); err != nil {
+	if err := fileutil.SyncFiles(written); err != nil {
 		return err
 	}
 	if err := s.writeSnapshotRecords(ctx, conn); err != nil {
@@ -152,7 +153,7 @@ func (s Records) writeSnapshotRecords(ctx context.Context, conn *sql.Conn) error
 			written = true
 		}
 		if written {
-			state.SyncDir(dir)
+			fileutil.SyncDir(dir)
 		}
 	}
 	return nil
@@ -173,7 +174,7 @@ func (s Records) recordFolder(ctx context.Context, conn *sql.Conn, name, emptyQu
 		return "", err
 	}
 	os.Remove(filepath.Join(s.at.History(), name+".parquet")) // where a run kind's empty file was before
-	state.SyncDir(dir)
+	fileutil.SyncDir(dir)
 	return dir, nil
 }
 
@@ -215,7 +216,7 @@ func (s Records) linkFolders(ctx context.Context, conn *sql.Conn, cur, next stri
 		}
 	}
 	if curChanged {
-		state.SyncDir(cur)
+		fileutil.SyncDir(cur)
 	}
 	return nil
 }

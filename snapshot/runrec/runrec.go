@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
@@ -169,7 +170,7 @@ func (sec *Section) Add(ctx context.Context, q state.Querier, f File, period sql
 	if err := put(path); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	state.SyncDir(filepath.Dir(path))
+	fileutil.SyncDir(filepath.Dir(path))
 	_, err = q.ExecContext(ctx, "INSERT INTO run_files VALUES (?, ?, ?, ?, ?)", f.Kind, f.Snapshot, period, f.Seq, rows)
 	return err
 }
@@ -285,7 +286,7 @@ func (sec *Section) markSweep() error {
 	if err := os.WriteFile(sec.files.sweepMarker(), nil, 0o644); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	state.SyncDir(at.History())
+	fileutil.SyncDir(at.History())
 	sec.sweeping = true
 	return nil
 }

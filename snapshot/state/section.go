@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/internal/fileutil"
 )
 
 // File is the state's file, the lock held through each section of it,
@@ -129,13 +130,13 @@ func (f File) run(ctx context.Context, sec *Section, next string, fn func(*Secti
 			return err
 		}
 	}
-	if err := SyncFile(next); err != nil {
+	if err := fileutil.SyncFile(next); err != nil {
 		return fmt.Errorf("billsnap's state: %w", err)
 	}
 	if err := os.Rename(next, f.Path); err != nil {
 		return fmt.Errorf("billsnap's state: %w", err)
 	}
-	SyncDir(filepath.Dir(f.Path))
+	fileutil.SyncDir(filepath.Dir(f.Path))
 	return nil
 }
 
@@ -146,7 +147,7 @@ func (f File) run(ctx context.Context, sec *Section, next string, fn func(*Secti
 func (f File) openCopy(ctx context.Context, next string) (*sql.DB, error) {
 	os.Remove(next)
 	os.Remove(next + ".wal")
-	err := CopyFile(f.Path, next, false)
+	err := fileutil.CopyFile(f.Path, next, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return f.Engine.Open(next, BlockSize)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/billsnap/billsnap/internal/fileutil"
 )
 
 // AttachedAs is the name a database file is attached under, and used, by
@@ -79,7 +81,7 @@ func CopyTo(ctx context.Context, conn *sql.Conn, query, path string) error {
 		os.Remove(tmp)
 		return err
 	}
-	if err := SyncFile(tmp); err != nil {
+	if err := fileutil.SyncFile(tmp); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

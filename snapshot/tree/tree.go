@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
-	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/internal/fileutil"
 )
 
 // Tree is a Parquet tree readers see. Its path (DIR/parquet) is a
@@ -111,7 +111,7 @@ func (t Tree) Point(gen string) error {
 	if err := os.Rename(tmp, t.Link); err != nil {
 		return fmt.Errorf("parquet tree: pointing %s at %s: %w", t.Link, gen, err)
 	}
-	state.SyncDir(filepath.Dir(t.Link))
+	fileutil.SyncDir(filepath.Dir(t.Link))
 	return nil
 }
 
@@ -125,7 +125,7 @@ func (t Tree) Add(id string, srcs []string) error {
 	if err != nil || len(srcs) == 0 {
 		return err
 	}
-	state.SyncDirs(srcs)
+	fileutil.SyncDirs(srcs)
 	var dirs []string
 	for _, src := range srcs {
 		table := filepath.Join(cur, filepath.Base(src))
@@ -141,7 +141,7 @@ func (t Tree) Add(id string, srcs []string) error {
 		crashpoint.Hit("tree.add")
 		dirs = append(dirs, table)
 	}
-	state.SyncDirs(append(dirs, cur, filepath.Dir(srcs[0])))
+	fileutil.SyncDirs(append(dirs, cur, filepath.Dir(srcs[0])))
 	return nil
 }
 
@@ -171,7 +171,7 @@ func (t Tree) Remove(ids []string) error {
 			dirs = append(dirs, table)
 		}
 	}
-	state.SyncDirs(dirs)
+	fileutil.SyncDirs(dirs)
 	return os.RemoveAll(trash)
 }
 
