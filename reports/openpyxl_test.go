@@ -80,11 +80,11 @@ func readWithOpenpyxl(t *testing.T, in *Input, cells ...string) openpyxlBook {
 }
 
 // The workbook reads in openpyxl as finance sees it in a spreadsheet
-// program: IDs as text, amounts as numbers in their currency's format, a
+// program: IDs and customers as text, amounts as numbers in their currency's format, a
 // bold header frozen and printed on every page, landscape one page wide,
 // and every row inside each sheet's used range.
 func TestOpenpyxlReadsTheWorkbook(t *testing.T) {
-	book := readWithOpenpyxl(t, fixture(t), "charge_not_invoiced!A1", "charge_not_invoiced!C2", "charge_not_invoiced!D2", "charge_not_invoiced!F2", "Summary!A1")
+	book := readWithOpenpyxl(t, fixture(t), "charge_not_invoiced!A1", "charge_not_invoiced!C2", "charge_not_invoiced!E2", "charge_not_invoiced!G2", "charge_not_invoiced!I2", "Summary!A1")
 	want := "Summary charge_not_invoiced price_mismatch missed_billing_run paid_without_payment Snapshot Sign-off"
 	if got := strings.Join(book.Sheets, " "); got != want {
 		t.Fatalf("sheets %q, want %q", got, want)
@@ -96,10 +96,13 @@ func TestOpenpyxlReadsTheWorkbook(t *testing.T) {
 	if id := c["charge_not_invoiced!C2"]; id.Type != "str" || id.Value != "a1b2c3d4-0000-4000-8000-000000000001" {
 		t.Errorf("ID cell %+v", id)
 	}
-	if a := c["charge_not_invoiced!D2"]; a.Type != "float" || a.Value != 249.5 || !strings.Contains(a.Format, `"EUR"`) {
+	if cu := c["charge_not_invoiced!E2"]; cu.Type != "str" || cu.Value == "" {
+		t.Errorf("customer cell %+v", cu)
+	}
+	if a := c["charge_not_invoiced!G2"]; a.Type != "float" || a.Value != 249.5 || !strings.Contains(a.Format, `"EUR"`) {
 		t.Errorf("amount cell %+v", a)
 	}
-	if d := c["charge_not_invoiced!F2"]; !d.Wrap || d.Type != "str" {
+	if d := c["charge_not_invoiced!I2"]; !d.Wrap || d.Type != "str" {
 		t.Errorf("detail cell %+v", d)
 	}
 	if s := c["Summary!A1"]; !s.Bold || !strings.Contains(s.Value.(string), "MATERIAL (exit 3)") {
