@@ -50,7 +50,8 @@ func inflate(b *testing.B, fx *fixture, n int) {
 			       printf('%%08x-0000-4000-8000-%%012x', i, i), CAST((i %% 50000 - 20000) / 100 AS DECIMAL(18,2)),
 			       (['EUR', 'USD', 'DKK', 'GBP'])[1 + i %% 4],
 			       printf('line of invoice INV-%%07d bills 199.50 a unit; the product costs 198.00', i),
-			       (['new', 'recurring', 'resolved'])[1 + i %% 3], ?, i %% 17 = 0, NULL, NULL, NULL, now(), now(), NULL, NULL
+			       (['new', 'recurring', 'resolved'])[1 + i %% 3], ?, i %% 17 = 0, NULL, NULL, NULL, now(), now(), NULL, NULL,
+			       printf('cus-%%06d', i %% 500), 'Customer ' || (i %% 500), printf('INV-%%07d', i)
 			FROM range(%[2]d) t(i)`, strings.Join(rules, ", "), n, runrec.StagedFindings)
 		if err := runrec.StageTables(ctx, conn); err != nil {
 			return err

@@ -279,7 +279,8 @@ func seedDay(ctx context.Context, sec *snapshot.Section, conn *sql.Conn, id, per
 	if _, err := conn.ExecContext(ctx, `INSERT INTO `+runrec.StagedFindings+` SELECT f.id, b.period, b.rule, b.severity, b.entity,
 		b.entity_id || '-' || k.i, b.amount + (hash(f.id, k.i) % 100000) / 100, b.currency, b.detail || ' ' || md5(f.id || k.i),
 		b.status, b.first_seen, b.waived, b.waiver_reason, b.waiver_owner, b.waiver_expires,
-		f.started, f.started, b.waiver_id, b.waiver_by
+		f.started, f.started, b.waiver_id, b.waiver_by,
+		printf('cus-%06d', k.i % 50), 'Customer ' || (k.i % 50), printf('INV-%07d', k.i)
 		FROM fake f, range(?) k(i), base b WHERE f.id = ? AND b.n = k.i % b.c`, per, id); err != nil {
 		return err
 	}
