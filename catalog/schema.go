@@ -260,16 +260,25 @@ func (t Table) parquetColumn(name, typ string) string {
 }
 
 // CreateSQL is the table's DuckDB definition, as table name (which may
-// be qualified: model.latest_invoices).
-func (t Table) CreateSQL(name string) string {
-	s := "CREATE TABLE IF NOT EXISTS " + name + " (\n  snapshot_id VARCHAR NOT NULL,\n  id VARCHAR NOT NULL"
+// be qualified: model.latest_invoices). The columns named in uncompressed
+// are stored uncompressed (USING COMPRESSION uncompressed): DuckDB then
+// does not analyse them for a compression as it writes them. Neither their
+// type nor what they hold changes.
+func (t Table) CreateSQL(name string, uncompressed ...string) string {
+	def := func(col, typ string) string {
+		if slices.Contains(uncompressed, col) {
+			typ += " USING COMPRESSION uncompressed"
+		}
+		return ",\n  " + col + " " + typ
+	}
+	s := "CREATE TABLE IF NOT EXISTS " + name + " (\n  snapshot_id VARCHAR NOT NULL" + def("id", "VARCHAR NOT NULL")
 	if t.ParentColumn != "" {
-		s += ",\n  " + t.ParentColumn + " VARCHAR NOT NULL"
+		s += def(t.ParentColumn, "VARCHAR NOT NULL")
 	}
 	for _, c := range t.Columns {
-		s += ",\n  " + c.Name + " " + duckTypes[c.Kind]
+		s += def(c.Name, duckTypes[c.Kind])
 	}
-	return s + ",\n  _raw JSON NOT NULL\n)"
+	return s + def("_raw", "JSON NOT NULL") + "\n)"
 }
 
 // RawKind is the kind of _raw in the catalogue: the record as sent, JSON.

@@ -101,7 +101,7 @@ func (r *Run) openDB(ctx context.Context) error {
 		return err
 	}
 	for _, t := range r.s.tables {
-		q := t.CreateSQL("latest_" + t.Name)
+		q := t.CreateSQL("latest_"+t.Name, load.Uncompressed(r.s.duck.load())...)
 		if copied {
 			q = "DROP TABLE IF EXISTS latest_" + t.Name + "; " + q
 		}
