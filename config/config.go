@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/notify"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 )
@@ -65,10 +65,10 @@ var reportFormats = []string{"md", "html", "xlsx", "csv", "json"}
 
 // Reconcile configures the rules run over a snapshot.
 type Reconcile struct {
-	Grace       time.Duration         `yaml:"grace"`     // how late a billing run may be before rule 7 fires
-	Waivers     string                `yaml:"waivers"`   // YAML file of known exceptions
-	RulesDir    string                `yaml:"rules_dir"` // directory of .sql rules added to (or replacing) the shipped ones
-	Materiality reconcile.Materiality `yaml:"materiality"`
+	Grace       time.Duration        `yaml:"grace"`     // how late a billing run may be before rule 7 fires
+	Waivers     string               `yaml:"waivers"`   // YAML file of known exceptions
+	RulesDir    string               `yaml:"rules_dir"` // directory of .sql rules added to (or replacing) the shipped ones
+	Materiality findings.Materiality `yaml:"materiality"`
 }
 
 // Default is the configuration before file, environment and flags.
@@ -83,7 +83,7 @@ func Default() Config {
 		Retry:       extract.Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute},
 		MetricsFile: "billsnap.prom",
 		Reports:     Reports{Dir: "reports", Formats: slices.Clone(reportFormats), MaxRows: 500, Trend: 12},
-		Reconcile:   Reconcile{Grace: 48 * time.Hour, Materiality: reconcile.DefaultMateriality()},
+		Reconcile:   Reconcile{Grace: 48 * time.Hour, Materiality: findings.DefaultMateriality()},
 		Iceberg:     lake.DefaultIceberg(),
 		Retention:   Retention{Runs: 100},
 		Workspace:   access.Config{SessionTTL: 12 * time.Hour},

@@ -2,7 +2,7 @@
 // YAML file (an unknown key is an error that names it), then the
 // environment (BILLSNAP_*), then flags, then Validate. It composes the
 // options the domain packages own (snapshot.Options, extract.Retry,
-// reconcile.Materiality, schedule.Schedule) and validates through theirs;
+// findings.Materiality, schedule.Schedule) and validates through theirs;
 // none of them imports config.
 //
 // The API key is never read from the file: it comes from BILLSNAP_API_KEY or

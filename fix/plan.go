@@ -17,7 +17,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
@@ -137,7 +137,7 @@ func (a Action) check() error {
 // (PaymentDate: its last settled payment's TransactionDate); then a
 // setamount for each quantity a person chose (amounts), each tied to an
 // open finding about a charge of that reference.
-func Make(ctx context.Context, db *sql.DB, rep *reconcile.Report, amounts []Amount, now time.Time) (Plan, error) {
+func Make(ctx context.Context, db *sql.DB, rep *findings.Report, amounts []Amount, now time.Time) (Plan, error) {
 	p := Plan{Snapshot: rep.Snapshot.ID, Created: now.UTC().Truncate(time.Second), Actions: []Action{}}
 	paid, err := markPaid(ctx, db, rep)
 	if err != nil {
@@ -158,8 +158,8 @@ const ruleNoInvoice = "payment_without_invoice"
 
 // markPaid proposes a markpaid for every eligible invoice of rule 12's
 // findings, tied to the finding of the invoice's last settled payment.
-func markPaid(ctx context.Context, db *sql.DB, rep *reconcile.Report) ([]Action, error) {
-	findings := map[string]reconcile.Finding{}
+func markPaid(ctx context.Context, db *sql.DB, rep *findings.Report) ([]Action, error) {
+	findings := map[string]findings.Finding{}
 	for _, f := range rep.Open() {
 		if f.Rule == ruleNoInvoice {
 			findings[f.EntityID] = f
@@ -196,14 +196,14 @@ func markPaid(ctx context.Context, db *sql.DB, rep *reconcile.Report) ([]Action,
 	return out, rows.Err()
 }
 
-func findingOf(f reconcile.Finding) Finding {
+func findingOf(f findings.Finding) Finding {
 	return Finding{Rule: f.Rule, EntityID: f.EntityID, Amount: f.Amount.String(), Currency: f.Currency}
 }
 
 // setAmounts ties each chosen quantity to an open finding about a charge
 // of its reference: rule 8's of the reference itself, else one of rules
 // 1, 7 or 10 about a charge that carries it.
-func setAmounts(ctx context.Context, db *sql.DB, rep *reconcile.Report, amounts []Amount) ([]Action, error) {
+func setAmounts(ctx context.Context, db *sql.DB, rep *findings.Report, amounts []Amount) ([]Action, error) {
 	var out []Action
 	for _, a := range amounts {
 		f, err := findingOfReference(ctx, db, rep, a.ReferenceID)
@@ -218,19 +218,19 @@ func setAmounts(ctx context.Context, db *sql.DB, rep *reconcile.Report, amounts 
 
 // findingOfReference is the open finding a quantity for reference ref
 // repairs.
-func findingOfReference(ctx context.Context, db *sql.DB, rep *reconcile.Report, ref string) (reconcile.Finding, error) {
+func findingOfReference(ctx context.Context, db *sql.DB, rep *findings.Report, ref string) (findings.Finding, error) {
 	open := rep.Open()
-	if i := slices.IndexFunc(open, func(f reconcile.Finding) bool { return f.Rule == "multiple_active_charges" && f.EntityID == ref }); i >= 0 {
+	if i := slices.IndexFunc(open, func(f findings.Finding) bool { return f.Rule == "multiple_active_charges" && f.EntityID == ref }); i >= 0 {
 		return open[i], nil
 	}
 	charges, err := readmodel.ChargesOfReference(ctx, db, rep.Snapshot.ID, ref)
 	if err != nil {
-		return reconcile.Finding{}, err
+		return findings.Finding{}, err
 	}
 	for _, f := range open {
 		if f.Entity == "subscription_charge" && slices.Contains(charges, f.EntityID) {
 			return f, nil
 		}
 	}
-	return reconcile.Finding{}, &AmountError{Reference: ref, Msg: "no open finding is about a charge of this reference"}
+	return findings.Finding{}, &AmountError{Reference: ref, Msg: "no open finding is about a charge of this reference"}
 }

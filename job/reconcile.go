@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
@@ -33,7 +34,7 @@ func ReconcileOptions(cfg config.Config, rulesDir, waivers string) (reconcile.Op
 		return o, Usage(err)
 	}
 	if w := cmp.Or(waivers, cfg.Reconcile.Waivers); w != "" {
-		if o.Waivers, err = reconcile.LoadWaivers(w); err != nil {
+		if o.Waivers, err = findings.LoadWaivers(w); err != nil {
 			return o, Usage(err)
 		}
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
-	"github.com/billsnap/billsnap/reconcile"
 )
 
 // Message is what a notification says; its JSON is the json format's body
@@ -59,15 +59,15 @@ type TopFinding struct {
 }
 
 // key is what makes two findings the same across snapshots.
-func key(f reconcile.Finding) string { return f.Rule + "/" + f.Entity + "/" + f.EntityID }
+func key(f findings.Finding) string { return f.Rule + "/" + f.Entity + "/" + f.EntityID }
 
 // materialFindings are the open (unwaived) findings of the rules that made
 // r material.
-func materialFindings(r *reconcile.Report) []reconcile.Finding {
+func materialFindings(r *findings.Report) []findings.Finding {
 	rules := r.MaterialRules()
-	var out []reconcile.Finding
+	var out []findings.Finding
 	for _, f := range r.Findings {
-		if f.Status != reconcile.StatusResolved && f.Waiver == nil && slices.Contains(rules, f.Rule) {
+		if f.Status != findings.StatusResolved && f.Waiver == nil && slices.Contains(rules, f.Rule) {
 			out = append(out, f)
 		}
 	}
@@ -76,7 +76,7 @@ func materialFindings(r *reconcile.Report) []reconcile.Finding {
 
 // materialMessage says what is material in r, and which of its findings
 // are new to the target (fresh).
-func materialMessage(r *reconcile.Report, fresh []reconcile.Finding) Message {
+func materialMessage(r *findings.Report, fresh []findings.Finding) Message {
 	m := Message{Event: Material, SnapshotID: r.Snapshot.ID, Period: r.Period.String(), NewFindings: len(fresh)}
 	rules := r.MaterialRules()
 	for _, t := range r.Totals() {
@@ -90,7 +90,7 @@ func materialMessage(r *reconcile.Report, fresh []reconcile.Finding) Message {
 		m.Rules = append(m.Rules, rs)
 	}
 	top := slices.Clone(fresh)
-	slices.SortStableFunc(top, func(a, b reconcile.Finding) int { return cmp.Compare(b.Amount.Abs(), a.Amount.Abs()) })
+	slices.SortStableFunc(top, func(a, b findings.Finding) int { return cmp.Compare(b.Amount.Abs(), a.Amount.Abs()) })
 	for _, f := range top[:min(5, len(top))] {
 		m.TopFindings = append(m.TopFindings, TopFinding{Rule: f.Rule, Entity: f.Entity, EntityID: f.EntityID,
 			Amount: f.Amount.String(), Currency: f.Currency, Detail: f.Detail})
@@ -126,7 +126,7 @@ func (m Message) text() string {
 	line("Error", m.Error)
 	for _, r := range m.Rules {
 		fmt.Fprintf(&b, "- %s (%s): %s", r.Rule, r.Severity, plural.Of(r.Count, "finding"))
-		for _, cur := range reconcile.Currencies(r.Amounts) {
+		for _, cur := range findings.Currencies(r.Amounts) {
 			fmt.Fprintf(&b, "; %s net %s, gross %s", cur, r.Amounts[cur].Net, r.Amounts[cur].Gross)
 		}
 		fmt.Fprintln(&b)

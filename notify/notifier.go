@@ -19,9 +19,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
-	"github.com/billsnap/billsnap/reconcile"
 )
 
 // Where is what a Notifier needs of its store and process.
@@ -79,7 +79,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // those of runs found killed), the material findings of rep new to each
 // target and those resolved since (rep nil: the run reconciled nothing),
 // and a store gone stale. Problems are logged, never returned.
-func (n *Notifier) AfterRun(ctx context.Context, run journal.Run, rep *reconcile.Report) {
+func (n *Notifier) AfterRun(ctx context.Context, run journal.Run, rep *findings.Report) {
 	if n == nil {
 		return
 	}
@@ -173,7 +173,7 @@ func (n *Notifier) CheckStale(ctx context.Context) {
 // findings sends, to each target, the material findings of rep it has not
 // been told of (or was told of longer than remind ago), and the ones it
 // was told of that are gone.
-func (n *Notifier) findings(ctx context.Context, run journal.Run, rep *reconcile.Report) {
+func (n *Notifier) findings(ctx context.Context, run journal.Run, rep *findings.Report) {
 	past, err := n.record.List()
 	if err != nil {
 		n.w.Log.Warn("notifications: reading the record", "error", err)
@@ -185,7 +185,7 @@ func (n *Notifier) findings(ctx context.Context, run journal.Run, rep *reconcile
 		if rep.Snapshot.ID < newest {
 			continue // an older snapshot reconciled again: not news
 		}
-		var fresh []reconcile.Finding
+		var fresh []findings.Finding
 		for _, f := range current {
 			at, ok := told[key(f)]
 			if !ok || (n.o.Remind > 0 && n.w.Now().Sub(at) >= time.Duration(n.o.Remind)) {
@@ -203,7 +203,7 @@ func (n *Notifier) findings(ctx context.Context, run journal.Run, rep *reconcile
 
 // resolved tells t of the findings it was told of that rep no longer has
 // (or only notes them, when t does not take the event).
-func (n *Notifier) resolved(ctx context.Context, t target, told map[string]time.Time, current []reconcile.Finding, rep *reconcile.Report) {
+func (n *Notifier) resolved(ctx context.Context, t target, told map[string]time.Time, current []findings.Finding, rep *findings.Report) {
 	still := map[string]bool{}
 	for _, f := range current {
 		still[key(f)] = true
@@ -227,7 +227,7 @@ func (n *Notifier) resolved(ctx context.Context, t target, told map[string]time.
 	n.deliver(ctx, t, n.where(m), rep.Snapshot.ID, gone)
 }
 
-func keys(fs []reconcile.Finding) []string {
+func keys(fs []findings.Finding) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
 		out[i] = key(f)

@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/notify/notifytest"
-	"github.com/billsnap/billsnap/reconcile"
 )
 
 // clock is a time the tests move by hand.
@@ -28,14 +28,14 @@ func (c *clock) now() time.Time { return c.t }
 
 // report is a reconciliation of snapshot id whose rule paid_unpaid is
 // material, with one finding per entity ID in ids (amounts 10, 20, …).
-func report(id string, ids ...string) *reconcile.Report {
-	r := &reconcile.Report{Snapshot: reconcile.SnapshotInfo{ID: id},
-		Rules: []reconcile.Rule{{ID: "paid_unpaid", Severity: "high"}, {ID: "minor", Severity: "low"}}}
+func report(id string, ids ...string) *findings.Report {
+	r := &findings.Report{Snapshot: findings.SnapshotInfo{ID: id},
+		Rules: []findings.Rule{{ID: "paid_unpaid", Severity: "high"}, {ID: "minor", Severity: "low"}}}
 	for i, e := range ids {
-		r.Findings = append(r.Findings, reconcile.Finding{Rule: "paid_unpaid", Severity: "high", Entity: "invoice", EntityID: e,
-			Amount: money.Amount((i + 1) * 1000), Currency: "EUR", Detail: "paid without a payment", Status: reconcile.StatusNew})
+		r.Findings = append(r.Findings, findings.Finding{Rule: "paid_unpaid", Severity: "high", Entity: "invoice", EntityID: e,
+			Amount: money.Amount((i + 1) * 1000), Currency: "EUR", Detail: "paid without a payment", Status: findings.StatusNew})
 	}
-	r.Findings = append(r.Findings, reconcile.Finding{Rule: "minor", Severity: "low", Entity: "customer", EntityID: "c1", Status: reconcile.StatusNew})
+	r.Findings = append(r.Findings, findings.Finding{Rule: "minor", Severity: "low", Entity: "customer", EntityID: "c1", Status: findings.StatusNew})
 	if len(ids) > 0 {
 		r.Material = []string{fmt.Sprintf("paid_unpaid (high): %d unwaived findings, threshold 1", len(ids))}
 	}

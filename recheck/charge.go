@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/extract"
-	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/findings"
 )
 
 // charge is a subscription charge's fields that the rules read, in forms
@@ -110,7 +110,7 @@ func scanCharge(row interface{ Scan(...any) error }) (charge, error) {
 
 // target is a finding with what the snapshot held of what it is about.
 type target struct {
-	f          reconcile.Finding
+	f          findings.Finding
 	sub        string   // the subscription whose charges tell
 	then       *charge  // the charge (rules 1, 7, 10)
 	ref        string   // the reference (rule 8)
@@ -119,7 +119,7 @@ type target struct {
 }
 
 // targetOf reads what snapshot snap held of finding f.
-func targetOf(ctx context.Context, db *sql.DB, snap string, f reconcile.Finding) (target, error) {
+func targetOf(ctx context.Context, db *sql.DB, snap string, f findings.Finding) (target, error) {
 	t := target{f: f}
 	switch f.Rule {
 	case ruleMultiple:

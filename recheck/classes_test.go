@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/sandbox"
@@ -20,7 +21,7 @@ import (
 // reconciled exports the sandbox into a new store, reconciles it with
 // the shipped rules and keeps the findings; it returns the report and the
 // read model, open until the test ends.
-func reconciled(t *testing.T, srv *sandbox.Server) (*reconcile.Report, *sql.DB) {
+func reconciled(t *testing.T, srv *sandbox.Server) (*findings.Report, *sql.DB) {
 	t.Helper()
 	ctx := context.Background()
 	opts := snapshot.DefaultOptions()
@@ -48,7 +49,7 @@ func reconciled(t *testing.T, srv *sandbox.Server) (*reconcile.Report, *sql.DB) 
 		t.Fatal(err)
 	}
 	defer rd.Close()
-	rep, err := reconcile.Run(ctx, rd, reconcile.Options{Rules: rules, Grace: 48 * time.Hour, Now: time.Now, Materiality: reconcile.DefaultMateriality()})
+	rep, err := reconcile.Run(ctx, rd, reconcile.Options{Rules: rules, Grace: 48 * time.Hour, Now: time.Now, Materiality: findings.DefaultMateriality()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/billsnap/billsnap/extract"
-	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
@@ -44,7 +44,7 @@ const (
 )
 
 // Rechecked tells whether a recheck reads finding f again.
-func Rechecked(f reconcile.Finding) bool {
+func Rechecked(f findings.Finding) bool {
 	switch f.Rule {
 	case ruleNotInvoiced, ruleMissedRun, ruleMultiple, ruleMissing:
 		return true
@@ -56,7 +56,7 @@ func Rechecked(f reconcile.Finding) bool {
 
 // Result is what a recheck found of one finding.
 type Result struct {
-	Finding   reconcile.Finding
+	Finding   findings.Finding
 	Live      string // Confirmed, Changed or Gone
 	CheckedAt time.Time
 	Detail    string // what changed, or what is gone; "" when confirmed
@@ -73,7 +73,7 @@ type Options struct {
 // what the snapshot held of their charges from db (the read model, or
 // any database with the subscription_charges view), and returns one
 // result per finding in rep's order.
-func Run(ctx context.Context, db *sql.DB, rep *reconcile.Report, o Options) ([]Result, error) {
+func Run(ctx context.Context, db *sql.DB, rep *findings.Report, o Options) ([]Result, error) {
 	var ts []target
 	for _, f := range rep.Open() {
 		if Rechecked(f) {

@@ -35,7 +35,7 @@ func TestWaiversActiveAndExpired(t *testing.T) {
 	if len(paid) != 3 {
 		t.Fatalf("the fixture's paid_without_payment findings: %+v", paid)
 	}
-	day := func(d int) Date { return Date{r0.AsOf.UTC().Truncate(24*time.Hour).AddDate(0, 0, d)} }
+	day := func(d int) Date { return Date{Time: r0.AsOf.UTC().Truncate(24*time.Hour).AddDate(0, 0, d)} }
 	waivers := []Waiver{
 		{Rule: "paid_without_payment", EntityID: paid[0].EntityID, Reason: "paid in cash, booked by hand", Owner: "ann@finance", Expires: day(0)},
 		{Rule: "paid_without_payment", EntityID: paid[1].EntityID, Reason: "old", Owner: "bob@finance", Expires: day(-1)},
@@ -86,7 +86,7 @@ func TestTwoWaiversOfOneFinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	paid := only(r0.Findings, "paid_without_payment")
-	day := func(d int) Date { return Date{r0.AsOf.UTC().Truncate(24*time.Hour).AddDate(0, 0, d)} }
+	day := func(d int) Date { return Date{Time: r0.AsOf.UTC().Truncate(24*time.Hour).AddDate(0, 0, d)} }
 	id := paid[0].EntityID
 	o.Waivers = []Waiver{
 		{Rule: "paid_without_payment", EntityID: id, Reason: "file", Owner: "ann", Expires: day(3)},

@@ -10,35 +10,17 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/billsnap/billsnap/configkey"
+	"github.com/billsnap/billsnap/findings"
 )
 
 //go:embed rules/*.sql
 var shipped embed.FS
 
-// Rule is one reconciliation rule.
-type Rule struct {
-	ID          string
-	Severity    string
-	Title       string
-	Description string
-	SQL         string
-	Source      string // the file it came from
-	// NotJudged is the rule's "not judged" query: over cur.untyped (and
-	// prev.untyped), the records whose finding or amount would depend on
-	// a value that arrived untyped, as entity_id, table_name, field and
-	// json_type. Guarded says the rule has the section, which may say
-	// "none" (a rule that reads only the spec's fields).
-	NotJudged string
-	Guarded   bool
-}
-
 // notJudgedMark starts a rule file's "not judged" section: a line
 // "-- not judged:" followed by the query, or "-- not judged: none".
 var notJudgedMark = regexp.MustCompile(`^--\s*not judged\s*:\s*(.*)$`)
-
-// IncompleteRule is the rule that runs first; when it fires, the others
-// are not trusted.
-const IncompleteRule = "snapshot_incomplete"
 
 // ParseRule reads a rule file: a header of "-- key: value" lines (id,
 // severity, title, description), then the query.
@@ -60,7 +42,7 @@ func ParseRule(source, text string) (Rule, error) {
 		}
 		if header {
 			if k, v, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "--"), ":"); ok && strings.HasPrefix(strings.TrimSpace(line), "--") {
-				r.set(strings.TrimSpace(k), strings.TrimSpace(v))
+				set(&r, strings.TrimSpace(k), strings.TrimSpace(v))
 				continue
 			}
 			header = false
@@ -72,15 +54,15 @@ func ParseRule(source, text string) (Rule, error) {
 	switch {
 	case r.ID == "" || strings.ContainsAny(r.ID, " '\"/"):
 		return r, fmt.Errorf("rule %s: the header needs '-- id: <name>' (letters, digits, _)", source)
-	case !slices.Contains(severities, r.Severity):
-		return r, fmt.Errorf("rule %s: severity %q is not one of %s", source, r.Severity, strings.Join(severities, ", "))
+	case !slices.Contains(findings.Severities(), r.Severity):
+		return r, fmt.Errorf("rule %s: severity %q is not one of %s", source, r.Severity, strings.Join(findings.Severities(), ", "))
 	case r.SQL == "":
 		return r, fmt.Errorf("rule %s: no query after the header", source)
 	}
 	return r, nil
 }
 
-func (r *Rule) set(key, value string) {
+func set(r *Rule, key, value string) {
 	switch key {
 	case "id":
 		r.ID = value
@@ -165,4 +147,14 @@ func readRules(fsys fs.FS, dir string) ([]Rule, error) {
 		rules = append(rules, r)
 	}
 	return rules, nil
+}
+
+// checkMateriality refuses thresholds for rules that do not exist.
+func checkMateriality(m Materiality, rules []Rule) error {
+	for id := range m.Rules {
+		if !slices.ContainsFunc(rules, func(r Rule) bool { return r.ID == id }) {
+			return &configkey.Error{Key: "reconcile.materiality.rules." + id, Msg: "no rule has this ID"}
+		}
+	}
+	return nil
 }

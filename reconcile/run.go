@@ -123,23 +123,23 @@ func Run(ctx context.Context, src Source, o Options) (*Report, error) {
 	if err := runRules(ctx, conn, o.Rules, o.log()); err != nil {
 		return nil, err
 	}
-	if err := r.judgeUntyped(ctx, conn); err != nil {
+	if err := judgeUntyped(ctx, conn, r); err != nil {
 		return nil, err
 	}
-	if err := r.applyWaivers(ctx, conn, o.Waivers); err != nil {
+	if err := applyWaivers(ctx, conn, r, o.Waivers); err != nil {
 		return nil, err
 	}
 	if err := nameCustomers(ctx, conn, r.Period.String(), o.log()); err != nil {
 		return nil, err
 	}
 	now := o.Now().UTC()
-	if err := r.store(ctx, conn, now); err != nil {
+	if err := store(ctx, conn, r, now); err != nil {
 		return nil, err
 	}
-	if err := r.load(ctx, conn, readmodel.Relations{Findings: runrec.StagedFindings, Rechecks: "cur.stored_rechecks"}); err != nil {
+	if err := load(ctx, conn, r, readmodel.Relations{Findings: runrec.StagedFindings, Rechecks: "cur.stored_rechecks"}); err != nil {
 		return nil, err
 	}
-	r.Material = judge(r, o.Materiality)
+	r.Material = r.Judge(o.Materiality)
 	rec := runrec.Reconciliation{Snapshot: r.Snapshot.ID, Period: r.Period.String(), AsOf: r.AsOf,
 		At: now, Open: len(r.Open()), Material: len(r.Material) > 0}
 	if err := src.Stage(ctx, conn, rec); err != nil {
@@ -151,7 +151,7 @@ func Run(ctx context.Context, src Source, o Options) (*Report, error) {
 // judgeUntyped holds back the findings that depend on values that arrived
 // untyped, and notes what each rule could not judge; a rule without a
 // "not judged" section is named in Unguarded when such values exist.
-func (r *Report) judgeUntyped(ctx context.Context, conn *sql.Conn) error {
+func judgeUntyped(ctx context.Context, conn *sql.Conn, r *Report) error {
 	found, err := findUntyped(ctx, conn)
 	if err != nil {
 		return err

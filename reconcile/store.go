@@ -13,7 +13,7 @@ import (
 // run_waivers, one for each finding's key: of several that cover it, the
 // one that lasts longest (the file's before the workspace's on the same
 // day). The others are reported expired.
-func (r *Report) applyWaivers(ctx context.Context, conn *sql.Conn, waivers []Waiver) error {
+func applyWaivers(ctx context.Context, conn *sql.Conn, r *Report, waivers []Waiver) error {
 	_, err := conn.ExecContext(ctx, `CREATE OR REPLACE TEMP TABLE run_waivers (rule VARCHAR, entity_id VARCHAR,
 		reason VARCHAR, owner VARCHAR, expires DATE, id VARCHAR, made_by VARCHAR)`)
 	if err != nil {
@@ -51,7 +51,7 @@ func (r *Report) applyWaivers(ctx context.Context, conn *sql.Conn, waivers []Wai
 // period (prev.stored_findings), and the keys found then and not now, as
 // resolved (a key this run did not judge is neither); and what each rule
 // did not judge (runrec.StagedUnjudged). Options.Keep records them.
-func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error {
+func store(ctx context.Context, conn *sql.Conn, r *Report, now time.Time) error {
 	if err := runrec.StageTables(ctx, conn); err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (r *Report) store(ctx context.Context, conn *sql.Conn, now time.Time) error
 
 // load reads the findings back from the relations rel, in rule order,
 // resolved last, each with its latest recheck.
-func (r *Report) load(ctx context.Context, conn *sql.Conn, rel readmodel.Relations) error {
+func load(ctx context.Context, conn *sql.Conn, r *Report, rel readmodel.Relations) error {
 	rows, err := readmodel.Findings(ctx, conn, rel, r.Snapshot.ID, r.Period.String(),
 		readmodel.Filter{}, readmodel.Order{Rules: ruleIDs(r.Rules)}, readmodel.Page{})
 	if err != nil {
@@ -110,7 +110,7 @@ func FindingOf(row readmodel.Finding) Finding {
 		CustomerID: row.CustomerID, CustomerName: row.CustomerName, InvoiceNumber: row.InvoiceNumber}
 	if row.Waived {
 		f.Waiver = &Waiver{Rule: row.Rule, EntityID: row.EntityID, Reason: row.WaiverReason, Owner: row.WaiverOwner,
-			Expires: Date{row.WaiverExpires}, ID: row.WaiverID, By: row.WaiverBy}
+			Expires: Date{Time: row.WaiverExpires}, ID: row.WaiverID, By: row.WaiverBy}
 	}
 	return f
 }

@@ -44,10 +44,10 @@ func Stored(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.load(ctx, conn, readmodel.Relations{}); err != nil {
+	if err := load(ctx, conn, r, readmodel.Relations{}); err != nil {
 		return nil, err
 	}
-	r.Material = judge(r, o.Materiality)
+	r.Material = r.Judge(o.Materiality)
 	return r, nil
 }
 

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/reconcile"
 )
 
 // bigInput is a reconciliation with n findings spread over the rules, the
@@ -20,10 +20,10 @@ import (
 func bigInput(b *testing.B, n int) *Input {
 	in := fixture(&testing.T{})
 	rules := in.Report.Rules
-	fs := make([]reconcile.Finding, n)
+	fs := make([]findings.Finding, n)
 	for i := range fs {
 		rule := rules[1+i*len(rules[1:])/n]
-		fs[i] = reconcile.Finding{Rule: rule.ID, Severity: rule.Severity, Entity: "invoice_line",
+		fs[i] = findings.Finding{Rule: rule.ID, Severity: rule.Severity, Entity: "invoice_line",
 			EntityID: fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i), Amount: money.Amount(i%50000 - 20000),
 			Currency: []string{"EUR", "USD", "DKK", "GBP"}[i%4], Status: "new", FirstSeen: "2026-11-22T030005Z",
 			Detail: fmt.Sprintf("line of invoice INV-%07d (%08x-1111-4000-8000-000000000000) bills 199.50 a unit; product %08x-2222 costs 198.00", i, i, i)}

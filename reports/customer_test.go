@@ -10,7 +10,7 @@ import (
 	"github.com/xuri/excelize/v2"
 	"golang.org/x/net/html"
 
-	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/findings"
 )
 
 // Customers' names are the service's data, typed by anyone: each format
@@ -32,7 +32,7 @@ func customerFixture(t *testing.T) *Input {
 
 // wantCustomer is what a finding's customer cells must hold: its
 // customer's ID, name and invoice number.
-func wantCustomer(f reconcile.Finding) [3]string {
+func wantCustomer(f findings.Finding) [3]string {
 	return [3]string{f.CustomerID, f.CustomerName, f.InvoiceNumber}
 }
 
@@ -125,7 +125,7 @@ func TestTheXLSXNamesEachFindingsCustomer(t *testing.T) {
 			want := wantCustomer(f)
 			for i, v := range want[:2] {
 				if v == "" {
-					want[i] = reconcile.NoCustomer
+					want[i] = findings.NoCustomer
 				}
 			}
 			if got := [3]string{cell("Customer ID"), cell("Customer"), cell("Invoice")}; got != want {

@@ -3,6 +3,6 @@
 // summary for a cron mail, a self-contained HTML page, an XLSX workbook for
 // closing the month, and CSV and JSON of every finding.
 //
-// Renderers stream: they read the findings held by the reconcile.Report
+// Renderers stream: they read the findings held by the findings.Report
 // once, in order, and never build a second copy of them.
 package reports

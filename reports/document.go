@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ingest"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
@@ -162,7 +162,7 @@ func fieldsDocument(n readmodel.FieldNotes) fieldsJSON {
 
 // streamDocument writes doc with a "findings" array appended, one finding
 // at a time.
-func streamDocument(w io.Writer, doc document, r *reconcile.Report) error {
+func streamDocument(w io.Writer, doc document, r *findings.Report) error {
 	var hb bytes.Buffer
 	henc := json.NewEncoder(&hb)
 	henc.SetEscapeHTML(false)

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/csvsafe"
-	"github.com/billsnap/billsnap/reconcile"
 )
 
 // FindingJSON is one finding as JSON: the fields of the rules document,
@@ -44,7 +44,7 @@ type WaiverJSON struct {
 	By      string `json:"by,omitempty"` // and who made it
 }
 
-func findingJSON(r *reconcile.Report, f reconcile.Finding) FindingJSON {
+func findingJSON(r *findings.Report, f findings.Finding) FindingJSON {
 	j := FindingJSON{Rule: f.Rule, Severity: f.Severity, Entity: f.Entity, EntityID: f.EntityID, Amount: f.Amount.String(),
 		Currency: f.Currency, Detail: f.Detail, Status: f.Status, FirstSeen: f.FirstSeen, Snapshot: r.Snapshot.ID, Live: f.Live,
 		CustomerID: f.CustomerID, CustomerName: f.CustomerName, InvoiceNumber: f.InvoiceNumber}
@@ -60,7 +60,7 @@ func findingJSON(r *reconcile.Report, f reconcile.Finding) FindingJSON {
 }
 
 // JSONLines writes one JSON object per line per finding, resolved ones last.
-func JSONLines(w io.Writer, r *reconcile.Report) error {
+func JSONLines(w io.Writer, r *findings.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, f := range r.Findings {
@@ -73,7 +73,7 @@ func JSONLines(w io.Writer, r *reconcile.Report) error {
 
 // JSONArray writes the findings as one JSON array of the objects
 // JSONLines writes, in the same order.
-func JSONArray(w io.Writer, r *reconcile.Report) error {
+func JSONArray(w io.Writer, r *findings.Report) error {
 	out := make([]FindingJSON, len(r.Findings))
 	for i, f := range r.Findings {
 		out[i] = findingJSON(r, f)
@@ -92,7 +92,7 @@ var csvHeader = []string{"rule", "severity", "entity", "entity_id", "amount", "c
 // cell is a live formula: a text cell beginning with = + - @ TAB or CR
 // gets a leading "'" (csvsafe.Text); an amount that is a decimal number is
 // written as it is (csvsafe.Number).
-func CSV(w io.Writer, r *reconcile.Report) error {
+func CSV(w io.Writer, r *findings.Report) error {
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
 	if err := cw.Write(csvHeader); err != nil {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
@@ -21,12 +22,12 @@ func fixture(t *testing.T) *Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &reconcile.Waiver{Rule: "paid_without_payment", EntityID: "b2c3d4e5-0000-4000-8000-000000000002", Reason: "paid in cash, booked by hand",
-		Owner: "ann@finance", Expires: reconcile.Date{Time: time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)}}
-	f := func(rule, sev, entity, id string, amount money.Amount, cur, detail, status, first string) reconcile.Finding {
-		return reconcile.Finding{Rule: rule, Severity: sev, Entity: entity, EntityID: id, Amount: amount, Currency: cur, Detail: detail, Status: status, FirstSeen: first}
+	w := &findings.Waiver{Rule: "paid_without_payment", EntityID: "b2c3d4e5-0000-4000-8000-000000000002", Reason: "paid in cash, booked by hand",
+		Owner: "ann@finance", Expires: findings.Date{Time: time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)}}
+	f := func(rule, sev, entity, id string, amount money.Amount, cur, detail, status, first string) findings.Finding {
+		return findings.Finding{Rule: rule, Severity: sev, Entity: entity, EntityID: id, Amount: amount, Currency: cur, Detail: detail, Status: status, FirstSeen: first}
 	}
-	findings := []reconcile.Finding{
+	found := []findings.Finding{
 		f("charge_not_invoiced", "high", "subscription_charge", "a1b2c3d4-0000-4000-8000-000000000001", 24950, "EUR",
 			"charge of 2 × product p1 on subscription s1, charged 2026-10-01, is on no invoice line", "new", "2026-11-22T030005Z"),
 		f("charge_not_invoiced", "high", "subscription_charge", "a1b2c3d4-0000-4000-8000-000000000009", 1000, "USD",
@@ -38,16 +39,16 @@ func fixture(t *testing.T) *Input {
 		f("missed_billing_run", "critical", "subscription_charge", "d4e5f6a7-0000-4000-8000-000000000004", 0, "EUR",
 			"resolved since", "resolved", "2026-11-20T030003Z"),
 	}
-	findings[3].Waiver = w
-	findings[0].CustomerID, findings[0].CustomerName = "e5f6a7b8-0000-4000-8000-000000000005", "Nordlys ApS"
-	findings[1].CustomerID, findings[1].CustomerName = "e5f6a7b8-0000-4000-8000-000000000006", "Café Ørsted, \"the\" shop"
-	findings[2].CustomerID, findings[2].CustomerName, findings[2].InvoiceNumber = "e5f6a7b8-0000-4000-8000-000000000005", "Nordlys ApS", "INV-1"
-	findings[3].CustomerID, findings[3].InvoiceNumber = "e5f6a7b8-0000-4000-8000-000000000007", "INV-7" // its name not found
-	rep := &reconcile.Report{
-		Snapshot: reconcile.SnapshotInfo{ID: "2026-11-22T030005Z", Status: "complete", Started: t0, Finished: t0.Add(5600 * time.Millisecond)},
-		Previous: "2026-11-21T030004Z", AsOf: t0, Rules: rules, Findings: findings,
+	found[3].Waiver = w
+	found[0].CustomerID, found[0].CustomerName = "e5f6a7b8-0000-4000-8000-000000000005", "Nordlys ApS"
+	found[1].CustomerID, found[1].CustomerName = "e5f6a7b8-0000-4000-8000-000000000006", "Café Ørsted, \"the\" shop"
+	found[2].CustomerID, found[2].CustomerName, found[2].InvoiceNumber = "e5f6a7b8-0000-4000-8000-000000000005", "Nordlys ApS", "INV-1"
+	found[3].CustomerID, found[3].InvoiceNumber = "e5f6a7b8-0000-4000-8000-000000000007", "INV-7" // its name not found
+	rep := &findings.Report{
+		Snapshot: findings.SnapshotInfo{ID: "2026-11-22T030005Z", Status: "complete", Started: t0, Finished: t0.Add(5600 * time.Millisecond)},
+		Previous: "2026-11-21T030004Z", AsOf: t0, Rules: rules, Findings: found,
 		Material: []string{"charge_not_invoiced (high): 2 unwaived findings, threshold 1"},
-		Unjudged: []reconcile.Unjudged{{Rule: "price_mismatch", Table: "invoice_lines", Field: "UnitPrice", Types: "string", Records: 2}},
+		Unjudged: []findings.Unjudged{{Rule: "price_mismatch", Table: "invoice_lines", Field: "UnitPrice", Types: "string", Records: 2}},
 		HeldBack: map[string]int{"price_mismatch": 1}, NotJudged: map[string]int{"price_mismatch": 2},
 	}
 	tables := []readmodel.TableStats{

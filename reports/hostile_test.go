@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/csvsafe"
-	"github.com/billsnap/billsnap/reconcile"
 )
 
 // formulas are values a hostile service or insider puts where text goes.
@@ -21,7 +21,7 @@ func hostile(t *testing.T) *Input {
 		f := &in.Report.Findings[i]
 		v := formulas[i%len(formulas)]
 		f.Rule, f.Entity, f.EntityID, f.Currency, f.Detail, f.Status, f.FirstSeen, f.Live = v, v, v, v, v, v, v, v
-		f.Waiver = &reconcile.Waiver{Rule: v, EntityID: v, Reason: v, Owner: formulas[(i+1)%len(formulas)], ID: v, By: v}
+		f.Waiver = &findings.Waiver{Rule: v, EntityID: v, Reason: v, Owner: formulas[(i+1)%len(formulas)], ID: v, By: v}
 	}
 	in.Report.Snapshot.ID = "=1+1"
 	return in
@@ -77,7 +77,7 @@ func TestFindingsCSVHasNoLiveFormula(t *testing.T) {
 func TestTextEscapesControlCharacters(t *testing.T) {
 	r := fixture(t).Report
 	const esc = "\x1b]0;owned\x07\x1b[2J\u009b31m"
-	r.ExpiredWaivers = []reconcile.Waiver{{Rule: "price_mismatch", EntityID: esc, Owner: esc, Expires: r.Findings[3].Waiver.Expires}}
+	r.ExpiredWaivers = []findings.Waiver{{Rule: "price_mismatch", EntityID: esc, Owner: esc, Expires: r.Findings[3].Waiver.Expires}}
 	r.Material = append(r.Material, esc)
 	r.Unjudged[0].Field = esc
 	var b strings.Builder

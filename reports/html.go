@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
@@ -45,15 +45,15 @@ var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap
 // htmlRule is one rule's section: its totals and the findings shown, as
 // slices of the report's own findings (never a copy).
 type htmlRule struct {
-	Total  reconcile.RuleTotal
-	Shown  []reconcile.Finding
+	Total  findings.RuleTotal
+	Shown  []findings.Finding
 	Listed int // findings this section would list without a limit
 	Hidden int
 }
 
 type htmlData struct {
 	In                      *Input
-	R                       *reconcile.Report
+	R                       *findings.Report
 	Rules                   []htmlRule
 	Currencies              []string
 	Net, Gross              map[string]money.Amount // per currency, of the unwaived findings
@@ -95,17 +95,17 @@ func HTML(w io.Writer, in *Input) error {
 		d.Rules = append(d.Rules, hr)
 	}
 	d.Net, d.Gross = netAndGross(r)
-	d.Currencies = reconcile.Currencies(d.Net)
+	d.Currencies = findings.Currencies(d.Net)
 	return page.Execute(w, d)
 }
 
 // ruleSpans finds, per rule, the runs of the report's findings that belong
 // to it (its open findings, then its resolved ones), as subslices.
-func ruleSpans(r *reconcile.Report) map[string][][]reconcile.Finding {
-	same := func(a, b reconcile.Finding) bool {
-		return a.Rule == b.Rule && (a.Status == reconcile.StatusResolved) == (b.Status == reconcile.StatusResolved)
+func ruleSpans(r *findings.Report) map[string][][]findings.Finding {
+	same := func(a, b findings.Finding) bool {
+		return a.Rule == b.Rule && (a.Status == findings.StatusResolved) == (b.Status == findings.StatusResolved)
 	}
-	spans := map[string][][]reconcile.Finding{}
+	spans := map[string][][]findings.Finding{}
 	for start := 0; start < len(r.Findings); {
 		end := start + 1
 		for end < len(r.Findings) && same(r.Findings[end], r.Findings[start]) {

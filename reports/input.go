@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/ledger"
@@ -16,7 +17,7 @@ import (
 
 // Input is everything a report shows.
 type Input struct {
-	Report    *reconcile.Report
+	Report    *findings.Report
 	Tables    []readmodel.TableStats // the snapshot's manifest
 	Fields    []ingest.FieldStats    // what the snapshot received of each field
 	Trend     []reconcile.TrendPoint // the last reconciliations, oldest first, this one last

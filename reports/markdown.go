@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/termsafe"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
@@ -46,7 +46,7 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 		fmt.Fprintf(ew, "\n%s found nothing.\n", plural.Of(quiet, "rule"))
 	}
 	totals := r.CurrencyTotals()
-	for i, c := range reconcile.Currencies(totals) {
+	for i, c := range findings.Currencies(totals) {
 		if i == 0 {
 			fmt.Fprintf(ew, "\nTotal of the unwaived findings, per currency:\n\n")
 		}
@@ -140,7 +140,7 @@ func orDash(s string) string {
 }
 
 // periodText is "period 2026-10" or "all periods".
-func periodText(r *reconcile.Report) string {
+func periodText(r *findings.Report) string {
 	if r.Period == nil {
 		return "all periods"
 	}
@@ -148,7 +148,7 @@ func periodText(r *reconcile.Report) string {
 }
 
 // previousText names the snapshot history is compared with.
-func previousText(r *reconcile.Report) string {
+func previousText(r *findings.Report) string {
 	if r.Previous == "" {
 		return "no earlier complete snapshot to compare with"
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/reconcile"
 )
 
@@ -77,7 +78,7 @@ func countChart(points []reconcile.TrendPoint) template.HTML {
 	labels := trendLabels(points)
 	for i, p := range points {
 		x, y := padL+float64(i)*bw+bw*0.2, padT+plotH
-		for _, sev := range reconcile.Severities() {
+		for _, sev := range findings.Severities() {
 			n := p.BySeverity[sev]
 			if n == 0 {
 				continue
@@ -89,7 +90,7 @@ func countChart(points []reconcile.TrendPoint) template.HTML {
 		}
 		xLabel(&b, x+bw*0.3, labels[i], len(points))
 	}
-	sevs := reconcile.Severities()
+	sevs := findings.Severities()
 	legend(&b, sevs, func(i int) string { return severityColours[sevs[i]] })
 	b.WriteString("</svg>")
 	return template.HTML(b.String())

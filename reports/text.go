@@ -7,10 +7,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/reconcile"
 )
 
 const timeFormat = "2006-01-02 15:04:05 UTC"
@@ -19,7 +19,7 @@ const timeFormat = "2006-01-02 15:04:05 UTC"
 // count and the unwaived amount per currency, the totals, and the verdict.
 // Text from the data (notes, waivers, material lines) has its control
 // characters escaped (termsafe.String).
-func Text(w io.Writer, r *reconcile.Report) error {
+func Text(w io.Writer, r *findings.Report) error {
 	ew := &errWriter{w: w}
 	header(ew, r)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
@@ -43,7 +43,7 @@ func Text(w io.Writer, r *reconcile.Report) error {
 	return ew.err
 }
 
-func header(w io.Writer, r *reconcile.Report) {
+func header(w io.Writer, r *findings.Report) {
 	s := r.Snapshot
 	fmt.Fprintf(w, "Reconciliation of snapshot %s (%s, taken %s)\n", s.ID, s.Status, s.Started.UTC().Format(timeFormat))
 	fmt.Fprintf(w, "as of %s, %s; %s\n\n", r.AsOf.UTC().Format(timeFormat), periodText(r), previousText(r))
@@ -52,14 +52,14 @@ func header(w io.Writer, r *reconcile.Report) {
 	}
 }
 
-func footer(w io.Writer, r *reconcile.Report) {
+func footer(w io.Writer, r *findings.Report) {
 	var count, waived, resolved int
 	for _, t := range r.Totals() {
 		count, waived, resolved = count+t.Count, waived+t.Waived, resolved+t.Resolved
 	}
 	fmt.Fprintf(w, "\nTotal: %s (%d waived), %d resolved since the previous snapshot\n", plural.Of(count, "finding"), waived, resolved)
 	totals := r.CurrencyTotals()
-	for _, c := range reconcile.Currencies(totals) {
+	for _, c := range findings.Currencies(totals) {
 		fmt.Fprintf(w, "  %s %s\n", currencyLabel(c), netGross(totals[c]))
 	}
 	if n := r.Nameless(); n > 0 {
@@ -82,7 +82,7 @@ func footer(w io.Writer, r *reconcile.Report) {
 // perCurrency writes "EUR 12.00, USD -3.50".
 func perCurrency(m map[string]money.Amount) string {
 	var parts []string
-	for _, c := range reconcile.Currencies(m) {
+	for _, c := range findings.Currencies(m) {
 		if c == "" && m[c] == 0 {
 			continue // a rule without money, such as snapshot_incomplete
 		}
@@ -123,12 +123,12 @@ func blankZero(n int) string {
 
 // netGross labels a currency's total both ways: net (signed amounts added,
 // so opposite errors cancel) and gross (absolute amounts added).
-func netGross(t reconcile.CurrencyTotal) string {
+func netGross(t findings.CurrencyTotal) string {
 	return fmt.Sprintf("net %s, gross %s (unwaived; gross adds absolute amounts)", t.Net, t.Gross)
 }
 
 // netAndGross are r's totals per currency, net and gross, as two maps.
-func netAndGross(r *reconcile.Report) (net, gross map[string]money.Amount) {
+func netAndGross(r *findings.Report) (net, gross map[string]money.Amount) {
 	net, gross = map[string]money.Amount{}, map[string]money.Amount{}
 	for c, t := range r.CurrencyTotals() {
 		net[c], gross[c] = t.Net, t.Gross

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/workbook"
 )
 
@@ -80,7 +80,7 @@ func XLSX(w io.Writer, in *Input) error {
 
 // styles are the workbook's styles: the fixed ones, then an amount style
 // for each currency of the report's findings.
-func (b *xlsxBook) styles(r *reconcile.Report) []workbook.Style {
+func (b *xlsxBook) styles(r *findings.Report) []workbook.Style {
 	styles := append([]workbook.Style(nil), fixedStyles...)
 	add := func(cur string) {
 		if _, ok := b.currency[cur]; ok {
@@ -169,9 +169,9 @@ func sheetName(id string, taken map[string]bool) string {
 
 // ruleSheets groups the report's findings by rule (open and resolved
 // together), in rule order, as views of the report's findings.
-func ruleSheets(r *reconcile.Report) [][][]reconcile.Finding {
+func ruleSheets(r *findings.Report) [][][]findings.Finding {
 	spans := ruleSpans(r)
-	var out [][][]reconcile.Finding
+	var out [][][]findings.Finding
 	for _, rule := range r.Rules {
 		if s := spans[rule.ID]; len(s) > 0 {
 			out = append(out, s)

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/workbook"
 )
@@ -20,7 +20,7 @@ func (b *xlsxBook) summary(in *Input) sheetPage {
 			union[c] = 0
 		}
 	}
-	currencies := reconcile.Currencies(union)
+	currencies := findings.Currencies(union)
 	widths := append([]float64{28, 10, 36, 10, 8, 10, 10, 8, 11}, repeat(16, len(currencies))...)
 	return sheetPage{workbook.Sheet{Name: SheetSummary, Widths: widths}, func(add func(...any) error) error {
 		s := r.Snapshot
@@ -90,7 +90,7 @@ var (
 
 // rulePages are the rule sheets: a header, then a row per finding (to a
 // sheet's last row; past it, the CSV has them).
-func (b *xlsxBook) rulePages(r *reconcile.Report) []sheetPage {
+func (b *xlsxBook) rulePages(r *findings.Report) []sheetPage {
 	taken := map[string]bool{}
 	for _, n := range []string{SheetSummary, SheetSnapshot, SheetSignOff} {
 		taken[strings.ToLower(n)] = true
@@ -123,7 +123,7 @@ func (b *xlsxBook) rulePages(r *reconcile.Report) []sheetPage {
 }
 
 // findingRow adds a finding's row to its rule sheet.
-func (b *xlsxBook) findingRow(add func(...any) error, f reconcile.Finding) error {
+func (b *xlsxBook) findingRow(add func(...any) error, f findings.Finding) error {
 	amount, err := b.amountCell(f.Amount, f.Currency)
 	if err != nil {
 		return err
@@ -253,7 +253,7 @@ func (b *xlsxBook) signOffPage(in *Input) sheetPage {
 }
 
 // totalRows adds the net and the gross total per currency under the rules.
-func (b *xlsxBook) totalRows(add func(...any) error, r *reconcile.Report, currencies []string) error {
+func (b *xlsxBook) totalRows(add func(...any) error, r *findings.Report, currencies []string) error {
 	net, gross := netAndGross(r)
 	for _, line := range []struct {
 		label, note string
@@ -289,11 +289,11 @@ func (b *xlsxBook) amountCells(amounts map[string]money.Amount, currencies []str
 	return cells, nil
 }
 
-// dash is s, or reconcile.NoCustomer when it is empty: a customer not
+// dash is s, or findings.NoCustomer when it is empty: a customer not
 // known.
 func dash(s string) string {
 	if s == "" {
-		return reconcile.NoCustomer
+		return findings.NoCustomer
 	}
 	return s
 }

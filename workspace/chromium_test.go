@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/testtools"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
@@ -234,7 +235,7 @@ func checkRecordPage(t *testing.T, b *browser, base string, fx *fixture) {
 // the audit log says the chain holds and how each user was known.
 func TestClosingAMonthInChromium(t *testing.T) {
 	fx := newFixture(t)
-	p, _ := reconcile.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
+	p, _ := findings.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
 	rep := fx.reconcilePeriod(t, p)
 	srv := fx.serveWith(t, func(o *Options) { o.Access = closeAccess(t) })
 	b := newBrowser(t, srv.URL)

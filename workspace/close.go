@@ -15,6 +15,7 @@ import (
 
 	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/evidence"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/atomicfile"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
@@ -40,7 +41,7 @@ func (s *Server) closePeriod(r *http.Request, db *sql.DB, a ledger.Actor, period
 	if err := s.mayWrite(r, access.RoleClose, &a); err != nil {
 		return ledger.Closed{}, err
 	}
-	if _, err := reconcile.ParsePeriod(period); err != nil || period == "" {
+	if _, err := findings.ParsePeriod(period); err != nil || period == "" {
 		return ledger.Closed{}, &ledger.InvalidError{Msg: fmt.Sprintf("close: period %q: want YYYY-MM", period)}
 	}
 	if _, err := s.o.Ledger.Verify(); err != nil { // before the closed record is written
@@ -129,7 +130,7 @@ func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledge
 	if err != nil {
 		return nil, "", err
 	}
-	period, _ := reconcile.ParsePeriod(rc.Period)
+	period, _ := findings.ParsePeriod(rc.Period)
 	rep := &reconcile.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period, Rules: s.o.Reconcile.Rules, Findings: list}
 	in := &reports.Input{Report: rep, Generated: s.o.Now(), MaxRows: 1_000_000, SignOffs: signOffsUpTo(st, so)}
 	root := s.o.Store.Out

@@ -11,6 +11,7 @@ import (
 
 	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/evidence"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
@@ -57,7 +58,7 @@ func periodState(t *testing.T, do func(call) answer, period string) apiPeriodSta
 func TestAClosedPeriodStaysClosed(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
-	p, _ := reconcile.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
+	p, _ := findings.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
 	rep := fx.reconcilePeriod(t, p)
 	srv := fx.serveWith(t, func(o *Options) { o.Access = closeAccess(t) })
 	send := func(c call) answer { return do(t, srv, c) }
@@ -154,7 +155,7 @@ func (fx *fixture) rules(t *testing.T) []reconcile.Rule {
 func TestTwoClosesAtOnceCloseOnce(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
-	p, _ := reconcile.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
+	p, _ := findings.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
 	fx.reconcilePeriod(t, p)
 	srv := fx.serveWith(t, func(o *Options) { o.Access = closeAccess(t) })
 	if a := do(t, srv, as("dana", call{method: http.MethodPost, path: "/api/signoffs", body: `{"period": "` + p.String() + `", "role": "controller"}`})); a.status != http.StatusCreated {

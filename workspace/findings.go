@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
@@ -36,7 +37,7 @@ func parseFilter(q url.Values) (filter, error) {
 		Status: q.Get("status"), Currency: q.Get("currency"), Waived: q.Get("waived"), Q: strings.TrimSpace(q.Get("q")),
 		Sort: q.Get("sort"), Desc: q.Get("dir") == "desc", Page: 1}
 	if f.Period != "" {
-		if _, err := reconcile.ParsePeriod(f.Period); err != nil {
+		if _, err := findings.ParsePeriod(f.Period); err != nil {
 			return f, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 )
@@ -70,7 +71,7 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		return
 	}
 	p := findingsPage{F: f, Recon: rc, Note: note, Others: all, Total: total, First: (f.Page-1)*s.o.PageSize + 1,
-		Pages: (total + s.o.PageSize - 1) / s.o.PageSize, Rules: s.o.Reconcile.Rules, Severities: reconcile.Severities(),
+		Pages: (total + s.o.PageSize - 1) / s.o.PageSize, Rules: s.o.Reconcile.Rules, Severities: findings.Severities(),
 		Statuses: filterStatuses[1:], Currencies: fc.Currencies, Snapshots: fc.Snapshots, CSV: "/findings.csv?" + f.query("page", ""),
 		XLSX: "/findings.xlsx?" + f.query("page", ""), Back: "/findings?" + string(f.query())}
 	st, err := s.standing()
@@ -157,7 +158,7 @@ func (s *Server) filtered(r *http.Request, db *sql.DB, f filter) (*reconcile.Rep
 	if err != nil {
 		return nil, err
 	}
-	period, _ := reconcile.ParsePeriod(rc.Period)
+	period, _ := findings.ParsePeriod(rc.Period)
 	if rc.Period == "" {
 		period = nil
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
@@ -214,7 +215,7 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 	if err := s.fillPending(ctx, db, p); err != nil {
 		return err
 	}
-	period, _ := reconcile.ParsePeriod(p.Recon.Period)
+	period, _ := findings.ParsePeriod(p.Recon.Period)
 	if p.Recon.Period == "" {
 		period = nil
 	}
@@ -253,7 +254,7 @@ func totalLines(ts []ruleTotal) []currencyLine {
 		open[t.Currency] += t.Count - t.Waived
 	}
 	var out []currencyLine
-	for _, c := range reconcile.Currencies(totals) {
+	for _, c := range findings.Currencies(totals) {
 		l := currencyLine{Currency: c, Net: totals[c].Net.Grouped(), Gross: totals[c].Gross.Grouped()}
 		if open[c] > 0 && totals[c].Gross == 0 {
 			l.Net, l.Gross = "—", "—"

@@ -11,13 +11,13 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/evidence"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/atomicfile"
 	"github.com/billsnap/billsnap/internal/buildinfo"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -59,7 +59,7 @@ func runEvidence(ctx context.Context, env *cliEnv, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if _, err := reconcile.ParsePeriod(*period); err != nil && (*period != "" || *closeID == "") {
+	if _, err := findings.ParsePeriod(*period); err != nil && (*period != "" || *closeID == "") {
 		return job.Usagef("--period %q: want the closed month as YYYY-MM (or --close ID)", *period)
 	}
 	cfg, err := sf.load(env)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
@@ -122,7 +123,7 @@ func (f storedFlags) options(cfg config.Config) (reconcile.Options, error) {
 	}
 	opts.SnapshotID = *f.snapshot
 	if *f.period != "" {
-		if opts.Period, err = reconcile.ParsePeriod(*f.period); err != nil {
+		if opts.Period, err = findings.ParsePeriod(*f.period); err != nil {
 			return opts, job.Usage(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
@@ -50,7 +51,7 @@ func (f *reconcileFlags) options(cfg config.Config) (reconcile.Options, error) {
 	}
 	o.SnapshotID = f.snapshot
 	if f.period != "" {
-		if o.Period, err = reconcile.ParsePeriod(f.period); err != nil {
+		if o.Period, err = findings.ParsePeriod(f.period); err != nil {
 			return o, job.Usage(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/notify"
@@ -119,9 +120,9 @@ func (env *cliEnv) runEnded(ctx context.Context, j job.Spec, out job.Outcome, er
 func periodOf(p string, now time.Time) *reconcile.Period {
 	switch p {
 	case "previous-month":
-		return reconcile.MonthOf(now, -1)
+		return findings.MonthOf(now, -1)
 	case "current-month":
-		return reconcile.MonthOf(now, 0)
+		return findings.MonthOf(now, 0)
 	}
 	return nil
 }

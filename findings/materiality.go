@@ -1,4 +1,4 @@
-package reconcile
+package findings
 
 import (
 	"errors"
@@ -41,8 +41,8 @@ func DefaultMateriality() Materiality {
 
 // Validate returns every problem of m that needs no rule to see, each a
 // *configkey.Error whose key is relative to m's (an unknown severity, a
-// negative count, an amount that is not one); Options.Check refuses
-// thresholds of rules that do not exist.
+// negative count, an amount that is not one); reconcile's Options.Check
+// refuses thresholds of rules that do not exist.
 func (m Materiality) Validate() error {
 	var errs []error
 	for _, sev := range slices.Sorted(maps.Keys(m.Severities)) {
@@ -71,20 +71,10 @@ func (th Threshold) validate(key string) error {
 	return errors.Join(errs...)
 }
 
-// checkMateriality refuses thresholds for rules that do not exist.
-func checkMateriality(m Materiality, rules []Rule) error {
-	for id := range m.Rules {
-		if !slices.ContainsFunc(rules, func(r Rule) bool { return r.ID == id }) {
-			return &configkey.Error{Key: "reconcile.materiality.rules." + id, Msg: "no rule has this ID"}
-		}
-	}
-	return nil
-}
-
-// judge says why the unwaived findings are material: per rule, its own
-// threshold, else its severity's. snapshot_incomplete is always material.
-// Each reason begins with its rule's ID (MaterialRules).
-func judge(r *Report, m Materiality) []string {
+// Judge says why r's unwaived findings are material under m: per rule,
+// its own threshold, else its severity's. snapshot_incomplete is always
+// material. Each reason begins with its rule's ID (MaterialRules).
+func (r *Report) Judge(m Materiality) []string {
 	var reasons []string
 	for _, t := range r.Totals() {
 		open := t.Count - t.Waived
@@ -139,5 +129,5 @@ func largest(per map[string]money.Amount) (string, money.Amount) {
 func (r *Report) StillMaterial(m Materiality) []string {
 	still := *r
 	still.Findings = slices.DeleteFunc(slices.Clone(r.Findings), func(f Finding) bool { return f.Live == "changed" || f.Live == "gone" })
-	return judge(&still, m)
+	return still.Judge(m)
 }

@@ -1,4 +1,4 @@
-package reconcile
+package findings
 
 import (
 	"crypto/sha256"
