@@ -10,7 +10,7 @@ import (
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/schedule"
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // Config is everything a run needs, the API key aside. It composes the
@@ -19,24 +19,24 @@ import (
 // of the file), the retries of a request, reconcile's materiality, the
 // schedules, the Iceberg catalog of object storage and the notifications.
 type Config struct {
-	snapshot.Options  `yaml:",inline"`
-	BaseURL           string              `yaml:"base_url"`            // {base_url}: the /v3 endpoints
-	FrontURL          string              `yaml:"front_url"`           // {front_url}: the paged lists
-	Concurrency       int                 `yaml:"concurrency"`         // requests in flight, all collections together
-	Prefetch          int                 `yaml:"prefetch"`            // pages fetched ahead of the NextPage chain, per collection
-	Timeout           time.Duration       `yaml:"timeout"`             // one request, body included
-	MaxRewalks        int                 `yaml:"max_rewalks"`         // re-walks of a collection that drifted
-	AllowInsecureHTTP bool                `yaml:"allow_insecure_http"` // allow http:// to a host that is not loopback
-	Progress          string              `yaml:"progress"`            // auto, bar, log or none
-	Retry             extract.Retry       `yaml:"retry"`
-	Reconcile         Reconcile           `yaml:"reconcile"`
-	Reports           Reports             `yaml:"reports"`
-	Schedules         []schedule.Schedule `yaml:"schedules"`
-	Retention         Retention           `yaml:"retention"`
-	Iceberg           lake.Iceberg        `yaml:"iceberg"`      // the catalog of the tables on parquet.url
-	Notify            notify.Options      `yaml:"notify"`       // who is told of material findings and failures
-	MetricsFile       string              `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
-	Workspace         access.Config       `yaml:"workspace"`    // who the workspace's users are, and their roles
+	storeconfig.Options `yaml:",inline"`
+	BaseURL             string              `yaml:"base_url"`            // {base_url}: the /v3 endpoints
+	FrontURL            string              `yaml:"front_url"`           // {front_url}: the paged lists
+	Concurrency         int                 `yaml:"concurrency"`         // requests in flight, all collections together
+	Prefetch            int                 `yaml:"prefetch"`            // pages fetched ahead of the NextPage chain, per collection
+	Timeout             time.Duration       `yaml:"timeout"`             // one request, body included
+	MaxRewalks          int                 `yaml:"max_rewalks"`         // re-walks of a collection that drifted
+	AllowInsecureHTTP   bool                `yaml:"allow_insecure_http"` // allow http:// to a host that is not loopback
+	Progress            string              `yaml:"progress"`            // auto, bar, log or none
+	Retry               extract.Retry       `yaml:"retry"`
+	Reconcile           Reconcile           `yaml:"reconcile"`
+	Reports             Reports             `yaml:"reports"`
+	Schedules           []schedule.Schedule `yaml:"schedules"`
+	Retention           Retention           `yaml:"retention"`
+	Iceberg             lake.Iceberg        `yaml:"iceberg"`      // the catalog of the tables on parquet.url
+	Notify              notify.Options      `yaml:"notify"`       // who is told of material findings and failures
+	MetricsFile         string              `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
+	Workspace           access.Config       `yaml:"workspace"`    // who the workspace's users are, and their roles
 	// File is the YAML file Load read ("" for none): a program billsnap
 	// runs (billsnap-lake) reads the same.
 	File string `yaml:"-"`
@@ -74,7 +74,7 @@ type Reconcile struct {
 // Default is the configuration before file, environment and flags.
 func Default() Config {
 	return Config{
-		Options:     snapshot.DefaultOptions(),
+		Options:     storeconfig.DefaultOptions(),
 		Concurrency: 8,
 		Prefetch:    8,
 		Timeout:     60 * time.Second,

@@ -1,7 +1,7 @@
 // Package config is billsnap's one configuration: defaults, then a strict
 // YAML file (an unknown key is an error that names it), then the
 // environment (BILLSNAP_*), then flags, then Validate. It composes the
-// options the domain packages own (snapshot.Options, extract.Retry,
+// options the domain packages own (storeconfig.Options, extract.Retry,
 // findings.Materiality, schedule.Schedule) and validates through theirs;
 // none of them imports config.
 //

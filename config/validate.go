@@ -10,7 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/schedule"
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // Validate checks every key and returns all problems, each an *Error.
@@ -40,7 +40,7 @@ func (c *Config) Validate() error {
 		bad("progress", "must be auto, bar, log or none, not %q", c.Progress)
 	}
 	for key, name := range map[string]string{"reports.dir": c.Reports.Dir, "metrics_file": c.MetricsFile} {
-		if !snapshot.NameInside(name) && (key != "metrics_file" || name != "") {
+		if !storeconfig.NameInside(name) && (key != "metrics_file" || name != "") {
 			bad(key, "must be a name inside out, not %q", name)
 		}
 	}

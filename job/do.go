@@ -109,7 +109,7 @@ func (env Env) refreshMetrics(ctx context.Context) {
 			defer db.Close()
 		}
 	}
-	if err := m.Refresh(context.Background(), env.Out, db, env.Now()); err != nil {
+	if err := m.Refresh(context.Background(), env.Out, metricsOf(db), env.Now()); err != nil {
 		env.Log.Error("computing the metrics", "error", err)
 		return
 	}

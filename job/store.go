@@ -98,7 +98,7 @@ func PrimeMetrics(ctx context.Context, cfg config.Config, m *schedule.Metrics, l
 	} else {
 		defer db.Close()
 	}
-	if err := m.Refresh(ctx, layout.Dir(cfg.Out), db, time.Now()); err != nil {
+	if err := m.Refresh(ctx, layout.Dir(cfg.Out), metricsOf(db), time.Now()); err != nil {
 		log.Debug("metrics at start", "error", err)
 	}
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // sample is one metric value.
@@ -74,8 +73,8 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 
 // Refresh computes the metrics from the runs of the journal of the output
 // directory out and its record of notifications, and the snapshots and
-// findings in db (nil: the runs' metrics only).
-func (m *Metrics) Refresh(ctx context.Context, out layout.Dir, db *sql.DB, now time.Time) error {
+// findings of the read model rm (nil: the runs' metrics only).
+func (m *Metrics) Refresh(ctx context.Context, out layout.Dir, rm ReadModel, now time.Time) error {
 	dir := out.Runs()
 	runs, err := journal.List(dir, now)
 	if err != nil {
@@ -85,7 +84,7 @@ func (m *Metrics) Refresh(ctx context.Context, out layout.Dir, db *sql.DB, now t
 	if err != nil {
 		return err
 	}
-	samples, err := compute(ctx, runs, pruned, db)
+	samples, err := compute(ctx, runs, pruned, rm)
 	if err != nil {
 		return err
 	}
@@ -112,15 +111,15 @@ func seconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
 // compute counts the runs by job and status (those retention pruned
 // included), and gives every job's last run, its last success and, with
-// db, its snapshot's records, findings and fields.
-func compute(ctx context.Context, runs []journal.Run, pruned journal.Pruned, db *sql.DB) ([]sample, error) {
+// rm, its snapshot's records, findings and fields.
+func compute(ctx context.Context, runs []journal.Run, pruned journal.Pruned, rm ReadModel) ([]sample, error) {
 	var out []sample
 	for _, k := range runCounts(runs, pruned) {
 		out = append(out, sample{descRuns, prometheus.CounterValue, float64(k.n), []string{k.job, k.status}})
 	}
 	out = append(out, requestSamples(runs)...)
 	for _, r := range lastRuns(runs) {
-		more, err := runSamples(ctx, db, r)
+		more, err := runSamples(ctx, rm, r)
 		if err != nil {
 			return nil, err
 		}
@@ -219,7 +218,7 @@ func lastRuns(runs []journal.Run) []lastRun {
 }
 
 // runSamples are the metrics of one job's last run.
-func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
+func runSamples(ctx context.Context, rm ReadModel, r lastRun) ([]sample, error) {
 	job := []string{r.Job}
 	out := []sample{
 		{descLastRun, prometheus.GaugeValue, seconds(r.Started), job},
@@ -231,17 +230,17 @@ func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
 	if !r.lastSuccess.IsZero() {
 		out = append(out, sample{descLastSuccess, prometheus.GaugeValue, seconds(r.lastSuccess), job})
 	}
-	if r.Snapshot == "" || db == nil {
+	if r.Snapshot == "" || rm == nil {
 		return out, nil
 	}
-	records, err := recordsOf(ctx, db, r.Snapshot)
+	records, err := recordsOf(ctx, rm, r.Snapshot)
 	if err != nil {
 		return nil, err
 	}
 	if records.Valid {
 		out = append(out, sample{descRecords, prometheus.GaugeValue, records.Float64, job})
 	}
-	fields, err := fieldSamples(ctx, db, r)
+	fields, err := fieldSamples(ctx, rm, r)
 	if err != nil {
 		return nil, err
 	}
@@ -249,26 +248,26 @@ func runSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
 	if r.Job == "export" {
 		return out, nil
 	}
-	if ok, err := exists(ctx, db, "findings"); !ok || err != nil {
+	if ok, err := exists(ctx, rm, "findings"); !ok || err != nil {
 		return out, err
 	}
-	bySeverity, err := readmodel.OpenBySeverity(ctx, db, r.Snapshot, r.Period)
+	bySeverity, err := rm.OpenBySeverity(ctx, r.Snapshot, r.Period)
 	if err != nil {
 		return nil, err
 	}
 	for _, sev := range []string{"critical", "high", "medium", "low"} {
 		out = append(out, sample{descFindings, prometheus.GaugeValue, float64(bySeverity[sev]), []string{r.Job, sev}})
 	}
-	unjudged, err := notJudgedSamples(ctx, db, r)
+	unjudged, err := notJudgedSamples(ctx, rm, r)
 	return append(out, unjudged...), err
 }
 
 // fieldSamples are the field metrics of the snapshot of a job's last run.
-func fieldSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
-	if ok, err := manifested(ctx, db, r.Snapshot); !ok || err != nil {
+func fieldSamples(ctx context.Context, rm ReadModel, r lastRun) ([]sample, error) {
+	if ok, err := manifested(ctx, rm, r.Snapshot); !ok || err != nil {
 		return nil, err
 	}
-	outcomes, err := readmodel.FieldOutcomes(ctx, db, r.Snapshot)
+	outcomes, err := rm.FieldOutcomes(ctx, r.Snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -285,11 +284,11 @@ func fieldSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) 
 
 // notJudgedSamples are the records each rule of a job's last run did not
 // judge.
-func notJudgedSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, error) {
-	if ok, err := exists(ctx, db, "unjudged"); !ok || err != nil {
+func notJudgedSamples(ctx context.Context, rm ReadModel, r lastRun) ([]sample, error) {
+	if ok, err := exists(ctx, rm, "unjudged"); !ok || err != nil {
 		return nil, err
 	}
-	counts, err := readmodel.NotJudged(ctx, db, r.Snapshot, r.Period)
+	counts, err := rm.NotJudged(ctx, r.Snapshot, r.Period)
 	if err != nil {
 		return nil, err
 	}
@@ -301,34 +300,34 @@ func notJudgedSamples(ctx context.Context, db *sql.DB, r lastRun) ([]sample, err
 }
 
 // recordsOf is how many records snapshot id took from the service's
-// lists, as its manifest in the read model db says; not valid when db has
+// lists, as its manifest in the read model rm says; not valid when rm has
 // no manifest of it.
-func recordsOf(ctx context.Context, db *sql.DB, id string) (sql.NullFloat64, error) {
+func recordsOf(ctx context.Context, rm ReadModel, id string) (sql.NullFloat64, error) {
 	var records sql.NullFloat64
-	ok, err := manifested(ctx, db, id)
+	ok, err := manifested(ctx, rm, id)
 	if !ok || err != nil {
 		return records, err
 	}
-	records, err = readmodel.Records(ctx, db, id)
+	records, err = rm.Records(ctx, id)
 	if err != nil {
 		return records, fmt.Errorf("metrics: the records of snapshot %s: %w", id, err)
 	}
 	return records, nil
 }
 
-// manifested tells whether the read model db has the manifest of
+// manifested tells whether the read model rm has the manifest of
 // snapshot id (a snapshot still running has none yet).
-func manifested(ctx context.Context, db *sql.DB, id string) (bool, error) {
-	ok, err := readmodel.Manifested(ctx, db, id)
+func manifested(ctx context.Context, rm ReadModel, id string) (bool, error) {
+	ok, err := rm.Manifested(ctx, id)
 	if err != nil {
 		return false, fmt.Errorf("metrics: the manifest of snapshot %s: %w", id, err)
 	}
 	return ok, nil
 }
 
-// exists tells whether the read model db has the table or view table.
-func exists(ctx context.Context, db *sql.DB, table string) (bool, error) {
-	ok, err := readmodel.Has(ctx, db, table)
+// exists tells whether the read model rm has the table or view table.
+func exists(ctx context.Context, rm ReadModel, table string) (bool, error) {
+	ok, err := rm.Has(ctx, table)
 	if err != nil {
 		return false, fmt.Errorf("metrics: whether the read model has %s: %w", table, err)
 	}

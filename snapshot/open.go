@@ -105,7 +105,7 @@ func (s *Store) adopt(ctx context.Context) error {
 	tmp := s.at.State() + ".adopting"
 	os.Remove(tmp)
 	os.Remove(tmp + ".wal")
-	db, err := state.OpenFile(tmp, s.duck.settings(), state.BlockSize)
+	db, err := state.OpenFile(tmp, stateSettings(s.duck), state.BlockSize)
 	if err != nil {
 		return err
 	}

@@ -62,8 +62,8 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 		return nil, err
 	}
 	r.loader = load.Start(load.Target{Ctx: ctx, DB: r.db, Snap: id, Tables: s.tables,
-		Staged: func(table string) ([]string, int64) { return r.staged.Files(table) }}, s.duck.load(), s.log)
-	r.staged, err = ingest.New(r.stage(), s.tables, s.pq.settings(), ingest.Hooks{
+		Staged: func(table string) ([]string, int64) { return r.staged.Files(table) }}, loadSettings(s.duck), s.log)
+	r.staged, err = ingest.New(r.stage(), s.tables, ingestSettings(s.pq), ingest.Hooks{
 		Filled: r.loader.Filled, Dropped: r.loader.Dropped, Ended: r.loader.Ended,
 	})
 	if err != nil {
@@ -90,18 +90,18 @@ func (r *Run) openDB(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("staging: %w", err)
 	}
-	db, err := state.OpenFile(r.dbPath(), r.s.duck.settings(), 0)
+	db, err := state.OpenFile(r.dbPath(), stateSettings(r.s.duck), 0)
 	if err != nil && copied {
 		r.s.log.Warn("the views' template does not open; starting without it", "error", err)
 		os.Remove(r.dbPath())
 		copied = false
-		db, err = state.OpenFile(r.dbPath(), r.s.duck.settings(), 0)
+		db, err = state.OpenFile(r.dbPath(), stateSettings(r.s.duck), 0)
 	}
 	if err != nil {
 		return err
 	}
 	for _, t := range r.s.tables {
-		q := t.CreateSQL("latest_"+t.Name, load.Uncompressed(r.s.duck.load())...)
+		q := t.CreateSQL("latest_"+t.Name, load.Uncompressed(loadSettings(r.s.duck))...)
 		if copied {
 			q = "DROP TABLE IF EXISTS latest_" + t.Name + "; " + q
 		}

@@ -82,7 +82,7 @@ func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, erro
 	parquetDir := at.Under(cfg.Parquet.Dir)
 	return &Store{tables: tables, parquetDir: parquetDir, tree: tree.New(parquetDir),
 		incomplete: tree.New(at.Incomplete()), at: at, publicPath: at.Under(cfg.DuckDB.File),
-		engine: state.NewEngine(cfg.DuckDB.settings(), at.StateTemp()), runs: runrec.New(at), recs: runrec.NewRecords(at, log, now),
+		engine: state.NewEngine(stateSettings(cfg.DuckDB), at.StateTemp()), runs: runrec.New(at), recs: runrec.NewRecords(at, log, now),
 		pq: cfg.Parquet, duck: cfg.DuckDB, lockWait: cfg.LockWait, log: log, now: now}, nil
 }
 

@@ -1,4 +1,4 @@
-package schedule
+package job
 
 import (
 	"context"
@@ -11,11 +11,12 @@ import (
 
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/schedule"
 )
 
 // A read model that cannot be read (here: one without the snapshots'
-// manifest) is an error of Refresh naming what it read, not metrics
-// silently left out.
+// manifest) is an error of schedule's Refresh naming what it read, not
+// metrics silently left out.
 func TestRefreshReportsAReadModelItCannotRead(t *testing.T) {
 	out := layout.Dir(t.TempDir())
 	now := time.Now()
@@ -31,7 +32,7 @@ func TestRefreshReportsAReadModelItCannotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	err = NewMetrics().Refresh(context.Background(), out, db, now)
+	err = schedule.NewMetrics().Refresh(context.Background(), out, metricsOf(db), now)
 	if err == nil || !strings.Contains(err.Error(), "the manifest of snapshot s1") {
 		t.Errorf("Refresh over a read model without snapshots: %v", err)
 	}
