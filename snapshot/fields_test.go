@@ -95,10 +95,11 @@ func TestUntypedValuesAreNullAndCounted(t *testing.T) {
 	}
 }
 
-// sharedClean is the clean-typed service's snapshot that the variant and the
-// untyped services' snapshots of the same sandbox are compared with,
-// taken once per test binary (cleanRun): the sandbox's options, the
-// store's dump (dumpStore), the summary, and why it could not be taken.
+// sharedClean is the clean-typed service's snapshot that the variant, the
+// untyped and the renaming services' snapshots of the same sandbox are
+// compared with, taken once per test binary (cleanRun): the sandbox's
+// options, the store's dump (dumpStore), the summary, and why it could
+// not be taken.
 var sharedClean struct {
 	once sync.Once
 	opts sandbox.Options
@@ -258,11 +259,11 @@ func firstDiff(want, got string) string {
 // A field the service sends under another name lands in its column when
 // the configuration maps it; without the mapping the column is empty, the
 // field is new and the column's own field absent. A field with no column
-// gets one when the configuration adds it.
+// gets one when the configuration adds it. The mapped snapshot is
+// compared with the shared clean one (cleanRun), of the same sandbox.
 func TestMappedFieldsLandInTheirColumns(t *testing.T) {
 	t.Parallel()
-	opts := sandbox.Options{Seed: 23, Customers: 60, Planted: 1, Now: time.Now().UTC().Truncate(time.Second)}
-	clean, _ := takeOf(t, opts, "")
+	opts, clean, _ := cleanRun(t)
 	srv := sandboxtest.Start(t, opts, "rename=Invoices.InvoiceNumber:InvoiceNo")
 	cfg := testConfig(srv, t.TempDir())
 	sum, err := take(t, cfg)
