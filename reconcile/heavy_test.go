@@ -24,7 +24,7 @@ func TestEveryIncompleteSnapshotIsUntrusted(t *testing.T) {
 
 func TestCleanDataGivesNoFindingEverySeed(t *testing.T) {
 	t.Parallel()
-	cleanDataGivesNoFinding(t, 101, 102, 103)
+	cleanDataGivesNoFinding(t, 100, 101, 102, 103)
 }
 
 func TestVariantTypesChangeNoFinding(t *testing.T) {
