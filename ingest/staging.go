@@ -107,8 +107,9 @@ type collectionSink struct {
 	s        *Staging
 	table    catalog.Table
 	children []catalog.Child
-	rows     *rowBuilder   // the collection's
-	items    []*rowBuilder // by child
+	rows     *rowBuilder     // the collection's
+	items    []*rowBuilder   // by child
+	fields   []extract.Field // room for the fields of the item being written
 }
 
 // newBuilders starts the walk's row builders, and with them its counts of
@@ -212,12 +213,14 @@ func (c *collectionSink) writeChildren(parentID, raw string, ch catalog.Child, b
 
 // writeChild writes item i of a nested list as a row of its table.
 func (c *collectionSink) writeChild(b *rowBuilder, ch catalog.Child, parentID string, i int, item gjson.Result) error {
-	var fields []extract.Field
+	fields := c.fields[:0]
 	item.ForEach(func(k, v gjson.Result) bool {
 		fields = append(fields, extract.Field{Name: k.Str, Raw: v.Raw})
 		return true
 	})
+	c.fields = fields
 	row, err := b.item(parentID, i, fields, item.Raw)
+	clear(fields) // views into the page's body: not kept past it
 	if err != nil {
 		return err
 	}
