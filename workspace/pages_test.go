@@ -251,6 +251,7 @@ func TestDrillDown(t *testing.T) {
 	sandboxCall(t, fx.sb, http.MethodPut, "/v3/invoices/"+target+"/markpaid/", map[string]string{"PaymentDate": time.Now().UTC().Format(time.RFC3339)}, http.StatusOK, &paid)
 	fx.export(t)
 	fx.reconcile(t)
+	checkTwoToCompare(t, fx, srv)
 	var snaps []apiSnapshot
 	getJSON(t, srv, "/api/snapshots", &snaps)
 	second := snaps[0].ID

@@ -4,6 +4,7 @@ import (
 	"context"
 	"html"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -22,24 +23,15 @@ import (
 var selectedRE = regexp.MustCompile(`<option selected>([^<]+)</option>`)
 
 // The record page shows an invoice line's currency (its invoice's) and
-// explains the finding's sign; its Compare defaults to two different
-// snapshots, and with one snapshot says there is nothing to compare, as
-// the overview's trend of one reconciliation says so instead of an empty
-// chart.
+// explains the finding's sign; with one snapshot its Compare says there
+// is nothing to compare, as the overview's trend of one reconciliation
+// says so instead of an empty chart. With two snapshots (TestDrillDown's),
+// Compare defaults to two different ones (checkTwoToCompare).
 func TestTheRecordPageAndTrendSayWhatTheyShow(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
-	var line reconcile.Finding
-	for _, f := range fx.reconciled.Open() {
-		if f.Entity == "invoice_line" && f.Currency != "" {
-			line = f
-			break
-		}
-	}
-	if line.EntityID == "" {
-		t.Fatal("the fixture has no finding of an invoice line")
-	}
+	line := lineFinding(t, fx)
 	path := "/entities/invoice_line/" + url.PathEscape(line.EntityID)
 	page := do(t, srv, call{path: path}).body
 	if !strings.Contains(page, "<th>currency_code</th><td>"+line.Currency+" (its invoice&#39;s)</td>") {
@@ -54,10 +46,28 @@ func TestTheRecordPageAndTrendSayWhatTheyShow(t *testing.T) {
 	if overview := do(t, srv, call{path: "/"}).body; !strings.Contains(overview, "One reconciliation so far") {
 		t.Error("a trend of one reconciliation does not say so")
 	}
+}
 
-	fx.export(t)
-	fx.reconcile(t)
-	page = do(t, srv, call{path: path}).body
+// lineFinding is an open finding of the fixture's reconciliation of an
+// invoice line with a currency.
+func lineFinding(t *testing.T, fx *fixture) reconcile.Finding {
+	t.Helper()
+	for _, f := range fx.reconciled.Open() {
+		if f.Entity == "invoice_line" && f.Currency != "" {
+			return f
+		}
+	}
+	t.Fatal("the fixture has no finding of an invoice line")
+	return reconcile.Finding{}
+}
+
+// checkTwoToCompare checks, on srv serving fx's store once it holds two
+// reconciled snapshots, that an invoice line's record page defaults its
+// Compare to two different snapshots and the overview's trend no longer
+// says it has one reconciliation.
+func checkTwoToCompare(t *testing.T, fx *fixture, srv *httptest.Server) {
+	t.Helper()
+	page := do(t, srv, call{path: "/entities/invoice_line/" + url.PathEscape(lineFinding(t, fx).EntityID)}).body
 	sel := selectedRE.FindAllStringSubmatch(page, -1)
 	if len(sel) != 2 || sel[0][1] == sel[1][1] {
 		t.Errorf("the compare form's defaults over two snapshots: %v", sel)
