@@ -207,9 +207,12 @@ func decimal(s string, scale int) (int64, error) {
 	if !isNumberText(s) {
 		return 0, fmt.Errorf("want a decimal number, got %s", clip(s))
 	}
-	neg := strings.HasPrefix(s, "-")
-	mant, exp := strings.TrimPrefix(s, "-"), 0
-	if i := strings.IndexAny(mant, "eE"); i >= 0 {
+	neg := s[0] == '-'
+	mant, exp := s, 0
+	if neg {
+		mant = s[1:]
+	}
+	if i := exponentAt(mant); i >= 0 {
 		e, err := strconv.Atoi(strings.TrimPrefix(mant[i+1:], "+"))
 		if err != nil || e > 40 || e < -40 {
 			return 0, fmt.Errorf("%s is out of range", s)
@@ -217,27 +220,59 @@ func decimal(s string, scale int) (int64, error) {
 		mant, exp = mant[:i], e
 	}
 	whole, frac, _ := strings.Cut(mant, ".")
-	// The value is 0.digits × 10^point.
-	digits, point := strings.TrimRight(whole+frac, "0"), len(whole)+exp
-	trimmed := strings.TrimLeft(digits, "0")
-	point -= len(digits) - len(trimmed)
-	digits = trimmed
+	d := digitRun{whole, frac}
+	// The value is 0.d[first:end] × 10^point: the digits of whole and
+	// frac without their leading and trailing zeros.
+	first, end := 0, d.len()
+	for end > 0 && d.at(end-1) == '0' {
+		end--
+	}
+	for first < end && d.at(first) == '0' {
+		first++
+	}
+	n, point := end-first, len(whole)+exp-first
 	switch {
-	case digits == "":
+	case n == 0:
 		return 0, nil
-	case len(digits)-point > scale:
+	case n-point > scale:
 		return 0, fmt.Errorf("%s has more than %d decimals", s, scale)
 	case point+scale > 18:
 		return 0, fmt.Errorf("%s is out of range", s)
 	}
-	n, err := strconv.ParseInt(digits+strings.Repeat("0", point+scale-len(digits)), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s is out of range", s)
+	var v int64 // at most 18 digits: no overflow
+	for i := first; i < end; i++ {
+		v = v*10 + int64(d.at(i)-'0')
+	}
+	for range point + scale - n {
+		v *= 10
 	}
 	if neg {
-		n = -n
+		v = -v
 	}
-	return n, nil
+	return v, nil
+}
+
+// exponentAt is the index of the e or E in number text, or -1.
+func exponentAt(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 'e' || s[i] == 'E' {
+			return i
+		}
+	}
+	return -1
+}
+
+// digitRun is the digits of a number's whole part then its fraction, read
+// as one run without joining them.
+type digitRun struct{ whole, frac string }
+
+func (d digitRun) len() int { return len(d.whole) + len(d.frac) }
+
+func (d digitRun) at(i int) byte {
+	if i < len(d.whole) {
+		return d.whole[i]
+	}
+	return d.frac[i-len(d.whole)]
 }
 
 // whole reads a JSON number written as a whole number in [lo, hi].
