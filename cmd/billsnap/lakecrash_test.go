@@ -57,8 +57,9 @@ func TestAnExportKilledMidPublishToObjectStorage(t *testing.T) {
 	ms, _ := l.Manifests(ctx)
 	latest, _ := l.Latest(ctx)
 	keys, _ := l.DataKeys(ctx)
-	if len(ms) != 0 || latest != "" || len(keys) != 3 {
-		t.Fatalf("after the kill: %d manifests, latest %q, %d data files (want 0, none, 3)", len(ms), latest, len(keys))
+	// Uploads run a few at once: those under way at the kill may be whole.
+	if len(ms) != 0 || latest != "" || len(keys) < 3 || len(keys) >= 15 {
+		t.Fatalf("after the kill: %d manifests, latest %q, %d data files (want 0, none, 3 to 14)", len(ms), latest, len(keys))
 	}
 	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 		t.Fatalf("the next export: %d %s", code, stderr)
@@ -84,8 +85,10 @@ func TestAnExportKilledMidPublishToObjectStorage(t *testing.T) {
 // snapshot to all, so every table holds the new one over the killed one.
 func TestAnExportKilledMidIcebergCommit(t *testing.T) {
 	srv, url, dir := killedMidPublish(t, 84, "iceberg.table#5")
-	if n := len(icebergTables(t, url, dir)); n != 5 {
-		t.Fatalf("after the kill: %d Iceberg tables, want the 5 committed", n)
+	// Tables are committed a few at once: those under way at the kill
+	// may be created, or committed, too.
+	if n := len(icebergTables(t, url, dir)); n < 5 || n >= 15 {
+		t.Fatalf("after the kill: %d Iceberg tables, want the 5 committed and at most a few more", n)
 	}
 	checkCommitCompleted(t, srv, url, dir)
 }
@@ -98,8 +101,8 @@ func TestAnExportKilledAfterCreatingAnIcebergTable(t *testing.T) {
 	srv, url, dir := killedMidPublish(t, 87, "iceberg.created#6")
 	tables := icebergTables(t, url, dir)
 	empty := slices.IndexFunc(tables, func(tbl *table.Table) bool { return tbl.CurrentSnapshot() == nil })
-	if len(tables) != 6 || empty < 0 {
-		t.Fatalf("after the kill: %d Iceberg tables (one without a snapshot: %v), want 6, one without", len(tables), empty >= 0)
+	if len(tables) < 6 || len(tables) >= 15 || empty < 0 {
+		t.Fatalf("after the kill: %d Iceberg tables (one without a snapshot: %v), want 6 or a few more, one without", len(tables), empty >= 0)
 	}
 	checkCommitCompleted(t, srv, url, dir)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/lake"
@@ -27,11 +28,19 @@ import (
 // keeps is that one or later, its name mapping is removed (Expire).
 const idsSinceKey = "billsnap.field-ids-since"
 
+// commits is how many tables Commit commits, and Referenced reads, at
+// once: each table's work is its own, and waits mostly on the store and
+// the catalog.
+const commits = 4
+
 // Commit makes m the current snapshot of each table it has files of (every
 // table has, empty or not, unless the collections key leaves its list
 // out: such a table keeps its current snapshot, whose summary names the
-// billsnap snapshot it holds).
+// billsnap snapshot it holds). The tables are committed a few at a time,
+// each on its own: one that fails leaves the others committed, and the
+// error is the first failed table's, in the order of their names.
 func (c *Catalog) Commit(ctx context.Context, m lake.Manifest, local []lake.Local) error {
+	ctx = c.io(ctx)
 	byTable := map[string][]string{}
 	for _, f := range m.Files {
 		byTable[f.Table] = append(byTable[f.Table], lake.FileURL(c.root, f.Key))
@@ -41,13 +50,30 @@ func (c *Catalog) Commit(ctx context.Context, m lake.Manifest, local []lake.Loca
 			return fmt.Errorf("iceberg: snapshot %s has local files of %s but none published", m.Snapshot, l.Table)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(byTable)) {
+	names := slices.Sorted(maps.Keys(byTable))
+	schemaOf := make([]string, len(names))
+	for n, name := range names {
 		i := slices.IndexFunc(local, func(l lake.Local) bool { return l.Table == name })
 		if i < 0 {
 			return fmt.Errorf("iceberg: snapshot %s: no local file of %s to read its schema from", m.Snapshot, name)
 		}
-		if err := c.commitTable(ctx, name, m.Snapshot, byTable[name], local[i].Path); err != nil {
-			return fmt.Errorf("iceberg: committing %s of snapshot %s: %w", name, m.Snapshot, err)
+		schemaOf[n] = local[i].Path
+	}
+	errs := make([]error, len(names))
+	var g errgroup.Group
+	g.SetLimit(commits)
+	for n, name := range names {
+		g.Go(func() error {
+			if err := c.commitTable(ctx, name, m.Snapshot, byTable[name], schemaOf[n]); err != nil {
+				errs[n] = fmt.Errorf("iceberg: committing %s of snapshot %s: %w", name, m.Snapshot, err)
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -90,12 +116,12 @@ func (c *Catalog) commitTable(ctx context.Context, name, id string, files []stri
 // load is the table ident, loaded once since the catalog was opened.
 func (c *Catalog) load(ctx context.Context, ident table.Identifier) (*table.Table, error) {
 	name := ident[len(ident)-1]
-	if tbl := c.tables[name]; tbl != nil {
+	if tbl := c.tables.get(name); tbl != nil {
 		return tbl, nil
 	}
 	tbl, err := c.cat.LoadTable(ctx, ident)
 	if err == nil {
-		c.tables[name] = tbl
+		c.tables.put(name, tbl)
 	}
 	return tbl, err
 }
@@ -169,6 +195,7 @@ func (c *Catalog) create(ctx context.Context, ident table.Identifier, sc *ice.Sc
 // (with the schema of the file at schemaOf); otherwise it will be at
 // PREFIX/<table>.
 func (c *Catalog) DataPath(ctx context.Context, name, schemaOf string) (string, error) {
+	ctx = c.io(ctx)
 	ident := append(slices.Clone(c.ns), name)
 	tbl, err := c.load(ctx, ident)
 	switch {
@@ -182,7 +209,7 @@ func (c *Catalog) DataPath(ctx context.Context, name, schemaOf string) (string, 
 		if tbl, err = c.create(ctx, ident, want, withIDs); err != nil {
 			return "", fmt.Errorf("iceberg: creating %s: %w", name, err)
 		}
-		c.tables[name] = tbl
+		c.tables.put(name, tbl)
 		crashpoint.Hit("iceberg.created")
 	case err != nil:
 		return "", err
@@ -221,7 +248,7 @@ func (c *Catalog) setSchema(ctx context.Context, tbl *table.Table, want *ice.Sch
 		return nil, fmt.Errorf("setting the schema: %w", err)
 	}
 	crashpoint.Hit("iceberg.schema")
-	delete(c.tables, tableName(tbl))
+	c.tables.put(tableName(tbl), nil)
 	return c.load(ctx, tbl.Identifier())
 }
 
@@ -270,7 +297,7 @@ func (c *Catalog) evolveByName(ctx context.Context, tbl *table.Table, want *ice.
 	}
 	next, err := tx.Commit(ctx)
 	if err == nil {
-		c.tables[tableName(tbl)] = next
+		c.tables.put(tableName(tbl), next)
 	}
 	return next, err
 }
@@ -303,7 +330,9 @@ func (c *Catalog) replace(ctx context.Context, tbl *table.Table, id string, file
 	if err := tx.ReplaceDataFilesWithDataFiles(ctx, old, add, ice.Properties{SnapshotKey: id}, table.WithoutAutoNameMapping()); err != nil {
 		return err
 	}
-	if c.tables[tableName(tbl)], err = tx.Commit(ctx); err == nil {
+	next, err := tx.Commit(ctx)
+	c.tables.put(tableName(tbl), next) // nil on failure: loaded again when next asked
+	if err == nil {
 		crashpoint.Hit("iceberg.table")
 	}
 	return err

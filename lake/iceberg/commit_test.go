@@ -82,7 +82,7 @@ func writeParquet(t *testing.T, path, id string, columns []string, rows int) {
 // table is the table t as the catalog holds it now.
 func (l testLake) table(t *testing.T) *table.Table {
 	t.Helper()
-	delete(l.cat.tables, "t")
+	l.cat.tables.put("t", nil)
 	tbl, err := l.cat.load(context.Background(), table.Identifier{"billsnap", "t"})
 	if err != nil {
 		t.Fatal(err)

@@ -37,12 +37,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	iceio "github.com/apache/iceberg-go/io"
+	s3io "github.com/apache/iceberg-go/io/gocloud/s3"
 	"github.com/apache/iceberg-go/table"
+	iceutils "github.com/apache/iceberg-go/utils"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	_ "modernc.org/sqlite" // the SQL catalog's database: pure Go
 
 	"github.com/billsnap/billsnap/lake"
@@ -64,7 +68,12 @@ type Catalog struct {
 	// tables are the tables loaded or committed since the catalog was
 	// opened, by name, so that a table is loaded once per export, not
 	// once per snapshot kept and again to expire.
-	tables map[string]*table.Table
+	tables loaded
+	// aws is the AWS configuration of the lake's S3 files, loaded once
+	// for every file system the tables open (nil when the lake is not on
+	// S3): each would load it again, and with AWS_CA_BUNDLE set parse the
+	// bundle again and open connections of its own.
+	aws *aws.Config
 	// created is whether Open created the namespace.
 	created bool
 }
@@ -76,7 +85,7 @@ func Open(ctx context.Context, o lake.Iceberg, lakeURL, out string) (lake.Catalo
 	if err != nil {
 		return nil, err
 	}
-	c := &Catalog{ns: table.Identifier{o.Namespace}, root: lake.Root(lakeURL), tables: map[string]*table.Table{}, assigns: o.Catalog == "rest"}
+	c := &Catalog{ns: table.Identifier{o.Namespace}, root: lake.Root(lakeURL), assigns: o.Catalog == "rest"}
 	switch o.Catalog {
 	case "sql":
 		err = c.openSQL(o, out, props)
@@ -86,6 +95,10 @@ func Open(ctx context.Context, o lake.Iceberg, lakeURL, out string) (lake.Catalo
 		err = fmt.Errorf("no catalog %q", o.Catalog)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if c.aws, err = awsConfig(ctx, lakeURL, props); err != nil {
+		c.Close()
 		return nil, err
 	}
 	if err := c.ensureNamespace(ctx); err != nil {
@@ -129,6 +142,10 @@ func (c *Catalog) openSQL(o lake.Iceberg, out string, props ice.Properties) erro
 	if err != nil {
 		return err
 	}
+	// One connection: the tables committed at once take turns at it.
+	// SQLite writes one transaction at a time, and a transaction that
+	// read before it writes meets SQLITE_BUSY at once, busy timeout or not.
+	db.SetMaxOpenConns(1)
 	cat, err := sqlcat.NewCatalog("billsnap", db, sqlcat.SQLite, props)
 	if err != nil {
 		db.Close()
@@ -192,6 +209,57 @@ func (c *Catalog) Close() error {
 	return nil
 }
 
+// awsConfig is the AWS configuration the S3 files of the lake at lakeURL
+// are opened with, as iceberg-go loads it from props; nil for a lake not
+// on S3.
+func awsConfig(ctx context.Context, lakeURL string, props ice.Properties) (*aws.Config, error) {
+	if u, err := url.Parse(lakeURL); err != nil || u.Scheme != "s3" {
+		return nil, err
+	}
+	cfg, err := s3io.ParseAWSConfig(ctx, props)
+	if err != nil {
+		return nil, fmt.Errorf("the AWS configuration of %s: %w", lake.Root(lakeURL), err)
+	}
+	return cfg, nil
+}
+
+// io is ctx carrying the lake's AWS configuration, if any, for the file
+// systems that the tables open under it.
+func (c *Catalog) io(ctx context.Context) context.Context {
+	if c.aws == nil {
+		return ctx
+	}
+	return iceutils.WithAwsConfig(ctx, c.aws)
+}
+
+// loaded are a catalog's tables loaded or committed since it was opened,
+// by name: the commits of several tables at once share them.
+type loaded struct {
+	mu sync.Mutex
+	m  map[string]*table.Table
+}
+
+// get is the table name, or nil.
+func (l *loaded) get(name string) *table.Table {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m[name]
+}
+
+// put sets the table name to tbl; nil forgets it.
+func (l *loaded) put(name string, tbl *table.Table) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = map[string]*table.Table{}
+	}
+	if tbl == nil {
+		delete(l.m, name)
+		return
+	}
+	l.m[name] = tbl
+}
+
 // Held is the billsnap snapshot an Iceberg snapshot holds; "" for none.
 func Held(s *table.Snapshot) string {
 	if s == nil || s.Summary == nil {
@@ -202,6 +270,7 @@ func Held(s *table.Snapshot) string {
 
 // Metadata is each table's current metadata file, by table name.
 func (c *Catalog) Metadata(ctx context.Context) (map[string]string, error) {
+	ctx = c.io(ctx)
 	tables, err := c.Tables(ctx)
 	if err != nil {
 		return nil, err
@@ -215,6 +284,7 @@ func (c *Catalog) Metadata(ctx context.Context) (map[string]string, error) {
 
 // Tables are the tables of the catalog's namespace, by name, loaded.
 func (c *Catalog) Tables(ctx context.Context) ([]*table.Table, error) {
+	ctx = c.io(ctx)
 	var out []*table.Table
 	for ident, err := range c.cat.ListTables(ctx, c.ns) {
 		if err != nil {

@@ -40,7 +40,7 @@ func TestDataPathIsTheTablesDataFolder(t *testing.T) {
 	}
 
 	warehouse := t.TempDir()
-	c := &Catalog{ns: table.Identifier{"billsnap"}, root: "file://" + t.TempDir(), tables: map[string]*table.Table{}, assigns: true}
+	c := &Catalog{ns: table.Identifier{"billsnap"}, root: "file://" + t.TempDir(), assigns: true}
 	if err := c.openSQL(lake.DefaultIceberg(), t.TempDir(), ice.Properties{"warehouse": "file://" + warehouse}); err != nil {
 		t.Fatal(err)
 	}

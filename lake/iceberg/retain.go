@@ -3,10 +3,12 @@ package iceberg
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/apache/iceberg-go/table"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/billsnap/billsnap/lake"
 )
@@ -16,6 +18,7 @@ import (
 // newest ones; a table whose kept snapshots all have files with field IDs
 // then loses the name mapping that files without them needed.
 func (c *Catalog) Expire(ctx context.Context, keep []string) error {
+	ctx = c.io(ctx)
 	tables, err := c.Tables(ctx)
 	if err != nil {
 		return err
@@ -63,7 +66,7 @@ func (c *Catalog) expireTable(ctx context.Context, tbl *table.Table, keep []stri
 	}
 	next, err := tx.Commit(ctx)
 	if err == nil {
-		c.tables[tableName(tbl)] = next
+		c.tables.put(tableName(tbl), next)
 	}
 	return err
 }
@@ -71,19 +74,34 @@ func (c *Catalog) expireTable(ctx context.Context, tbl *table.Table, keep []stri
 // Referenced is what the tables reference, as URLs: each one's metadata
 // file and the earlier ones its metadata log keeps, and of every snapshot
 // it keeps the manifest list, the manifests and the data files; and the
-// directories their metadata is written to.
+// directories their metadata is written to. The tables' manifests are
+// read a few tables at a time.
 func (c *Catalog) Referenced(ctx context.Context) (lake.Refs, error) {
+	ctx = c.io(ctx)
 	refs := lake.Refs{Files: map[string]bool{}}
 	tables, err := c.Tables(ctx)
 	if err != nil {
 		return refs, err
 	}
-	for _, tbl := range tables {
-		if err := referencedBy(ctx, tbl, refs.Files); err != nil {
-			return refs, fmt.Errorf("iceberg: the files of %s: %w", strings.Join(tbl.Identifier(), "."), err)
-		}
+	each := make([]map[string]bool, len(tables))
+	var g errgroup.Group
+	g.SetLimit(commits)
+	for i, tbl := range tables {
+		each[i] = map[string]bool{}
+		g.Go(func() error {
+			if err := referencedBy(ctx, tbl, each[i]); err != nil {
+				return fmt.Errorf("iceberg: the files of %s: %w", strings.Join(tbl.Identifier(), "."), err)
+			}
+			return nil
+		})
 		loc := tbl.MetadataLocation()
 		refs.MetadataDirs = append(refs.MetadataDirs, loc[:strings.LastIndex(loc, "/")])
+	}
+	if err := g.Wait(); err != nil {
+		return refs, err
+	}
+	for _, files := range each {
+		maps.Copy(refs.Files, files)
 	}
 	return refs, nil
 }

@@ -26,6 +26,7 @@ import (
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/lake"
@@ -131,27 +132,17 @@ func (l *Lake) Close() error {
 
 // Publish publishes snapshot id from its local files: the data, each file
 // in a snapshot_id=<id> folder of its Dir (by default its table's data
-// folder under the root, lake.DataFolder), then the manifest, then the
-// latest pointer (when id is newer than the one it names).
+// folder under the root, lake.DataFolder), a few at a time, then the
+// manifest, then the latest pointer (when id is newer than the one it
+// names).
 func (l *Lake) Publish(ctx context.Context, id string, files []lake.Local) (lake.Manifest, error) {
 	token, err := randomToken()
 	if err != nil {
 		return lake.Manifest{}, err
 	}
-	m := lake.Manifest{Snapshot: id}
-	for i, f := range files {
-		dir := cmp.Or(f.Dir, lake.DataFolder(lake.Root(l.url), f.Table))
-		key := fmt.Sprintf("%s/snapshot_id=%s/part-%s-%05d.parquet", dir, id, token, i)
-		if k, ok := l.key(key); ok {
-			key = k
-		}
-		file, err := l.upload(ctx, f.Path, key)
-		if err != nil {
-			return m, fmt.Errorf("publishing %s to %s: %w", f.Path, l.url, err)
-		}
-		file.Table = f.Table
-		m.Files = append(m.Files, file)
-		crashpoint.Hit("lake.data")
+	m := lake.Manifest{Snapshot: id, Files: make([]lake.File, len(files))}
+	if err := l.uploadAll(ctx, id, token, files, m.Files); err != nil {
+		return lake.Manifest{Snapshot: id}, err
 	}
 	m.Published = l.now().UTC()
 	body, err := json.MarshalIndent(m, "", "  ")
@@ -169,17 +160,50 @@ func (l *Lake) Publish(ctx context.Context, id string, files []lake.Local) (lake
 	return m, l.b.WriteAll(ctx, latestKey, []byte(id+"\n"), &blob.WriterOptions{ContentType: "text/plain"})
 }
 
-// upload copies the file at local to key, and says what it wrote.
-func (l *Lake) upload(ctx context.Context, local, key string) (lake.File, error) {
+// uploads is how many data files a publish uploads at once: each upload
+// waits mostly on the store.
+const uploads = 4
+
+// uploadAll uploads files, up to uploads at once, each into a
+// snapshot_id=<id> folder of its Dir, and says in out (as long as files)
+// what each wrote. On the first failure it starts no more uploads; what
+// was written has no manifest.
+func (l *Lake) uploadAll(ctx context.Context, id, token string, files []lake.Local, out []lake.File) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(uploads)
+	for i, f := range files {
+		dir := cmp.Or(f.Dir, lake.DataFolder(lake.Root(l.url), f.Table))
+		key := fmt.Sprintf("%s/snapshot_id=%s/part-%s-%05d.parquet", dir, id, token, i)
+		if k, ok := l.key(key); ok {
+			key = k
+		}
+		b, k, err := l.at(ctx, key)
+		if err != nil {
+			g.Wait()
+			return fmt.Errorf("publishing %s to %s: %w", f.Path, l.url, err)
+		}
+		g.Go(func() error {
+			file, err := upload(ctx, b, f.Path, k)
+			if err != nil {
+				return fmt.Errorf("publishing %s to %s: %w", f.Path, l.url, err)
+			}
+			file.Key, file.Table = key, f.Table
+			out[i] = file
+			crashpoint.Hit("lake.data")
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// upload copies the file at local to key k of bucket b, and says what it
+// wrote (its Key left for the caller).
+func upload(ctx context.Context, b *blob.Bucket, local, k string) (lake.File, error) {
 	in, err := os.Open(local)
 	if err != nil {
 		return lake.File{}, err
 	}
 	defer in.Close()
-	b, k, err := l.at(ctx, key)
-	if err != nil {
-		return lake.File{}, err
-	}
 	w, err := b.NewWriter(ctx, k, &blob.WriterOptions{ContentType: "application/vnd.apache.parquet"})
 	if err != nil {
 		return lake.File{}, err
@@ -189,7 +213,7 @@ func (l *Lake) upload(ctx context.Context, local, key string) (lake.File, error)
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	return lake.File{Key: key, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, err
+	return lake.File{Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, err
 }
 
 func randomToken() (string, error) {

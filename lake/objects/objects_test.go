@@ -87,7 +87,7 @@ func prune(t *testing.T, url string) {
 	files := localFiles(t, 2)
 	old, _ := l.Publish(ctx, "2026-11-24T000000Z", files)
 	kept, _ := l.Publish(ctx, "2026-11-25T000000Z", files)
-	if _, err := l.upload(ctx, files[0].Path, "invoices/snapshot_id=2026-11-26T000000Z/part-cut-00000.parquet"); err != nil {
+	if _, err := upload(ctx, l.b, files[0].Path, "invoices/snapshot_id=2026-11-26T000000Z/part-cut-00000.parquet"); err != nil {
 		t.Fatal(err)
 	}
 	removed, err := l.Prune(ctx, []string{"2026-11-25T000000Z"}, nil)
