@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // readModel is the store's read model, opened read-only, and opened again
@@ -17,7 +18,7 @@ import (
 // database it got until it is done; one replaced is closed once the last
 // request holding it is.
 type readModel struct {
-	opts snapshot.Options
+	opts storeconfig.Options
 	mu   sync.Mutex
 	cur  *openModel
 }
@@ -34,7 +35,7 @@ type fileID struct {
 	mtime    time.Time
 }
 
-func newReadModel(o snapshot.Options) *readModel { return &readModel{opts: o} }
+func newReadModel(o storeconfig.Options) *readModel { return &readModel{opts: o} }
 
 func statFile(path string) (fileID, error) {
 	fi, err := os.Stat(path)

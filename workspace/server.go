@@ -29,14 +29,14 @@ import (
 	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
 
 // Options configure a workspace.
 type Options struct {
-	Store     snapshot.Options  // where the store is, and its read model's file
-	Reconcile reconcile.Options // the rules (their order) and the materiality the findings are judged by
+	Store     storeconfig.Options // where the store is, and its read model's file
+	Reconcile reconcile.Options   // the rules (their order) and the materiality the findings are judged by
 	Ledger    *ledger.Ledger
 	Token     string // "" : no token; then only loopback Host names are answered
 	// Access identifies users (workspace.identity) and holds their roles;
