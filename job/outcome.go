@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/billsnap/billsnap/configkey"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
@@ -29,7 +30,7 @@ type Outcome struct {
 	journal.Requests        // what its requests to the service met
 	// Report is the reconciliation the job made or wrote reports of; nil
 	// for the others (for the notifications).
-	Report *reconcile.Report
+	Report *findings.Report
 	// Demo is the demo's: material findings are on record as such, and the
 	// demo exits 0 whatever it finds.
 	Demo bool

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/recheck"
 	"github.com/billsnap/billsnap/reconcile"
@@ -16,7 +17,7 @@ import (
 // the stored reconciliation opts names (opts.SnapshotID, opts.Period),
 // stores what it found and returns it with the reconciliation, whose
 // findings then carry it. It never writes to the service.
-func Recheck(ctx context.Context, cfg config.Config, svc Service, store *snapshot.Store, opts reconcile.Options) (*reconcile.Report, []recheck.Result, journal.Requests, error) {
+func Recheck(ctx context.Context, cfg config.Config, svc Service, store *snapshot.Store, opts reconcile.Options) (*findings.Report, []recheck.Result, journal.Requests, error) {
 	w, err := svc.walker(cfg)
 	if err != nil {
 		return nil, nil, journal.Requests{}, err
@@ -60,7 +61,7 @@ func Recheck(ctx context.Context, cfg config.Config, svc Service, store *snapsho
 // RecheckOutcome is material when findings that the recheck confirmed,
 // or did not recheck, are material still: those it found changed or gone
 // no longer count.
-func RecheckOutcome(rep *reconcile.Report, m reconcile.Materiality, req journal.Requests) Outcome {
+func RecheckOutcome(rep *findings.Report, m findings.Materiality, req journal.Requests) Outcome {
 	out := Outcome{Snapshot: rep.Snapshot.ID, Requests: req}
 	if reasons := rep.StillMaterial(m); len(reasons) > 0 {
 		out.Material = true

@@ -52,7 +52,7 @@ func ReconcileOptions(cfg config.Config, rulesDir, waivers string) (reconcile.Op
 // signOffsUpTo are the sign-offs made in the workspace of the store at out
 // for rep's period, of its snapshot or an earlier one, and the period's
 // close when it is closed, with its post-close adjustments.
-func signOffsUpTo(out string, rep *reconcile.Report) ([]ledger.Signed, *reports.Closed, error) {
+func signOffsUpTo(out string, rep *findings.Report) ([]ledger.Signed, *reports.Closed, error) {
 	entries, err := ledger.New(layout.Dir(out).Ledger(), time.Now).Read()
 	if err != nil {
 		return nil, nil, err
@@ -73,19 +73,19 @@ func signOffsUpTo(out string, rep *reconcile.Report) ([]ledger.Signed, *reports.
 
 // workspaceWaivers are the waivers made in the workspace of the store at
 // out and not lifted.
-func workspaceWaivers(out string) ([]reconcile.Waiver, error) {
+func workspaceWaivers(out string) ([]findings.Waiver, error) {
 	entries, err := ledger.New(layout.Dir(out).Ledger(), time.Now).Read()
 	if err != nil {
 		return nil, err
 	}
-	var ws []reconcile.Waiver
+	var ws []findings.Waiver
 	for _, m := range ledger.Fold(entries).Standing() {
 		expires, err := time.Parse(time.DateOnly, m.Expires)
 		if err != nil {
 			return nil, fmt.Errorf("ledger: waiver %s: %w", m.ID, err)
 		}
-		ws = append(ws, reconcile.Waiver{Rule: m.Rule, EntityID: m.EntityID, Reason: m.Reason, Owner: m.Owner,
-			Expires: reconcile.Date{Time: expires}, ID: m.ID, By: m.By})
+		ws = append(ws, findings.Waiver{Rule: m.Rule, EntityID: m.EntityID, Reason: m.Reason, Owner: m.Owner,
+			Expires: findings.Date{Time: expires}, ID: m.ID, By: m.By})
 	}
 	return ws, nil
 }
@@ -97,9 +97,9 @@ func workspaceWaivers(out string) ([]reconcile.Waiver, error) {
 // most. then, when not nil, is called with the state as the store kept
 // it (to read what the reports show beside the findings).
 func Reconcile(ctx context.Context, store *snapshot.Store, opts reconcile.Options, log *slog.Logger,
-	then func(db *sql.DB, rep *reconcile.Report) error) (*reconcile.Report, error) {
+	then func(db *sql.DB, rep *findings.Report) error) (*findings.Report, error) {
 	opts.Log = log
-	var rep *reconcile.Report
+	var rep *findings.Report
 	var err error
 	for attempt := 1; ; attempt++ {
 		rep, err = reconcileOnce(ctx, store, opts)
@@ -120,7 +120,7 @@ func Reconcile(ctx context.Context, store *snapshot.Store, opts reconcile.Option
 }
 
 // reconcileOnce reconciles a reading of the store, and keeps what it found.
-func reconcileOnce(ctx context.Context, store *snapshot.Store, opts reconcile.Options) (*reconcile.Report, error) {
+func reconcileOnce(ctx context.Context, store *snapshot.Store, opts reconcile.Options) (*findings.Report, error) {
 	rd, err := store.Read(ctx)
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func reconcileOnce(ctx context.Context, store *snapshot.Store, opts reconcile.Op
 }
 
 // ReconcileOutcome is the outcome of a reconciliation.
-func ReconcileOutcome(rep *reconcile.Report) Outcome {
+func ReconcileOutcome(rep *findings.Report) Outcome {
 	out := Outcome{Snapshot: rep.Snapshot.ID, Material: len(rep.Material) > 0, Report: rep}
 	if out.Material {
 		out.Note = fmt.Sprintf("material findings in snapshot %s: %s", rep.Snapshot.ID, strings.Join(rep.Material, "; "))
@@ -153,7 +153,7 @@ type ReportSpec struct {
 // written.
 func Report(ctx context.Context, cfg config.Config, store *snapshot.Store, opts reconcile.Options, spec ReportSpec, log *slog.Logger) (*reports.Input, []string, error) {
 	var in *reports.Input
-	_, err := Reconcile(ctx, store, opts, log, func(db *sql.DB, rep *reconcile.Report) error {
+	_, err := Reconcile(ctx, store, opts, log, func(db *sql.DB, rep *findings.Report) error {
 		var err error
 		in, err = reportInput(ctx, cfg, db, rep, spec.Demo)
 		return err
@@ -167,7 +167,7 @@ func Report(ctx context.Context, cfg config.Config, store *snapshot.Store, opts 
 
 // reportInput gathers what the reports show besides the findings, from
 // db, the state.
-func reportInput(ctx context.Context, cfg config.Config, db *sql.DB, rep *reconcile.Report, demo bool) (*reports.Input, error) {
+func reportInput(ctx context.Context, cfg config.Config, db *sql.DB, rep *findings.Report, demo bool) (*reports.Input, error) {
 	tables, err := readmodel.Manifest(ctx, db, rep.Snapshot.ID)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // reconciled exports the sandbox into a new store, reconciles it with
@@ -24,7 +25,7 @@ import (
 func reconciled(t *testing.T, srv *sandbox.Server) (*findings.Report, *sql.DB) {
 	t.Helper()
 	ctx := context.Background()
-	opts := snapshot.DefaultOptions()
+	opts := storeconfig.DefaultOptions()
 	opts.Out = t.TempDir()
 	st, err := snapshot.Open(ctx, opts, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {

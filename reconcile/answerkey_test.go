@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/sandbox"
 )
 
@@ -13,7 +14,7 @@ func keyOf(rule, entity, id, amount, cur string) string {
 }
 
 // findingKeys are a report's open findings of rules 1–14.
-func findingKeys(r *Report) []string {
+func findingKeys(r *findings.Report) []string {
 	var out []string
 	for _, f := range r.Open() {
 		out = append(out, keyOf(f.Rule, f.Entity, f.EntityID, f.Amount.String(), f.Currency))
@@ -57,7 +58,7 @@ func keyedOptions(seed uint64) sandbox.Options {
 
 // checkAnswerKey checks r, the reconciliation of e's sandbox of seed,
 // against the sandbox's answer key.
-func checkAnswerKey(t *testing.T, seed uint64, e *env, r *Report) {
+func checkAnswerKey(t *testing.T, seed uint64, e *env, r *findings.Report) {
 	t.Helper()
 	got, want := findingKeys(r), answerKeys(e.srv.AnswerKey())
 	if !slices.Equal(got, want) {
@@ -93,7 +94,7 @@ func cleanDataGivesNoFinding(t *testing.T, seeds ...uint64) {
 
 // checkClean checks that r, the reconciliation of a snapshot of the
 // sandbox of seed with nothing planted, found nothing.
-func checkClean(t *testing.T, seed uint64, r *Report) {
+func checkClean(t *testing.T, seed uint64, r *findings.Report) {
 	t.Helper()
 	if len(r.Findings) != 0 || len(r.Material) != 0 {
 		t.Errorf("seed %d: clean data gives %d findings (%d material reasons), first %+v", seed, len(r.Findings), len(r.Material), r.Findings[0])

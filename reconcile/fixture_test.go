@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/findings"
 	storemigrate "github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 )
@@ -27,7 +28,7 @@ import (
 type fixture struct {
 	rules     []string // the rules whose findings are compared; nil: all
 	asOf      time.Time
-	period    *Period
+	period    *findings.Period
 	untrusted bool
 	sections  map[string]string
 	want      []string
@@ -108,7 +109,7 @@ func (fx *fixture) set(key, value string) (err error) {
 	case "as_of":
 		fx.asOf, err = time.Parse(time.RFC3339, value)
 	case "period":
-		fx.period, err = ParsePeriod(value)
+		fx.period, err = findings.ParsePeriod(value)
 	case "untrusted":
 		fx.untrusted = value == "true"
 	default:
@@ -129,7 +130,7 @@ func lines(s string) []string {
 
 // run loads the fixture into a new in-memory DuckDB and reconciles
 // snapshot "cur" against "prev" (when the fixture has prev. sections).
-func (fx *fixture) run(t *testing.T, rules []Rule) *Report {
+func (fx *fixture) run(t *testing.T, rules []findings.Rule) *findings.Report {
 	t.Helper()
 	r, err := Run(context.Background(), source(fx.open(t)), fx.options(rules))
 	if err != nil {
@@ -155,9 +156,9 @@ func (fx *fixture) open(t *testing.T) *sql.DB {
 }
 
 // options reconcile the fixture's snapshot "cur" with rules.
-func (fx *fixture) options(rules []Rule) Options {
+func (fx *fixture) options(rules []findings.Rule) Options {
 	return Options{SnapshotID: "cur", Period: fx.period, AsOf: fx.asOf, Grace: 48 * time.Hour,
-		Rules: rules, Materiality: DefaultMateriality(),
+		Rules: rules, Materiality: findings.DefaultMateriality(),
 		Now: func() time.Time { return fx.asOf }}
 }
 
@@ -289,7 +290,7 @@ func insertCSV(ctx context.Context, db *sql.DB, table, data string) error {
 }
 
 // findings are the open findings of the fixture's rules, as want lines.
-func (fx *fixture) findings(r *Report) []string {
+func (fx *fixture) findings(r *findings.Report) []string {
 	var out []string
 	for _, f := range r.Open() {
 		if fx.rules != nil && !slices.Contains(fx.rules, f.Rule) {

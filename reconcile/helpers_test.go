@@ -14,11 +14,13 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 const testKey = sandboxtest.Key
@@ -46,7 +48,7 @@ func newEnvFaults(t *testing.T, o sandbox.Options, faults string) *env {
 // threads (TestARuleOutOfMemoryIsRunAgainOnOneThread sets its own).
 func openStore(t *testing.T, dir string) *snapshot.Store {
 	t.Helper()
-	opts := snapshot.DefaultOptions()
+	opts := storeconfig.DefaultOptions()
 	opts.Out = dir
 	opts.DuckDB.Threads = 1
 	st, err := snapshot.Open(context.Background(), opts, slog.New(slog.DiscardHandler), time.Now)
@@ -65,7 +67,7 @@ var keyed struct {
 	dir    string
 	srv    *sandbox.Server
 	store  *snapshot.Store
-	report *Report
+	report *findings.Report
 	err    error
 }
 
@@ -88,7 +90,7 @@ func TestMain(m *testing.M) {
 // reconciliation, shared: read the report, never change it. A test may
 // reconcile the store again (its snapshot is the only one, so no
 // reconciliation of it is stale), and must not export into it.
-func keyedEnv(t *testing.T) (*env, *Report) {
+func keyedEnv(t *testing.T) (*env, *findings.Report) {
 	t.Helper()
 	keyed.once.Do(func() {
 		keyed.err = errors.New("it could not be made: see the first test that failed")
@@ -152,8 +154,8 @@ func (e *env) put(path, body string) {
 }
 
 // only keeps the findings of one rule.
-func only(fs []Finding, rule string) []Finding {
-	var out []Finding
+func only(fs []findings.Finding, rule string) []findings.Finding {
+	var out []findings.Finding
 	for _, f := range fs {
 		if f.Rule == rule {
 			out = append(out, f)
@@ -163,7 +165,7 @@ func only(fs []Finding, rule string) []Finding {
 }
 
 // reconcile runs the shipped rules with o's other settings.
-func (e *env) reconcile(o Options) *Report {
+func (e *env) reconcile(o Options) *findings.Report {
 	e.t.Helper()
 	r, err := e.run(o)
 	if err != nil {
@@ -172,7 +174,7 @@ func (e *env) reconcile(o Options) *Report {
 	return r
 }
 
-func (e *env) run(o Options) (*Report, error) {
+func (e *env) run(o Options) (*findings.Report, error) {
 	o = e.options(o)
 	rd, err := e.store.Read(context.Background())
 	if err != nil {
@@ -202,7 +204,7 @@ func (e *env) options(o Options) Options {
 		o.Now = time.Now
 	}
 	if o.Materiality.Severities == nil {
-		o.Materiality = DefaultMateriality()
+		o.Materiality = findings.DefaultMateriality()
 	}
 	return o
 }

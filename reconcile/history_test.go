@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"testing"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/sandbox"
 )
@@ -66,7 +67,7 @@ func TestHistoryOverThreeSnapshots(t *testing.T) {
 	s1 := e.export()
 	r1 := e.reconcile(Options{})
 	for _, f := range r1.Findings {
-		if f.Status != StatusNew || f.FirstSeen != s1.ID {
+		if f.Status != findings.StatusNew || f.FirstSeen != s1.ID {
 			t.Fatalf("first reconciliation: %+v", f)
 		}
 	}
@@ -96,14 +97,14 @@ func TestHistoryOverThreeSnapshots(t *testing.T) {
 	for _, f := range r2.Findings {
 		switch {
 		case f.Rule == "missed_billing_run" && f.EntityID == missed.EntityID:
-			if f.Status != StatusResolved || f.FirstSeen != s1.ID {
+			if f.Status != findings.StatusResolved || f.FirstSeen != s1.ID {
 				t.Errorf("the paused subscription's finding: %+v", f)
 			}
 		case f.Rule == "paid_without_payment" && f.EntityID == open:
-			if f.Status != StatusNew || f.FirstSeen != s2.ID {
+			if f.Status != findings.StatusNew || f.FirstSeen != s2.ID {
 				t.Errorf("the new finding: %+v", f)
 			}
-		case f.Status != StatusRecurring || f.FirstSeen != s1.ID:
+		case f.Status != findings.StatusRecurring || f.FirstSeen != s1.ID:
 			t.Errorf("second reconciliation, an unchanged finding: %+v", f)
 		}
 	}
@@ -118,7 +119,7 @@ func TestHistoryOverThreeSnapshots(t *testing.T) {
 		if f.EntityID == open {
 			want = s2.ID
 		}
-		if f.Status != StatusRecurring || f.FirstSeen != want || f.EntityID == missed.EntityID {
+		if f.Status != findings.StatusRecurring || f.FirstSeen != want || f.EntityID == missed.EntityID {
 			t.Errorf("third reconciliation: %+v (first seen want %s)", f, want)
 		}
 	}
@@ -129,7 +130,7 @@ func TestHistoryOverThreeSnapshots(t *testing.T) {
 }
 
 // foundFor reports whether any finding is about id.
-func foundFor(r *Report, id string) bool {
+func foundFor(r *findings.Report, id string) bool {
 	for _, f := range r.Findings {
 		if f.EntityID == id {
 			return true
@@ -142,7 +143,7 @@ func foundFor(r *Report, id string) bool {
 // reconciliations, last the newest: one point a reconciliation, in
 // order, the newest counting its open findings, by severity and by
 // currency.
-func checkTrend(t *testing.T, e *env, last *Report) {
+func checkTrend(t *testing.T, e *env, last *findings.Report) {
 	t.Helper()
 	var points []TrendPoint
 	var err error

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/billsnap/billsnap/findings"
 )
 
 // A rule DuckDB cannot run within its memory limit is run again on one
@@ -15,8 +17,8 @@ import (
 func TestARuleOutOfMemoryIsRunAgainOnOneThread(t *testing.T) {
 	t.Parallel()
 	fx, db := loadFixture(t, "00_clean")
-	listRule := func(numbers string) Rule {
-		return Rule{ID: "big_list", Severity: "low", Source: "big_list.sql",
+	listRule := func(numbers string) findings.Rule {
+		return findings.Rule{ID: "big_list", Severity: "low", Source: "big_list.sql",
 			SQL: "SELECT 'list' AS entity, 'x' AS entity_id, 0 AS amount, 'XTS' AS currency, len(list(range))::VARCHAR AS detail FROM range(" + numbers + ")"}
 	}
 	for _, tc := range []struct {
@@ -31,7 +33,7 @@ func TestARuleOutOfMemoryIsRunAgainOnOneThread(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		o := fx.options([]Rule{listRule(tc.numbers)})
+		o := fx.options([]findings.Rule{listRule(tc.numbers)})
 		o.Log = slog.New(slog.NewTextHandler(&log, nil))
 		r, err := Run(context.Background(), source(db), o)
 		switch {

@@ -6,9 +6,11 @@ import (
 	"os"
 	"testing"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // A reconciliation reads the state and writes nothing to it: it runs to
@@ -29,7 +31,7 @@ func TestReconcileReadsAndTheStoreKeeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rd.Close()
-	var r *Report
+	var r *findings.Report
 	var replaced bool
 	err = e.store.Update(ctx, func(*snapshot.Section) error { // the state's lock is held throughout
 		before, err := os.Stat(state)
@@ -71,8 +73,8 @@ func TestReconcileReadsAndTheStoreKeeps(t *testing.T) {
 
 // stored reads back the stored reconciliation of snapshot id, as
 // readers of the store see it.
-func (e *env) stored(id string) (*Report, error) {
-	opts := snapshot.DefaultOptions()
+func (e *env) stored(id string) (*findings.Report, error) {
+	opts := storeconfig.DefaultOptions()
 	opts.Out = e.store.Dir()
 	db, err := snapshot.OpenRead(context.Background(), opts)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/sandbox"
 )
@@ -20,7 +21,7 @@ func TestWaiversActiveAndExpired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reconcile := func(waivers []Waiver) *Report {
+	reconcile := func(waivers []findings.Waiver) *findings.Report {
 		t.Helper()
 		o := fx.options(rules)
 		o.Waivers = waivers
@@ -35,8 +36,10 @@ func TestWaiversActiveAndExpired(t *testing.T) {
 	if len(paid) != 3 {
 		t.Fatalf("the fixture's paid_without_payment findings: %+v", paid)
 	}
-	day := func(d int) Date { return Date{Time: r0.AsOf.UTC().Truncate(24*time.Hour).AddDate(0, 0, d)} }
-	waivers := []Waiver{
+	day := func(d int) findings.Date {
+		return findings.Date{Time: r0.AsOf.UTC().Truncate(24*time.Hour).AddDate(0, 0, d)}
+	}
+	waivers := []findings.Waiver{
 		{Rule: "paid_without_payment", EntityID: paid[0].EntityID, Reason: "paid in cash, booked by hand", Owner: "ann@finance", Expires: day(0)},
 		{Rule: "paid_without_payment", EntityID: paid[1].EntityID, Reason: "old", Owner: "bob@finance", Expires: day(-1)},
 	}
@@ -86,9 +89,11 @@ func TestTwoWaiversOfOneFinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	paid := only(r0.Findings, "paid_without_payment")
-	day := func(d int) Date { return Date{Time: r0.AsOf.UTC().Truncate(24*time.Hour).AddDate(0, 0, d)} }
+	day := func(d int) findings.Date {
+		return findings.Date{Time: r0.AsOf.UTC().Truncate(24*time.Hour).AddDate(0, 0, d)}
+	}
 	id := paid[0].EntityID
-	o.Waivers = []Waiver{
+	o.Waivers = []findings.Waiver{
 		{Rule: "paid_without_payment", EntityID: id, Reason: "file", Owner: "ann", Expires: day(3)},
 		{Rule: "paid_without_payment", EntityID: id, Reason: "workspace", Owner: "bob", Expires: day(9), ID: "W7", By: "carol"},
 	}
@@ -112,7 +117,7 @@ func TestWaiversFile(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "w.yml")
 	os.WriteFile(good, []byte("waivers:\n  - rule: price_mismatch\n    entity_id: abc\n    reason: agreed discount\n    owner: ann\n    expires: 2026-12-31\n"), 0o644)
-	ws, err := LoadWaivers(good)
+	ws, err := findings.LoadWaivers(good)
 	if err != nil || len(ws) != 1 || ws[0].Expires.Format("2006-01-02") != "2026-12-31" {
 		t.Fatalf("%+v %v", ws, err)
 	}
@@ -126,7 +131,7 @@ func TestWaiversFile(t *testing.T) {
 	} {
 		f := filepath.Join(dir, "bad.yml")
 		os.WriteFile(f, []byte(body), 0o644)
-		if _, err := LoadWaivers(f); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := findings.LoadWaivers(f); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", body, err, want)
 		}
 	}
@@ -148,7 +153,7 @@ func TestPeriod(t *testing.T) {
 	for _, c := range e.srv.Dataset().Charges {
 		dated[c.ID] = c.NextChargeDate
 	}
-	period := MonthOf(dated[only(all.Findings, "invoice_total_mismatch")[0].EntityID], 0)
+	period := findings.MonthOf(dated[only(all.Findings, "invoice_total_mismatch")[0].EntityID], 0)
 	limited := map[string]bool{"charge_not_invoiced": true, "zero_quantity_invoiced": true, "quantity_mismatch": true, "price_mismatch": true,
 		"duplicate_invoicing": true, "invoice_total_mismatch": true, "paid_without_payment": true, "payment_amount_mismatch": true}
 	var want []string
@@ -165,10 +170,10 @@ func TestPeriod(t *testing.T) {
 	if !slices.Equal(got, want) || len(got) == len(all.Findings) || len(only(r.Findings, "invoice_total_mismatch")) == 0 {
 		t.Errorf("period %s: %d findings of %d\ngot  %v\nwant %v", period, len(got), len(all.Findings), got, want)
 	}
-	if p, err := ParsePeriod("2026-10"); err != nil || p.String() != "2026-10" || p.End().Format("2006-01-02") != "2026-11-01" {
+	if p, err := findings.ParsePeriod("2026-10"); err != nil || p.String() != "2026-10" || p.End().Format("2006-01-02") != "2026-11-01" {
 		t.Errorf("ParsePeriod: %v %v", p, err)
 	}
-	if _, err := ParsePeriod("October"); err == nil {
+	if _, err := findings.ParsePeriod("October"); err == nil {
 		t.Error("a bad period is accepted")
 	}
 }
@@ -186,7 +191,7 @@ func TestUserRulesAddAndReplace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rules[0].ID != IncompleteRule || rules[len(rules)-1].ID != "large_line" || len(rules) != 17 {
+	if rules[0].ID != findings.IncompleteRule || rules[len(rules)-1].ID != "large_line" || len(rules) != 17 {
 		t.Fatalf("rules: %d, first %s, last %s", len(rules), rules[0].ID, rules[len(rules)-1].ID)
 	}
 	r, err := Run(context.Background(), source(db), fx.options(rules))
@@ -243,7 +248,7 @@ func incompleteIsUntrusted(t *testing.T, faults, table string) {
 		t.Errorf("without a complete snapshot: %v", err)
 	}
 	r := e.reconcile(Options{SnapshotID: sum.ID})
-	inc := only(r.Findings, IncompleteRule)
+	inc := only(r.Findings, findings.IncompleteRule)
 	if !r.Untrusted || len(inc) != 1 || inc[0].EntityID != table || len(r.Material) == 0 || !strings.Contains(r.Material[0], "not trusted") {
 		t.Errorf("untrusted %v, findings %+v, material %v", r.Untrusted, inc, r.Material)
 	}
@@ -258,18 +263,18 @@ func TestMaterialityThresholds(t *testing.T) {
 	t.Parallel()
 	e, r := keyedEnv(t)
 	for _, tc := range []struct {
-		m    Materiality
+		m    findings.Materiality
 		want []string
 	}{
-		{Materiality{}, nil},
-		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Amount: "1.00"}}}, []string{"price_mismatch (medium): "}},
-		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Amount: "100000.00"}}}, nil},
-		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Count: 3}}}, nil}, // the snapshot's two price_mismatch findings
-		{Materiality{Rules: map[string]Threshold{"price_mismatch": {Count: 2}}}, []string{"price_mismatch (medium): 2 unwaived findings, threshold 2"}},
-		{Materiality{Severities: map[string]Threshold{"medium": {Count: 1}}}, []string{"quantity_mismatch", "price_mismatch", "invoice_total_mismatch", "missing_product_charge", "payment_amount_mismatch"}},
+		{findings.Materiality{}, nil},
+		{findings.Materiality{Rules: map[string]findings.Threshold{"price_mismatch": {Amount: "1.00"}}}, []string{"price_mismatch (medium): "}},
+		{findings.Materiality{Rules: map[string]findings.Threshold{"price_mismatch": {Amount: "100000.00"}}}, nil},
+		{findings.Materiality{Rules: map[string]findings.Threshold{"price_mismatch": {Count: 3}}}, nil}, // the snapshot's two price_mismatch findings
+		{findings.Materiality{Rules: map[string]findings.Threshold{"price_mismatch": {Count: 2}}}, []string{"price_mismatch (medium): 2 unwaived findings, threshold 2"}},
+		{findings.Materiality{Severities: map[string]findings.Threshold{"medium": {Count: 1}}}, []string{"quantity_mismatch", "price_mismatch", "invoice_total_mismatch", "missing_product_charge", "payment_amount_mismatch"}},
 	} {
-		tc.m.Severities = cmpOr(tc.m.Severities, map[string]Threshold{})
-		material := judge(r, tc.m)
+		tc.m.Severities = cmpOr(tc.m.Severities, map[string]findings.Threshold{})
+		material := r.Judge(tc.m)
 		if len(material) != len(tc.want) {
 			t.Errorf("%+v: material %v, want %v", tc.m, material, tc.want)
 			continue
@@ -280,15 +285,15 @@ func TestMaterialityThresholds(t *testing.T) {
 			}
 		}
 	}
-	if got := r.Material; !slices.Equal(got, judge(r, DefaultMateriality())) || len(got) == 0 {
+	if got := r.Material; !slices.Equal(got, r.Judge(findings.DefaultMateriality())) || len(got) == 0 {
 		t.Errorf("a reconciliation's material reasons %v are not its judgement under the configured thresholds", got)
 	}
-	if _, err := e.run(Options{Materiality: Materiality{Severities: map[string]Threshold{}, Rules: map[string]Threshold{"no_such_rule": {Count: 1}}}}); err == nil || !strings.Contains(err.Error(), "reconcile.materiality.rules.no_such_rule") {
+	if _, err := e.run(Options{Materiality: findings.Materiality{Severities: map[string]findings.Threshold{}, Rules: map[string]findings.Threshold{"no_such_rule": {Count: 1}}}}); err == nil || !strings.Contains(err.Error(), "reconcile.materiality.rules.no_such_rule") {
 		t.Errorf("unknown rule in materiality: %v", err)
 	}
 }
 
-func cmpOr[M ~map[string]Threshold](m, d M) M {
+func cmpOr[M ~map[string]findings.Threshold](m, d M) M {
 	if m == nil {
 		return d
 	}

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"testing"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/money"
 )
 
@@ -16,15 +17,15 @@ func TestCurrencyTotalsAreNetAndGross(t *testing.T) {
 		}
 		return a
 	}
-	r := &Report{Rules: []Rule{{ID: "charge_not_invoiced"}, {ID: "duplicate_invoicing"}}, Findings: []Finding{
-		{Rule: "charge_not_invoiced", Amount: eur("333.00"), Currency: "EUR", Status: StatusNew},
-		{Rule: "duplicate_invoicing", Amount: eur("-333.00"), Currency: "EUR", Status: StatusRecurring},
-		{Rule: "duplicate_invoicing", Amount: eur("-5.00"), Currency: "USD", Status: StatusNew},
-		{Rule: "charge_not_invoiced", Amount: eur("100.00"), Currency: "EUR", Status: StatusNew, Waiver: &Waiver{}},
-		{Rule: "charge_not_invoiced", Amount: eur("7.00"), Currency: "EUR", Status: StatusResolved},
+	r := &findings.Report{Rules: []findings.Rule{{ID: "charge_not_invoiced"}, {ID: "duplicate_invoicing"}}, Findings: []findings.Finding{
+		{Rule: "charge_not_invoiced", Amount: eur("333.00"), Currency: "EUR", Status: findings.StatusNew},
+		{Rule: "duplicate_invoicing", Amount: eur("-333.00"), Currency: "EUR", Status: findings.StatusRecurring},
+		{Rule: "duplicate_invoicing", Amount: eur("-5.00"), Currency: "USD", Status: findings.StatusNew},
+		{Rule: "charge_not_invoiced", Amount: eur("100.00"), Currency: "EUR", Status: findings.StatusNew, Waiver: &findings.Waiver{}},
+		{Rule: "charge_not_invoiced", Amount: eur("7.00"), Currency: "EUR", Status: findings.StatusResolved},
 	}}
 	got := r.CurrencyTotals()
-	want := map[string]CurrencyTotal{"EUR": {Net: 0, Gross: eur("666.00")}, "USD": {Net: eur("-5.00"), Gross: eur("5.00")}}
+	want := map[string]findings.CurrencyTotal{"EUR": {Net: 0, Gross: eur("666.00")}, "USD": {Net: eur("-5.00"), Gross: eur("5.00")}}
 	if len(got) != len(want) || got["EUR"] != want["EUR"] || got["USD"] != want["USD"] {
 		t.Errorf("totals %v, want %v", got, want)
 	}

@@ -24,8 +24,8 @@ var notJudgedMark = regexp.MustCompile(`^--\s*not judged\s*:\s*(.*)$`)
 
 // ParseRule reads a rule file: a header of "-- key: value" lines (id,
 // severity, title, description), then the query.
-func ParseRule(source, text string) (Rule, error) {
-	r := Rule{Source: source}
+func ParseRule(source, text string) (findings.Rule, error) {
+	r := findings.Rule{Source: source}
 	var body, notJudged []string
 	header := true
 	for line := range strings.SplitSeq(text, "\n") {
@@ -62,7 +62,7 @@ func ParseRule(source, text string) (Rule, error) {
 	return r, nil
 }
 
-func set(r *Rule, key, value string) {
+func set(r *findings.Rule, key, value string) {
 	switch key {
 	case "id":
 		r.ID = value
@@ -79,13 +79,13 @@ func set(r *Rule, key, value string) {
 // others in the order of the rules document; a user directory's .sql files
 // replace shipped rules with the same ID (in place) or are added after. A
 // user directory that is missing, or is not a directory, is an error.
-func Rules(userDir string) ([]Rule, error) {
+func Rules(userDir string) ([]findings.Rule, error) {
 	rules, err := readRules(shipped, "rules")
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(rules, func(a, b Rule) int {
-		return boolInt(b.ID == IncompleteRule) - boolInt(a.ID == IncompleteRule)
+	slices.SortStableFunc(rules, func(a, b findings.Rule) int {
+		return boolInt(b.ID == findings.IncompleteRule) - boolInt(a.ID == findings.IncompleteRule)
 	})
 	if userDir == "" {
 		return rules, nil
@@ -99,7 +99,7 @@ func Rules(userDir string) ([]Rule, error) {
 	}
 	for _, u := range user {
 		u.Source = filepath.Join(userDir, u.Source)
-		if i := slices.IndexFunc(rules, func(r Rule) bool { return r.ID == u.ID }); i >= 0 {
+		if i := slices.IndexFunc(rules, func(r findings.Rule) bool { return r.ID == u.ID }); i >= 0 {
 			rules[i] = u
 		} else {
 			rules = append(rules, u)
@@ -125,13 +125,13 @@ func notADir(err error) error {
 	return errors.New("not a directory")
 }
 
-func readRules(fsys fs.FS, dir string) ([]Rule, error) {
+func readRules(fsys fs.FS, dir string) ([]findings.Rule, error) {
 	names, err := fs.Glob(fsys, filepath.Join(dir, "*.sql"))
 	if err != nil {
 		return nil, err
 	}
 	slices.Sort(names)
-	var rules []Rule
+	var rules []findings.Rule
 	for _, name := range names {
 		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
@@ -141,7 +141,7 @@ func readRules(fsys fs.FS, dir string) ([]Rule, error) {
 		if err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(rules, func(o Rule) bool { return o.ID == r.ID }) {
+		if slices.ContainsFunc(rules, func(o findings.Rule) bool { return o.ID == r.ID }) {
 			return nil, fmt.Errorf("rule %s: the ID %s is used by another file", name, r.ID)
 		}
 		rules = append(rules, r)
@@ -150,9 +150,9 @@ func readRules(fsys fs.FS, dir string) ([]Rule, error) {
 }
 
 // checkMateriality refuses thresholds for rules that do not exist.
-func checkMateriality(m Materiality, rules []Rule) error {
+func checkMateriality(m findings.Materiality, rules []findings.Rule) error {
 	for id := range m.Rules {
-		if !slices.ContainsFunc(rules, func(r Rule) bool { return r.ID == id }) {
+		if !slices.ContainsFunc(rules, func(r findings.Rule) bool { return r.ID == id }) {
 			return &configkey.Error{Key: "reconcile.materiality.rules." + id, Msg: "no rule has this ID"}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/runrec"
@@ -18,13 +19,13 @@ import (
 
 // Options say what to reconcile and how.
 type Options struct {
-	SnapshotID  string        // an ID, Latest ("" too) or Previous
-	Period      *Period       // nil: no period
-	AsOf        time.Time     // zero: the snapshot's start
-	Grace       time.Duration // rule 7
-	Rules       []Rule        // from Rules
-	Waivers     []Waiver
-	Materiality Materiality
+	SnapshotID  string           // an ID, Latest ("" too) or Previous
+	Period      *findings.Period // nil: no period
+	AsOf        time.Time        // zero: the snapshot's start
+	Grace       time.Duration    // rule 7
+	Rules       []findings.Rule  // from Rules
+	Waivers     []findings.Waiver
+	Materiality findings.Materiality
 	Now         func() time.Time
 	Log         *slog.Logger // nil: no log
 }
@@ -91,7 +92,7 @@ var ErrNoSnapshot = errors.New("no complete snapshot to reconcile: run billsnap 
 // Run reconciles one snapshot of src, hands src what it found (its
 // findings, what it did not judge, its totals: Source.Stage) and returns
 // the report. It writes nothing to the state.
-func Run(ctx context.Context, src Source, o Options) (*Report, error) {
+func Run(ctx context.Context, src Source, o Options) (*findings.Report, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func Run(ctx context.Context, src Source, o Options) (*Report, error) {
 	if err := migrate(ctx, conn); err != nil {
 		return nil, err
 	}
-	r := &Report{Period: o.Period, Rules: o.Rules}
+	r := &findings.Report{Period: o.Period, Rules: o.Rules}
 	if err := resolve(ctx, conn, o.SnapshotID, r); err != nil {
 		return nil, err
 	}
@@ -151,12 +152,12 @@ func Run(ctx context.Context, src Source, o Options) (*Report, error) {
 // judgeUntyped holds back the findings that depend on values that arrived
 // untyped, and notes what each rule could not judge; a rule without a
 // "not judged" section is named in Unguarded when such values exist.
-func judgeUntyped(ctx context.Context, conn *sql.Conn, r *Report) error {
+func judgeUntyped(ctx context.Context, conn *sql.Conn, r *findings.Report) error {
 	found, err := findUntyped(ctx, conn)
 	if err != nil {
 		return err
 	}
-	var rules []Rule
+	var rules []findings.Rule
 	if found {
 		rules = r.Rules
 		for _, rule := range r.Rules {
@@ -176,7 +177,7 @@ func judgeUntyped(ctx context.Context, conn *sql.Conn, r *Report) error {
 }
 
 // resolve finds the snapshot to reconcile and the previous complete one.
-func resolve(ctx context.Context, conn *sql.Conn, id string, r *Report) error {
+func resolve(ctx context.Context, conn *sql.Conn, id string, r *findings.Report) error {
 	if id == Previous {
 		if err := resolve(ctx, conn, Latest, r); err != nil {
 			return err
@@ -195,7 +196,7 @@ func resolve(ctx context.Context, conn *sql.Conn, id string, r *Report) error {
 		found, err = readmodel.ByID(ctx, conn, id)
 	}
 	s := &r.Snapshot
-	*s = SnapshotInfo(found)
+	*s = findings.SnapshotInfo(found)
 	switch {
 	case errors.Is(err, sql.ErrNoRows) && latest:
 		return ErrNoSnapshot
@@ -211,7 +212,7 @@ func resolve(ctx context.Context, conn *sql.Conn, id string, r *Report) error {
 }
 
 // setVariables sets the session variables rules read.
-func setVariables(ctx context.Context, conn *sql.Conn, r *Report, grace time.Duration) error {
+func setVariables(ctx context.Context, conn *sql.Conn, r *findings.Report, grace time.Duration) error {
 	var start, end any
 	if r.Period != nil {
 		start, end = r.Period.Start, r.Period.End()
@@ -247,7 +248,7 @@ func (o Options) log() *slog.Logger {
 
 // runRules fills the temporary table run_findings, rule by rule, and
 // checks that no rule found one record twice.
-func runRules(ctx context.Context, conn *sql.Conn, rules []Rule, log *slog.Logger) error {
+func runRules(ctx context.Context, conn *sql.Conn, rules []findings.Rule, log *slog.Logger) error {
 	_, err := conn.ExecContext(ctx, `CREATE OR REPLACE TEMP TABLE run_findings (ord INTEGER, rule VARCHAR, severity VARCHAR,
 		entity VARCHAR, entity_id VARCHAR, amount DECIMAL(18,2), currency VARCHAR, detail VARCHAR)`)
 	if err != nil {
@@ -277,7 +278,7 @@ func runRules(ctx context.Context, conn *sql.Conn, rules []Rule, log *slog.Logge
 // tables of its own, and the joins of the large tables (rule 10 at 2M
 // records) ran out of 256MB on two threads most times and never on one.
 // A statement that failed inserted nothing.
-func runRule(ctx context.Context, conn *sql.Conn, i int, rule Rule, log *slog.Logger) error {
+func runRule(ctx context.Context, conn *sql.Conn, i int, rule findings.Rule, log *slog.Logger) error {
 	q := `INSERT INTO run_findings SELECT ?, ?, ?, CAST(entity AS VARCHAR), CAST(entity_id AS VARCHAR),
 		CAST(round(amount, 2) AS DECIMAL(18,2)), CAST(currency AS VARCHAR), CAST(detail AS VARCHAR) FROM (` + rule.SQL + "\n) AS found"
 	_, err := conn.ExecContext(ctx, q, i, rule.ID, rule.Severity)

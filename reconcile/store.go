@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 )
@@ -13,14 +14,14 @@ import (
 // run_waivers, one for each finding's key: of several that cover it, the
 // one that lasts longest (the file's before the workspace's on the same
 // day). The others are reported expired.
-func applyWaivers(ctx context.Context, conn *sql.Conn, r *Report, waivers []Waiver) error {
+func applyWaivers(ctx context.Context, conn *sql.Conn, r *findings.Report, waivers []findings.Waiver) error {
 	_, err := conn.ExecContext(ctx, `CREATE OR REPLACE TEMP TABLE run_waivers (rule VARCHAR, entity_id VARCHAR,
 		reason VARCHAR, owner VARCHAR, expires DATE, id VARCHAR, made_by VARCHAR)`)
 	if err != nil {
 		return err
 	}
 	type key struct{ rule, entity string }
-	chosen := map[key]Waiver{}
+	chosen := map[key]findings.Waiver{}
 	var order []key
 	for _, w := range waivers {
 		if !w.ActiveOn(r.AsOf) {
@@ -51,7 +52,7 @@ func applyWaivers(ctx context.Context, conn *sql.Conn, r *Report, waivers []Waiv
 // period (prev.stored_findings), and the keys found then and not now, as
 // resolved (a key this run did not judge is neither); and what each rule
 // did not judge (runrec.StagedUnjudged). Options.Keep records them.
-func store(ctx context.Context, conn *sql.Conn, r *Report, now time.Time) error {
+func store(ctx context.Context, conn *sql.Conn, r *findings.Report, now time.Time) error {
 	if err := runrec.StageTables(ctx, conn); err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func store(ctx context.Context, conn *sql.Conn, r *Report, now time.Time) error 
 
 // load reads the findings back from the relations rel, in rule order,
 // resolved last, each with its latest recheck.
-func load(ctx context.Context, conn *sql.Conn, r *Report, rel readmodel.Relations) error {
+func load(ctx context.Context, conn *sql.Conn, r *findings.Report, rel readmodel.Relations) error {
 	rows, err := readmodel.Findings(ctx, conn, rel, r.Snapshot.ID, r.Period.String(),
 		readmodel.Filter{}, readmodel.Order{Rules: ruleIDs(r.Rules)}, readmodel.Page{})
 	if err != nil {
@@ -95,7 +96,7 @@ func load(ctx context.Context, conn *sql.Conn, r *Report, rel readmodel.Relation
 	}
 	for _, row := range rows {
 		f := FindingOf(row)
-		if f.Rule == IncompleteRule && f.Status != StatusResolved {
+		if f.Rule == findings.IncompleteRule && f.Status != findings.StatusResolved {
 			r.Untrusted = true
 		}
 		r.Findings = append(r.Findings, f)
@@ -104,18 +105,18 @@ func load(ctx context.Context, conn *sql.Conn, r *Report, rel readmodel.Relation
 }
 
 // FindingOf is the finding a stored row of the read model is.
-func FindingOf(row readmodel.Finding) Finding {
-	f := Finding{Rule: row.Rule, Severity: row.Severity, Entity: row.Entity, EntityID: row.EntityID, Amount: row.Amount,
+func FindingOf(row readmodel.Finding) findings.Finding {
+	f := findings.Finding{Rule: row.Rule, Severity: row.Severity, Entity: row.Entity, EntityID: row.EntityID, Amount: row.Amount,
 		Currency: row.Currency, Detail: row.Detail, Status: row.Status, FirstSeen: row.FirstSeen, Live: row.Live, CheckedAt: row.CheckedAt,
 		CustomerID: row.CustomerID, CustomerName: row.CustomerName, InvoiceNumber: row.InvoiceNumber}
 	if row.Waived {
-		f.Waiver = &Waiver{Rule: row.Rule, EntityID: row.EntityID, Reason: row.WaiverReason, Owner: row.WaiverOwner,
-			Expires: Date{Time: row.WaiverExpires}, ID: row.WaiverID, By: row.WaiverBy}
+		f.Waiver = &findings.Waiver{Rule: row.Rule, EntityID: row.EntityID, Reason: row.WaiverReason, Owner: row.WaiverOwner,
+			Expires: findings.Date{Time: row.WaiverExpires}, ID: row.WaiverID, By: row.WaiverBy}
 	}
 	return f
 }
 
-func ruleIDs(rules []Rule) []string {
+func ruleIDs(rules []findings.Rule) []string {
 	ids := make([]string, len(rules))
 	for i, r := range rules {
 		ids[i] = r.ID

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
@@ -27,13 +28,13 @@ func (e *NotReconciledError) Error() string {
 // (o.Rules' order, resolved last), its as-of and its materiality judged by
 // o.Materiality. It is *NotReconciledError when there is none, and
 // *UnknownSnapshotError for a snapshot that does not exist.
-func Stored(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
+func Stored(ctx context.Context, db *sql.DB, o Options) (*findings.Report, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	r := &Report{Period: o.Period, Rules: o.Rules}
+	r := &findings.Report{Period: o.Period, Rules: o.Rules}
 	if err := resolve(ctx, conn, o.SnapshotID, r); err != nil {
 		return nil, err
 	}
@@ -53,13 +54,13 @@ func Stored(ctx context.Context, db *sql.DB, o Options) (*Report, error) {
 
 // Resolve finds snapshot id (an ID, Latest or Previous) in db without
 // reading its findings: what it is, and the complete snapshot before it.
-func Resolve(ctx context.Context, db *sql.DB, id string) (SnapshotInfo, string, error) {
+func Resolve(ctx context.Context, db *sql.DB, id string) (findings.SnapshotInfo, string, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return SnapshotInfo{}, "", err
+		return findings.SnapshotInfo{}, "", err
 	}
 	defer conn.Close()
-	var r Report
+	var r findings.Report
 	err = resolve(ctx, conn, id, &r)
 	return r.Snapshot, r.Previous, err
 }

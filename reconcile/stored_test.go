@@ -5,6 +5,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/billsnap/billsnap/findings"
 )
 
 // A stored reconciliation reads back as Run returned it: the same
@@ -32,7 +34,7 @@ func TestStoredIsWhatRunReturned(t *testing.T) {
 	if !got.AsOf.Equal(ran.AsOf) || !reflect.DeepEqual(got.Material, ran.Material) || got.Snapshot.ID != ran.Snapshot.ID {
 		t.Fatalf("stored %v %v %s, ran %v %v %s", got.AsOf, got.Material, got.Snapshot.ID, ran.AsOf, ran.Material, ran.Snapshot.ID)
 	}
-	o.Period, _ = ParsePeriod("1999-01")
+	o.Period, _ = findings.ParsePeriod("1999-01")
 	var nr *NotReconciledError
 	if _, err := Stored(context.Background(), db, o); !errors.As(err, &nr) {
 		t.Fatalf("a period never reconciled: %v", err)

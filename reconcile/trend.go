@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
@@ -28,7 +29,7 @@ func (p TrendPoint) Count() int {
 
 // Trend returns the last n reconciliations of the same period up to and
 // including snapshot upTo, oldest first.
-func Trend(ctx context.Context, db *sql.DB, period *Period, upTo SnapshotInfo, n int) ([]TrendPoint, error) {
+func Trend(ctx context.Context, db *sql.DB, period *findings.Period, upTo findings.SnapshotInfo, n int) ([]TrendPoint, error) {
 	rows, err := readmodel.Trend(ctx, db, period.String(), upTo.ID, upTo.Started, n)
 	if err != nil {
 		return nil, err

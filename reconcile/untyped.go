@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
@@ -87,7 +88,7 @@ func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") +
 // the untyped values, keeps what it found in run_unjudged, and takes the
 // rule's findings for those records out of run_findings. It returns what
 // each rule did not judge, and the findings held back per rule.
-func holdBack(ctx context.Context, conn *sql.Conn, rules []Rule) (map[string]int, error) {
+func holdBack(ctx context.Context, conn *sql.Conn, rules []findings.Rule) (map[string]int, error) {
 	_, err := conn.ExecContext(ctx, `CREATE OR REPLACE TEMP TABLE run_unjudged (rule VARCHAR, entity_id VARCHAR,
 		table_name VARCHAR, field VARCHAR, json_type VARCHAR)`)
 	if err != nil {
@@ -114,16 +115,16 @@ func holdBack(ctx context.Context, conn *sql.Conn, rules []Rule) (map[string]int
 }
 
 // unjudged reads back what each rule did not judge, in rule order.
-func unjudged(ctx context.Context, conn *sql.Conn, rules []Rule) ([]Unjudged, error) {
+func unjudged(ctx context.Context, conn *sql.Conn, rules []findings.Rule) ([]findings.Unjudged, error) {
 	rows, err := conn.QueryContext(ctx, `SELECT rule, table_name, field, string_agg(DISTINCT json_type, ', ' ORDER BY json_type), count(DISTINCT entity_id)
 		FROM run_unjudged GROUP BY rule, table_name, field ORDER BY list_position(?, rule), table_name, field`, ruleIDs(rules))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Unjudged
+	var out []findings.Unjudged
 	for rows.Next() {
-		var u Unjudged
+		var u findings.Unjudged
 		if err := rows.Scan(&u.Rule, &u.Table, &u.Field, &u.Types, &u.Records); err != nil {
 			return nil, err
 		}

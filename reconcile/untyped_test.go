@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // variantTypesChangeNoFinding checks, for each seed, that fields sent in
@@ -57,9 +59,9 @@ func untypedValuesRaiseNoFinding(t *testing.T, seeds ...uint64) map[string]int {
 func untypedSeed(t *testing.T, seed uint64, exercised map[string]int) *env {
 	o := sandbox.Options{Seed: seed, Customers: 60, Planted: 4, Now: fixedNow}
 	clean, untyped := oneSnapshot(t, o), twoSnapshots(t, o, "untyped=0.3")
-	for _, period := range []*Period{nil, periodOf(fixedNow.AddDate(0, -1, 0))} {
+	for _, period := range []*findings.Period{nil, periodOf(fixedNow.AddDate(0, -1, 0))} {
 		rc, ru := clean.reconcile(Options{Period: period}), untyped.reconcile(Options{Period: period})
-		want := map[string]Finding{}
+		want := map[string]findings.Finding{}
 		for _, f := range rc.Open() {
 			want[f.Rule+" "+f.EntityID] = f
 		}
@@ -123,8 +125,8 @@ func TestParseNotJudged(t *testing.T) {
 
 var fixedNow = time.Date(2026, 11, 20, 3, 0, 0, 0, time.UTC)
 
-func periodOf(t time.Time) *Period {
-	p, err := ParsePeriod(t.Format("2006-01"))
+func periodOf(t time.Time) *findings.Period {
+	p, err := findings.ParsePeriod(t.Format("2006-01"))
 	if err != nil {
 		panic(err)
 	}
@@ -152,9 +154,9 @@ func twoSnapshots(t *testing.T, o sandbox.Options, faults string) *env {
 
 // unjudgedKeys are "rule entity_id" of the records r's rules did not
 // judge, as readers of the store see them.
-func (e *env) unjudgedKeys(r *Report) map[string]bool {
+func (e *env) unjudgedKeys(r *findings.Report) map[string]bool {
 	out := map[string]bool{}
-	opts := snapshot.DefaultOptions()
+	opts := storeconfig.DefaultOptions()
 	opts.Out = e.store.Dir()
 	db, err := snapshot.OpenRead(context.Background(), opts)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 const testKey = sandboxtest.Key
@@ -23,7 +24,7 @@ const testKey = sandboxtest.Key
 // testCfg is a store's options and the sandbox its snapshots are taken
 // from.
 type testCfg struct {
-	Options
+	storeconfig.Options
 	BaseURL, FrontURL string
 	MaxRewalks        int
 	Prefetch          int
@@ -34,7 +35,7 @@ type testCfg struct {
 // and none checks the threads (TestDuckDBsThreadsShareTheCappedArenas
 // opens a DuckDB of its own on four).
 func testConfig(srv *sandbox.Server, out string) testCfg {
-	o := DefaultOptions()
+	o := storeconfig.DefaultOptions()
 	o.Out = out
 	o.Parquet.RowsPerFile = 1000
 	o.DuckDB.Threads = 1

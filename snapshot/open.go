@@ -13,12 +13,13 @@ import (
 	"github.com/billsnap/billsnap/snapshot/migrate"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // Open takes the directory's export lock (waiting up to lock_wait),
 // adopts a store of an earlier billsnap, and finishes or cleans up what an
 // interrupted run left. A store opened so can take a snapshot.
-func Open(ctx context.Context, cfg Options, log *slog.Logger, now func() time.Time) (*Store, error) {
+func Open(ctx context.Context, cfg storeconfig.Options, log *slog.Logger, now func() time.Time) (*Store, error) {
 	s, err := newStore(cfg, log, now)
 	if err != nil {
 		return nil, err
@@ -44,7 +45,7 @@ func Open(ctx context.Context, cfg Options, log *slog.Logger, now func() time.Ti
 // export lock: an export may be under way, and neither waits for the
 // other but for the state's brief sections. The directory must hold a
 // store.
-func OpenShared(ctx context.Context, cfg Options, log *slog.Logger, now func() time.Time) (*Store, error) {
+func OpenShared(ctx context.Context, cfg storeconfig.Options, log *slog.Logger, now func() time.Time) (*Store, error) {
 	s, err := newStore(cfg, log, now)
 	if err != nil {
 		return nil, err
@@ -62,7 +63,7 @@ func OpenShared(ctx context.Context, cfg Options, log *slog.Logger, now func() t
 
 // Exists reports whether cfg.Out holds a store: billsnap's state, or the
 // read model of an earlier billsnap. It creates nothing.
-func Exists(cfg Options) bool {
+func Exists(cfg storeconfig.Options) bool {
 	at := layout.Dir(cfg.Out)
 	for _, p := range []string{at.State(), at.Under(cfg.DuckDB.File)} {
 		if _, err := os.Stat(p); err == nil {
@@ -79,7 +80,7 @@ var ErrNoStore = readmodel.ErrNoStore
 // OpenRead opens the database readers see, read-only: what the last
 // publish left (readmodel.Open). It is ErrNoStore (wrapped, naming the
 // path) when there is none.
-func OpenRead(ctx context.Context, cfg Options) (*sql.DB, error) {
+func OpenRead(ctx context.Context, cfg storeconfig.Options) (*sql.DB, error) {
 	return readmodel.Open(ctx, layout.Dir(cfg.Out).Under(cfg.DuckDB.File))
 }
 

@@ -7,32 +7,19 @@ import (
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
-// The store's options are package storeconfig's, under the names the
-// store's code has always used.
-type (
-	Options = storeconfig.Options
-	Parquet = storeconfig.Parquet
-	DuckDB  = storeconfig.DuckDB
-	Size    = storeconfig.Size
-)
-
-// DefaultOptions are the store's options before the configuration
-// (storeconfig.DefaultOptions).
-func DefaultOptions() Options { return storeconfig.DefaultOptions() }
-
 // ingestSettings are what the walk's Parquet writers take of p.
-func ingestSettings(p Parquet) ingest.Settings {
+func ingestSettings(p storeconfig.Parquet) ingest.Settings {
 	return ingest.Settings{Compression: p.Compression, PageSize: int64(p.PageSize), RowGroupSize: int64(p.RowGroupSize),
 		Writers: p.Writers, RowsPerFile: p.RowsPerFile}
 }
 
 // stateSettings are what the state's engine and the files it attaches take
 // of d.
-func stateSettings(d DuckDB) state.Settings {
+func stateSettings(d storeconfig.DuckDB) state.Settings {
 	return state.Settings{Threads: d.Threads, MemoryLimit: d.MemoryLimit, RowGroupSize: d.RowGroupSize}
 }
 
 // loadSettings is what a run's loader takes of d.
-func loadSettings(d DuckDB) load.Settings {
+func loadSettings(d storeconfig.DuckDB) load.Settings {
 	return load.Settings{LoadMemoryLimit: d.LoadMemoryLimit, MemoryLimit: d.MemoryLimit, LoadThreads: d.LoadThreads, FSST: d.FSST}
 }

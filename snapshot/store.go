@@ -7,6 +7,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 	// DuckDB's trim of the C heap on every close is skipped in any program
 	// that opens a store (the package says why).
 	_ "github.com/billsnap/billsnap/internal/heaptrim"
@@ -65,15 +66,15 @@ type Store struct {
 	runs       runrec.Files   // the run records' files
 	recs       runrec.Records // what a publish writes of the state and the journal for readers
 	publicPath string         // DIR/billsnap.duckdb
-	pq         Parquet
-	duck       DuckDB
+	pq         storeconfig.Parquet
+	duck       storeconfig.DuckDB
 	lock       *os.File      // the export lock; nil for a store opened to reconcile
 	lockWait   time.Duration // lock_wait
 	log        *slog.Logger
 	now        func() time.Time
 }
 
-func newStore(cfg Options, log *slog.Logger, now func() time.Time) (*Store, error) {
+func newStore(cfg storeconfig.Options, log *slog.Logger, now func() time.Time) (*Store, error) {
 	tables, err := catalog.ApplyFields(cfg.Fields)
 	if err != nil {
 		return nil, err

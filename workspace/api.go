@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
@@ -140,7 +141,7 @@ func (s *Server) markPending(v *record.View) error {
 		if h.Snapshot != v.Findings[0].Snapshot {
 			break
 		}
-		_, ok := pendingOf(reconcile.Finding{Rule: h.Rule, EntityID: v.ID, Status: h.Status}, st)
+		_, ok := pendingOf(findings.Finding{Rule: h.Rule, EntityID: v.ID, Status: h.Status}, st)
 		h.Pending = ok && !h.Waived
 	}
 	return nil

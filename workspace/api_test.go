@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/reports"
 )
 
 // jsonLines is what `reconcile --format json` prints for rep, decoded.
-func jsonLines(t *testing.T, rep *reconcile.Report) []map[string]any {
+func jsonLines(t *testing.T, rep *findings.Report) []map[string]any {
 	t.Helper()
 	var b bytes.Buffer
 	if err := reports.JSONLines(&b, rep); err != nil {
@@ -78,7 +78,7 @@ func TestAPostedWaiverIsHonouredByTheNextReconcile(t *testing.T) {
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	rep := fx.reconciled
-	var target reconcile.Finding
+	var target findings.Finding
 	for _, f := range rep.Open() {
 		if f.Rule == "paid_without_payment" && f.Waiver == nil {
 			target = f

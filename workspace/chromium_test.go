@@ -22,7 +22,6 @@ import (
 	"github.com/billsnap/billsnap/internal/testtools"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -253,7 +252,7 @@ func TestClosingAMonthInChromium(t *testing.T) {
 		chromedp.Submit(chromedp.CSS(`#close-form input[name=comment]`)), chromedp.WaitVisible(chromedp.ID("closed-totals")))
 	closedTotals := b.eval(t, `document.getElementById("closed-totals").innerText`)
 
-	var target reconcile.Finding
+	var target findings.Finding
 	for _, f := range rep.Findings {
 		if f.Status != "resolved" && f.Waiver == nil && f.Amount != 0 {
 			target = f

@@ -19,7 +19,6 @@ import (
 	"github.com/billsnap/billsnap/internal/atomicfile"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
@@ -131,7 +130,7 @@ func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledge
 		return nil, "", err
 	}
 	period, _ := findings.ParsePeriod(rc.Period)
-	rep := &reconcile.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period, Rules: s.o.Reconcile.Rules, Findings: list}
+	rep := &findings.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period, Rules: s.o.Reconcile.Rules, Findings: list}
 	in := &reports.Input{Report: rep, Generated: s.o.Now(), MaxRows: 1_000_000, SignOffs: signOffsUpTo(st, so)}
 	root := s.o.Store.Out
 	parent := filepath.Join(layout.Dir(root).Closes(), rc.Period)
@@ -154,7 +153,7 @@ func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledge
 // writeRecordFiles writes the files of a closed record into dir, then
 // the snapshot's (its Parquet manifest and per-table figures, which the
 // evidence pack ties to the close through them).
-func writeRecordFiles(root, dir string, in *reports.Input, rules []reconcile.Rule, snapshotFiles func() ([]string, error)) ([]ledger.File, error) {
+func writeRecordFiles(root, dir string, in *reports.Input, rules []findings.Rule, snapshotFiles func() ([]string, error)) ([]ledger.File, error) {
 	paths, err := reports.Write(dir, in, closeFormats)
 	if err != nil {
 		return nil, err
@@ -185,7 +184,7 @@ func writeRecordFiles(root, dir string, in *reports.Input, rules []reconcile.Rul
 
 // writeRules writes the SQL of every rule as run into dir/rules, a file
 // per rule, and gives their paths.
-func writeRules(dir string, rules []reconcile.Rule) ([]string, error) {
+func writeRules(dir string, rules []findings.Rule) ([]string, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "rules"), 0o755); err != nil {
 		return nil, err
 	}

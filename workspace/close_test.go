@@ -14,7 +14,6 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/workspace/guard/guardtest"
 )
@@ -140,7 +139,7 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 }
 
 // rules are the rules the fixture's workspace runs.
-func (fx *fixture) rules(t *testing.T) []reconcile.Rule {
+func (fx *fixture) rules(t *testing.T) []findings.Rule {
 	t.Helper()
 	opts, err := job.ReconcileOptions(fx.cfg, "", "")
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/htmlq"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 )
 
@@ -29,7 +29,7 @@ func TestEachFindingNamesItsCustomer(t *testing.T) {
 	}
 	invoiced := map[string]bool{"invoice": true, "invoice_line": true}
 	for _, f := range found {
-		if f.Rule == reconcile.IncompleteRule {
+		if f.Rule == findings.IncompleteRule {
 			continue
 		}
 		// A record naming a customer the snapshot does not hold (an orphan)
@@ -74,7 +74,7 @@ func TestEachFindingNamesItsCustomer(t *testing.T) {
 		if htmlq.HasClass(span, "customer") {
 			shown++
 			name := strings.TrimPrefix(htmlq.Text(span), "customer ")
-			if name == reconcile.NoCustomer || name == "" {
+			if name == findings.NoCustomer || name == "" {
 				t.Errorf("list: a finding's customer %q", name)
 			}
 		}
@@ -87,7 +87,7 @@ func TestEachFindingNamesItsCustomer(t *testing.T) {
 	// known (the fixture's orphans).
 	nameless := 0
 	for _, f := range found {
-		if f.Status != "resolved" && f.Rule != reconcile.IncompleteRule && f.CustomerName == "" {
+		if f.Status != "resolved" && f.Rule != findings.IncompleteRule && f.CustomerName == "" {
 			nameless++
 		}
 	}

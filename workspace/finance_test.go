@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/layout"
-	"github.com/billsnap/billsnap/reconcile"
 )
 
 // waiverBody is the API's body of a waiver of rule and entityID.
@@ -41,7 +41,7 @@ func TestAWaiverShowsAtOnceAndNamesAFinding(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
-	var target reconcile.Finding
+	var target findings.Finding
 	for _, f := range fx.reconciled.Open() {
 		if f.Rule == "paid_without_payment" && f.Waiver == nil {
 			target = f
@@ -125,7 +125,7 @@ func TestFindingsWithoutMoneyShowADash(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
-	var none, money reconcile.Finding
+	var none, money findings.Finding
 	for _, f := range fx.reconciled.Open() {
 		switch {
 		case f.Amount == 0 && (f.Rule == "multiple_active_charges" || f.Rule == "currency_mismatch"):

@@ -28,7 +28,7 @@ type filter struct {
 }
 
 // statuses a finding may be filtered by; "open" is new and recurring.
-var filterStatuses = []string{"", "open", reconcile.StatusNew, reconcile.StatusRecurring, reconcile.StatusResolved}
+var filterStatuses = []string{"", "open", findings.StatusNew, findings.StatusRecurring, findings.StatusResolved}
 
 // parseFilter reads a filter from a query string, refusing what it does
 // not know (so that a typo is not an empty list).
@@ -104,7 +104,7 @@ func (f filter) model(rules []string) (readmodel.Filter, readmodel.Order) {
 // listFindings reads the findings of reconciliation (id, period) that f
 // keeps, in f's order: one page of size n, or all of them when n is 0;
 // and how many f keeps in all.
-func listFindings(ctx context.Context, db *sql.DB, f filter, id, period string, rules []string, n int) ([]reconcile.Finding, int, error) {
+func listFindings(ctx context.Context, db *sql.DB, f filter, id, period string, rules []string, n int) ([]findings.Finding, int, error) {
 	mf, order := f.model(rules)
 	total, err := readmodel.CountFindings(ctx, db, id, period, mf)
 	if err != nil {
@@ -114,7 +114,7 @@ func listFindings(ctx context.Context, db *sql.DB, f filter, id, period string, 
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []reconcile.Finding
+	var out []findings.Finding
 	for _, r := range rows {
 		out = append(out, reconcile.FindingOf(r))
 	}

@@ -16,11 +16,11 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -40,7 +40,7 @@ type fixture struct {
 	firstID string
 	// reconciled is the report of the reconciliation the store was made
 	// with, shared by every fixture: read it, never change it.
-	reconciled *reconcile.Report
+	reconciled *findings.Report
 }
 
 // fixtureOptions is every fixture's sandbox.
@@ -55,7 +55,7 @@ var shared struct {
 	now    time.Time
 	dir    string
 	evilID string
-	report *reconcile.Report
+	report *findings.Report
 	err    error
 }
 
@@ -181,21 +181,21 @@ func (fx *fixture) export(t testing.TB) {
 
 // reconcile reconciles the latest snapshot as `billsnap reconcile` does,
 // waivers of the ledger included, and returns the report.
-func (fx *fixture) reconcile(t testing.TB) *reconcile.Report {
+func (fx *fixture) reconcile(t testing.TB) *findings.Report {
 	t.Helper()
 	return fx.reconcilePeriod(t, nil)
 }
 
 // reconcilePeriod reconciles the latest snapshot for period (nil: the
 // whole snapshot).
-func (fx *fixture) reconcilePeriod(t testing.TB, period *reconcile.Period) *reconcile.Report {
+func (fx *fixture) reconcilePeriod(t testing.TB, period *findings.Period) *findings.Report {
 	t.Helper()
 	opts, err := job.ReconcileOptions(fx.cfg, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Period = period
-	var rep *reconcile.Report
+	var rep *findings.Report
 	_, err = job.InStore(context.Background(), fx.cfg, job.Spec{Name: "reconcile"}, quiet, func(s string) string { return s }, nil,
 		func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
 			var err error
@@ -220,7 +220,7 @@ func (fx *fixture) report(t testing.TB) *reports.Input {
 
 // reportPeriod reconciles period (nil: the whole snapshot) and writes its
 // reports as billsnap report --period does.
-func (fx *fixture) reportPeriod(t testing.TB, period *reconcile.Period) *reports.Input {
+func (fx *fixture) reportPeriod(t testing.TB, period *findings.Period) *reports.Input {
 	t.Helper()
 	opts, err := job.ReconcileOptions(fx.cfg, "", "")
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/billsnap/billsnap/findings"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 )
 
@@ -20,7 +19,7 @@ type findingsPage struct {
 	First      int // the first finding's place on this page, from 1
 	Pages      int
 	Prev, Next template.URL // "" : none
-	Rules      []reconcile.Rule
+	Rules      []findings.Rule
 	Severities []string
 	Statuses   []string
 	Currencies []string
@@ -33,7 +32,7 @@ type findingsPage struct {
 }
 
 type findingRow struct {
-	reconcile.Finding
+	findings.Finding
 	Title   string
 	Pending bool // waived since the reconciliation: its totals count it until the next
 }
@@ -149,7 +148,7 @@ func (s *Server) download(format string) func(http.ResponseWriter, *http.Request
 }
 
 // filtered is a report of the findings f keeps, in f's order.
-func (s *Server) filtered(r *http.Request, db *sql.DB, f filter) (*reconcile.Report, error) {
+func (s *Server) filtered(r *http.Request, db *sql.DB, f filter) (*findings.Report, error) {
 	rc, _, _, err := shownRecon(r.Context(), db, f.Snapshot, f.Period)
 	if err != nil {
 		return nil, err
@@ -162,6 +161,6 @@ func (s *Server) filtered(r *http.Request, db *sql.DB, f filter) (*reconcile.Rep
 	if rc.Period == "" {
 		period = nil
 	}
-	return &reconcile.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period,
+	return &findings.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period,
 		Rules: s.o.Reconcile.Rules, Findings: list}, nil
 }

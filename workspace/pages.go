@@ -103,13 +103,13 @@ func (s *Server) ruleIDs() []string {
 
 // rule returns the rule with the given ID; an unknown one (a user rule
 // since removed) is shown by its ID.
-func (s *Server) rule(id string) reconcile.Rule {
+func (s *Server) rule(id string) findings.Rule {
 	for _, r := range s.o.Reconcile.Rules {
 		if r.ID == id {
 			return r
 		}
 	}
-	return reconcile.Rule{ID: id, Title: id}
+	return findings.Rule{ID: id, Title: id}
 }
 
 type overviewPage struct {
@@ -134,7 +134,7 @@ type overviewPage struct {
 }
 
 type overviewRule struct {
-	Rule    reconcile.Rule
+	Rule    findings.Rule
 	Lines   []ruleLine
 	Pending int // its open findings waived since this reconciliation
 }
@@ -165,7 +165,7 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	rc, all, note, err := shownRecon(ctx, db, r.FormValue("snapshot"), r.FormValue("period"))
 	var nr *reconcile.NotReconciledError
 	if errors.As(err, &nr) {
-		s.render(w, r, http.StatusOK, "overview", overviewPage{NotReconciled: nr.Error(), Recon: recon{Snapshot: reconcile.SnapshotInfo{ID: nr.Snapshot}}})
+		s.render(w, r, http.StatusOK, "overview", overviewPage{NotReconciled: nr.Error(), Recon: recon{Snapshot: findings.SnapshotInfo{ID: nr.Snapshot}}})
 		return
 	}
 	if err != nil {
@@ -197,7 +197,7 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		p.Verdict = "MATERIAL"
 	}
 	for _, t := range ts {
-		if t.Rule == reconcile.IncompleteRule && t.Count > 0 {
+		if t.Rule == findings.IncompleteRule && t.Count > 0 {
 			p.Verdict = "UNTRUSTED"
 		}
 		if n := len(p.Rules); n == 0 || p.Rules[n-1].Rule.ID != t.Rule {
@@ -209,7 +209,7 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		p.Rules[len(p.Rules)-1].Lines = append(p.Rules[len(p.Rules)-1].Lines, l)
 	}
 	p.Totals = totalLines(ts)
-	if p.Nameless, err = readmodel.Nameless(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, reconcile.IncompleteRule); err != nil {
+	if p.Nameless, err = readmodel.Nameless(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, findings.IncompleteRule); err != nil {
 		return err
 	}
 	if err := s.fillPending(ctx, db, p); err != nil {

@@ -17,8 +17,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/workspace/record"
 )
@@ -55,7 +55,7 @@ func TestTheFindingsList(t *testing.T) {
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	rep := fx.reconciled
-	count := func(keep func(reconcile.Finding) bool) int {
+	count := func(keep func(findings.Finding) bool) int {
 		n := 0
 		for _, f := range rep.Findings {
 			if keep(f) {
@@ -80,13 +80,13 @@ func TestTheFindingsList(t *testing.T) {
 	if rows2 != min(25, total-25) {
 		t.Errorf("page 2: %d rows of %d", rows2, total)
 	}
-	for q, keep := range map[string]func(reconcile.Finding) bool{
-		"rule=paid_without_payment": func(f reconcile.Finding) bool { return f.Rule == "paid_without_payment" },
-		"severity=critical":         func(f reconcile.Finding) bool { return f.Severity == "critical" },
-		"status=open":               func(f reconcile.Finding) bool { return f.Status != reconcile.StatusResolved },
-		"currency=EUR":              func(f reconcile.Finding) bool { return f.Currency == "EUR" },
-		"waived=no":                 func(f reconcile.Finding) bool { return f.Waiver == nil },
-		"q=" + url.QueryEscape(strings.ToUpper(rep.Findings[3].EntityID[:8])): func(f reconcile.Finding) bool {
+	for q, keep := range map[string]func(findings.Finding) bool{
+		"rule=paid_without_payment": func(f findings.Finding) bool { return f.Rule == "paid_without_payment" },
+		"severity=critical":         func(f findings.Finding) bool { return f.Severity == "critical" },
+		"status=open":               func(f findings.Finding) bool { return f.Status != findings.StatusResolved },
+		"currency=EUR":              func(f findings.Finding) bool { return f.Currency == "EUR" },
+		"waived=no":                 func(f findings.Finding) bool { return f.Waiver == nil },
+		"q=" + url.QueryEscape(strings.ToUpper(rep.Findings[3].EntityID[:8])): func(f findings.Finding) bool {
 			return strings.Contains(strings.ToLower(f.EntityID), strings.ToLower(rep.Findings[3].EntityID[:8])) ||
 				strings.Contains(strings.ToLower(f.Detail), strings.ToLower(rep.Findings[3].EntityID[:8]))
 		},
@@ -108,7 +108,7 @@ func TestTheFindingsList(t *testing.T) {
 		t.Errorf("an unknown sort: %d", a.status)
 	}
 	checkWaiveLink(t, get("rule=paid_without_payment&status=open&page=1"))
-	checkDownloads(t, srv, count(func(f reconcile.Finding) bool { return f.Rule == "paid_without_payment" }))
+	checkDownloads(t, srv, count(func(f findings.Finding) bool { return f.Rule == "paid_without_payment" }))
 }
 
 var waiveLinkRE = regexp.MustCompile(`<a class="button" href="(/waive\?[^"]+)">Waive</a>`)
@@ -187,7 +187,7 @@ func TestASignOffAndAChangeAfterIt(t *testing.T) {
 	if !strings.Contains(page, "Signed off by <strong>Dana Controller</strong>") || strings.Contains(page, "changed since this sign-off") {
 		t.Fatalf("the overview after the sign-off:\n%s", section(page, "Sign-off"))
 	}
-	var target reconcile.Finding
+	var target findings.Finding
 	for _, f := range rep.Open() {
 		if f.Waiver == nil {
 			target = f
@@ -218,7 +218,7 @@ func TestDrillDown(t *testing.T) {
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	rep := fx.reconciled
-	var inv reconcile.Finding
+	var inv findings.Finding
 	for _, f := range rep.Open() {
 		if f.Entity == "invoice" && f.Rule == "paid_without_payment" {
 			inv = f

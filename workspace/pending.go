@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
@@ -35,8 +35,8 @@ func (s *Server) standing() (map[string]ledger.Made, error) {
 
 // pendingOf is the standing waiver that names f when f's reconciliation
 // came before it: f is open and not waived there.
-func pendingOf(f reconcile.Finding, st map[string]ledger.Made) (*reconcile.Waiver, bool) {
-	if f.Waiver != nil || f.Status == reconcile.StatusResolved {
+func pendingOf(f findings.Finding, st map[string]ledger.Made) (*findings.Waiver, bool) {
+	if f.Waiver != nil || f.Status == findings.StatusResolved {
 		return nil, false
 	}
 	m, ok := st[readmodel.WaiverKey(f.Rule, f.EntityID)]
@@ -44,8 +44,8 @@ func pendingOf(f reconcile.Finding, st map[string]ledger.Made) (*reconcile.Waive
 		return nil, false
 	}
 	expires, _ := time.Parse(time.DateOnly, m.Expires)
-	return &reconcile.Waiver{Rule: m.Rule, EntityID: m.EntityID, Reason: m.Reason, Owner: m.Owner,
-		Expires: reconcile.Date{Time: expires}, ID: m.ID, By: m.By}, true
+	return &findings.Waiver{Rule: m.Rule, EntityID: m.EntityID, Reason: m.Reason, Owner: m.Owner,
+		Expires: findings.Date{Time: expires}, ID: m.ID, By: m.By}, true
 }
 
 // UnnamedError is a waiver of a rule and record that no finding of the

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
@@ -15,7 +16,7 @@ import (
 
 // recon is one stored reconciliation: a snapshot and a period.
 type recon struct {
-	Snapshot reconcile.SnapshotInfo
+	Snapshot findings.SnapshotInfo
 	Previous string
 	Period   string
 	AsOf, At time.Time
@@ -35,7 +36,7 @@ func reconsOf(ctx context.Context, db *sql.DB, id string) ([]recon, error) {
 
 // reconOf is a stored reconciliation, its snapshot known by its ID alone.
 func reconOf(r readmodel.Reconciliation) recon {
-	return recon{Snapshot: reconcile.SnapshotInfo{ID: r.Snapshot}, Period: r.Period, AsOf: r.AsOf, At: r.At, Findings: r.Findings, Material: r.Material}
+	return recon{Snapshot: findings.SnapshotInfo{ID: r.Snapshot}, Period: r.Period, AsOf: r.AsOf, At: r.At, Findings: r.Findings, Material: r.Material}
 }
 
 // findRecon resolves a snapshot as asked (latest, previous or an ID) and
@@ -95,8 +96,8 @@ func ruleTotals(ctx context.Context, db *sql.DB, rc recon, rules []string) ([]ru
 }
 
 // currencyTotals adds the rule totals per currency.
-func currencyTotals(ts []ruleTotal) map[string]reconcile.CurrencyTotal {
-	out := map[string]reconcile.CurrencyTotal{}
+func currencyTotals(ts []ruleTotal) map[string]findings.CurrencyTotal {
+	out := map[string]findings.CurrencyTotal{}
 	for _, t := range ts {
 		c := out[t.Currency]
 		c.Net += t.Net
@@ -113,7 +114,7 @@ func digest(ctx context.Context, db *sql.DB, rc recon) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	d, n := (&reconcile.Report{Findings: open}).Digest()
+	d, n := (&findings.Report{Findings: open}).Digest()
 	return d, n, nil
 }
 

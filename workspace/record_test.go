@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/billsnap/billsnap/config"
-	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/hostile"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -50,7 +50,7 @@ func TestTheRecordPageAndTrendSayWhatTheyShow(t *testing.T) {
 
 // lineFinding is an open finding of the fixture's reconciliation of an
 // invoice line with a currency.
-func lineFinding(t *testing.T, fx *fixture) reconcile.Finding {
+func lineFinding(t *testing.T, fx *fixture) findings.Finding {
 	t.Helper()
 	for _, f := range fx.reconciled.Open() {
 		if f.Entity == "invoice_line" && f.Currency != "" {
@@ -58,7 +58,7 @@ func lineFinding(t *testing.T, fx *fixture) reconcile.Finding {
 		}
 	}
 	t.Fatal("the fixture has no finding of an invoice line")
-	return reconcile.Finding{}
+	return findings.Finding{}
 }
 
 // checkTwoToCompare checks, on srv serving fx's store once it holds two

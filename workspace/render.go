@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/access"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
@@ -32,7 +33,7 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04 UTC")
 	},
-	"day":     func(d reconcile.Date) string { return d.Format(time.DateOnly) },
+	"day":     func(d findings.Date) string { return d.Format(time.DateOnly) },
 	"grouped": func(a money.Amount) string { return a.Grouped() },
 	"money":   moneyText,
 	// amount is a finding's amount: "—" when it carries none (0).

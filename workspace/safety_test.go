@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/findings"
 )
 
 func TestCheckListen(t *testing.T) {
@@ -142,7 +142,7 @@ func TestOutputIsEscaped(t *testing.T) {
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	csrf := csrfOf(t, srv)
-	var target reconcile.Finding // a waiver names a finding; its reason, owner and maker are the name
+	var target findings.Finding // a waiver names a finding; its reason, owner and maker are the name
 	for _, f := range fx.reconciled.Open() {
 		if f.Rule == "paid_without_payment" {
 			target = f

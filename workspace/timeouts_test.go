@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // bareWorkspace is a workspace over an empty store, with the shared token
@@ -18,7 +18,7 @@ import (
 func bareWorkspace(t *testing.T, set func(*Options)) *Server {
 	t.Helper()
 	dir := t.TempDir()
-	o := Options{Store: snapshot.Options{Out: dir}, Ledger: ledger.New(filepath.Join(dir, "ledger.jsonl"), time.Now),
+	o := Options{Store: storeconfig.Options{Out: dir}, Ledger: ledger.New(filepath.Join(dir, "ledger.jsonl"), time.Now),
 		PageSize: 25, Log: quiet, Now: time.Now, Token: "shared-token-0123456789"}
 	set(&o)
 	ws, err := New(o)

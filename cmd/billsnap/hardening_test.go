@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/recheck"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
@@ -164,7 +164,7 @@ func TestRecheckAndFieldNotesEscapeControlCharacters(t *testing.T) {
 	t.Parallel()
 	const hostile = "\x1b]0;owned\x07\u009b31m"
 	var b bytes.Buffer
-	printRecheck(&b, &reconcile.Report{}, []recheck.Result{{Finding: reconcile.Finding{Rule: "missed_billing_run", EntityID: hostile},
+	printRecheck(&b, &findings.Report{}, []recheck.Result{{Finding: findings.Finding{Rule: "missed_billing_run", EntityID: hostile},
 		Live: recheck.Changed, Detail: "Amount " + hostile}})
 	printFieldNotes(&b, readmodel.FieldNotes{New: []ingest.FieldStats{{Table: "customers", Field: hostile, Kind: "string"}}})
 	if strings.ContainsAny(b.String(), "\x1b\x07\u009b") || strings.Count(b.String(), `\x1b]0;owned\x07\u009b31m`) != 3 {

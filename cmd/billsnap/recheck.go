@@ -90,7 +90,7 @@ func printRecheckJSON(w io.Writer, results []recheck.Result) error {
 	return nil
 }
 
-func printRecheck(w io.Writer, rep *reconcile.Report, results []recheck.Result) {
+func printRecheck(w io.Writer, rep *findings.Report, results []recheck.Result) {
 	counts := map[string]int{}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "rule\trecord\tlive\twhat changed\n")

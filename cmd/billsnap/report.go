@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
@@ -49,7 +50,7 @@ func (f *reconcileFlags) reportOptions(cfg config.Config) (reconcile.Options, []
 
 // report reconciles, writes the report files and prints the Markdown
 // summary to w.
-func (env *cliEnv) report(ctx context.Context, cfg config.Config, store *snapshot.Store, opts reconcile.Options, spec job.ReportSpec, w io.Writer) (*reconcile.Report, []string, error) {
+func (env *cliEnv) report(ctx context.Context, cfg config.Config, store *snapshot.Store, opts reconcile.Options, spec job.ReportSpec, w io.Writer) (*findings.Report, []string, error) {
 	in, paths, err := job.Report(ctx, cfg, store, opts, spec, env.log)
 	if err != nil {
 		return nil, nil, err

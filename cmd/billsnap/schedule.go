@@ -15,7 +15,6 @@ import (
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/notify"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
 )
 
@@ -117,7 +116,7 @@ func (env *cliEnv) runEnded(ctx context.Context, j job.Spec, out job.Outcome, er
 }
 
 // periodOf resolves a schedule's period at the time it fires.
-func periodOf(p string, now time.Time) *reconcile.Period {
+func periodOf(p string, now time.Time) *findings.Period {
 	switch p {
 	case "previous-month":
 		return findings.MonthOf(now, -1)

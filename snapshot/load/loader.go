@@ -21,6 +21,7 @@ import (
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // Target is what a Loader loads: the run's DuckDB file and the snapshot
@@ -98,8 +99,8 @@ func Start(t Target, set Settings, log *slog.Logger) *Loader {
 	l := &Loader{ids: snapshotIDs{ctx: t.Ctx, db: t.DB, snap: t.Snap}, tables: t.Tables, staged: t.Staged, set: set, log: log,
 		queue: make(chan loadJob, 4*len(catalog.Tables())), done: make(chan struct{}),
 		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]Table{}}
-	l.base, _ = MemoryBytes(set.LoadMemoryLimit)
-	l.ceil, _ = MemoryBytes(set.MemoryLimit)
+	l.base, _ = storeconfig.MemoryBytes(set.LoadMemoryLimit)
+	l.ceil, _ = storeconfig.MemoryBytes(set.MemoryLimit)
 	l.current, l.limits = l.base, map[string]int64{}
 	go l.run()
 	return l

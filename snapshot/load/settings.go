@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/billsnap/billsnap/snapshot/state"
-	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // settings puts the run's DuckDB file in DuckDB's settings for loading a
@@ -40,7 +39,3 @@ func (l *Loader) setting(name, key, value string) error {
 	}
 	return nil
 }
-
-// MemoryBytes is the number of bytes of a DuckDB memory size such as
-// 64MB (storeconfig.MemoryBytes); ok is false when s is not one.
-func MemoryBytes(s string) (n int64, ok bool) { return storeconfig.MemoryBytes(s) }

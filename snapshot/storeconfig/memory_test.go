@@ -1,4 +1,4 @@
-package load
+package storeconfig
 
 import "testing"
 
