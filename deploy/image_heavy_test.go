@@ -23,25 +23,22 @@ const (
 	baseImage    = "localhost/billsnap-test/bookworm"
 	builderImage = "localhost/billsnap-test/golang" // tagged with the Go version
 	appImage     = "localhost/billsnap-test/billsnap"
-	mirror       = "http://deb.debian.org/debian"
 )
 
-// The image builds from the repository with no registry at all, over base
-// images made here (Debian bookworm by debootstrap, the Go toolchain this
-// test runs with), and its demo runs inside it as its own non-root user:
+// The image builds from the repository with no registry at all, over the
+// base images deploy/base-images.sh makes (Debian bookworm by debootstrap,
+// the Go toolchain this test runs with; .ci/run runs it), and its demo runs inside it as its own non-root user:
 // the programs link, DuckDB finds what it needs in the slim runtime, and
 // the store is the volume. The image's configuration is what the Dockerfile
 // promises (user, volume, default command, healthcheck), and the default
 // command runs, its healthcheck passing, until SIGTERM stops it.
 func TestTheImageBuildsAndItsDemoRuns(t *testing.T) {
 	tools(t)
-	cache := cacheDir(t)
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := importBase(t, cache)
-	builder := makeBuilder(t, base)
+	base, builder := baseImages(t)
 
 	start := time.Now()
 	modules := strings.TrimSpace(output(t, "go", "env", "GOMODCACHE"))
@@ -73,102 +70,49 @@ type image struct {
 	HealthCheck *struct{ Test []string } // podman's spelling of a Docker image's healthcheck
 }
 
-// tools skips the test when podman or debootstrap is missing on a
-// developer's machine, and fails it in CI (CI=true), where .ci/run installs
-// them; building images as this test does needs root.
+// tools skips the test when a program it runs is missing on a developer's
+// machine, and fails it in CI (CI=true), where .ci/run installs them;
+// building images as this test does needs root.
 func tools(t *testing.T) {
 	t.Helper()
 	var missing []string
-	for _, p := range []string{"podman", "debootstrap", "chroot", "tar"} {
+	for _, p := range []string{"podman", "chroot", "tar"} {
 		if _, err := exec.LookPath(p); err != nil {
 			missing = append(missing, p)
 		}
 	}
-	why := ""
 	switch {
 	case len(missing) > 0:
-		why = fmt.Sprintf("this test needs %s, not on PATH: install the Debian packages podman and debootstrap (.ci/run does; tests never install software)", strings.Join(missing, ", "))
+		unready(t, fmt.Sprintf("this test needs %s, not on PATH: install the Debian package podman (.ci/run does; tests never install software)", strings.Join(missing, ", ")))
 	case os.Geteuid() != 0:
-		why = "this test needs root: debootstrap and chroot"
-	default:
-		return
+		unready(t, "this test needs root: podman build and chroot")
 	}
+}
+
+// baseImages returns the runtime's base image (Debian bookworm, minbase)
+// and the builder's (the base with a C toolchain, git and this test's Go
+// toolchain), which deploy/base-images.sh makes; a missing one fails the
+// test in CI and skips it elsewhere, naming the script.
+func baseImages(t *testing.T) (base, builder string) {
+	t.Helper()
+	base = baseImage
+	builder = builderImage + ":" + strings.TrimPrefix(runtime.Version(), "go") + "-bookworm"
+	for _, image := range []string{base, builder} {
+		if exec.Command("podman", "image", "exists", image).Run() != nil {
+			unready(t, fmt.Sprintf("podman has no image %s: run deploy/base-images.sh (.ci/run does; tests never install software)", image))
+		}
+	}
+	return base, builder
+}
+
+// unready fails the test in CI (CI=true), where .ci/run readies the
+// machine, and skips it elsewhere, saying why.
+func unready(t *testing.T, why string) {
+	t.Helper()
 	if os.Getenv("CI") == "true" {
 		t.Fatal(why)
 	}
 	t.Skip(why)
-}
-
-// cacheDir is where the debootstrapped root file system is kept between
-// runs: $BILLSNAP_IMAGE_CACHE, else the user's cache directory.
-func cacheDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("BILLSNAP_IMAGE_CACHE")
-	if dir == "" {
-		user, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = filepath.Join(user, "billsnap", "image-test")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// importBase returns the runtime's base image: Debian bookworm (minbase, as
-// slim as debian:bookworm-slim), debootstrapped once into the cache and
-// imported into podman when podman lacks it.
-func importBase(t *testing.T, cache string) string {
-	t.Helper()
-	rootfs := filepath.Join(cache, "bookworm-minbase-"+runtime.GOARCH)
-	if _, err := os.Stat(rootfs); err != nil {
-		start := time.Now()
-		partial := rootfs + ".partial"
-		os.RemoveAll(partial)
-		cmd := exec.Command("debootstrap", "--variant=minbase", "bookworm", partial, mirror)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			exec.Command("umount", "-l", filepath.Join(partial, "proc")).Run()
-			t.Fatalf("debootstrap: %v\n%s", err, tail(out))
-		}
-		if err := os.Rename(partial, rootfs); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("debootstrap in %s", time.Since(start).Round(time.Second))
-	}
-	if exec.Command("podman", "image", "exists", baseImage).Run() != nil {
-		imp := exec.Command("sh", "-c", `tar -C "$1" -c . | podman import - "$2"`, "sh", rootfs, baseImage)
-		if out, err := imp.CombinedOutput(); err != nil {
-			t.Fatalf("podman import: %v\n%s", err, tail(out))
-		}
-	}
-	return baseImage
-}
-
-// makeBuilder returns the builder's base image: the base with gcc, g++,
-// the C library's headers, git (the commit billsnap version prints) and CA
-// certificates, and the Go toolchain this test runs with, copied in; built
-// when podman lacks it.
-func makeBuilder(t *testing.T, base string) string {
-	t.Helper()
-	image := builderImage + ":" + strings.TrimPrefix(runtime.Version(), "go") + "-bookworm"
-	if exec.Command("podman", "image", "exists", image).Run() == nil {
-		return image
-	}
-	goroot := strings.TrimSpace(output(t, "go", "env", "GOROOT"))
-	dir := t.TempDir()
-	containerfile := `FROM ` + base + `
-RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      gcc g++ libc6-dev git ca-certificates && rm -rf /var/lib/apt/lists/* \
-    && cp -a /goroot /usr/local/go
-ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-`
-	if err := os.WriteFile(filepath.Join(dir, "Containerfile"), []byte(containerfile), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run(t, "podman", "build", "--isolation", "chroot", "--pull=never", "-v", goroot+":/goroot:ro", "-t", image, dir)
-	return image
 }
 
 // checkConfig checks the image's configuration: the user, the volume, the
