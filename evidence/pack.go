@@ -46,6 +46,7 @@ import (
 
 	"github.com/billsnap/billsnap/internal/atomicfile"
 	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
@@ -280,7 +281,7 @@ func SnapshotRecord(ctx context.Context, db *sql.DB, root, parquetDir, id, dir s
 
 // tablesFile is data/snapshot/tables.json: snapshot id's per-table
 // figures.
-func tablesFile(id string, tables []readmodel.TableStats) ([]byte, error) {
+func tablesFile(id string, tables []manifest.TableStats) ([]byte, error) {
 	return jsonFile(map[string]any{"snapshot_id": id, "tables": tables})
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
@@ -80,7 +81,7 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 	if err != nil {
 		return nil, req, err
 	}
-	logFields(svc.Log, readmodel.Notes(sum.Fields, sum.Tables))
+	logFields(svc.Log, manifest.Notes(sum.Fields, sum.Tables))
 	pruned, err := store.Prune(ctx, cfg.Retention.Keep)
 	if len(pruned) > 0 {
 		svc.Log.Info("retention: deleted old snapshots", "keep", cfg.Retention.Keep, "deleted", strings.Join(pruned, ", "))
@@ -120,7 +121,7 @@ func ExportOutcome(sum *snapshot.Summary, req journal.Requests) Outcome {
 
 // logFields tells the log what a snapshot received otherwise than its
 // columns' types, and what never arrived.
-func logFields(log *slog.Logger, n readmodel.FieldNotes) {
+func logFields(log *slog.Logger, n manifest.FieldNotes) {
 	for _, f := range n.Drifted {
 		if f.Coerced+f.Untyped > 0 {
 			log.Warn("field arrived in another JSON type", "table", f.Table, "field", f.Field, "column", f.Column, "types", f.TypesText(),

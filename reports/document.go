@@ -8,7 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ingest"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // DocumentSchema names the shape of the JSON document (docs/reports.md, "findings.json").
@@ -144,7 +144,7 @@ func JSONDocument(w io.Writer, in *Input) error {
 	return streamDocument(w, doc, r)
 }
 
-func fieldsDocument(n readmodel.FieldNotes) fieldsJSON {
+func fieldsDocument(n manifest.FieldNotes) fieldsJSON {
 	list := func(fs []ingest.FieldStats) []fieldJSON {
 		out := []fieldJSON{}
 		for _, f := range fs {

@@ -8,7 +8,7 @@ import (
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reconcile"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 var t0 = time.Date(2026, 11, 22, 3, 0, 5, 0, time.UTC)
@@ -51,7 +51,7 @@ func fixture(t *testing.T) *Input {
 		Unjudged: []findings.Unjudged{{Rule: "price_mismatch", Table: "invoice_lines", Field: "UnitPrice", Types: "string", Records: 2}},
 		HeldBack: map[string]int{"price_mismatch": 1}, NotJudged: map[string]int{"price_mismatch": 2},
 	}
-	tables := []readmodel.TableStats{
+	tables := []manifest.TableStats{
 		{Table: "customers", Collection: "customers", Walks: 1, Pages: 3, Received: 278, Distinct: 278, TotalCount: 278, ParquetRows: 278, DuckDBRows: 278, IDsSHA256: "cd6e", Seconds: 0.04, Complete: true},
 		{Table: "invoices", Collection: "invoices", Walks: 2, Pages: 13, Received: 1231, Distinct: 1230, TotalCount: 1230, ParquetRows: 1230, DuckDBRows: 1230, IDsSHA256: "9f1a", Seconds: 0.21, Complete: true},
 		{Table: "invoice_lines", Collection: "invoices", Walks: 2, Pages: 13, Received: 2485, Distinct: -1, TotalCount: -1, ParquetRows: 2485, DuckDBRows: 2485, IDsSHA256: "77b0", Seconds: 0.21, Complete: true},

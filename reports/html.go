@@ -11,7 +11,7 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 //go:embed templates/report.html.tmpl
@@ -63,7 +63,7 @@ type htmlData struct {
 	Period, Previous        string
 	CountChart, AmountChart template.HTML
 	NotJudged               []string // what untyped values kept rules from judging
-	Fields                  readmodel.FieldNotes
+	Fields                  manifest.FieldNotes
 }
 
 // HTML writes the self-contained report page: summary per rule and

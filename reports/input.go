@@ -12,13 +12,13 @@ import (
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // Input is everything a report shows.
 type Input struct {
 	Report    *findings.Report
-	Tables    []readmodel.TableStats // the snapshot's manifest
+	Tables    []manifest.TableStats  // the snapshot's manifest
 	Fields    []ingest.FieldStats    // what the snapshot received of each field
 	Trend     []reconcile.TrendPoint // the last reconciliations, oldest first, this one last
 	ExitCode  int                    // what the run exits with
@@ -134,8 +134,8 @@ func (in *Input) ExitText() string {
 }
 
 // collections are the walked tables of the manifest (not the child tables).
-func (in *Input) collections() []readmodel.TableStats {
-	var out []readmodel.TableStats
+func (in *Input) collections() []manifest.TableStats {
+	var out []manifest.TableStats
 	for _, t := range in.Tables {
 		if t.Table == t.Collection {
 			out = append(out, t)
@@ -155,4 +155,4 @@ func (in *Input) duration() time.Duration {
 
 // fieldNotes are the fields people should see: coerced or untyped
 // values, new fields, absent ones.
-func (in *Input) fieldNotes() readmodel.FieldNotes { return readmodel.Notes(in.Fields, in.Tables) }
+func (in *Input) fieldNotes() manifest.FieldNotes { return manifest.Notes(in.Fields, in.Tables) }

@@ -10,7 +10,7 @@ import (
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/termsafe"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // Markdown writes the summary for a terminal or a cron mail: the verdict,
@@ -86,7 +86,7 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 
 // markdownFields is the snapshot's field notes: a table of the fields
 // whose values were coerced or untyped, then the new and absent ones.
-func markdownFields(w io.Writer, n readmodel.FieldNotes) {
+func markdownFields(w io.Writer, n manifest.FieldNotes) {
 	fmt.Fprintf(w, "\n## Fields\n\n")
 	if len(n.Drifted) == 0 {
 		fmt.Fprintf(w, "Every typed field arrived in its own type.\n")

@@ -7,7 +7,7 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/workbook"
 )
 
@@ -161,7 +161,7 @@ func (b *xlsxBook) snapshotPage(in *Input) sheetPage {
 
 // fieldRows adds the Snapshot sheet's fields: those whose values were
 // coerced or untyped, then the new and absent ones.
-func (b *xlsxBook) fieldRows(add func(...any) error, n readmodel.FieldNotes) error {
+func (b *xlsxBook) fieldRows(add func(...any) error, n manifest.FieldNotes) error {
 	if err := add(); err != nil {
 		return err
 	}

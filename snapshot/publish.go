@@ -10,6 +10,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
@@ -19,7 +20,7 @@ type Summary struct {
 	Status   string
 	Started  time.Time
 	Finished time.Time
-	Tables   []readmodel.TableStats
+	Tables   []manifest.TableStats
 	Fields   []ingest.FieldStats // what the snapshot received of each field
 }
 
@@ -40,7 +41,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	phases.end("loading")
-	var stats []readmodel.TableStats
+	var stats []manifest.TableStats
 	status := StatusPublishing
 	for _, t := range r.s.tables {
 		st, err := r.verified(t)
@@ -85,7 +86,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 }
 
 // verified is a table's figures, checked.
-func (r *Run) verified(t catalog.Table) (readmodel.TableStats, error) {
+func (r *Run) verified(t catalog.Table) (manifest.TableStats, error) {
 	_, written := r.staged.Files(t.Name)
 	st := r.tableStats(t, written)
 	lt, ok := r.loader.Table(t.Name)
@@ -104,12 +105,12 @@ func orNotWalked(problem string) string {
 }
 
 // tableStats starts a table's figures from its collection's walk.
-func (r *Run) tableStats(t catalog.Table, written int64) readmodel.TableStats {
+func (r *Run) tableStats(t catalog.Table, written int64) manifest.TableStats {
 	coll := catalog.CollectionOf(t.Name)
 	r.mu.Lock()
 	walk, ok := r.walks[coll]
 	r.mu.Unlock()
-	st := readmodel.TableStats{Table: t.Name, Collection: coll, Walks: walk.Walks, Pages: walk.Pages, Seconds: walk.Seconds,
+	st := manifest.TableStats{Table: t.Name, Collection: coll, Walks: walk.Walks, Pages: walk.Pages, Seconds: walk.Seconds,
 		Complete: ok && walk.Complete, Problem: walk.Problem, Received: written, Distinct: -1, TotalCount: -1}
 	if !ok {
 		st.Problem = "not walked"
@@ -125,7 +126,7 @@ func (r *Run) tableStats(t catalog.Table, written int64) readmodel.TableStats {
 // collection: no ID twice), and for a complete one the records received
 // and TotalCount. An incomplete collection received more records than it
 // keeps when an ID came twice: the walk kept the first.
-func check(st readmodel.TableStats, written, distinct int64) error {
+func check(st manifest.TableStats, written, distinct int64) error {
 	switch {
 	case st.ParquetRows != written:
 		return fmt.Errorf("table %s: %d rows written but %d read back from Parquet", st.Table, written, st.ParquetRows)
@@ -143,7 +144,7 @@ func check(st readmodel.TableStats, written, distinct int64) error {
 
 // manifest writes the per-table figures, what came of each field, and
 // the status, in tx of the state.
-func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []readmodel.TableStats, fields []ingest.FieldStats, status string) error {
+func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []manifest.TableStats, fields []ingest.FieldStats, status string) error {
 	for i := range stats {
 		if err := r.manifestRow(ctx, tx, &stats[i]); err != nil {
 			return err
@@ -159,7 +160,7 @@ func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []readmodel.TableS
 	return err
 }
 
-func (r *Run) manifestRow(ctx context.Context, tx *sql.Tx, st *readmodel.TableStats) error {
+func (r *Run) manifestRow(ctx context.Context, tx *sql.Tx, st *manifest.TableStats) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO snapshot_tables VALUES (?, ?, ?, ?, ?, ?, nullif(?, -1), nullif(?, -1), ?, ?, ?, ?, ?, nullif(?, ''))`,
 		r.ID, st.Table, st.Collection, st.Walks, st.Pages, st.Received, st.Distinct, st.TotalCount,
 		st.ParquetRows, st.DuckDBRows, st.IDsSHA256, st.Seconds, st.Complete, st.Problem)

@@ -16,7 +16,7 @@ import (
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // walkInto walks every collection of the sandbox into run, without
@@ -71,7 +71,7 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 	if err := run.loader.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	var stats []readmodel.TableStats
+	var stats []manifest.TableStats
 	for _, tb := range catalog.Tables() {
 		st, err := run.verified(tb)
 		if err != nil {

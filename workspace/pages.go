@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
@@ -120,8 +121,8 @@ type overviewPage struct {
 	Totals          []currencyLine
 	Counts, Amounts template.HTML
 	TrendPoints     int // reconciliations in the trend: one draws no line, and says so
-	Notes           readmodel.FieldNotes
-	Incomplete      []readmodel.TableStats
+	Notes           manifest.FieldNotes
+	Incomplete      []manifest.TableStats
 	SignOffs        []signOffView
 	Latest          *signOffView // the period's newest sign-off, of any snapshot
 	Close           *closeView   // the period's close, when it is closed
@@ -233,7 +234,7 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 	if err != nil {
 		return err
 	}
-	p.Notes = readmodel.Notes(fields, tables)
+	p.Notes = manifest.Notes(fields, tables)
 	for _, t := range tables {
 		if !t.Complete || t.Problem != "" {
 			p.Incomplete = append(p.Incomplete, t)

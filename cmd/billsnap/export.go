@@ -17,7 +17,7 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 func runExport(ctx context.Context, env *cliEnv, args []string) error {
@@ -62,7 +62,7 @@ func printSummary(out io.Writer, cfg config.Config, sum *snapshot.Summary) {
 			fmt.Fprintf(out, "  %s is incomplete: %s\n", st.Table, termsafe.Lines(st.Problem))
 		}
 	}
-	printFieldNotes(out, readmodel.Notes(sum.Fields, sum.Tables))
+	printFieldNotes(out, manifest.Notes(sum.Fields, sum.Tables))
 	fmt.Fprintf(out, "duckdb:  %s\n", filepath.Join(cfg.Out, cfg.DuckDB.File))
 	if sum.Status == snapshot.StatusComplete {
 		fmt.Fprintf(out, "parquet: %s\n", filepath.Join(cfg.Out, cfg.Parquet.Dir, "<table>", snapshot.PartitionKey+"="+sum.ID))
@@ -71,7 +71,7 @@ func printSummary(out io.Writer, cfg config.Config, sum *snapshot.Summary) {
 
 // printFieldNotes says which fields arrived otherwise than their columns'
 // types, which came without a typed column and which never came.
-func printFieldNotes(out io.Writer, n readmodel.FieldNotes) {
+func printFieldNotes(out io.Writer, n manifest.FieldNotes) {
 	if len(n.Drifted) == 0 {
 		fmt.Fprintln(out, "fields:  every typed field arrived in its own type")
 	} else {

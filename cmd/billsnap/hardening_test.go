@@ -19,7 +19,7 @@ import (
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/recheck"
 	"github.com/billsnap/billsnap/snapshot"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // billsnap query prints what the data holds with the terminal's control
@@ -166,7 +166,7 @@ func TestRecheckAndFieldNotesEscapeControlCharacters(t *testing.T) {
 	var b bytes.Buffer
 	printRecheck(&b, &findings.Report{}, []recheck.Result{{Finding: findings.Finding{Rule: "missed_billing_run", EntityID: hostile},
 		Live: recheck.Changed, Detail: "Amount " + hostile}})
-	printFieldNotes(&b, readmodel.FieldNotes{New: []ingest.FieldStats{{Table: "customers", Field: hostile, Kind: "string"}}})
+	printFieldNotes(&b, manifest.FieldNotes{New: []ingest.FieldStats{{Table: "customers", Field: hostile, Kind: "string"}}})
 	if strings.ContainsAny(b.String(), "\x1b\x07\u009b") || strings.Count(b.String(), `\x1b]0;owned\x07\u009b31m`) != 3 {
 		t.Errorf("%q", b.String())
 	}

@@ -7,28 +7,12 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/ingest"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
-
-// TableStats are one table's figures in a snapshot.
-type TableStats struct {
-	Table       string
-	Collection  string // the walked collection (the parent table of a child)
-	Walks       int
-	Pages       int
-	Received    int64 // records (rows, for a child table) received, duplicates included
-	Distinct    int64 // distinct IDs
-	TotalCount  int64 // the service's TotalCount; -1 for a child table
-	ParquetRows int64
-	DuckDBRows  int64
-	IDsSHA256   string // SHA-256 of the sorted IDs, each followed by "\n"
-	Seconds     float64
-	Complete    bool
-	Problem     string
-}
 
 // Manifest reads the per-table figures of snapshot id from db (the state,
 // or a read model: snapshot_tables_of reads the snapshot's rows only).
-func Manifest(ctx context.Context, db *sql.DB, id string) ([]TableStats, error) {
+func Manifest(ctx context.Context, db *sql.DB, id string) ([]manifest.TableStats, error) {
 	rows, err := db.QueryContext(ctx, `SELECT table_name, collection, coalesce(walks, 0), coalesce(pages, 0), coalesce(records_received, 0),
 		coalesce(distinct_ids, -1), coalesce(total_count, -1), coalesce(parquet_rows, 0), coalesce(duckdb_rows, 0),
 		coalesce(ids_sha256, ''), coalesce(seconds, 0), complete, coalesce(problem, '')
@@ -37,16 +21,16 @@ func Manifest(ctx context.Context, db *sql.DB, id string) ([]TableStats, error) 
 		return nil, err
 	}
 	defer rows.Close()
-	byName := map[string]TableStats{}
+	byName := map[string]manifest.TableStats{}
 	for rows.Next() {
-		var st TableStats
+		var st manifest.TableStats
 		if err := rows.Scan(&st.Table, &st.Collection, &st.Walks, &st.Pages, &st.Received, &st.Distinct, &st.TotalCount,
 			&st.ParquetRows, &st.DuckDBRows, &st.IDsSHA256, &st.Seconds, &st.Complete, &st.Problem); err != nil {
 			return nil, err
 		}
 		byName[st.Table] = st
 	}
-	var out []TableStats
+	var out []manifest.TableStats
 	for _, t := range catalog.Tables() {
 		if st, ok := byName[t.Name]; ok {
 			out = append(out, st)
@@ -111,7 +95,7 @@ func (d *nullInt) Scan(v any) error {
 // snapshot received of its fields otherwise than assumed. id is "" when
 // there is no snapshot yet, or the store was written by a billsnap that
 // did not count fields.
-func LatestNotes(ctx context.Context, db *sql.DB) (id string, n FieldNotes, err error) {
+func LatestNotes(ctx context.Context, db *sql.DB) (id string, n manifest.FieldNotes, err error) {
 	err = db.QueryRowContext(ctx, `SELECT id FROM latest_snapshot
 		WHERE EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name = 'snapshot_fields')`).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -128,7 +112,7 @@ func LatestNotes(ctx context.Context, db *sql.DB) (id string, n FieldNotes, err 
 	if err != nil {
 		return "", n, err
 	}
-	return id, Notes(fields, tables), nil
+	return id, manifest.Notes(fields, tables), nil
 }
 
 // ExampleQuery is a query over a read model to show a newcomer: invoices

@@ -1,4 +1,4 @@
-package readmodel
+package manifest
 
 import "github.com/billsnap/billsnap/ingest"
 

@@ -1,11 +1,11 @@
-package readmodel_test
+package manifest_test
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/billsnap/billsnap/ingest"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // The notes of a snapshot's fields: a field with no typed column is new,
@@ -21,8 +21,8 @@ func TestNotesPickWhatPeopleShouldSee(t *testing.T) {
 		{Table: "invoices", Column: "po_number", Field: "PONumber"},
 		{Table: "credit_notes", Column: "reason", Field: "Reason"},
 	}
-	tables := []readmodel.TableStats{{Table: "invoices", DuckDBRows: 5}, {Table: "credit_notes"}}
-	n := readmodel.Notes(fields, tables)
+	tables := []manifest.TableStats{{Table: "invoices", DuckDBRows: 5}, {Table: "credit_notes"}}
+	n := manifest.Notes(fields, tables)
 	names := func(fs []ingest.FieldStats) (out []string) {
 		for _, f := range fs {
 			out = append(out, f.Field)
@@ -44,7 +44,7 @@ func TestNotesPickWhatPeopleShouldSee(t *testing.T) {
 	if n.Empty() || n.Coerced() != 1 || n.Untyped() != 1 {
 		t.Errorf("empty %v, coerced %d, untyped %d; want false, 1, 1", n.Empty(), n.Coerced(), n.Untyped())
 	}
-	if !(readmodel.FieldNotes{}).Empty() {
+	if !(manifest.FieldNotes{}).Empty() {
 		t.Error("no notes are not empty")
 	}
 }
