@@ -1,13 +1,16 @@
 package readmodel
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // Finding is one stored finding with its latest recheck.
@@ -29,19 +32,9 @@ type Finding struct {
 }
 
 // Relations are the relations findings are read from: the zero value is
-// the stored run records (findings, rechecks); a reconciliation reads the
-// ones it staged.
+// the stored run records (the reconciliation's files of findings, the
+// snapshot's of rechecks); a reconciliation reads the ones it staged.
 type Relations struct{ Findings, Rechecks string }
-
-func (r Relations) orStored() Relations {
-	if r.Findings == "" {
-		r.Findings = "findings"
-	}
-	if r.Rechecks == "" {
-		r.Rechecks = "rechecks"
-	}
-	return r
-}
 
 // Filter narrows the findings of a reconciliation; its zero value keeps
 // them all.
@@ -144,7 +137,7 @@ func (o Order) orderBy() (string, []any, error) {
 
 // liveSQL is the latest recheck of each finding of snapshot ? (rule,
 // entity_id, live, checked_at) in the relation of rechecks, to join the
-// findings with.
+// findings with; its placeholders are rechecks', then the snapshot.
 func liveSQL(rechecks string) string {
 	return `SELECT rule, entity_id, arg_max(live, checked_at) AS live, max(checked_at) AS checked_at
 	FROM ` + rechecks + ` WHERE snapshot_id = ? GROUP BY rule, entity_id`
@@ -180,15 +173,25 @@ func scanFinding(rows *sql.Rows) (Finding, error) {
 // Findings are the findings of reconciliation (id, period) in rel that f
 // keeps, each with its latest recheck, in o's order, page p of them.
 func Findings(ctx context.Context, q Querier, rel Relations, id, period string, f Filter, o Order, p Page) ([]Finding, error) {
-	rel = rel.orStored()
+	if rel.Findings != "" {
+		rechecks := cmp.Or(rel.Rechecks, runrec.Rechecks.Name)
+		return findingsIn(ctx, q, runSource{rel: rel.Findings}, runSource{rel: rechecks}, id, period, f, o, p)
+	}
+	return ofRun(ctx, q, id, period, func(s runSources) ([]Finding, error) {
+		return findingsIn(ctx, q, s.of(runrec.Findings), s.of(runrec.Rechecks), id, period, f, o, p)
+	})
+}
+
+// findingsIn is Findings, of the findings of fs and the rechecks of rs.
+func findingsIn(ctx context.Context, q Querier, fs, rs runSource, id, period string, f Filter, o Order, p Page) ([]Finding, error) {
 	where, args := f.where(id, period)
 	order, oargs, err := o.orderBy()
 	if err != nil {
 		return nil, err
 	}
-	query := "SELECT " + findingColumns + " FROM " + withCustomers(rel.Findings) + " LEFT JOIN (" + liveSQL(rel.Rechecks) + ") k USING (rule, entity_id) WHERE " +
+	query := "SELECT " + findingColumns + " FROM " + withCustomers(fs.rel) + " LEFT JOIN (" + liveSQL(rs.rel) + ") k USING (rule, entity_id) WHERE " +
 		where + " ORDER BY " + order
-	args = append(append([]any{id}, args...), oargs...)
+	args = slices.Concat(fs.args, rs.args, []any{id}, args, oargs)
 	if p.Limit > 0 {
 		query += " LIMIT ? OFFSET ?"
 		args = append(args, p.Limit, p.Offset)
@@ -200,15 +203,22 @@ func Findings(ctx context.Context, q Querier, rel Relations, id, period string, 
 // period) f keeps.
 func CountFindings(ctx context.Context, q Querier, id, period string, f Filter) (int, error) {
 	where, args := f.where(id, period)
-	var n int
-	err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+withCustomers("findings")+" WHERE "+where, args...).Scan(&n)
-	return n, err
+	return ofRun(ctx, q, id, period, func(s runSources) (int, error) {
+		fs := s.of(runrec.Findings)
+		var n int
+		err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+withCustomers(fs.rel)+" WHERE "+where, slices.Concat(fs.args, args)...).Scan(&n)
+		return n, err
+	})
 }
 
 // Currencies are the currencies of the stored findings of reconciliation
 // (id, period), "" for none, in order.
 func Currencies(ctx context.Context, q Querier, id, period string) ([]string, error) {
-	return collect(ctx, q, scanString, "SELECT DISTINCT coalesce(currency, '') FROM findings WHERE snapshot_id = ? AND "+periodIs+" ORDER BY 1", id, period)
+	return ofRun(ctx, q, id, period, func(s runSources) ([]string, error) {
+		fs := s.of(runrec.Findings)
+		return collect(ctx, q, scanString, "SELECT DISTINCT coalesce(currency, '') FROM "+fs.rel+" WHERE snapshot_id = ? AND "+periodIs+" ORDER BY 1",
+			slices.Concat(fs.args, []any{id, period})...)
+	})
 }
 
 // EntityFinding is a finding of one record in one reconciliation.
@@ -246,13 +256,16 @@ type RuleTotal struct {
 // RuleTotals sums the stored findings of reconciliation (id, period) per
 // rule and currency, the rules in the order of rules, then by currency.
 func RuleTotals(ctx context.Context, q Querier, id, period string, rules []string) ([]RuleTotal, error) {
-	return collect(ctx, q, scanRuleTotal, `SELECT rule, coalesce(currency, ''),
+	return ofRun(ctx, q, id, period, func(s runSources) ([]RuleTotal, error) {
+		fs := s.of(runrec.Findings)
+		return collect(ctx, q, scanRuleTotal, `SELECT rule, coalesce(currency, ''),
 		count(*) FILTER (WHERE status <> 'resolved'), count(*) FILTER (WHERE waived AND status <> 'resolved'),
 		count(*) FILTER (WHERE status = 'new'), count(*) FILTER (WHERE status = 'recurring'), count(*) FILTER (WHERE status = 'resolved'),
 		CAST(coalesce(sum(amount) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR),
 		CAST(coalesce(sum(abs(amount)) FILTER (WHERE NOT waived AND status <> 'resolved'), 0) AS VARCHAR)
-		FROM findings WHERE snapshot_id = ? AND `+periodIs+` GROUP BY rule, coalesce(currency, '') ORDER BY list_position(?, rule), 2`,
-		id, period, rules)
+		FROM `+fs.rel+` WHERE snapshot_id = ? AND `+periodIs+` GROUP BY rule, coalesce(currency, '') ORDER BY list_position(?, rule), 2`,
+			slices.Concat(fs.args, []any{id, period, rules})...)
+	})
 }
 
 func scanRuleTotal(rows *sql.Rows) (RuleTotal, error) {
@@ -273,10 +286,13 @@ func scanRuleTotal(rows *sql.Rows) (RuleTotal, error) {
 // customer's name is not known, but those of rule except (which names no
 // record).
 func Nameless(ctx context.Context, q Querier, id, period, except string) (int, error) {
-	var n int
-	err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+withCustomers("findings")+" WHERE snapshot_id = ? AND "+periodIs+
-		" AND status <> 'resolved' AND rule <> ? AND customer_name IS NULL", id, period, except).Scan(&n)
-	return n, err
+	return ofRun(ctx, q, id, period, func(s runSources) (int, error) {
+		fs := s.of(runrec.Findings)
+		var n int
+		err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+withCustomers(fs.rel)+" WHERE snapshot_id = ? AND "+periodIs+
+			" AND status <> 'resolved' AND rule <> ? AND customer_name IS NULL", slices.Concat(fs.args, []any{id, period, except})...).Scan(&n)
+		return n, err
+	})
 }
 
 // withCustomers is the relation of findings rel with the columns

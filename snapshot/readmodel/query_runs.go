@@ -3,25 +3,20 @@ package readmodel
 import (
 	"context"
 	"database/sql"
+	"slices"
+
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // OpenBySeverity counts the open (not resolved) stored findings of
 // reconciliation (id, period) by severity; a severity with none is absent.
 func OpenBySeverity(ctx context.Context, q Querier, id, period string) (map[string]int, error) {
-	type count struct {
-		severity string
-		n        int
-	}
-	counts, err := collect(ctx, q, func(rows *sql.Rows) (count, error) {
-		var c count
-		err := rows.Scan(&c.severity, &c.n)
-		return c, err
-	}, "SELECT severity, count(*) FROM findings WHERE snapshot_id = ? AND "+periodIs+" AND status <> 'resolved' GROUP BY 1", id, period)
-	out := map[string]int{}
-	for _, c := range counts {
-		out[c.severity] = c.n
-	}
-	return out, err
+	counts, err := ofRun(ctx, q, id, period, func(s runSources) ([]RuleCount, error) {
+		fs := s.of(runrec.Findings)
+		return collect(ctx, q, scanCount, "SELECT severity, count(*) FROM "+fs.rel+" WHERE snapshot_id = ? AND "+periodIs+" AND status <> 'resolved' GROUP BY 1",
+			slices.Concat(fs.args, []any{id, period})...)
+	})
+	return countsBy(counts), err
 }
 
 // RuleCount is a number of records for one rule.
@@ -30,15 +25,31 @@ type RuleCount struct {
 	N    int
 }
 
+// scanCount scans a row of a name and a count.
+func scanCount(rows *sql.Rows) (RuleCount, error) {
+	var c RuleCount
+	err := rows.Scan(&c.Rule, &c.N)
+	return c, err
+}
+
+// countsBy is counts by name.
+func countsBy(counts []RuleCount) map[string]int {
+	out := map[string]int{}
+	for _, c := range counts {
+		out[c.Rule] = c.N
+	}
+	return out
+}
+
 // NotJudged are how many records each rule did not judge in
 // reconciliation (id, period), by rule; a rule that judged every record is
 // absent.
 func NotJudged(ctx context.Context, q Querier, id, period string) ([]RuleCount, error) {
-	return collect(ctx, q, func(rows *sql.Rows) (RuleCount, error) {
-		var c RuleCount
-		err := rows.Scan(&c.Rule, &c.N)
-		return c, err
-	}, "SELECT rule, count(DISTINCT entity_id) FROM unjudged WHERE snapshot_id = ? AND "+periodIs+" GROUP BY rule ORDER BY rule", id, period)
+	return ofRun(ctx, q, id, period, func(s runSources) ([]RuleCount, error) {
+		us := s.of(runrec.Unjudged)
+		return collect(ctx, q, scanCount, "SELECT rule, count(DISTINCT entity_id) FROM "+us.rel+" WHERE snapshot_id = ? AND "+periodIs+" GROUP BY rule ORDER BY rule",
+			slices.Concat(us.args, []any{id, period})...)
+	})
 }
 
 // FieldOutcome is a count of what a snapshot's walk made of the fields:

@@ -2,7 +2,9 @@ package readmodel
 
 import (
 	"context"
-	"database/sql"
+	"slices"
+
+	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
 // The functions of this file are what the workspace asks of the findings
@@ -24,22 +26,13 @@ func Named(ctx context.Context, q Querier, rule, entityID string) (bool, error) 
 // Pending counts, per rule, the open findings of reconciliation (id,
 // period) that are not waived yet and that one of keys (WaiverKey) names.
 func Pending(ctx context.Context, q Querier, id, period string, keys []string) (map[string]int, error) {
-	out := map[string]int{}
 	if len(keys) == 0 {
-		return out, nil
+		return map[string]int{}, nil
 	}
-	type count struct {
-		rule string
-		n    int
-	}
-	counts, err := collect(ctx, q, func(rows *sql.Rows) (count, error) {
-		var c count
-		err := rows.Scan(&c.rule, &c.n)
-		return c, err
-	}, `SELECT rule, count(*) FROM findings WHERE snapshot_id = ? AND `+periodIs+` AND NOT waived AND status <> 'resolved'
-		AND list_contains(?, rule || chr(31) || entity_id) GROUP BY rule`, id, period, keys)
-	for _, c := range counts {
-		out[c.rule] = c.n
-	}
-	return out, err
+	counts, err := ofRun(ctx, q, id, period, func(s runSources) ([]RuleCount, error) {
+		fs := s.of(runrec.Findings)
+		return collect(ctx, q, scanCount, `SELECT rule, count(*) FROM `+fs.rel+` WHERE snapshot_id = ? AND `+periodIs+` AND NOT waived AND status <> 'resolved'
+		AND list_contains(?, rule || chr(31) || entity_id) GROUP BY rule`, slices.Concat(fs.args, []any{id, period, keys})...)
+	})
+	return countsBy(counts), err
 }

@@ -245,9 +245,11 @@ func recordFile(gen, table string) string { return filepath.Join(gen, table+".pa
 // Views are the statements of the read model's views over the
 // records, one a table, read through the records' link: a per-snapshot
 // table's rows of the snapshots the records list, a run record's rows of
-// the files the index lists; and the macros <table>_of(snapshot) of the
+// the files the index lists; the macros <table>_of(snapshot) of the
 // per-snapshot tables, which read that snapshot's file only (the state
-// has the same macros: migrate.SnapshotMacrosSQL).
+// has the same macros: migrate.SnapshotMacrosSQL); and the macros
+// <kind>_in(files) of the run records, which read only the files named
+// (run_files' file: one reconciliation's), none when the list is empty.
 // link is the records' link, absolute.
 func (s Records) Views(link string) []string {
 	var out []string
@@ -267,7 +269,13 @@ func (s Records) Views(link string) []string {
 		out = append(out, fmt.Sprintf(`CREATE OR REPLACE VIEW %s AS SELECT *%s FROM (%s
 		UNION ALL BY NAME SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true, union_by_name = true)
 		WHERE parse_filename(filename) IN (SELECT file FROM read_parquet(%s) WHERE kind = %s))`,
-			k.Name, periodNull(k.Name), EmptyRelation(k), state.SQLString(filepath.Join(link, k.Name, "*.parquet")), state.SQLString(recordFile(link, runFilesRecord)), state.SQLString(k.Name)))
+			k.Name, periodNull(k.Name), EmptyRelation(k), state.SQLString(filepath.Join(link, k.Name, "*.parquet")), state.SQLString(recordFile(link, runFilesRecord)), state.SQLString(k.Name)),
+			// The folder's empty file is read too: read_parquet of no file
+			// is an error.
+			fmt.Sprintf(`CREATE OR REPLACE MACRO %s_in(files) AS TABLE SELECT *%s FROM (%s
+		UNION ALL BY NAME SELECT * FROM read_parquet(list_concat([%s], list_transform(files, f -> %s || f)), union_by_name = true))`,
+				k.Name, periodNull(k.Name), EmptyRelation(k), state.SQLString(filepath.Join(link, k.Name, EmptyFile)),
+				state.SQLString(filepath.Join(link, k.Name)+string(filepath.Separator))))
 	}
 	return out
 }
