@@ -145,7 +145,7 @@ func foundFor(r *findings.Report, id string) bool {
 // currency.
 func checkTrend(t *testing.T, e *env, last *findings.Report) {
 	t.Helper()
-	var points []TrendPoint
+	var points []findings.TrendPoint
 	var err error
 	e.query(func(db *sql.DB) { points, err = Trend(context.Background(), db, nil, last.Snapshot, 2) })
 	if err != nil {

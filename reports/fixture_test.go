@@ -7,7 +7,6 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
@@ -18,10 +17,6 @@ var t0 = time.Date(2026, 11, 22, 3, 0, 5, 0, time.UTC)
 // in CSV and escaping in HTML.
 func fixture(t *testing.T) *Input {
 	t.Helper()
-	rules, err := reconcile.Rules("")
-	if err != nil {
-		t.Fatal(err)
-	}
 	w := &findings.Waiver{Rule: "paid_without_payment", EntityID: "b2c3d4e5-0000-4000-8000-000000000002", Reason: "paid in cash, booked by hand",
 		Owner: "ann@finance", Expires: findings.Date{Time: time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)}}
 	f := func(rule, sev, entity, id string, amount money.Amount, cur, detail, status, first string) findings.Finding {
@@ -46,7 +41,7 @@ func fixture(t *testing.T) *Input {
 	found[3].CustomerID, found[3].InvoiceNumber = "e5f6a7b8-0000-4000-8000-000000000007", "INV-7" // its name not found
 	rep := &findings.Report{
 		Snapshot: findings.SnapshotInfo{ID: "2026-11-22T030005Z", Status: "complete", Started: t0, Finished: t0.Add(5600 * time.Millisecond)},
-		Previous: "2026-11-21T030004Z", AsOf: t0, Rules: rules, Findings: found,
+		Previous: "2026-11-21T030004Z", AsOf: t0, Rules: fixtureRules, Findings: found,
 		Material: []string{"charge_not_invoiced (high): 2 unwaived findings, threshold 1"},
 		Unjudged: []findings.Unjudged{{Rule: "price_mismatch", Table: "invoice_lines", Field: "UnitPrice", Types: "string", Records: 2}},
 		HeldBack: map[string]int{"price_mismatch": 1}, NotJudged: map[string]int{"price_mismatch": 2},
@@ -56,7 +51,7 @@ func fixture(t *testing.T) *Input {
 		{Table: "invoices", Collection: "invoices", Walks: 2, Pages: 13, Received: 1231, Distinct: 1230, TotalCount: 1230, ParquetRows: 1230, DuckDBRows: 1230, IDsSHA256: "9f1a", Seconds: 0.21, Complete: true},
 		{Table: "invoice_lines", Collection: "invoices", Walks: 2, Pages: 13, Received: 2485, Distinct: -1, TotalCount: -1, ParquetRows: 2485, DuckDBRows: 2485, IDsSHA256: "77b0", Seconds: 0.21, Complete: true},
 	}
-	trend := []reconcile.TrendPoint{
+	trend := []findings.TrendPoint{
 		{Snapshot: "2026-11-20T030003Z", Started: t0.AddDate(0, 0, -2), BySeverity: map[string]int{"critical": 2}, Amounts: map[string]money.Amount{"EUR": 123456}},
 		{Snapshot: "2026-11-21T030004Z", Started: t0.AddDate(0, 0, -1), BySeverity: map[string]int{"critical": 1, "high": 1}, Amounts: map[string]money.Amount{"USD": 1000}},
 		{Snapshot: "2026-11-22T030005Z", Started: t0, BySeverity: map[string]int{"critical": 1, "high": 2, "medium": 1}, Amounts: map[string]money.Amount{"EUR": 24950, "USD": 1000, "DKK": -450}},

@@ -11,18 +11,17 @@ import (
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // Input is everything a report shows.
 type Input struct {
 	Report    *findings.Report
-	Tables    []manifest.TableStats  // the snapshot's manifest
-	Fields    []ingest.FieldStats    // what the snapshot received of each field
-	Trend     []reconcile.TrendPoint // the last reconciliations, oldest first, this one last
-	ExitCode  int                    // what the run exits with
-	Demo      bool                   // the demo's reports: the demo exits 0 whatever it finds
+	Tables    []manifest.TableStats // the snapshot's manifest
+	Fields    []ingest.FieldStats   // what the snapshot received of each field
+	Trend     []findings.TrendPoint // the last reconciliations, oldest first, this one last
+	ExitCode  int                   // what the run exits with
+	Demo      bool                  // the demo's reports: the demo exits 0 whatever it finds
 	Generated time.Time
 	MaxRows   int // findings shown per rule in HTML; the CSV has them all
 	// SignOffs are the period's sign-offs made in the workspace, of this

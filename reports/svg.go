@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/findings"
-	"github.com/billsnap/billsnap/reconcile"
 )
 
 // Chart geometry, in SVG units.
@@ -26,7 +25,7 @@ var lineColours = []string{"#1c7ed6", "#2b8a3e", "#ae3ec9", "#e8590c", "#0b7285"
 
 // trendLabels are the snapshots' labels under the chart: month-day and
 // time to the minute, or to the second when minutes would repeat.
-func trendLabels(points []reconcile.TrendPoint) []string {
+func trendLabels(points []findings.TrendPoint) []string {
 	label := func(id string, seconds bool) string {
 		if len(id) < 17 {
 			return id
@@ -65,7 +64,7 @@ func compact(v float64) string {
 
 // countChart draws the open findings of each reconciled snapshot as bars
 // stacked by severity.
-func countChart(points []reconcile.TrendPoint) template.HTML {
+func countChart(points []findings.TrendPoint) template.HTML {
 	var b strings.Builder
 	most := 1.0
 	for _, p := range points {
@@ -98,7 +97,7 @@ func countChart(points []reconcile.TrendPoint) template.HTML {
 
 // amountChart draws the unwaived amount of each currency as a line over
 // the reconciled snapshots.
-func amountChart(points []reconcile.TrendPoint) template.HTML {
+func amountChart(points []findings.TrendPoint) template.HTML {
 	var b strings.Builder
 	var currencies []string
 	least, most := 0.0, 0.0
@@ -195,6 +194,6 @@ func niceScale(lo, hi float64, integer bool) (float64, float64, float64) {
 // TrendCharts draws the trend of points, oldest first, as two inline SVG
 // charts: the open findings per snapshot by severity, and the unwaived
 // amount per currency.
-func TrendCharts(points []reconcile.TrendPoint) (counts, amounts template.HTML) {
+func TrendCharts(points []findings.TrendPoint) (counts, amounts template.HTML) {
 	return countChart(points), amountChart(points)
 }
