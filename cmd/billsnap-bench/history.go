@@ -23,8 +23,8 @@ import (
 
 // historyFlags are the flags of billsnap-bench --history.
 type historyFlags struct {
-	snapshots, findings, customers, rounds int
-	out                                    string
+	snapshots, findings, customers, rounds, repeat int
+	out                                            string
 }
 
 func parseHistory(args []string) (historyFlags, error) {
@@ -34,9 +34,16 @@ func parseHistory(args []string) (historyFlags, error) {
 	fs.IntVar(&h.snapshots, "snapshots", 365, "snapshots the history store holds (one a day)")
 	fs.IntVar(&h.findings, "findings", 1_000_000, "findings the history store holds, spread over its snapshots")
 	fs.IntVar(&h.customers, "customers", 50, "customers of the small sandbox exported")
-	fs.IntVar(&h.rounds, "rounds", 3, "times each operation is timed on each store (the median counts)")
+	fs.IntVar(&h.rounds, "rounds", 7, "times each operation is timed on each store (the median counts)")
+	fs.IntVar(&h.repeat, "repeat", 1, "runs of an operation in one timing (its mean is the round's figure)")
 	fs.StringVar(&h.out, "out", "", "where the stores go (default: a temporary directory, removed)")
-	return h, fs.Parse(args)
+	if err := fs.Parse(args); err != nil {
+		return h, err
+	}
+	if h.rounds < 1 || h.repeat < 1 {
+		return h, fmt.Errorf("--rounds %d --repeat %d: both must be 1 or more", h.rounds, h.repeat)
+	}
+	return h, nil
 }
 
 // history measures what billsnap's everyday operations cost on a store
@@ -47,8 +54,9 @@ func parseHistory(args []string) (historyFlags, error) {
 // (their Parquet linked from the first's, their manifest copied), the
 // findings spread over them (the first's, recurring every day), and two
 // runs a day in the journal. Its last line is history_ratio=R, the worst
-// of the operations' ratios (median on the history store over median on
-// the fresh one).
+// of the operations' ratios (median wall time on the history store over
+// median on the fresh one); the line before it history_cpu_ratio=C, the
+// same of the process's CPU time.
 func history(ctx context.Context, args []string) error {
 	h, err := parseHistory(args)
 	if err != nil {
@@ -75,7 +83,7 @@ func history(ctx context.Context, args []string) error {
 		return fmt.Errorf("seeding the history: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "history store: %d snapshots, %d findings, seeded in %.1f s\n", h.snapshots, h.findings, time.Since(start).Seconds())
-	return reportHistory(ctx, fresh, old, h.rounds)
+	return reportHistory(ctx, fresh, old, h.rounds, h.repeat)
 }
 
 // benchDir is out, or a temporary directory removed by cleanup.
@@ -152,34 +160,82 @@ var historyOps = []struct {
 	{"export", func(ctx context.Context, cfg config.Config) error { _, err := export(ctx, cfg); return err }},
 }
 
+// historyStore is a store timed, by name.
+type historyStore struct {
+	name string
+	cfg  config.Config
+}
+
+// sample is one timing of an operation: wall and process CPU time.
+type sample struct{ wall, cpu time.Duration }
+
 // reportHistory times each operation rounds times on each store, in
-// turn, and prints the medians and their ratios.
-func reportHistory(ctx context.Context, fresh, old config.Config, rounds int) error {
-	times := map[string][]time.Duration{}
-	for range rounds {
+// turn (the fresh store first in odd rounds, the history store in even
+// ones, so that neither always runs on the other's warm caches), each
+// timing the mean of repeat runs; and prints the medians and their
+// ratios.
+func reportHistory(ctx context.Context, fresh, old config.Config, rounds, repeat int) error {
+	samples := map[string][]sample{}
+	stores := []historyStore{{"fresh", fresh}, {"history", old}}
+	for i := range rounds {
 		for _, op := range historyOps {
-			for _, s := range []struct {
-				name string
-				cfg  config.Config
-			}{{"fresh", fresh}, {"history", old}} {
-				start := time.Now()
-				if err := op.fn(ctx, s.cfg); err != nil {
+			for _, s := range inTurn(stores, i) {
+				t, err := timeOp(ctx, op.fn, s.cfg, repeat)
+				if err != nil {
 					return fmt.Errorf("%s on the %s store: %w", op.name, s.name, err)
 				}
-				times[op.name+"/"+s.name] = append(times[op.name+"/"+s.name], time.Since(start))
+				samples[op.name+"/"+s.name] = append(samples[op.name+"/"+s.name], t)
 			}
 		}
 	}
-	fmt.Printf("%12s %10s %10s %7s\n", "operation", "fresh s", "history s", "ratio")
-	worst := 0.0
+	fmt.Printf("%12s %10s %10s %7s %10s %10s %7s\n", "operation", "fresh s", "history s", "ratio", "fresh cpu", "hist cpu", "cpu")
+	worst, worstCPU := 0.0, 0.0
 	for _, op := range historyOps {
-		f, h := median(times[op.name+"/fresh"]), median(times[op.name+"/history"])
-		r := h.Seconds() / f.Seconds()
-		worst = max(worst, r)
-		fmt.Printf("%12s %10.3f %10.3f %7.2f\n", op.name, f.Seconds(), h.Seconds(), r)
+		f, h := samples[op.name+"/fresh"], samples[op.name+"/history"]
+		fw, hw := medianOf(f, wallOf), medianOf(h, wallOf)
+		fc, hc := medianOf(f, cpuOf), medianOf(h, cpuOf)
+		r, rc := hw.Seconds()/fw.Seconds(), hc.Seconds()/fc.Seconds()
+		worst, worstCPU = max(worst, r), max(worstCPU, rc)
+		fmt.Printf("%12s %10.3f %10.3f %7.2f %10.3f %10.3f %7.2f\n", op.name, fw.Seconds(), hw.Seconds(), r, fc.Seconds(), hc.Seconds(), rc)
 	}
-	fmt.Printf("(medians of %d rounds, in this process)\nhistory_ratio=%.2f\n", rounds, worst)
+	fmt.Printf("(medians of %d rounds of %d runs, in this process)\nhistory_cpu_ratio=%.2f\nhistory_ratio=%.2f\n", rounds, repeat, worstCPU, worst)
 	return nil
+}
+
+// inTurn is stores in round i's order: as given in even rounds (the
+// first is 0), reversed in odd ones.
+func inTurn(stores []historyStore, i int) []historyStore {
+	if i%2 == 0 {
+		return stores
+	}
+	return []historyStore{stores[1], stores[0]}
+}
+
+// timeOp runs fn on cfg repeat times and returns the mean of a run's
+// wall time and of the process's CPU time (user and system, every
+// goroutine's: the sandbox's serving of an export included, for either
+// store alike).
+func timeOp(ctx context.Context, fn func(context.Context, config.Config) error, cfg config.Config, repeat int) (sample, error) {
+	wall, cpu := time.Now(), processCPU()
+	for range repeat {
+		if err := fn(ctx, cfg); err != nil {
+			return sample{}, err
+		}
+	}
+	n := time.Duration(repeat)
+	return sample{wall: time.Since(wall) / n, cpu: (processCPU() - cpu) / n}, nil
+}
+
+func wallOf(s sample) time.Duration { return s.wall }
+func cpuOf(s sample) time.Duration  { return s.cpu }
+
+// medianOf is the median of the samples' values of.
+func medianOf(samples []sample, of func(sample) time.Duration) time.Duration {
+	s := make([]time.Duration, len(samples))
+	for i, x := range samples {
+		s[i] = of(x)
+	}
+	return median(s)
 }
 
 func median(ds []time.Duration) time.Duration {
