@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"sync"
 
 	"github.com/xitongsys/parquet-go-source/local"
 	"github.com/xitongsys/parquet-go/parquet"
@@ -31,15 +31,16 @@ type partWriter struct {
 
 	file   source.ParquetFile
 	w      *writer.CSVWriter
+	enc    *pageEncoder
 	files  []string
 	seq    int // files opened in this run: names are never reused
 	inFile int
 	rows   int64
 
-	// What release has let go of: pages per column of the row group
-	// being filled, and the row groups written when it did.
-	released  map[string]int
-	rowGroups int
+	// pending are the rows not yet encoded; scratch is the room the
+	// encoding reuses, shared by the staging's writers.
+	pending [][]any
+	scratch *sync.Pool
 
 	// nulls counts the nil values per column since the last row group
 	// closed, and counted the row groups whose null counts are set.
@@ -48,7 +49,8 @@ type partWriter struct {
 }
 
 func newPartWriter(t catalog.Table, dir string, cfg Settings) *partWriter {
-	return &partWriter{table: t, dir: dir, cfg: cfg, filled: func(string) {}, drop: func([]string) {}}
+	return &partWriter{table: t, dir: dir, cfg: cfg, scratch: &sync.Pool{New: newPageScratch},
+		filled: func(string) {}, drop: func([]string) {}}
 }
 
 // reset discards every file written and starts again. The files go to
@@ -75,45 +77,35 @@ func (p *partWriter) write(row []any) error {
 			p.nulls[i]++
 		}
 	}
-	if err := p.w.Write(row); err != nil {
-		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
-	}
-	p.countNulls()
+	p.pending = append(p.pending, row)
 	p.inFile++
 	p.rows++
-	if p.inFile%flushRows == 0 {
-		// parquet-go buffers rows until its own estimate of their size
-		// reaches page size × writers × columns; that estimate is far
-		// below what the rows take, so it would hold hundreds of
-		// thousands of them. Encoding every flushRows keeps memory flat.
-		if err := p.w.Flush(false); err != nil {
-			return fmt.Errorf("parquet %s: %w", p.table.Name, err)
+	if len(p.pending) >= flushRows {
+		// Encoding every flushRows keeps memory flat: the rows waiting
+		// hold views of the response bodies they came from.
+		if err := p.flush(false); err != nil {
+			return err
 		}
-		p.countNulls()
-		p.release()
 		crashpoint.Hit("parquet.flush")
 	}
 	return nil
 }
 
-// release lets go of what parquet-go keeps of rows it has encoded into
-// the row group being filled: the slots of its row buffer, which hold the
-// rows of the last flush until new rows overwrite them, and each new
-// page's min and max, which are views into the response body their row
-// came from. Without it, a table's row group kept alive the bodies of
-// most of its rows.
-func (p *partWriter) release() {
-	pw := &p.w.ParquetWriter
-	clear(pw.Objs[:cap(pw.Objs)])
-	if n := len(pw.Footer.RowGroups); n != p.rowGroups || p.released == nil {
-		p.released, p.rowGroups = map[string]int{}, n
+// flush encodes the pending rows into pages of the row group being
+// filled, and lets parquet-go write the row group out when it is full
+// (or when last, the file's last).
+func (p *partWriter) flush(last bool) error {
+	err := p.enc.encode(&p.w.ParquetWriter, p.pending)
+	clear(p.pending)
+	p.pending = p.pending[:0]
+	if err == nil {
+		err = p.w.Flush(last)
 	}
-	for name, pages := range pw.PagesMapBuf {
-		for _, pg := range pages[p.released[name]:] {
-			pg.MinVal, pg.MaxVal = cloneString(pg.MinVal), cloneString(pg.MaxVal)
-		}
-		p.released[name] = len(pages)
+	if err != nil {
+		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
 	}
+	p.countNulls()
+	return nil
 }
 
 // countNulls sets the null count of each column of a row group that
@@ -135,14 +127,6 @@ func (p *partWriter) countNulls() {
 	}
 	clear(p.nulls)
 	p.counted = len(groups)
-}
-
-// cloneString is v, with a string copied out of whatever it views.
-func cloneString(v any) any {
-	if s, ok := v.(string); ok {
-		return strings.Clone(s)
-	}
-	return v
 }
 
 // flushRows is how many rows a table buffers before they are encoded.
@@ -172,7 +156,7 @@ func (p *partWriter) next() error {
 	w.CompressionType = codecs[p.cfg.Compression]
 	w.PageSize = p.cfg.PageSize
 	w.RowGroupSize = p.cfg.RowGroupSize
-	p.file, p.w, p.inFile, p.released = f, w, 0, nil
+	p.file, p.w, p.enc, p.inFile = f, w, newPageEncoder(w, p.scratch), 0
 	p.nulls, p.counted = make([]int64, len(p.table.ColumnNames())), 0
 	p.files = append(p.files, path)
 	return nil
@@ -182,8 +166,7 @@ func (p *partWriter) closeFile() error {
 	if p.w == nil {
 		return nil
 	}
-	err := p.w.Flush(true)
-	p.countNulls()
+	err := p.flush(true)
 	if err == nil {
 		err = p.w.WriteStop()
 	}
@@ -217,7 +200,8 @@ func (p *partWriter) abort() {
 	if p.file != nil {
 		p.file.Close()
 	}
-	p.w, p.file = nil, nil
+	clear(p.pending)
+	p.w, p.file, p.pending = nil, nil, p.pending[:0]
 }
 
 // diskFile is a staged Parquet file; crash tests make its writes fail as

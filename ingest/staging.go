@@ -50,8 +50,10 @@ type Staging struct {
 // New starts the staging of tables (their field IDs set) in dir.
 func New(dir string, tables []catalog.Table, set Settings, h Hooks) (*Staging, error) {
 	s := &Staging{tables: tables, writers: map[string]*partWriter{}, hooks: h, fields: map[string][]FieldStats{}}
+	scratch := &sync.Pool{New: newPageScratch} // the tables' writers share the encoding's room
 	for _, t := range tables {
 		w := newPartWriter(t, filepath.Join(dir, t.Name), set)
+		w.scratch = scratch
 		w.filled = func(file string) { h.Filled(t.Name, file) }
 		w.drop = func(files []string) { h.Dropped(t.Name, files) }
 		if err := w.reset(); err != nil {
