@@ -28,7 +28,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -47,7 +46,6 @@ import (
 	"github.com/billsnap/billsnap/internal/atomicfile"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/snapshot/manifest"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Source is what a pack is made from.
@@ -55,7 +53,7 @@ type Source struct {
 	Root       string         // the store's directory
 	ParquetDir string         // where the snapshots' Parquet is
 	Ledger     *ledger.Ledger // the store's ledger
-	DB         *sql.DB        // the read model, for the snapshot's figures (nil: left out)
+	Figures    Figures        // the snapshot's per-table figures (nil: left out)
 	Period     string         // YYYY-MM, a closed period ("" with Close: the close's)
 	// Close is the ID of the close to pack, standing or reopened since;
 	// "" packs the standing close of Period.
@@ -63,6 +61,12 @@ type Source struct {
 	Software string // billsnap and its version, for bag-info.txt
 	Now      time.Time
 }
+
+// Figures gives snapshot id's per-table figures as the store holds them
+// (its manifest, in the catalogue's order; none when the store no longer
+// holds them). The caller wires it: billsnap and the workspace hand the
+// read model's readmodel.Manifest over their database.
+type Figures func(ctx context.Context, id string) ([]manifest.TableStats, error)
 
 // Pack is what a pack holds, for the caller to say.
 type Pack struct {
@@ -232,8 +236,8 @@ func addSnapshot(ctx context.Context, b *bag, src Source, id string) (int, error
 		b.add("data/snapshot/tables.json", b.payload["data/closed/snapshot/tables.json"])
 		return bytes.Count(recorded, []byte{'\n'}) - 1, nil
 	}
-	if src.DB != nil {
-		tables, err := readmodel.Manifest(ctx, src.DB, id)
+	if src.Figures != nil {
+		tables, err := src.Figures(ctx, id)
 		if err != nil {
 			return 0, err
 		}
@@ -249,14 +253,10 @@ func addSnapshot(ctx context.Context, b *bag, src Source, id string) (int, error
 // SnapshotRecord writes the snapshot's files that a close records with
 // its closed record, into dir/snapshot/: parquet-manifest.csv (snapshot
 // id's Parquet files under parquetDir, found inside the store root) and
-// tables.json (its per-table figures in db), and gives their paths. The
+// tables.json (tables, its per-table figures), and gives their paths. The
 // close's SHA-256 of them ties the pack's copies to the ledger's chain.
-func SnapshotRecord(ctx context.Context, db *sql.DB, root, parquetDir, id, dir string) ([]string, error) {
+func SnapshotRecord(ctx context.Context, root, parquetDir, id string, tables []manifest.TableStats, dir string) ([]string, error) {
 	files, err := parquetFiles(ctx, root, parquetDir, id)
-	if err != nil {
-		return nil, err
-	}
-	tables, err := readmodel.Manifest(ctx, db, id)
 	if err != nil {
 		return nil, err
 	}

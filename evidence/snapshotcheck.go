@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // parseParquetManifest reads data/snapshot/parquet-manifest.csv: its
@@ -92,15 +90,16 @@ func checkParquet(ctx context.Context, s *Store, snap string, rows []parquetFile
 }
 
 // checkTables derives data/snapshot/tables.json again from the store's
-// read model and compares it, and tells whether it did. Without the read
-// model, or when it no longer holds the snapshot's figures, it does not.
+// figures of the snapshot and compares it, and tells whether it did.
+// Without the figures (no read model), or when the store no longer holds
+// them, it does not.
 func checkTables(ctx context.Context, s *Store, snap string, payload map[string]hashed, v *Verified) (bool, error) {
 	const p = "data/snapshot/tables.json"
 	got, ok := payload[p]
-	if s.DB == nil {
+	if s.Figures == nil {
 		return false, nil
 	}
-	tables, err := readmodel.Manifest(ctx, s.DB, snap)
+	tables, err := s.Figures(ctx, snap)
 	if err != nil {
 		return false, err
 	}

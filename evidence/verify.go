@@ -3,7 +3,6 @@ package evidence
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -22,12 +21,12 @@ type MismatchError struct{ What, Why string }
 func (e *MismatchError) Error() string { return e.What + ": " + e.Why }
 
 // Store is the store a pack is checked against: where it is, where its
-// Parquet is, its ledger and, when open, its read model (for the
-// snapshot's per-table figures).
+// Parquet is, its ledger and, when its read model is open, the
+// snapshot's per-table figures in it.
 type Store struct {
 	Root, ParquetDir string
 	Ledger           *ledger.Ledger
-	DB               *sql.DB // nil: tables.json is not recomputed
+	Figures          Figures // nil: tables.json is not recomputed
 }
 
 // Verified is what Verify checked.

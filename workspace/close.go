@@ -142,7 +142,11 @@ func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledge
 		return nil, "", err
 	}
 	files, err := writeRecordFiles(root, dir, in, s.o.Reconcile.Rules, func() ([]string, error) {
-		return evidence.SnapshotRecord(ctx, db, root, filepath.Join(root, s.o.Store.Parquet.Dir), rc.Snapshot.ID, dir)
+		tables, err := readmodel.Manifest(ctx, db, rc.Snapshot.ID)
+		if err != nil {
+			return nil, err
+		}
+		return evidence.SnapshotRecord(ctx, root, filepath.Join(root, s.o.Store.Parquet.Dir), rc.Snapshot.ID, tables, dir)
 	})
 	if err != nil {
 		os.RemoveAll(dir)

@@ -19,6 +19,7 @@ import (
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // evidenceAbout is evidence's own help: the pack and its verify.
@@ -76,7 +77,7 @@ func runEvidence(ctx context.Context, env *cliEnv, args []string) error {
 	defer db.Close()
 	var pack bytes.Buffer
 	p, err := evidence.Write(ctx, &pack, evidence.Source{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg),
-		DB: db, Period: *period, Close: *closeID, Software: "billsnap " + buildinfo.Version(), Now: time.Now()})
+		Figures: readmodel.ManifestOf(db), Period: *period, Close: *closeID, Software: "billsnap " + buildinfo.Version(), Now: time.Now()})
 	var notClosed *evidence.NotClosedError
 	var unknown *evidence.UnknownCloseError
 	switch {
@@ -126,7 +127,7 @@ func runEvidenceVerify(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		defer db.Close()
-		store = &evidence.Store{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg), DB: db}
+		store = &evidence.Store{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg), Figures: readmodel.ManifestOf(db)}
 	} else if given(sf.fs, "out") {
 		return sf.requireStore(cfg)
 	}

@@ -39,6 +39,13 @@ func Manifest(ctx context.Context, db *sql.DB, id string) ([]manifest.TableStats
 	return out, rows.Err()
 }
 
+// ManifestOf is Manifest over db as a function of the snapshot's ID,
+// for a reader handed the figures rather than the database (evidence's
+// Figures).
+func ManifestOf(db *sql.DB) func(ctx context.Context, id string) ([]manifest.TableStats, error) {
+	return func(ctx context.Context, id string) ([]manifest.TableStats, error) { return Manifest(ctx, db, id) }
+}
+
 // Fields reads what snapshot id received of each field from db, in the
 // order of the tables and their columns (new fields last in their table).
 // A snapshot recorded before repairs were counted has Repaired 0.
