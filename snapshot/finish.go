@@ -52,7 +52,8 @@ func (s *Store) finish(ctx context.Context, sec *Section, id, status string) (st
 // staging is removed; after a prune cut short, partitions of no snapshot
 // of their kind are taken out of the Parquet trees, and files of the
 // manifest of no snapshot removed (removeStrays); the read model is
-// brought up to the state and published.
+// brought up to the state and published, unless the store has never
+// published anything and has nothing to (unpublished).
 func (s *Store) recover(ctx context.Context, sec *Section) error {
 	db := sec.DB()
 	unfinished, err := snapshotsWith(ctx, db, StatusRunning, StatusPublishing, StatusIncomplete)
@@ -93,13 +94,30 @@ func (s *Store) recover(ctx context.Context, sec *Section) error {
 	}
 	_, noModel := os.Stat(s.publicPath)
 	_, noRecords := os.Lstat(s.recs.Link())
+	if noModel == nil && noRecords == nil && len(unfinished) == 0 {
+		return nil
+	}
+	if fresh, err := s.unpublished(ctx, db); fresh || err != nil {
+		return err
+	}
 	if noModel != nil {
 		sec.publicStale = true // the master may be whole
 	}
-	if noModel != nil || noRecords != nil || len(unfinished) > 0 {
-		return s.syncModel(ctx, sec)
+	return s.syncModel(ctx, sec)
+}
+
+// unpublished tells whether the store has never published anything and
+// has nothing to publish: no snapshot on record, no read model (public
+// or master) and no records. Its read model is made by its first
+// publish (or failure); until then readers find no store (ErrNoStore),
+// which is what there is.
+func (s *Store) unpublished(ctx context.Context, db *sql.DB) (bool, error) {
+	if exists(s.publicPath) || exists(s.at.Master()) || exists(s.recs.Link()) {
+		return false, nil
 	}
-	return nil
+	var n int
+	err := db.QueryRowContext(ctx, "SELECT count(*) FROM snapshots").Scan(&n)
+	return n == 0, err
 }
 
 // removeStrays removes, when a prune was cut short (its marker is

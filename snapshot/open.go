@@ -62,15 +62,19 @@ func OpenShared(ctx context.Context, cfg storeconfig.Options, log *slog.Logger, 
 }
 
 // Exists reports whether cfg.Out holds a store: billsnap's state, or the
-// read model of an earlier billsnap. It creates nothing.
+// read model of an earlier billsnap. It creates nothing. A store opened
+// but never published has its state and no read model yet (a new store's
+// is made by its first snapshot, published or failed): OpenRead finds
+// none there (ErrNoStore).
 func Exists(cfg storeconfig.Options) bool {
 	at := layout.Dir(cfg.Out)
-	for _, p := range []string{at.State(), at.Under(cfg.DuckDB.File)} {
-		if _, err := os.Stat(p); err == nil {
-			return true
-		}
-	}
-	return false
+	return exists(at.State()) || exists(at.Under(cfg.DuckDB.File))
+}
+
+// exists tells whether path is there (a link, not followed).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // ErrNoStore is a directory where no billsnap has published anything

@@ -145,10 +145,8 @@ func check(st manifest.TableStats, written, distinct int64) error {
 // manifest writes the per-table figures, what came of each field, and
 // the status, in tx of the state.
 func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []manifest.TableStats, fields []ingest.FieldStats, status string) error {
-	for i := range stats {
-		if err := r.manifestRow(ctx, tx, &stats[i]); err != nil {
-			return err
-		}
+	if err := r.manifestRows(ctx, tx, stats); err != nil {
+		return err
 	}
 	if err := r.fieldRows(ctx, tx, fields); err != nil {
 		return err
@@ -160,10 +158,21 @@ func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []manifest.TableSt
 	return err
 }
 
-func (r *Run) manifestRow(ctx context.Context, tx *sql.Tx, st *manifest.TableStats) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO snapshot_tables VALUES (?, ?, ?, ?, ?, ?, nullif(?, -1), nullif(?, -1), ?, ?, ?, ?, ?, nullif(?, ''))`,
-		r.ID, st.Table, st.Collection, st.Walks, st.Pages, st.Received, st.Distinct, st.TotalCount,
-		st.ParquetRows, st.DuckDBRows, st.IDsSHA256, st.Seconds, st.Complete, st.Problem)
+// manifestRows writes the per-table figures, in one statement (each
+// statement is parsed, planned and run on its own).
+func (r *Run) manifestRows(ctx context.Context, tx *sql.Tx, stats []manifest.TableStats) error {
+	if len(stats) == 0 {
+		return nil
+	}
+	const row = "(?, ?, ?, ?, ?, ?, nullif(?, -1), nullif(?, -1), ?, ?, ?, ?, ?, nullif(?, ''))"
+	rows := make([]string, len(stats))
+	args := make([]any, 0, 14*len(stats))
+	for i, st := range stats {
+		rows[i] = row
+		args = append(args, r.ID, st.Table, st.Collection, st.Walks, st.Pages, st.Received, st.Distinct, st.TotalCount,
+			st.ParquetRows, st.DuckDBRows, st.IDsSHA256, st.Seconds, st.Complete, st.Problem)
+	}
+	_, err := tx.ExecContext(ctx, "INSERT INTO snapshot_tables VALUES "+strings.Join(rows, ", "), args...)
 	return err
 }
 
@@ -185,23 +194,45 @@ func (p *phases) end(name string) {
 // attrs are the steps and their durations, as log attributes.
 func (p *phases) attrs() []any { return p.list }
 
-// fieldRows writes what the snapshot received of each field, in tx.
+// fieldRows writes what the snapshot received of each field, in tx: one
+// statement, each column a list parameter, as a statement with a
+// parameter a value cost more to bind than the rest of the manifest.
 func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []ingest.FieldStats) error {
 	if len(fields) == 0 {
 		return nil
 	}
-	const row = "(?, ?, nullif(?, ''), ?, nullif(?, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, nullif(?, ''), ?)"
-	rows := make([]string, len(fields))
-	args := make([]any, 0, 16*len(fields))
-	for i, f := range fields {
-		t := f.Types
-		rows[i] = row
-		args = append(args, r.ID, f.Table, f.Column, f.Field, f.Kind, f.Contract, t.Null, t.String, t.Number, t.Boolean, t.Object, t.Array,
-			f.Coerced, f.Untyped, f.Example, f.Repaired)
+	var c fieldColumns
+	for _, f := range fields {
+		c.add(f)
 	}
-	// One statement: a statement a field cost 1 ms of the publish.
-	if _, err := tx.ExecContext(ctx, "INSERT INTO snapshot_fields VALUES "+strings.Join(rows, ", "), args...); err != nil {
+	const q = `INSERT INTO snapshot_fields SELECT ?, t, nullif(c, ''), f, nullif(k, ''), contract, nulls, strings, numbers, booleans,
+		objects, arrays, coerced, untyped, nullif(example, ''), repaired
+		FROM (SELECT unnest(?::VARCHAR[]) AS t, unnest(?::VARCHAR[]) AS c, unnest(?::VARCHAR[]) AS f, unnest(?::VARCHAR[]) AS k,
+			unnest(?::BOOLEAN[]) AS contract, unnest(?::BIGINT[]) AS nulls, unnest(?::BIGINT[]) AS strings,
+			unnest(?::BIGINT[]) AS numbers, unnest(?::BIGINT[]) AS booleans, unnest(?::BIGINT[]) AS objects,
+			unnest(?::BIGINT[]) AS arrays, unnest(?::BIGINT[]) AS coerced, unnest(?::BIGINT[]) AS untyped,
+			unnest(?::VARCHAR[]) AS example, unnest(?::BIGINT[]) AS repaired, unnest(range(?)) AS n)
+		ORDER BY n`
+	_, err := tx.ExecContext(ctx, q, r.ID, c.table, c.column, c.field, c.kind, c.contract, c.null, c.str, c.number, c.boolean,
+		c.object, c.array, c.coerced, c.untyped, c.example, c.repaired, len(fields))
+	if err != nil {
 		return fmt.Errorf("recording the fields: %w", err)
 	}
 	return nil
+}
+
+// fieldColumns are the fields' figures by column, a list each.
+type fieldColumns struct {
+	table, column, field, kind, example                                   []string
+	contract                                                              []bool
+	null, str, number, boolean, object, array, coerced, untyped, repaired []int64
+}
+
+func (c *fieldColumns) add(f ingest.FieldStats) {
+	t := f.Types
+	c.table, c.column, c.field, c.kind = append(c.table, f.Table), append(c.column, f.Column), append(c.field, f.Field), append(c.kind, f.Kind)
+	c.contract, c.example = append(c.contract, f.Contract), append(c.example, f.Example)
+	c.null, c.str, c.number = append(c.null, t.Null), append(c.str, t.String), append(c.number, t.Number)
+	c.boolean, c.object, c.array = append(c.boolean, t.Boolean), append(c.object, t.Object), append(c.array, t.Array)
+	c.coerced, c.untyped, c.repaired = append(c.coerced, f.Coerced), append(c.untyped, f.Untyped), append(c.repaired, f.Repaired)
 }

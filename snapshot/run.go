@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/snapshot/load"
@@ -100,18 +102,31 @@ func (r *Run) openDB(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range r.s.tables {
-		q := t.CreateSQL("latest_"+t.Name, load.Uncompressed(loadSettings(r.s.duck))...)
-		if copied {
-			q = "DROP TABLE IF EXISTS latest_" + t.Name + "; " + q
-		}
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			db.Close()
-			return fmt.Errorf("duckdb schema: %w", err)
-		}
+	// One transaction: one commit of the file's WAL, where a statement
+	// each would have its own.
+	err = tx(ctx, db, func(t *sql.Tx) error {
+		_, err := t.ExecContext(ctx, latestTablesSQL(r.s.tables, loadSettings(r.s.duck), copied))
+		return err
+	})
+	if err != nil {
+		db.Close()
+		return fmt.Errorf("duckdb schema: %w", err)
 	}
 	r.db = db
 	return nil
+}
+
+// latestTablesSQL makes the latest_ table of each table, anew over those
+// of the views' template when replace is set.
+func latestTablesSQL(tables []catalog.Table, cfg load.Settings, replace bool) string {
+	var b strings.Builder
+	for _, t := range tables {
+		if replace {
+			b.WriteString("DROP TABLE IF EXISTS latest_" + t.Name + "; ")
+		}
+		b.WriteString(t.CreateSQL("latest_"+t.Name, load.Uncompressed(cfg)...) + "; ")
+	}
+	return b.String()
 }
 
 // closeDB closes the run's DuckDB file, once.

@@ -132,7 +132,8 @@ func TestStatusEscapesControlCharacters(t *testing.T) {
 	}
 }
 
-// emptyStore is the configuration of a new store holding no snapshot.
+// emptyStore is the configuration of a new store holding no snapshot,
+// its empty read model published (opening a store publishes nothing).
 func emptyStore(t *testing.T) config.Config {
 	t.Helper()
 	cfg := config.Default()
@@ -141,7 +142,10 @@ func emptyStore(t *testing.T) config.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store.Close()
+	defer store.Close()
+	if err := store.Change(context.Background(), func(*snapshot.Section) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
 	return cfg
 }
 

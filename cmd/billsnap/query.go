@@ -57,6 +57,9 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
+	if errors.Is(err, snapshot.ErrNoStore) { // a store whose first snapshot is under way
+		return job.Usage(err)
+	}
 	if err != nil {
 		return err
 	}
