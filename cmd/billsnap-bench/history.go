@@ -23,8 +23,9 @@ import (
 
 // historyFlags are the flags of billsnap-bench --history.
 type historyFlags struct {
-	snapshots, findings, customers, rounds, repeat int
-	out                                            string
+	snapshots, findings, customers, rounds int
+	span                                   time.Duration
+	out                                    string
 }
 
 func parseHistory(args []string) (historyFlags, error) {
@@ -35,13 +36,13 @@ func parseHistory(args []string) (historyFlags, error) {
 	fs.IntVar(&h.findings, "findings", 1_000_000, "findings the history store holds, spread over its snapshots")
 	fs.IntVar(&h.customers, "customers", 50, "customers of the small sandbox exported")
 	fs.IntVar(&h.rounds, "rounds", 7, "times each operation is timed on each store (the median counts)")
-	fs.IntVar(&h.repeat, "repeat", 1, "runs of an operation in one timing (its mean is the round's figure)")
+	fs.DurationVar(&h.span, "span", 500*time.Millisecond, "the least a timing lasts: an operation is run that often in one (its mean is the round's figure), as counted on the fresh store, up to 20 times")
 	fs.StringVar(&h.out, "out", "", "where the stores go (default: a temporary directory, removed)")
 	if err := fs.Parse(args); err != nil {
 		return h, err
 	}
-	if h.rounds < 1 || h.repeat < 1 {
-		return h, fmt.Errorf("--rounds %d --repeat %d: both must be 1 or more", h.rounds, h.repeat)
+	if h.rounds < 1 || h.span < 0 {
+		return h, fmt.Errorf("--rounds %d --span %s: want a round or more, a span of 0 or more", h.rounds, h.span)
 	}
 	return h, nil
 }
@@ -83,7 +84,7 @@ func history(ctx context.Context, args []string) error {
 		return fmt.Errorf("seeding the history: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "history store: %d snapshots, %d findings, seeded in %.1f s\n", h.snapshots, h.findings, time.Since(start).Seconds())
-	return reportHistory(ctx, fresh, old, h.rounds, h.repeat)
+	return reportHistory(ctx, fresh, old, h.rounds, h.span)
 }
 
 // benchDir is out, or a temporary directory removed by cleanup.
@@ -172,15 +173,23 @@ type sample struct{ wall, cpu time.Duration }
 // reportHistory times each operation rounds times on each store, in
 // turn (the fresh store first in odd rounds, the history store in even
 // ones, so that neither always runs on the other's warm caches), each
-// timing the mean of repeat runs; and prints the medians and their
-// ratios.
-func reportHistory(ctx context.Context, fresh, old config.Config, rounds, repeat int) error {
+// timing the mean of as many runs as last span on the fresh store
+// (runsFor); and prints the medians and their ratios.
+func reportHistory(ctx context.Context, fresh, old config.Config, rounds int, span time.Duration) error {
 	samples := map[string][]sample{}
 	stores := []historyStore{{"fresh", fresh}, {"history", old}}
+	runs := map[string]int{}
+	for _, op := range historyOps {
+		n, err := runsFor(ctx, op.fn, fresh, span)
+		if err != nil {
+			return fmt.Errorf("%s on the fresh store: %w", op.name, err)
+		}
+		runs[op.name] = n
+	}
 	for i := range rounds {
 		for _, op := range historyOps {
 			for _, s := range inTurn(stores, i) {
-				t, err := timeOp(ctx, op.fn, s.cfg, repeat)
+				t, err := timeOp(ctx, op.fn, s.cfg, runs[op.name])
 				if err != nil {
 					return fmt.Errorf("%s on the %s store: %w", op.name, s.name, err)
 				}
@@ -188,7 +197,7 @@ func reportHistory(ctx context.Context, fresh, old config.Config, rounds, repeat
 			}
 		}
 	}
-	fmt.Printf("%12s %10s %10s %7s %10s %10s %7s\n", "operation", "fresh s", "history s", "ratio", "fresh cpu", "hist cpu", "cpu")
+	fmt.Printf("%12s %5s %10s %10s %7s %10s %10s %7s\n", "operation", "runs", "fresh s", "history s", "ratio", "fresh cpu", "hist cpu", "cpu")
 	worst, worstCPU := 0.0, 0.0
 	for _, op := range historyOps {
 		f, h := samples[op.name+"/fresh"], samples[op.name+"/history"]
@@ -196,10 +205,32 @@ func reportHistory(ctx context.Context, fresh, old config.Config, rounds, repeat
 		fc, hc := medianOf(f, cpuOf), medianOf(h, cpuOf)
 		r, rc := hw.Seconds()/fw.Seconds(), hc.Seconds()/fc.Seconds()
 		worst, worstCPU = max(worst, r), max(worstCPU, rc)
-		fmt.Printf("%12s %10.3f %10.3f %7.2f %10.3f %10.3f %7.2f\n", op.name, fw.Seconds(), hw.Seconds(), r, fc.Seconds(), hc.Seconds(), rc)
+		fmt.Printf("%12s %5d %10.3f %10.3f %7.2f %10.3f %10.3f %7.2f\n", op.name, runs[op.name], fw.Seconds(), hw.Seconds(), r, fc.Seconds(), hc.Seconds(), rc)
 	}
-	fmt.Printf("(medians of %d rounds of %d runs, in this process)\nhistory_cpu_ratio=%.2f\nhistory_ratio=%.2f\n", rounds, repeat, worstCPU, worst)
+	fmt.Printf("(medians of %d rounds, a timing the mean of its runs, in this process)\nhistory_cpu_ratio=%.2f\nhistory_ratio=%.2f\n", rounds, worstCPU, worst)
 	return nil
+}
+
+// maxRuns is the most runs of an operation one timing takes.
+const maxRuns = 20
+
+// runsFor runs fn once on cfg (not timed for the report) and returns how
+// many runs of it last span: at least 1, at most maxRuns.
+func runsFor(ctx context.Context, fn func(context.Context, config.Config) error, cfg config.Config, span time.Duration) (int, error) {
+	t, err := timeOp(ctx, fn, cfg, 1)
+	if err != nil {
+		return 0, err
+	}
+	return runsIn(span, t.wall), nil
+}
+
+// runsIn is how many runs of took each last span, at least 1, at most
+// maxRuns.
+func runsIn(span, took time.Duration) int {
+	if took <= 0 {
+		return maxRuns
+	}
+	return int(min(maxRuns, max(1, (span+took-1)/took)))
 }
 
 // inTurn is stores in round i's order: as given in even rounds (the
