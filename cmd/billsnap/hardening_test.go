@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -136,12 +135,7 @@ func TestStatusEscapesControlCharacters(t *testing.T) {
 // its empty read model published (opening a store publishes nothing).
 func emptyStore(t *testing.T) config.Config {
 	t.Helper()
-	cfg := config.Default()
-	cfg.Out = t.TempDir()
-	store, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, store := openedStore(t)
 	defer store.Close()
 	if err := store.Change(context.Background(), func(*snapshot.Section) error { return nil }); err != nil {
 		t.Fatal(err)

@@ -19,12 +19,7 @@ import (
 // still shows the runs.
 func TestAStoreNotYetPublishedIsNoneToQuery(t *testing.T) {
 	t.Parallel()
-	cfg := config.Default()
-	cfg.Out = t.TempDir()
-	store, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, store := openedStore(t)
 	store.Close()
 	code, out, stderr := queryOut(t, cfg.Out, "SELECT 1")
 	if code != job.ExitUsage || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "run billsnap export first") {
@@ -34,4 +29,17 @@ func TestAStoreNotYetPublishedIsNoneToQuery(t *testing.T) {
 	if code := runWith(context.Background(), []string{"status", "--out", cfg.Out}, &stdout, &errb, noEnv); code != job.ExitOK {
 		t.Errorf("status: exit %d, stderr %q", code, errb.String())
 	}
+}
+
+// openedStore is a new store, opened (the caller closes it): no snapshot,
+// nothing published.
+func openedStore(t *testing.T) (config.Config, *snapshot.Store) {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Out = t.TempDir()
+	store, err := snapshot.Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, store
 }
