@@ -122,26 +122,110 @@ func decodePage(body string) (*Page, error) {
 	if !gjson.Valid(body) {
 		return nil, syntaxError([]byte(body))
 	}
-	root := gjson.Parse(body)
-	if !root.IsObject() {
-		return nil, badPage("the page is a JSON %s, not an object", kind(root))
+	if i := skipSpace(body, 0); body[i] != '{' {
+		return nil, badPage("the page is a JSON %s, not an object", kind(gjson.Parse(body)))
 	}
-	paging, items := root.Get("Paging"), root.Get("Items")
+	p := &Page{}
+	pagingRaw, itemsRaw, itemsErr := p.readRoot(body)
+	paging, items := gjson.Parse(pagingRaw), gjson.Parse(itemsRaw)
 	switch {
-	case !paging.Exists() || paging.Type == gjson.Null:
+	case pagingRaw == "" || paging.Type == gjson.Null:
 		return nil, badPage("the page has no Paging object")
 	case !paging.IsObject():
 		return nil, badPage("Paging: want an object, got a JSON %s", kind(paging))
-	case !items.Exists() || items.Type == gjson.Null:
+	case itemsRaw == "" || items.Type == gjson.Null:
 		return nil, badPage("the page has no Items array")
 	case !items.IsArray():
 		return nil, badPage("Items: want an array, got a JSON %s", kind(items))
 	}
-	p := &Page{}
 	if err := decodePaging(paging, &p.Paging); err != nil {
 		return nil, err
 	}
-	return p, decodeItems(items, p)
+	return p, itemsErr
+}
+
+// readRoot reads the members of the page's object (body, valid JSON),
+// the first Paging's and Items' text ("" when absent); an Items array's
+// records are decoded into p as it is read, and err is the first record
+// that could not be.
+func (p *Page) readRoot(body string) (paging, items string, err error) {
+	i := skipSpace(body, skipSpace(body, 0)+1)
+	for i < len(body) && body[i] == '"' {
+		kend, _ := stringEnd(body, i)
+		name := stringValue(body[i:kend])
+		i = skipSpace(body, skipSpace(body, kend)+1)
+		var end int
+		switch {
+		case name == "Items" && items == "" && body[i] == '[':
+			end, err = p.decodeItems(body, i)
+			items = body[i:end]
+		default:
+			end = valueEnd(body, i)
+			if name == "Items" && items == "" {
+				items = body[i:end]
+			} else if name == "Paging" && paging == "" {
+				paging = body[i:end]
+			}
+		}
+		i = skipSpace(body, end)
+		if i < len(body) && body[i] == ',' {
+			i = skipSpace(body, i+1)
+		}
+	}
+	return paging, items, err
+}
+
+// decodeItems decodes the records of the Items array at body[at:]; end is
+// where the array ends. Their fields share one slice, each record a
+// window of it: a page of 100 records of 20 fields then allocates a few
+// growing slices rather than a handful per record.
+func (p *Page) decodeItems(body string, at int) (end int, err error) {
+	n := 0
+	p.Records = make([]Record, 0, MaxPageSize)
+	end, _ = elements(body, at, make([]Field, 0, firstFields), MaxPageSize, func(it string, fields []Field) bool {
+		n++
+		r := Record{Raw: it, Fields: fields}
+		if err = checkRecord(&r); err != nil {
+			return false
+		}
+		p.Records = append(p.Records, r)
+		return true
+	})
+	if err != nil {
+		end = nestedEnd(body, at)
+		count := 0
+		Elements(body[at:end], nil, func(string, []Field) bool { count++; return true })
+		return end, badPage("record %d of %d: %v", n, count, err)
+	}
+	return end, nil
+}
+
+// firstFields is the room the page's fields start with.
+const firstFields = 64
+
+// checkRecord checks an item, r.Raw with its fields, is a record and sets
+// its ID.
+func checkRecord(r *Record) error {
+	if r.Raw[0] != '{' {
+		return fmt.Errorf("not a JSON object: %s", snippet([]byte(r.Raw)))
+	}
+	id := ""
+	for _, f := range r.Fields {
+		if f.Name == "ID" {
+			id = f.Raw // the last, as a map would keep
+		}
+	}
+	switch {
+	case id == "" || id == "null":
+		return fmt.Errorf("the record has no ID: %s", snippet([]byte(r.Raw)))
+	case id[0] != '"':
+		return fmt.Errorf("ID %s is not a string", snippet([]byte(id)))
+	}
+	r.ID = stringValue(id)
+	if _, ok := ParseGUID(r.ID); !ok {
+		return fmt.Errorf("ID %q is not a GUID", r.ID)
+	}
+	return nil
 }
 
 func decodePaging(v gjson.Result, p *Paging) error {
@@ -174,63 +258,6 @@ func decodePaging(v gjson.Result, p *Paging) error {
 		}
 	}
 	return nil
-}
-
-// decodeItems decodes the page's records. Their fields share one slice,
-// each record a window of it: a page of 100 records of 20 fields then
-// allocates a few growing slices rather than a handful per record.
-func decodeItems(items gjson.Result, p *Page) error {
-	var err error
-	n := 0
-	p.Records = make([]Record, 0, MaxPageSize)
-	fields := make([]Field, 0, firstFields)
-	items.ForEach(func(_, it gjson.Result) bool {
-		n++
-		var r Record
-		if fields, err = decodeRecord(&r, it, fields); err != nil {
-			return false
-		}
-		p.Records = append(p.Records, r)
-		return true
-	})
-	if err != nil {
-		return badPage("record %d of %d: %v", n, len(items.Array()), err)
-	}
-	return nil
-}
-
-// firstFields is the room the page's fields start with.
-const firstFields = 256
-
-// decodeRecord decodes one item into r, appending its fields to fields
-// and giving r the window of them it added (full: an append to r.Fields
-// copies). It returns fields, grown.
-func decodeRecord(r *Record, it gjson.Result, fields []Field) ([]Field, error) {
-	if !it.IsObject() {
-		return fields, fmt.Errorf("not a JSON object: %s", snippet([]byte(it.Raw)))
-	}
-	r.Raw = it.Raw
-	start := len(fields)
-	var id gjson.Result
-	it.ForEach(func(k, v gjson.Result) bool {
-		fields = append(fields, Field{Name: k.Str, Raw: v.Raw})
-		if k.Str == "ID" {
-			id = v
-		}
-		return true
-	})
-	r.Fields = fields[start:len(fields):len(fields)]
-	switch {
-	case !id.Exists() || id.Type == gjson.Null:
-		return fields, fmt.Errorf("the record has no ID: %s", snippet([]byte(it.Raw)))
-	case id.Type != gjson.String:
-		return fields, fmt.Errorf("ID %s is not a string", snippet([]byte(id.Raw)))
-	}
-	r.ID = id.Str
-	if _, ok := ParseGUID(r.ID); !ok {
-		return fields, fmt.Errorf("ID %q is not a GUID", r.ID)
-	}
-	return fields, nil
 }
 
 // kind names a JSON value's type for a message.

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 )
@@ -111,7 +109,7 @@ type collectionSink struct {
 	children []catalog.Child
 	rows     *rowBuilder     // the collection's
 	items    []*rowBuilder   // by child
-	fields   []extract.Field // room for the fields of the item being written
+	fields   []extract.Field // room for the fields of the nested list being written
 }
 
 // newBuilders starts the walk's row builders, and with them its counts of
@@ -189,8 +187,7 @@ func (c *collectionSink) writeChildren(parentID, raw string, ch catalog.Child, b
 	if raw == "" || raw == "null" {
 		return typed, nil
 	}
-	arr := gjson.Parse(raw)
-	if !arr.IsArray() {
+	if raw[0] != '[' {
 		if ch.Contract {
 			return untyped, fmt.Errorf("want an array, got %s", clip(raw))
 		}
@@ -198,10 +195,10 @@ func (c *collectionSink) writeChildren(parentID, raw string, ch catalog.Child, b
 	}
 	o, i := typed, 0
 	var err error
-	arr.ForEach(func(_, item gjson.Result) bool {
+	c.fields = extract.Elements(raw, c.fields[:0], func(item string, fields []extract.Field) bool {
 		switch {
-		case item.IsObject():
-			err = c.writeChild(b, ch, parentID, i, item)
+		case item[0] == '{':
+			err = c.writeChild(b, ch, parentID, i, item, fields)
 		case ch.ItemContract:
 			err = fmt.Errorf("item %d is not a JSON object", i+1)
 		default:
@@ -210,19 +207,14 @@ func (c *collectionSink) writeChildren(parentID, raw string, ch catalog.Child, b
 		i++
 		return err == nil
 	})
+	clear(c.fields) // views into the page's body: not kept past it
 	return o, err
 }
 
-// writeChild writes item i of a nested list as a row of its table.
-func (c *collectionSink) writeChild(b *rowBuilder, ch catalog.Child, parentID string, i int, item gjson.Result) error {
-	fields := c.fields[:0]
-	item.ForEach(func(k, v gjson.Result) bool {
-		fields = append(fields, extract.Field{Name: k.Str, Raw: v.Raw})
-		return true
-	})
-	c.fields = fields
-	row, err := b.item(parentID, i, fields, item.Raw)
-	clear(fields) // views into the page's body: not kept past it
+// writeChild writes item i of a nested list, the JSON object item with
+// its fields, as a row of its table.
+func (c *collectionSink) writeChild(b *rowBuilder, ch catalog.Child, parentID string, i int, item string, fields []extract.Field) error {
+	row, err := b.item(parentID, i, fields, item)
 	if err != nil {
 		return err
 	}
