@@ -71,6 +71,7 @@ func serveIn(t *testing.T, args ...string) (string, func()) {
 	done := make(chan int, 1)
 	go func() {
 		env := newEnv(io.Discard, pw, func(string) string { return "" })
+		env.tune = oneThread
 		code := env.run(ctx, append([]string{"serve"}, args...))
 		pw.Close()
 		done <- code

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -43,6 +44,14 @@ func cli(t *testing.T, srv *sandbox.Server, args ...string) (int, string, string
 	env.tune = oneThread
 	code := env.run(context.Background(), args)
 	return code, out.String(), errb.String()
+}
+
+// runTuned is runWith with the store's DuckDB queries on one thread
+// (oneThread), as cli runs billsnap.
+func runTuned(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	env := newEnv(stdout, stderr, getenv)
+	env.tune = oneThread
+	return env.run(ctx, args)
 }
 
 // oneThread runs the store's DuckDB queries on one thread, as the tests

@@ -114,7 +114,7 @@ func TestDemoRuns(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
 	dir := t.TempDir()
-	if code := runWith(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, noEnv); code != job.ExitOK {
+	if code := runTuned(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, noEnv); code != job.ExitOK {
 		t.Fatalf("demo exit %d: %s", code, errb.String())
 	}
 	for _, want := range []string{"customers                                            1      3      278         278",
@@ -158,7 +158,7 @@ func TestTwoDemosPrintTheSameTotals(t *testing.T) {
 	for _, now := range []string{hour.Add(-24*time.Hour - time.Second).Format(time.RFC3339), hour.Format(time.RFC3339)} {
 		var out, errb bytes.Buffer
 		args := []string{"demo", "--out", t.TempDir(), "--progress", "none", "--customers", "30", "--now", now}
-		if code := runWith(context.Background(), args, &out, &errb, noEnv); code != job.ExitOK {
+		if code := runTuned(context.Background(), args, &out, &errb, noEnv); code != job.ExitOK {
 			t.Fatalf("demo exit %d: %s", code, errb.String())
 		}
 		if !strings.Contains(out.String(), "now "+now) {

@@ -22,6 +22,7 @@ func TestAScheduledRunIsOneLine(t *testing.T) {
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 87, Customers: 30, Planted: 1}, "")
 	cfg := config.Default()
 	cfg.BaseURL, cfg.FrontURL, cfg.Out, cfg.Progress = srv.BaseURL(), srv.FrontURL(), filepath.Join(t.TempDir(), "out"), "none"
+	oneThread(&cfg)
 	var stdout, stderr bytes.Buffer
 	env := newEnv(&stdout, &stderr, noEnv)
 	sc := schedule.Schedule{Name: "nightly", Spec: "0 3 * * *", Job: "run"}

@@ -79,7 +79,7 @@ func TestTheBarOnATerminal(t *testing.T) {
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 3, Customers: 120}, "503=0.08")
 	vars := map[string]string{"BILLSNAP_API_KEY": sandboxtest.Key, "BILLSNAP_BASE_URL": srv.BaseURL(), "BILLSNAP_FRONT_URL": srv.FrontURL()}
 	env := newEnv(&bytes.Buffer{}, tty, func(k string) string { return vars[k] })
-	env.clock = fakeclock.New(time.Now())
+	env.clock, env.tune = fakeclock.New(time.Now()), oneThread
 	code := env.run(context.Background(), []string{"export", "--out", filepath.Join(t.TempDir(), "s")})
 	tty.Close()
 	<-read

@@ -35,6 +35,7 @@ func TestServeAnswersWhatReconcilePrints(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		env := newEnv(io.Discard, pw, func(string) string { return "" })
+		env.tune = oneThread
 		code := env.run(ctx, []string{"serve", "--out", dir, "--listen", "127.0.0.1:0"})
 		pw.Close()
 		done <- code
