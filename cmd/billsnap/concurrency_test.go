@@ -216,29 +216,29 @@ func TestQueriesSucceedDuringAnExport(t *testing.T) {
 	t.Logf("%d queries during the export, all succeeded", ok)
 }
 
-// Every run started is on record and counted: ok, material, failed (a
-// wrong key), refused (the export lock held past lock_wait) and killed
-// (SIGKILL mid-export, with the time it ran and a non-zero exit).
+// Every run started is on record and counted: ok, material (a
+// reconciliation of planted data), failed (a wrong key), refused (the
+// export lock held past lock_wait) and killed (SIGKILL mid-export, with
+// the time it ran and a non-zero exit).
 func TestEveryRunIsCounted(t *testing.T) {
 	t.Parallel()
 	manyProcesses(t)
 	// The store begins with the shared export's run on record, ok: it is
 	// the first run started.
-	clean, dir := exported(t, cleanOptions)
-	planted := sandboxtest.Start(t, sandbox.Options{Seed: 85, Customers: 30, Planted: 1}, "")
+	service, dir := exported(t, exportedOptions)
 	slow := sandboxtest.Start(t, sandbox.Options{Seed: 86, Customers: 200}, "latency=250ms")
 	bin := binary(t)
 	started := 1
 	run := func(srv *sandbox.Server, args ...string) {
 		t.Helper()
 		started++
-		cmd := exec.Command(bin, append(args, "--out", dir, "--progress", "none")...)
+		cmd := exec.Command(bin, append(args, "--out", dir)...)
 		cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(), "BILLSNAP_FRONT_URL="+srv.FrontURL())
 		cmd.Run()
 	}
-	run(planted, "run")
+	run(service, "reconcile")
 	wrongKey := exec.Command(bin, "export", "--out", dir, "--progress", "none")
-	wrongKey.Env = append(os.Environ(), "BILLSNAP_API_KEY=not-the-key", "BILLSNAP_BASE_URL="+clean.BaseURL(), "BILLSNAP_FRONT_URL="+clean.FrontURL())
+	wrongKey.Env = append(os.Environ(), "BILLSNAP_API_KEY=not-the-key", "BILLSNAP_BASE_URL="+service.BaseURL(), "BILLSNAP_FRONT_URL="+service.FrontURL())
 	wrongKey.Run()
 	started++
 
@@ -250,7 +250,7 @@ func TestEveryRunIsCounted(t *testing.T) {
 	}
 	conf := filepath.Join(t.TempDir(), "billsnap.yml")
 	os.WriteFile(conf, []byte("lock_wait: 0s\n"), 0o644)
-	run(clean, "export", "--config", conf)
+	run(service, "export", "--config", conf, "--progress", "none")
 	holder.Close()
 
 	started++
@@ -265,7 +265,7 @@ func TestEveryRunIsCounted(t *testing.T) {
 	killed.Process.Signal(syscall.SIGKILL)
 	killed.Wait()
 
-	run(clean, "export")
+	run(service, "export", "--progress", "none")
 	runs, err := journal.List(layout.Dir(dir).Runs(), time.Now())
 	if err != nil || len(runs) != started {
 		t.Fatalf("%d runs on record, %d started (%v)", len(runs), started, err)
@@ -293,7 +293,7 @@ func TestEveryRunIsCounted(t *testing.T) {
 	if total != started {
 		t.Errorf("billsnap_runs_total sums to %d, %d runs started:\n%s", total, started, prom)
 	}
-	status := runOut(t, clean, "status", "--out", dir)
+	status := runOut(t, service, "status", "--out", dir)
 	if !strings.Contains(status, "killed    137") || !strings.Contains(status, "refused   1") {
 		t.Errorf("status:\n%s", status)
 	}

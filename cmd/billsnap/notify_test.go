@@ -31,30 +31,31 @@ func events(t *testing.T, r *notifytest.Receiver) []notify.Message {
 	return out
 }
 
-// A json webhook on [material, failure]: billsnap run with material
-// findings posts once (event material); the same run again posts nothing;
-// a run with a wrong API key posts one failure with exit code 1. A second
-// target that fails (404) leaves the exit codes as they are. No key is in
-// any payload, the store or the output.
+// A json webhook on [material, failure]: a reconciliation with material
+// findings (of the shared export) posts once (event material); the same
+// reconciliation again posts nothing; a run with a wrong API key posts one
+// failure with exit code 1. A second target that fails (404) leaves the
+// exit codes as they are. No key is in any payload, the store or the
+// output.
 func TestAWebhookHearsOfMaterialOnceAndOfAFailure(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 87, Customers: 30, Planted: 2}, "")
+	srv, dir := exported(t, exportedOptions)
 	hook, broken := notifytest.StartReceiver(t, 0), notifytest.StartReceiver(t, http.StatusNotFound)
-	dir, etc := t.TempDir(), t.TempDir() // the store, and where the configuration is
+	etc := t.TempDir() // where the configuration is
 	conf := filepath.Join(etc, "c.yml")
 	os.WriteFile(conf, fmt.Appendf(nil, "notify:\n  webhooks:\n    - {name: finance, url: %q, format: json, on: [material, failure]}\n"+
 		"    - {name: broken, url: %q, format: json, on: [material, failure]}\n", hook.URL, broken.URL), 0o644)
 	var output strings.Builder
 	for range 2 {
-		code, stdout, stderr := cli(t, srv, "run", "--out", dir, "--config", conf, "--progress", "none")
+		code, stdout, stderr := cli(t, srv, "reconcile", "--out", dir, "--config", conf)
 		output.WriteString(stdout + stderr)
 		if code != job.ExitMaterial { // a target that fails changes nothing
-			t.Fatalf("run: exit %d, want 3 (material)\n%s", code, stderr)
+			t.Fatalf("reconcile: exit %d, want 3 (material)\n%s", code, stderr)
 		}
 	}
 	ev := events(t, hook)
 	if len(ev) != 1 || ev[0].Event != notify.Material || ev[0].ExitCode != job.ExitMaterial || len(ev[0].Rules) == 0 || len(ev[0].TopFindings) == 0 {
-		t.Fatalf("after two runs: %+v, want one material event", ev)
+		t.Fatalf("after two reconciliations: %+v, want one material event", ev)
 	}
 	wrong := filepath.Join(etc, "wrong.key")
 	os.WriteFile(wrong, []byte("wrong-key-0123456789"), 0o600)

@@ -63,13 +63,18 @@ func stop(t *testing.T, cmd *exec.Cmd) int {
 	return 0
 }
 
-var twoOrMoreMaterial = regexp.MustCompile(`billsnap_runs_total\{job="run",status="material"\} ([2-9]|\d\d+)\n`)
+var twoOrMoreMaterial = regexp.MustCompile(`billsnap_runs_total\{job="reconcile",status="material"\} ([2-9]|\d\d+)\n`)
 
+// The schedule runs its job each time it fires, serves /healthz and
+// /metrics, and stops cleanly on SIGTERM; status and the metrics file
+// count its runs. The job is a reconciliation of the shared export, which
+// is material: what a scheduled run (export, reconcile, reports) does is
+// TestAScheduledRunIsOneLine's and TestAReaderHoldingTheStoreStopsNoJob's.
 func TestScheduleRunsTwiceAndStopsOnSIGTERM(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 81, Customers: 40, Planted: 1}, "")
+	srv, out := exported(t, exportedOptions)
 	dir := t.TempDir()
-	cmd, logs := startSchedule(t, srv, dir, filepath.Join(dir, "out"), "@every 2s", "run", "--listen", "127.0.0.1:0")
+	cmd, logs := startSchedule(t, srv, dir, out, "@every 2s", "reconcile", "--listen", "127.0.0.1:0")
 	logs.waitFor(t, "run found something material", 2, 90*time.Second)
 	checkMetricsEndpoint(t, logs)
 	if code := stop(t, cmd); code != 0 {
@@ -78,17 +83,17 @@ func TestScheduleRunsTwiceAndStopsOnSIGTERM(t *testing.T) {
 	if !strings.Contains(logs.String(), "msg=stopped") {
 		t.Errorf("no clean stop logged:\n%s", logs)
 	}
-	var out bytes.Buffer
-	code := runWith(context.Background(), []string{"status", "--config", filepath.Join(dir, "billsnap.yml")}, &out, &out, noEnv)
-	if code != job.ExitOK || strings.Count(out.String(), " quick ") < 3 || strings.Count(out.String(), " material ") < 2 {
-		t.Errorf("status: exit %d\n%s", code, out.String())
+	var status bytes.Buffer
+	code := runWith(context.Background(), []string{"status", "--config", filepath.Join(dir, "billsnap.yml")}, &status, &status, noEnv)
+	if code != job.ExitOK || strings.Count(status.String(), " quick ") < 3 || strings.Count(status.String(), " material ") < 2 {
+		t.Errorf("status: exit %d\n%s", code, status.String())
 	}
 	// On a busy machine a third run may start before SIGTERM and be
 	// interrupted: the last run's findings are there only when it was
 	// material.
-	prom, err := os.ReadFile(filepath.Join(dir, "out", "billsnap.prom"))
-	material := strings.Contains(string(prom), `billsnap_last_run_exit_code{job="run"} 3`+"\n")
-	findings := strings.Contains(string(prom), `billsnap_last_run_findings{job="run",severity="critical"}`)
+	prom, err := os.ReadFile(filepath.Join(out, "billsnap.prom"))
+	material := strings.Contains(string(prom), `billsnap_last_run_exit_code{job="reconcile"} 3`+"\n")
+	findings := strings.Contains(string(prom), `billsnap_last_run_findings{job="reconcile",severity="critical"}`)
 	if err != nil || material != findings || !twoOrMoreMaterial.Match(prom) {
 		t.Errorf("metrics file: %v\n%s", err, prom)
 	}
@@ -159,7 +164,7 @@ func checkMetricsEndpoint(t *testing.T, logs *lines) {
 	_, line, _ := strings.Cut(logs.String(), "serving /healthz and /metrics")
 	line, _, _ = strings.Cut(line, "\n")
 	_, addr, _ := strings.Cut(line, "addr=")
-	for path, want := range map[string]string{"/healthz": "ok", "/metrics": `billsnap_runs_total{job="run",status="material"}`} {
+	for path, want := range map[string]string{"/healthz": "ok", "/metrics": `billsnap_runs_total{job="reconcile",status="material"}`} {
 		resp, err := http.Get("http://" + addr + path)
 		if err != nil {
 			t.Fatalf("GET %s: %v", path, err)
