@@ -55,9 +55,9 @@ type pageColumn struct {
 
 // pageScratch is the room one run's encoding reuses.
 type pageScratch struct {
-	values, data, packed []byte
-	defs                 []int32
-	header               *thrift.TSerializer
+	data, packed []byte
+	defs         []int32
+	header       *thrift.TSerializer
 }
 
 func newPageScratch() any {
@@ -155,21 +155,8 @@ func (e *pageEncoder) page(s *pageScratch, k int, rows [][]any, i int) (j int, p
 		size += st.add(rows[j][k])
 	}
 	st.min, st.max = cloneString(st.min), cloneString(st.max)
-	s.values, s.defs = s.values[:0], s.defs[:0]
-	for _, row := range rows[i:j] {
-		v := row[k]
-		if c.maxDef > 0 {
-			s.defs = append(s.defs, int32(boolInt(v != nil)))
-		}
-		if v == nil {
-			continue
-		}
-		if s.values, err = appendPlain(s.values, c.typ, v); err != nil {
-			return j, nil, err
-		}
-	}
-	if c.typ == parquet.Type_BOOLEAN {
-		s.values = packBools(s.values)
+	if err := s.levelsAndValues(c, k, rows[i:j]); err != nil {
+		return j, nil, err
 	}
 	raw, h, err := e.compress(s, c)
 	if err != nil {
@@ -190,15 +177,36 @@ func (e *pageEncoder) page(s *pageScratch, k int, rows [][]any, i int) (j int, p
 	return j, pg, nil
 }
 
-// compress joins the page's definition levels and values and compresses
-// them; the answer is in s (valid until its next use) and the page's
-// header without its counts and statistics.
-func (e *pageEncoder) compress(s *pageScratch, c *pageColumn) ([]byte, *parquet.PageHeader, error) {
+// levelsAndValues sets s.data to the definition levels and PLAIN values
+// of column k of rows, uncompressed.
+func (s *pageScratch) levelsAndValues(c *pageColumn, k int, rows [][]any) error {
 	s.data = s.data[:0]
 	if c.maxDef > 0 {
+		s.defs = s.defs[:0]
+		for _, row := range rows {
+			s.defs = append(s.defs, int32(boolInt(row[k] != nil)))
+		}
 		s.data = append(s.data, encoding.WriteRLEBitPackedHybridInt32(s.defs, int32(bits.Len32(uint32(c.maxDef))))...)
 	}
-	s.data = append(s.data, s.values...)
+	start := len(s.data)
+	for _, row := range rows {
+		if v := row[k]; v != nil {
+			var err error
+			if s.data, err = appendPlain(s.data, c.typ, v); err != nil {
+				return err
+			}
+		}
+	}
+	if c.typ == parquet.Type_BOOLEAN {
+		s.data = s.data[:start+len(packBools(s.data[start:]))]
+	}
+	return nil
+}
+
+// compress compresses the page's levels and values (s.data); the answer
+// is in s (valid until its next use) and the page's header without its
+// counts and statistics.
+func (e *pageEncoder) compress(s *pageScratch, c *pageColumn) ([]byte, *parquet.PageHeader, error) {
 	var raw []byte
 	switch e.codec {
 	case parquet.CompressionCodec_SNAPPY:
