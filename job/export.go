@@ -17,6 +17,7 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // Service is what an export needs besides the configuration.
@@ -35,7 +36,7 @@ func (svc Service) walker(cfg config.Config) (*extract.Walker, error) {
 	client, err := extract.NewClient(extract.Options{BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Secret: svc.Secret,
 		Concurrency: cfg.Concurrency, Timeout: cfg.Timeout, Retry: cfg.Retry, Log: svc.Log, Clock: svc.Clock})
 	if err != nil {
-		return nil, UsageError{err}
+		return nil, usage.Wrap(err)
 	}
 	return &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
 		MaxRewalks: cfg.MaxRewalks, Log: svc.Log, Progress: svc.Progress, Clock: svc.Clock}, nil

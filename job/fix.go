@@ -14,6 +14,7 @@ import (
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // FixPlan makes the plan of writes for the stored reconciliation opts
@@ -31,7 +32,7 @@ func FixPlan(ctx context.Context, cfg config.Config, opts reconcile.Options, amo
 	p, err := fix.Make(ctx, db, rep, amounts, opts.Now())
 	var bad *fix.AmountError
 	if errors.As(err, &bad) {
-		return p, Usage(err)
+		return p, usage.Wrap(err)
 	}
 	return p, err
 }
@@ -45,7 +46,7 @@ func CheckPlan(ctx context.Context, cfg config.Config, p fix.Plan, force bool) e
 		return nil
 	}
 	if err := p.CheckDigest(); err != nil {
-		return Usage(err)
+		return usage.Wrap(err)
 	}
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	if err != nil {
@@ -55,7 +56,7 @@ func CheckPlan(ctx context.Context, cfg config.Config, p fix.Plan, force bool) e
 	err = fix.CheckLatest(ctx, db, p)
 	var refused *fix.PlanError
 	if errors.As(err, &refused) {
-		return Usage(err)
+		return usage.Wrap(err)
 	}
 	return err
 }

@@ -3,13 +3,13 @@ package job
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // Exit codes of billsnap, chosen here and nowhere else (README.md, "Exit
@@ -36,19 +36,6 @@ type Outcome struct {
 	Demo bool
 }
 
-// UsageError is the caller's mistake: a flag, an argument or the
-// configuration (exit 2).
-type UsageError struct{ Err error }
-
-func (e UsageError) Error() string { return e.Err.Error() }
-func (e UsageError) Unwrap() error { return e.Err }
-
-// Usage marks err as the caller's mistake (exit 2).
-func Usage(err error) error { return UsageError{err} }
-
-// Usagef is a UsageError with a formatted message.
-func Usagef(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }
-
 // MaterialError is a job that ran and found something material (exit 3).
 type MaterialError struct{ Note string }
 
@@ -63,12 +50,12 @@ func Material(out Outcome, err error) error {
 }
 
 // ExitCode maps what a job returned (after Material) to its exit code.
-// Usage errors are UsageError and the errors of the domain packages that
+// Usage errors are usage.Error and the errors of the domain packages that
 // name the caller's mistake: a configuration key, an unknown snapshot, a
 // statement that does not prepare.
 func ExitCode(ctx context.Context, err error) int {
 	var (
-		u       UsageError
+		u       usage.Error
 		m       MaterialError
 		cfg     *configkey.Error
 		unknown *reconcile.UnknownSnapshotError

@@ -9,6 +9,7 @@ import (
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // Every kind of result has its exit code, wrapped or not, and the journal
@@ -26,7 +27,7 @@ func TestExitCodes(t *testing.T) {
 		{"ok", context.Background(), Outcome{}, nil, ExitOK},
 		{"material", context.Background(), Outcome{Material: true, Note: "x"}, nil, ExitMaterial},
 		{"failure", context.Background(), Outcome{Material: true}, errors.New("disk full"), ExitFailure},
-		{"usage", context.Background(), Outcome{}, Usagef("--out: bad"), ExitUsage},
+		{"usage", context.Background(), Outcome{}, usage.Errorf("--out: bad"), ExitUsage},
 		{"config key", context.Background(), Outcome{}, fmt.Errorf("loading: %w", &configkey.Error{Key: "k", Msg: "m"}), ExitUsage},
 		{"unknown snapshot", context.Background(), Outcome{}, &reconcile.UnknownSnapshotError{ID: "x"}, ExitUsage},
 		{"statement", context.Background(), Outcome{}, &readmodel.StatementError{Err: errors.New("parser")}, ExitUsage},

@@ -19,6 +19,7 @@ import (
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // ReconcileOptions prepares what every reconciliation of cfg needs: the
@@ -31,11 +32,11 @@ func ReconcileOptions(cfg config.Config, rulesDir, waivers string) (reconcile.Op
 	o := reconcile.Options{Grace: cfg.Reconcile.Grace, Materiality: cfg.Reconcile.Materiality, Now: time.Now}
 	var err error
 	if o.Rules, err = reconcile.Rules(cmp.Or(rulesDir, cfg.Reconcile.RulesDir)); err != nil {
-		return o, Usage(err)
+		return o, usage.Wrap(err)
 	}
 	if w := cmp.Or(waivers, cfg.Reconcile.Waivers); w != "" {
 		if o.Waivers, err = findings.LoadWaivers(w); err != nil {
-			return o, Usage(err)
+			return o, usage.Wrap(err)
 		}
 	}
 	made, err := workspaceWaivers(cfg.Out)
@@ -44,7 +45,7 @@ func ReconcileOptions(cfg config.Config, rulesDir, waivers string) (reconcile.Op
 	}
 	o.Waivers = append(o.Waivers, made...)
 	if err := o.Check(); err != nil {
-		return o, Usage(err)
+		return o, usage.Wrap(err)
 	}
 	return o, nil
 }

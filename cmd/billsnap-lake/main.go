@@ -35,6 +35,7 @@ import (
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/usage"
 
 	_ "github.com/billsnap/billsnap/lake/drivers"
 )
@@ -125,11 +126,11 @@ func load(name string, args []string) (config.Config, error) {
 	out := fs.String("out", "", "the store's directory")
 	url := fs.String("parquet-url", "", "the lake")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return config.Config{}, job.Usage(errors.Join(err, argsError(fs)))
+		return config.Config{}, usage.Wrap(errors.Join(err, argsError(fs)))
 	}
 	cfg, err := config.Load(*file, os.Getenv)
 	if err != nil {
-		return cfg, job.Usage(err)
+		return cfg, usage.Wrap(err)
 	}
 	if *out != "" {
 		cfg.Out = *out
@@ -138,10 +139,10 @@ func load(name string, args []string) (config.Config, error) {
 		cfg.Parquet.URL, _ = config.AbsoluteLake(*url, "") // relative to the working directory; Check refuses one left relative
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, job.Usage(err)
+		return cfg, usage.Wrap(err)
 	}
 	if cfg.Parquet.URL == "" {
-		return cfg, job.Usagef("no parquet.url")
+		return cfg, usage.Errorf("no parquet.url")
 	}
 	return cfg, nil
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
-	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // serviceFlags are the flags of the commands that talk to the service
@@ -47,7 +47,7 @@ func (f *serviceFlags) load(env *cliEnv) (config.Config, error) {
 	env.learnSecret(f.keyFile)
 	c, err := env.loadConfig(f.file)
 	if err != nil {
-		return c, job.Usage(err)
+		return c, usage.Wrap(err)
 	}
 	f.fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
@@ -90,13 +90,13 @@ func prepare(c config.Config, service bool, lk lakeLink) error {
 		err = errors.Join(err, lk.Check()) // before the walk, not after it
 	}
 	if err != nil {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	if _, err := catalog.Collections(c.Collections); err != nil {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	if _, err := catalog.ApplyFields(c.Fields); err != nil {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	return nil
 }
@@ -105,7 +105,7 @@ func prepare(c config.Config, service bool, lk lakeLink) error {
 func (f *serviceFlags) secret(env *cliEnv) (*extract.Secret, error) {
 	key, err := config.APIKey(env.getenv, f.keyFile, func(msg string) { env.log.Warn(msg) })
 	if err != nil {
-		return nil, job.Usage(err)
+		return nil, usage.Wrap(err)
 	}
 	s := extract.NewSecret(key)
 	env.setSecret(s)
@@ -146,7 +146,7 @@ func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
 	env.learnSecret("")
 	c, err := env.loadConfig(f.file)
 	if err != nil {
-		return c, job.Usage(err)
+		return c, usage.Wrap(err)
 	}
 	if given(f.fs, "out") {
 		c.Out = f.out
@@ -167,5 +167,5 @@ func (f *storeFlags) requireStore(cfg config.Config) error {
 	if given(f.fs, "out") {
 		from = "--out"
 	}
-	return job.Usagef("%s %s holds no billsnap store (run billsnap export into it first, or check the path)", from, cfg.Out)
+	return usage.Errorf("%s %s holds no billsnap store (run billsnap export into it first, or check the path)", from, cfg.Out)
 }

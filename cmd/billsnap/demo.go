@@ -18,6 +18,7 @@ import (
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // demoData is the sandbox the demo exports: the same seed, size and now
@@ -53,7 +54,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 	if *nowFlag != "" {
 		t, err := time.Parse(time.RFC3339, *nowFlag)
 		if err != nil {
-			return job.Usagef("--now: want RFC 3339, such as 2026-11-22T03:00:00Z")
+			return usage.Errorf("--now: want RFC 3339, such as 2026-11-22T03:00:00Z")
 		}
 		data.now = t.UTC().Truncate(time.Second)
 	}
@@ -72,7 +73,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		env.tune(&cfg)
 	}
 	if err := cfg.Validate(); err != nil {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	paths, err := demoJob(ctx, env, cfg, extract.NewSecret(key))
 	if err != nil {

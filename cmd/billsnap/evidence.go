@@ -15,11 +15,11 @@ import (
 	"github.com/billsnap/billsnap/internal/atomicfile"
 	"github.com/billsnap/billsnap/internal/buildinfo"
 	"github.com/billsnap/billsnap/internal/plural"
-	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // evidenceAbout is evidence's own help: the pack and its verify.
@@ -61,7 +61,7 @@ func runEvidence(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if _, err := findings.ParsePeriod(*period); err != nil && (*period != "" || *closeID == "") {
-		return job.Usagef("--period %q: want the closed month as YYYY-MM (or --close ID)", *period)
+		return usage.Errorf("--period %q: want the closed month as YYYY-MM (or --close ID)", *period)
 	}
 	cfg, err := sf.load(env)
 	if err != nil {
@@ -82,7 +82,7 @@ func runEvidence(ctx context.Context, env *cliEnv, args []string) error {
 	var unknown *evidence.UnknownCloseError
 	switch {
 	case errors.As(err, &notClosed), errors.As(err, &unknown):
-		return job.Usage(err)
+		return usage.Wrap(err)
 	case err != nil:
 		return err
 	}
@@ -112,7 +112,7 @@ func runEvidenceVerify(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if *timeout <= 0 {
-		return job.Usagef("--timeout %v: want a positive duration", *timeout)
+		return usage.Errorf("--timeout %v: want a positive duration", *timeout)
 	}
 	cfg, err := sf.load(env)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/usage"
 )
 
 func runExport(ctx context.Context, env *cliEnv, args []string) error {
@@ -111,7 +112,7 @@ func runCheckConfig(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	next, err := schedule.NextFires(cfg.Schedules, time.Now())
 	if err != nil {
-		return job.Usagef("schedules: %v", err)
+		return usage.Errorf("schedules: %v", err)
 	}
 	ctl, err := accessControl(env, cfg.Workspace, "")
 	if err != nil {
@@ -138,7 +139,7 @@ func probeLake(ctx context.Context, env *cliEnv, cfg config.Config) (string, err
 	}
 	found, err := env.lake.Probe(ctx, cfg)
 	if err != nil {
-		return "", job.Usagef("parquet.url %s: %v", cfg.Parquet.URL, err)
+		return "", usage.Errorf("parquet.url %s: %v", cfg.Parquet.URL, err)
 	}
 	return fmt.Sprintf("%s, through %s: %s", cfg.Parquet.URL, env.lake.Where(ctx), found), nil
 }

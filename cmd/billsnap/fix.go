@@ -10,6 +10,7 @@ import (
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // fixUsage is fix's own help: its two subcommands.
@@ -53,7 +54,7 @@ func runFixPlan(ctx context.Context, env *cliEnv, args []string) error {
 	var amounts []fix.Amount
 	if *amountsFile != "" {
 		if amounts, err = fix.ReadAmounts(*amountsFile); err != nil {
-			return job.Usage(err)
+			return usage.Wrap(err)
 		}
 	}
 	if err := sf.requireStore(cfg); err != nil {
@@ -77,7 +78,7 @@ func runFixApply(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if *planFile == "" {
-		return job.Usagef("--plan is required")
+		return usage.Errorf("--plan is required")
 	}
 	cfg, err := cf.load(env)
 	if err != nil {
@@ -85,7 +86,7 @@ func runFixApply(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	p, err := fix.Read(*planFile)
 	if err != nil {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	if err := cf.requireStore(cfg); err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // cliFlags is a subcommand's flag set. Its flags come in groups (the
@@ -107,7 +107,7 @@ func flagError(fs *cliFlags, err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	return job.Usagef("%v ('billsnap %s --help' lists its flags)", err, fs.Name())
+	return usage.Errorf("%v ('billsnap %s --help' lists its flags)", err, fs.Name())
 }
 
 // parseFlags parses args; a bad flag is a usage error, --help is flag.ErrHelp.
@@ -116,7 +116,7 @@ func parseFlags(fs *cliFlags, args []string) error {
 		return flagError(fs, err)
 	}
 	if fs.NArg() > 0 {
-		return job.Usagef("unexpected argument %q", fs.Arg(0))
+		return usage.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }

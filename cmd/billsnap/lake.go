@@ -8,8 +8,8 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/config"
-	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake/ddl"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // lakeUsage is lake's own help: its subcommand.
@@ -48,14 +48,14 @@ func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if !slices.Contains(ddl.Engines, *engine) {
-		return job.Usagef("--engine %q: want one of %s", *engine, strings.Join(ddl.Engines, ", "))
+		return usage.Errorf("--engine %q: want one of %s", *engine, strings.Join(ddl.Engines, ", "))
 	}
 	if cfg.Parquet.URL == "" {
-		return job.Usagef("parquet.url is not set (config key parquet.url, or --parquet-url): nothing is published to object storage")
+		return usage.Errorf("parquet.url is not set (config key parquet.url, or --parquet-url): nothing is published to object storage")
 	}
 	tables, err := catalog.ApplyFields(cfg.Fields)
 	if err != nil {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	l := ddl.Lake{URL: cfg.Parquet.URL, Iceberg: cfg.Iceberg, Tables: ddlTables(tables), Hive: *hive}
 	// A REST catalog gives its tables their locations: Hive tables need them too.
@@ -65,7 +65,7 @@ func runLakeDDL(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if err := ddl.Write(env.stdout, *engine, l); err != nil {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	return nil
 }
@@ -77,7 +77,7 @@ func icebergMetadata(ctx context.Context, lk lakeLink, cfg config.Config) (map[s
 	if cfg.Iceberg.Catalog == "sql" {
 		db = cfg.Iceberg.SQLiteFile(cfg.Out)
 		if _, err := os.Stat(db); err != nil {
-			return nil, "", job.Usagef("no Iceberg catalog at %s (iceberg.uri): export with parquet.url first, or print --hive tables", db)
+			return nil, "", usage.Errorf("no Iceberg catalog at %s (iceberg.uri): export with parquet.url first, or print --hive tables", db)
 		}
 	}
 	out, err := lk.Metadata(ctx, cfg)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // notifyUsage is notify's own help: its subcommand.
@@ -34,7 +35,7 @@ func runNotifyTest(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	n := job.Notifier(cfg, env.log, env.redact)
 	if n == nil {
-		return job.Usagef("the configuration names no notification target (config key notify)")
+		return usage.Errorf("the configuration names no notification target (config key notify)")
 	}
 	failed := 0
 	for _, r := range n.Test(ctx) {

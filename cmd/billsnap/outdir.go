@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/billsnap/billsnap/config"
-	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // checkOut is a usage error, one line naming the directory and where it
@@ -26,7 +26,7 @@ func (f *storeFlags) checkOut(out string, write bool) error {
 	if given(f.fs, "out") {
 		from = "--out"
 	}
-	return job.Usagef("%s %s %v", from, out, err)
+	return usage.Errorf("%s %s %v", from, out, err)
 }
 
 // usableOut says what makes out unusable as the store's directory, or nil.

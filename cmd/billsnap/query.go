@@ -10,9 +10,9 @@ import (
 	"github.com/billsnap/billsnap/cmd/internal/relations"
 	"github.com/billsnap/billsnap/cmd/internal/resultset"
 	"github.com/billsnap/billsnap/internal/plural"
-	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // queryAbout is what query --help says under its usage line.
@@ -58,7 +58,7 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	db, err := snapshot.OpenRead(ctx, cfg.Options)
 	if errors.Is(err, snapshot.ErrNoStore) { // a store whose first snapshot is under way
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func queryRows(ctx context.Context, env *cliEnv, db *sql.DB, statement, format s
 	}
 	rows, err := readmodel.Query(ctx, db, statement)
 	if se := (*readmodel.StatementError)(nil); errors.As(err, &se) {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	if err != nil {
 		return err
@@ -107,11 +107,11 @@ func parseQueryArgs(fs *cliFlags, args []string, listing func() bool) (string, e
 	}
 	switch {
 	case listing() && len(rest) > 0:
-		return "", job.Usagef("--tables and --columns list, and take no SQL statement (%q)", rest[0])
+		return "", usage.Errorf("--tables and --columns list, and take no SQL statement (%q)", rest[0])
 	case listing():
 		return "", nil
 	case len(rest) != 1:
-		return "", job.Usagef("want one SQL statement, quoted, not %d arguments", len(rest))
+		return "", usage.Errorf("want one SQL statement, quoted, not %d arguments", len(rest))
 	}
 	return rest[0], nil
 }
@@ -124,7 +124,7 @@ func parseWithOneArg(fs *cliFlags, args []string, what string) (string, error) {
 		return "", err
 	}
 	if len(rest) != 1 {
-		return "", job.Usagef("want %s not %d arguments", what, len(rest))
+		return "", usage.Errorf("want %s not %d arguments", what, len(rest))
 	}
 	return rest[0], nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/billsnap/billsnap/recheck"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // runRecheck reads the service again for the open findings about charges
@@ -31,7 +32,7 @@ func runRecheck(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if *format != "text" && *format != "json" {
-		return job.Usagef("--format must be text or json, not %q", *format)
+		return usage.Errorf("--format must be text or json, not %q", *format)
 	}
 	cfg, err := cf.load(env)
 	if err != nil {
@@ -124,7 +125,7 @@ func (f storedFlags) options(cfg config.Config) (reconcile.Options, error) {
 	opts.SnapshotID = *f.snapshot
 	if *f.period != "" {
 		if opts.Period, err = findings.ParsePeriod(*f.period); err != nil {
-			return opts, job.Usage(err)
+			return opts, usage.Wrap(err)
 		}
 	}
 	return opts, nil

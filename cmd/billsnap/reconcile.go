@@ -12,6 +12,7 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // reconcileFlags are the flags of reconcile, report and run.
@@ -43,7 +44,7 @@ func addReconcileFlags(fs *cliFlags, withSnapshot, reportFiles bool) *reconcileF
 // (job.ReconcileOptions, with the snapshot, period and as-of of the flags).
 func (f *reconcileFlags) options(cfg config.Config) (reconcile.Options, error) {
 	if !f.reportFiles && !strings.Contains(" text json csv ", " "+f.format+" ") {
-		return reconcile.Options{}, job.Usagef("--format must be text, json or csv, not %q", f.format)
+		return reconcile.Options{}, usage.Errorf("--format must be text, json or csv, not %q", f.format)
 	}
 	o, err := job.ReconcileOptions(cfg, f.rules, f.waivers)
 	if err != nil {
@@ -52,12 +53,12 @@ func (f *reconcileFlags) options(cfg config.Config) (reconcile.Options, error) {
 	o.SnapshotID = f.snapshot
 	if f.period != "" {
 		if o.Period, err = findings.ParsePeriod(f.period); err != nil {
-			return o, job.Usage(err)
+			return o, usage.Wrap(err)
 		}
 	}
 	if f.asOf != "" {
 		if o.AsOf, err = parseTime(f.asOf); err != nil {
-			return o, job.Usagef("--as-of: %v", err)
+			return o, usage.Errorf("--as-of: %v", err)
 		}
 	}
 	return o, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/usage"
 )
 
 func runReport(ctx context.Context, env *cliEnv, args []string) error {
@@ -42,7 +43,7 @@ func (f *reconcileFlags) reportOptions(cfg config.Config) (reconcile.Options, []
 	formats := cfg.Reports.Formats
 	if f.format != "" {
 		if formats, err = reports.ParseFormats(f.format); err != nil {
-			return opts, nil, job.Usagef("--format: %v", err)
+			return opts, nil, usage.Errorf("--format: %v", err)
 		}
 	}
 	return opts, formats, nil

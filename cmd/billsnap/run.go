@@ -16,6 +16,7 @@ import (
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // command is one subcommand.
@@ -104,11 +105,11 @@ func (env *cliEnv) run(ctx context.Context, args []string) int {
 	stdout, stderr := env.stdout, env.stderr
 	args = commandArgs(args)
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage())
+		fmt.Fprint(stderr, commandsUsage())
 		return job.ExitUsage
 	}
 	if isHelp(args[0]) {
-		fmt.Fprint(stdout, usage())
+		fmt.Fprint(stdout, commandsUsage())
 		return job.ExitOK
 	}
 	for _, c := range commands() {
@@ -128,13 +129,13 @@ func (env *cliEnv) run(ctx context.Context, args []string) int {
 			return code
 		}
 	}
-	fmt.Fprintf(stderr, "billsnap: unknown command %q\n\n%s", args[0], usage())
+	fmt.Fprintf(stderr, "billsnap: unknown command %q\n\n%s", args[0], commandsUsage())
 	return job.ExitUsage
 }
 
 func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "help" }
 
-func usage() string {
+func commandsUsage() string {
 	var b strings.Builder
 	b.WriteString("Usage: billsnap <command> [flags]\n\nCommands:\n")
 	width := 0
@@ -155,8 +156,8 @@ type subcommand struct {
 }
 
 // dispatch runs the subcommand of command that args name; --help prints
-// usage.
-func dispatch(ctx context.Context, env *cliEnv, command, usage string, args []string, subs ...subcommand) error {
+// help.
+func dispatch(ctx context.Context, env *cliEnv, command, help string, args []string, subs ...subcommand) error {
 	var names []string
 	for _, s := range subs {
 		names = append(names, s.name)
@@ -164,18 +165,18 @@ func dispatch(ctx context.Context, env *cliEnv, command, usage string, args []st
 	want := strings.Join(names, " or ")
 	if len(args) == 0 {
 		what := map[bool]string{true: "they do", false: "it does"}[len(subs) > 1]
-		return job.Usagef("want a subcommand: %s ('billsnap %s --help' says what %s)", want, command, what)
+		return usage.Errorf("want a subcommand: %s ('billsnap %s --help' says what %s)", want, command, what)
 	}
 	if i := slices.Index(names, args[0]); i >= 0 {
 		return subs[i].run(ctx, env, args[1:])
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(env.stdout, usage)
+		fmt.Fprint(env.stdout, help)
 		return nil
 	}
 	if name, ok := strings.CutPrefix(args[0], "-"); ok {
-		return job.Usagef("flag provided but not defined: -%s ('billsnap %s --help' lists its flags)", strings.TrimPrefix(name, "-"), command)
+		return usage.Errorf("flag provided but not defined: -%s ('billsnap %s --help' lists its flags)", strings.TrimPrefix(name, "-"), command)
 	}
-	return job.Usagef("unknown subcommand %q: want %s", args[0], want)
+	return usage.Errorf("unknown subcommand %q: want %s", args[0], want)
 }

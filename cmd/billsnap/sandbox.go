@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/usage"
 )
 
 func runSandbox(ctx context.Context, env *cliEnv, args []string) error {
@@ -52,18 +52,18 @@ func sandboxConfig(key string, seed uint64, customers, planted, months int, faul
 	cfg := sandbox.Config{APIKey: key, Data: sandbox.Options{Seed: seed, Customers: customers, Planted: planted, Months: months}}
 	switch {
 	case key == "":
-		return cfg, job.Usagef("--api-key is required")
+		return cfg, usage.Errorf("--api-key is required")
 	case customers < 1 || planted < 0 || months < 1:
-		return cfg, job.Usagef("--customers and --months must be 1 or more, --planted 0 or more")
+		return cfg, usage.Errorf("--customers and --months must be 1 or more, --planted 0 or more")
 	}
 	f, err := sandbox.ParseFaults(faults)
 	if err != nil {
-		return cfg, job.Usagef("--faults: %v", err)
+		return cfg, usage.Errorf("--faults: %v", err)
 	}
 	cfg.Faults = f
 	if now != "" {
 		if cfg.Data.Now, err = time.Parse(time.RFC3339, now); err != nil {
-			return cfg, job.Usagef("--now: want RFC 3339, such as 2026-11-22T03:00:00Z")
+			return cfg, usage.Errorf("--now: want RFC 3339, such as 2026-11-22T03:00:00Z")
 		}
 	}
 	return cfg, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/schedule"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // runSchedule runs the jobs of the config's schedules until SIGINT or
@@ -33,7 +34,7 @@ func runSchedule(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if len(cfg.Schedules) == 0 {
-		return job.Usagef("the configuration has no schedules (config key schedules)")
+		return usage.Errorf("the configuration has no schedules (config key schedules)")
 	}
 	secret, err := cf.secret(env)
 	if err != nil {
@@ -52,7 +53,7 @@ func runSchedule(ctx context.Context, env *cliEnv, args []string) error {
 		env.scheduled(ctx, cfg, secret, sc, metrics)
 	}, env.log)
 	if err != nil {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	next, _ := schedule.NextFires(cfg.Schedules, time.Now())
 	for _, n := range next {

@@ -11,6 +11,7 @@ import (
 	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/usage"
 	"github.com/billsnap/billsnap/workspace"
 )
 
@@ -38,7 +39,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if err := workspace.CheckListen(*listen, token != "" || ctl.Identity != access.None); err != nil {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	if err := sf.requireStore(cfg); err != nil {
 		return err
@@ -77,11 +78,11 @@ func readToken(file string) (string, error) {
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return "", job.Usagef("--token-file: %v", err)
+		return "", usage.Errorf("--token-file: %v", err)
 	}
 	token := strings.TrimSpace(string(b))
 	if len(token) < 16 {
-		return "", job.Usagef("--token-file %s: the token must be at least 16 characters (it has %d)", file, len(token))
+		return "", usage.Errorf("--token-file %s: the token must be at least 16 characters (it has %d)", file, len(token))
 	}
 	return token, nil
 }
@@ -92,11 +93,11 @@ func readToken(file string) (string, error) {
 // no one.
 func accessControl(env *cliEnv, c access.Config, token string) (*access.Control, error) {
 	if token != "" && c.Identity != access.None {
-		return nil, job.Usagef("--token-file and workspace.identity %s are one or the other: with identity, each user is known by their own", c.Identity)
+		return nil, usage.Errorf("--token-file and workspace.identity %s are one or the other: with identity, each user is known by their own", c.Identity)
 	}
 	ctl, err := access.New(c, time.Now, env.log)
 	if err != nil {
-		return nil, job.Usage(err)
+		return nil, usage.Wrap(err)
 	}
 	return ctl, nil
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/cmd/internal/status"
-	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // runStatus prints the last runs (from the journal, which no lock holds),
@@ -23,7 +23,7 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if *format != "table" && *format != "json" {
-		return job.Usagef("--format %q: want table or json", *format)
+		return usage.Errorf("--format %q: want table or json", *format)
 	}
 	cfg, err := sf.load(env)
 	if err != nil {

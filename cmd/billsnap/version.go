@@ -6,8 +6,8 @@ import (
 	"runtime"
 
 	"github.com/billsnap/billsnap/internal/buildinfo"
-	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // runVersion prints billsnap's version and commit, DuckDB's, Go's, and
@@ -19,7 +19,7 @@ func runVersion(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return job.Usagef("billsnap version takes no arguments, not %q", fs.Arg(0))
+		return usage.Errorf("billsnap version takes no arguments, not %q", fs.Arg(0))
 	}
 	duck, err := readmodel.DuckDBVersion(ctx)
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // Name is the lake's program, found beside the program that runs it or
@@ -109,7 +110,7 @@ func Run(ctx context.Context, cfg config.Config, sub string) ([]byte, error) {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.As(err, &exit) && exit.ExitCode() == job.ExitUsage:
-		return nil, job.Usagef("%s %s refused its configuration (above)", Name, sub)
+		return nil, usage.Errorf("%s %s refused its configuration (above)", Name, sub)
 	case err != nil && said.error != "":
 		return nil, fmt.Errorf("%s %s: %s (%w)", Name, sub, said.error, err)
 	case err != nil:
@@ -158,7 +159,7 @@ func Find() (string, error) {
 	if p, err := exec.LookPath(Name); err == nil {
 		return p, nil
 	}
-	return "", job.Usagef("parquet.url is set, and the lake's program %s is not installed (beside billsnap, or on PATH): go install ./cmd/%s",
+	return "", usage.Errorf("parquet.url is set, and the lake's program %s is not installed (beside billsnap, or on PATH): go install ./cmd/%s",
 		Name, Name)
 }
 

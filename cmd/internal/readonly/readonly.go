@@ -13,8 +13,8 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
-	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // readsOnly tells whether a statement of this kind is one query runs: a
@@ -86,7 +86,7 @@ func RefuseWrites(ctx context.Context, db *sql.DB, statement string) error {
 	if err != nil || kind == duckdb.STATEMENT_TYPE_INVALID || readsOnly(kind) {
 		return err
 	}
-	return job.Usagef("query only reads: %s writes or changes something (it runs SELECT, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA and CALL)", statementWord(statement))
+	return usage.Errorf("query only reads: %s writes or changes something (it runs SELECT, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA and CALL)", statementWord(statement))
 }
 
 // statementWord is the first word of statement, upper case: what the

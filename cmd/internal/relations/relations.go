@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/cmd/internal/resultset"
-	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot/state"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // relationDoc says what one table or view of the read model holds. name
@@ -112,7 +112,7 @@ func PrintColumns(ctx context.Context, w io.Writer, db *sql.DB, name, format str
 		return err
 	}
 	if len(cols) == 0 {
-		return job.Usagef("--columns %q: the read model has no such table or view ('billsnap query --tables' lists them)", name)
+		return usage.Errorf("--columns %q: the read model has no such table or view ('billsnap query --tables' lists them)", name)
 	}
 	p, err := resultset.NewPrinter(w, format, []string{"name", "type"}, []string{"VARCHAR", "VARCHAR"})
 	if err != nil {

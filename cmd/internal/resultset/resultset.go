@@ -21,7 +21,7 @@ import (
 
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/termsafe"
-	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // Formats names the formats NewPrinter knows, for a command's --help and
@@ -48,7 +48,7 @@ func NewPrinter(w io.Writer, format string, cols, types []string) (Printer, erro
 	case "json":
 		return newJSONPrinter(w, cols, types)
 	}
-	return nil, job.Usagef("--format %q: want %s", format, Formats)
+	return nil, usage.Errorf("--format %q: want %s", format, Formats)
 }
 
 // CheckFormat is a usage error when format is not one of Formats.

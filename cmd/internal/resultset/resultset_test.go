@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/billsnap/billsnap/cmd/internal/resultset"
-	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // Each format prints a header and rows as documented, and says under a
@@ -31,7 +31,7 @@ func TestFormats(t *testing.T) {
 			t.Errorf("%s: %v\n%q\nwant\n%q", format, err, b.String(), want)
 		}
 	}
-	if err := resultset.CheckFormat("xml"); !errors.As(err, new(job.UsageError)) {
+	if err := resultset.CheckFormat("xml"); !errors.As(err, new(usage.Error)) {
 		t.Errorf("xml: %v, want a usage error", err)
 	}
 }

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
-	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // Schema is the version of status --format json's schema
@@ -93,7 +93,7 @@ func PrintJSON(ctx context.Context, w io.Writer, cfg config.Config, n int, now t
 	}
 	next, err := schedule.NextFires(cfg.Schedules, now)
 	if err != nil {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	for _, s := range next {
 		doc.Schedules = append(doc.Schedules, Schedule{Name: s.Name, Spec: s.Spec, Job: s.Job, Period: orNull(s.Period), Next: s.At.UTC()})

@@ -20,12 +20,12 @@ import (
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/termsafe"
-	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/usage"
 )
 
 // PrintTable writes the status of cfg's store for people: the last n
@@ -179,7 +179,7 @@ func printNextFires(w io.Writer, specs []schedule.Schedule, now time.Time) error
 	}
 	next, err := schedule.NextFires(specs, now)
 	if err != nil {
-		return job.Usage(err)
+		return usage.Wrap(err)
 	}
 	fmt.Fprintln(w, "\nSchedules:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
