@@ -10,6 +10,7 @@ import (
 // Money not invoiced and money invoiced twice do not cancel out of the
 // gross total; waived and resolved findings count in neither.
 func TestCurrencyTotalsAreNetAndGross(t *testing.T) {
+	t.Parallel()
 	eur := func(s string) money.Amount {
 		a, err := money.Parse(s)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 // scheduler do, gets the new one when it opens the path after a publish,
 // and keeps the old one where it holds it.
 func TestOpenReadAfterAPublishWhileTheOldIsHeld(t *testing.T) {
+	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 3, Customers: 5}, "")
 	cfg := testConfig(srv, t.TempDir())
 	latest := func(db *sql.DB) string {

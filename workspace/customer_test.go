@@ -20,6 +20,7 @@ import (
 // invoice's number: in the API's JSON, the findings list and the CSV
 // download, as their readers read them. The names are the sandbox's.
 func TestEachFindingNamesItsCustomer(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	srv := fx.serve(t, "")
 	var found []reports.FindingJSON

@@ -19,6 +19,7 @@ import (
 // columns NULL, in the read model and the workspace, and the next
 // reconcile reads them as the previous snapshot's and names its own.
 func TestFindingsKeptBeforeCustomersRead(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	files, err := filepath.Glob(filepath.Join(layout.Dir(fx.cfg.Out).History(), "findings", "*.parquet"))
 	if err != nil || len(files) == 0 {
@@ -74,6 +75,7 @@ func TestFindingsKeptBeforeCustomersRead(t *testing.T) {
 // before its next publish: the list, its search, the overview and the API
 // answer, naming no customer.
 func TestAReadModelPublishedBeforeCustomersIsRead(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	public := filepath.Join(fx.cfg.Out, fx.cfg.Options.DuckDB.File)
 	db, err := sql.Open("duckdb", public)

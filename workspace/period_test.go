@@ -12,6 +12,7 @@ import (
 // and totals, as the runs and findings.json do, so that `period IS NULL`
 // finds them all.
 func TestAWholeSnapshotsPeriodIsNull(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	db, err := snapshot.OpenRead(context.Background(), fx.cfg.Options)
 	if err != nil {

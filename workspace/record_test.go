@@ -82,6 +82,7 @@ func checkTwoToCompare(t *testing.T, fx *fixture, srv *httptest.Server) {
 // text, and shows the text, cut; the API says the same. A shallow record
 // keeps its raw JSON as JSON.
 func TestADeepRecordSaysWhyItsRawIsText(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Start(t, sandbox.Options{Seed: 4, Customers: 5}, "")
 	hs := hostile.Start(t, sb, hostile.Attacks{Depth: 200_000})
 	cfg := config.Default()

@@ -67,6 +67,7 @@ func reconciliationReads(ctx context.Context, db *sql.DB, id, period string, rul
 // the store keeps; a snapshot with none has none; and a read model
 // published before its macros reads the same through its views.
 func TestAReconciliationsQueriesReadItsOwnFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fx := newFixture(t)
 	id := fx.reconciled.Snapshot.ID

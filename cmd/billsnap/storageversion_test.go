@@ -19,6 +19,7 @@ const readersStorageVersion = "v1.0.0+"
 // that the DuckDB versions analysts run open, whichever DuckDB billsnap
 // is built with.
 func TestTheReadModelKeepsItsStorageVersion(t *testing.T) {
+	t.Parallel()
 	e := exportOnce(t, exportedOptions)
 	if e.err != nil {
 		t.Fatalf("the shared export: %v", e.err)
