@@ -65,9 +65,9 @@ func eligible(srv *sandbox.Server) map[string]string {
 
 // The whole loop against the sandbox: the plan proposes one markpaid per
 // eligible invoice and none for the others; --amounts adds a setamount
-// (checkAmounts); a dry run sends nothing;
-// apply, then export and reconcile, resolves those findings; a second
-// apply sends nothing.
+// (checkAmounts); a dry run sends nothing; apply, through a connection
+// that drops the second write's answer (checkReadBack), then export and
+// reconcile, resolves those findings; a second apply sends nothing.
 func TestFixPlanAndApply(t *testing.T) {
 	t.Parallel()
 	srv, dir := reconciled(t, exportedOptions)
@@ -104,10 +104,13 @@ func TestFixPlanAndApply(t *testing.T) {
 	if code != job.ExitOK || srv.Requests() != before || strings.Count(out, "PUT ") != len(want) {
 		t.Fatalf("dry run: exit %d, %d requests sent\n%s%s", code, srv.Requests()-before, out, stderr)
 	}
-	code, out, stderr = cli(t, srv, "fix", "apply", "--out", dir, "--plan", planFile)
+	proxy := &writeProxy{target: srv.URL, drop: 2}
+	via := &sandbox.Server{Sandbox: srv.Sandbox, URL: newProxyServer(t, proxy)}
+	code, out, stderr = cli(t, via, "fix", "apply", "--out", dir, "--plan", planFile)
 	if code != job.ExitOK || !strings.Contains(out, "writes sent") {
-		t.Fatalf("apply: exit %d\n%s%s", code, out, stderr)
+		t.Fatalf("apply through a connection that drops an answer: exit %d\n%s%s", code, out, stderr)
 	}
+	checkReadBack(t, proxy, dir, len(p.Actions))
 	checkResolved(t, srv, dir, p)
 	if code, _, stderr := cli(t, srv, "fix", "apply", "--out", dir, "--plan", planFile); code != job.ExitUsage || !strings.Contains(stderr, "and the latest is") {
 		t.Errorf("a plan of an older snapshot: exit %d, %s", code, stderr)
