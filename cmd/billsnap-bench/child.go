@@ -105,21 +105,31 @@ func walker(cfg config.Config) (*extract.Walker, error) {
 // (job.Export). Its log lines at WARN and above go to stderr: a routine
 // export logs none.
 func export(ctx context.Context, cfg config.Config) (int64, error) {
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := benchLog()
 	store, err := snapshot.Open(ctx, cfg.Options, log, time.Now)
 	if err != nil {
 		return 0, err
 	}
 	defer store.Close()
-	// The bench publishes to object storage as billsnap does: through
-	// billsnap-lake, so that the child's RSS is billsnap's own, and --lake's
-	// time includes the lake program's.
-	svc := job.Service{Secret: extract.NewSecret(benchKey), Log: log, Clock: extract.RealClock{}, Lake: lakeprogram.Program{}.Publish}
-	sum, _, err := job.Export(ctx, cfg, svc, store)
+	sum, _, err := job.Export(ctx, cfg, benchService(log), store)
 	if err != nil {
 		return 0, err
 	}
 	return rows(sum), nil
+}
+
+// benchLog is the log of the bench's billsnap work: its lines at WARN and
+// above go to stderr.
+func benchLog() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// benchService is the service an export of the bench walks, logging to
+// log. The bench publishes to object storage as billsnap does: through
+// billsnap-lake, so that the child's RSS is billsnap's own, and --lake's
+// time includes the lake program's.
+func benchService(log *slog.Logger) job.Service {
+	return job.Service{Secret: extract.NewSecret(benchKey), Log: log, Clock: extract.RealClock{}, Lake: lakeprogram.Program{}.Publish}
 }
 
 // serial walks the collections one after another, one page at a time

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
@@ -115,21 +116,26 @@ func exportAndReconcile(ctx context.Context, cfg config.Config) error {
 // reconcileLatest reconciles the latest snapshot as billsnap reconcile
 // does (job.Reconcile), and returns its findings.
 func reconcileLatest(ctx context.Context, cfg config.Config) (int, error) {
-	log := slog.New(slog.DiscardHandler)
-	store, err := snapshot.OpenShared(ctx, cfg.Options, log, time.Now)
+	store, err := snapshot.OpenShared(ctx, cfg.Options, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		return 0, err
 	}
 	defer store.Close()
-	opts, err := job.ReconcileOptions(cfg, "", "")
-	if err != nil {
-		return 0, err
-	}
-	rep, err := job.Reconcile(ctx, store, opts, log, nil)
+	rep, err := reconcileIn(ctx, cfg, store)
 	if err != nil {
 		return 0, err
 	}
 	return len(rep.Findings), nil
+}
+
+// reconcileIn reconciles the latest snapshot of store, cfg's, as billsnap
+// reconcile does (job.Reconcile).
+func reconcileIn(ctx context.Context, cfg config.Config, store *snapshot.Store) (*findings.Report, error) {
+	opts, err := job.ReconcileOptions(cfg, "", "")
+	if err != nil {
+		return nil, err
+	}
+	return job.Reconcile(ctx, store, opts, slog.New(slog.DiscardHandler), nil)
 }
 
 // status does what billsnap status reads: the journal's newest ten runs,
@@ -151,14 +157,38 @@ func status(ctx context.Context, cfg config.Config) error {
 	return err
 }
 
-// historyOps are the operations timed, by name.
-var historyOps = []struct {
+// historyOps are the operations timed, by name: export and reconcile as
+// the commands run them, recorded jobs (recorded), so that what a run
+// does after its work, its journal entry and the metrics it refreshes,
+// is timed too.
+var historyOps = []historyOp{
+	{"status", status},
+	{"reconcile", recorded(job.Spec{Name: "reconcile"}, func(ctx context.Context, cfg config.Config, store *snapshot.Store) (job.Outcome, error) {
+		rep, err := reconcileIn(ctx, cfg, store)
+		return job.ReconcileOutcome(rep), err
+	})},
+	{"export", recorded(job.Spec{Name: "export", ExportLock: true}, func(ctx context.Context, cfg config.Config, store *snapshot.Store) (job.Outcome, error) {
+		sum, req, err := job.Export(ctx, cfg, benchService(benchLog()), store)
+		return job.ExportOutcome(sum, req), err
+	})},
+}
+
+// recorded is the operation that runs fn in cfg's store as the recorded
+// job j, as billsnap's commands do (job.InStore): the run in the journal,
+// the metrics refreshed after it.
+func recorded(j job.Spec, fn func(context.Context, config.Config, *snapshot.Store) (job.Outcome, error)) func(context.Context, config.Config) error {
+	return func(ctx context.Context, cfg config.Config) error {
+		_, err := job.InStore(ctx, cfg, j, benchLog(), func(s string) string { return s }, nil, func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
+			return fn(ctx, cfg, store)
+		})
+		return err
+	}
+}
+
+// historyOp is an operation timed, by name.
+type historyOp struct {
 	name string
 	fn   func(context.Context, config.Config) error
-}{
-	{"status", status},
-	{"reconcile", func(ctx context.Context, cfg config.Config) error { _, err := reconcileLatest(ctx, cfg); return err }},
-	{"export", func(ctx context.Context, cfg config.Config) error { _, err := export(ctx, cfg); return err }},
 }
 
 // historyStore is a store timed, by name.
