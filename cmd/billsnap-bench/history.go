@@ -165,7 +165,10 @@ var historyOps = []historyOp{
 	{"status", status},
 	{"reconcile", recorded(job.Spec{Name: "reconcile"}, func(ctx context.Context, cfg config.Config, store *snapshot.Store) (job.Outcome, error) {
 		rep, err := reconcileIn(ctx, cfg, store)
-		return job.ReconcileOutcome(rep), err
+		if err != nil {
+			return job.Outcome{}, err
+		}
+		return job.ReconcileOutcome(rep), nil
 	})},
 	{"export", recorded(job.Spec{Name: "export", ExportLock: true}, func(ctx context.Context, cfg config.Config, store *snapshot.Store) (job.Outcome, error) {
 		sum, req, err := job.Export(ctx, cfg, benchService(benchLog()), store)
