@@ -3,7 +3,6 @@ package snapshot
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,11 +56,15 @@ func (s *Store) finish(ctx context.Context, sec *Section, id, status string) (st
 // published anything and has nothing to (unpublished).
 func (s *Store) recover(ctx context.Context, sec *Section) error {
 	db := sec.DB()
-	unfinished, err := s.unfinished(ctx, db)
+	unfinished, err := snapshotsWith(ctx, db, StatusRunning, StatusPublishing, StatusIncomplete)
 	if err != nil {
 		return err
 	}
 	for id, status := range unfinished {
+		if _, err := os.Stat(s.at.Staged(id)); status == StatusIncomplete && err != nil {
+			delete(unfinished, id) // published
+			continue
+		}
 		if status != StatusRunning {
 			s.log.Warn("finishing the publication of an interrupted snapshot", "snapshot", id)
 			_, err = s.finish(ctx, sec, id, status)
@@ -73,42 +76,6 @@ func (s *Store) recover(ctx context.Context, sec *Section) error {
 			return err
 		}
 	}
-	if err := s.tidy(); err != nil {
-		return err
-	}
-	if err := s.removeStrays(ctx, db); err != nil {
-		return err
-	}
-	if s.published() && len(unfinished) == 0 {
-		return nil
-	}
-	if fresh, err := s.unpublished(ctx, db); fresh || err != nil {
-		return err
-	}
-	if _, err := os.Stat(s.publicPath); err != nil {
-		sec.publicStale = true // the master may be whole
-	}
-	return s.syncModel(ctx, sec)
-}
-
-// unfinished are the snapshots of the state db an interrupted run left,
-// by status: stopped while walking (running), or once their manifest was
-// recorded (publishing, or incomplete with their staging still there).
-func (s *Store) unfinished(ctx context.Context, db *sql.DB) (map[string]string, error) {
-	unfinished, err := snapshotsWith(ctx, db, StatusRunning, StatusPublishing, StatusIncomplete)
-	for id, status := range unfinished {
-		if _, err := os.Stat(s.at.Staged(id)); status == StatusIncomplete && err != nil {
-			delete(unfinished, id) // published
-		}
-	}
-	return unfinished, err
-}
-
-// tidy removes what an interrupted run left outside the state, with the
-// export lock held: staging, the partitions of an earlier billsnap's key
-// (renamed), the Parquet trees' generations other than the current one
-// (half built, or what a removal left).
-func (s *Store) tidy() error {
 	if err := os.RemoveAll(s.at.Staging()); err != nil {
 		return fmt.Errorf("removing staging: %w", err)
 	}
@@ -120,39 +87,23 @@ func (s *Store) tidy() error {
 		if err != nil {
 			return err
 		}
-		tr.RemoveOthers(cur)
+		tr.RemoveOthers(cur) // generations an earlier billsnap left half built, what a removal left
 	}
-	return nil
-}
-
-// published tells whether the read model and the records are there.
-func (s *Store) published() bool {
+	if err := s.removeStrays(ctx, db); err != nil {
+		return err
+	}
 	_, noModel := os.Stat(s.publicPath)
 	_, noRecords := os.Lstat(s.recs.Link())
-	return noModel == nil && noRecords == nil
-}
-
-// needsRecovery tells whether opening the store has work for a section
-// of the state, read without one: no state yet or one of an earlier
-// schema, a snapshot an interrupted run left (unfinished), a prune or a
-// publish cut short, run files a section may have left (the sweep
-// marker; a section's begin sweeps them), or no read model or records
-// published. Open recovers in a section only then; otherwise it tidies
-// the files alone (tidy), which costs no section.
-func (s *Store) needsRecovery(ctx context.Context) (bool, error) {
-	if exists(s.at.PrunePending()) || exists(s.at.PublishPending()) || s.runs.SweepPending() || !s.published() {
-		return true, nil
+	if noModel == nil && noRecords == nil && len(unfinished) == 0 {
+		return nil
 	}
-	r, err := s.read(ctx)
-	if errors.Is(err, errNotCurrent) {
-		return true, nil
+	if fresh, err := s.unpublished(ctx, db); fresh || err != nil {
+		return err
 	}
-	if err != nil {
-		return false, err
+	if noModel != nil {
+		sec.publicStale = true // the master may be whole
 	}
-	defer r.Close()
-	unfinished, err := s.unfinished(ctx, r.DB())
-	return len(unfinished) > 0, err
+	return s.syncModel(ctx, sec)
 }
 
 // unpublished tells whether the store has never published anything and

@@ -32,27 +32,13 @@ func Open(ctx context.Context, cfg storeconfig.Options, log *slog.Logger, now fu
 	}
 	err = s.adopt(ctx)
 	if err == nil {
-		err = s.recoverAll(ctx)
+		err = s.Update(ctx, func(sec *Section) error { return s.recover(ctx, sec) })
 	}
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
-}
-
-// recoverAll finishes and cleans up what an interrupted run left
-// (recover), in a section of the state when the state needs it
-// (needsRecovery), else by tidying the files alone.
-func (s *Store) recoverAll(ctx context.Context) error {
-	needs, err := s.needsRecovery(ctx)
-	if err != nil {
-		return err
-	}
-	if needs {
-		return s.Update(ctx, func(sec *Section) error { return s.recover(ctx, sec) })
-	}
-	return s.tidy()
 }
 
 // OpenShared opens the directory to reconcile and report, without the

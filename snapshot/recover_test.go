@@ -14,11 +14,9 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/ingest"
-	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot/manifest"
-	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // walkInto walks every collection of the sandbox into run, without
@@ -223,39 +221,5 @@ func TestTheViewsShowNoSnapshotPartWayIntoTheTree(t *testing.T) {
 	}
 	if n := count(t, db, "SELECT count(*) FROM customers"); n != want {
 		t.Errorf("the view of every snapshot shows %d customers, want the complete snapshot's %d", n, want)
-	}
-}
-
-// Opening a store that has nothing to recover writes nothing to its
-// state (no section runs: the state is the file it was), and still
-// removes what an interrupted run left outside the state: staging.
-func TestOpeningAStoreWithNothingToRecoverTakesNoSection(t *testing.T) {
-	t.Parallel()
-	o := storeconfig.DefaultOptions()
-	o.Out, o.DuckDB.Threads = t.TempDir(), 1
-	cfg := testCfg{Options: o}
-	s := openStore(t, cfg)
-	run, err := s.Begin(context.Background(), Meta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := run.Fail("stopped by the test"); err != nil { // the model and the records published
-		t.Fatal(err)
-	}
-	s.Close()
-	at := layout.Dir(o.Out)
-	before, err := os.Stat(at.State())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(at.Staging(), "left"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	openStore(t, cfg).Close()
-	if after, err := os.Stat(at.State()); err != nil || !os.SameFile(before, after) {
-		t.Errorf("opening a store with nothing to recover replaced its state (a section ran): %v", err)
-	}
-	if _, err := os.Stat(at.Staging()); err == nil {
-		t.Error("the staging an interrupted run left is still there after Open")
 	}
 }

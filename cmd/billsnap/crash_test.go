@@ -85,7 +85,7 @@ var crashMoments = []crashMoment{
 	{at: "tree.add#15"},      // every table's partition is in the tree; not yet recorded complete
 	{at: "publish.complete"}, // recorded complete in the state not yet committed
 	{at: "model.built"},
-	{at: "state.written#3"}, // the publish committed in the state; the read model not published yet
+	{at: "state.written#4"}, // the publish committed in the state; the read model not published yet
 	{at: "records.shown"},   // the records show the new snapshot; the read model not published yet
 	{at: "model.master"},
 	{at: "model.copied"},
@@ -95,8 +95,8 @@ var crashMoments = []crashMoment{
 	{at: "close", after: next},
 	{file: ".billsnap/state.duckdb.next", events: unix.IN_MODIFY, n: 1},
 	{file: ".billsnap/state.duckdb.next", events: unix.IN_MODIFY, n: 6},
-	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 2}, // the manifest committed
-	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 3},
+	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 3}, // the manifest committed
+	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 4},
 	{file: "billsnap.duckdb.next", events: unix.IN_MODIFY, n: 1},
 	{file: "billsnap.duckdb", events: unix.IN_MOVED_TO, n: 1},
 	{file: "records", events: unix.IN_MOVED_TO, n: 1},

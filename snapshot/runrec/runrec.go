@@ -304,13 +304,6 @@ func (sec *Section) removeRetired() {
 	}
 }
 
-// SweepPending tells whether the sweep marker is there: a section that
-// writes run files is under way, or ended without sweeping (Sweep).
-func (h Files) SweepPending() bool {
-	_, err := os.Stat(h.sweepMarker())
-	return err == nil
-}
-
 // Sweep removes, when the sweep marker is there, every run file
 // the index does not list: what a section wrote before it failed or was
 // killed, and what a committed one retired and did not delete. db is the
