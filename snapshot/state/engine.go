@@ -31,6 +31,7 @@ type Engine struct {
 	c      *duckdb.Connector
 	ctmp   string // the kept instance's temp_directory
 	held   bool
+	kept   int // the kept instance's threads
 	leases map[*sql.DB]lease
 	n      int // instances started
 }
@@ -42,7 +43,7 @@ func NewEngine(cfg Settings, tmp string) *Engine { return &Engine{cfg: cfg, tmp:
 // Settings are what an instance of DuckDB and the files attached to it
 // take of the store's DuckDB options.
 type Settings struct {
-	Threads      int    // DuckDB's threads
+	Threads      int    // DuckDB's threads for a reading's statements (a section's run on sectionThreads)
 	MemoryLimit  string // DuckDB's memory_limit
 	RowGroupSize int    // the rows per row group of an attached file
 }
@@ -82,22 +83,30 @@ func attachSQL(path string, cfg Settings, blockSize int) string {
 // Open gives a section's database: the file at path, attached as
 // AttachedAs and used by every connection, created with blocks of
 // blockSize bytes (0: DuckDB's default) when it does not exist.
+// Its statements run on one thread (sectionThreads).
 func (e *Engine) Open(path string, blockSize int) (*sql.DB, error) {
-	return e.begin(path, attachSQL(path, e.cfg, blockSize))
+	return e.begin(path, attachSQL(path, e.cfg, blockSize), sectionThreads)
 }
 
 // OpenReading gives a reading's database: the file at path, attached
-// read-only as AttachedAs and used by every connection.
+// read-only as AttachedAs and used by every connection. Its statements
+// (reconcile's rules, over a snapshot) run on the configured threads.
 func (e *Engine) OpenReading(path string) (*sql.DB, error) {
-	return e.begin(path, fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", SQLString(path), AttachedAs))
+	return e.begin(path, fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", SQLString(path), AttachedAs), e.cfg.Threads)
 }
 
-// begin leases an instance and opens a database over it whose
-// connections run attach and use AttachedAs.
-func (e *Engine) begin(path, attach string) (*sql.DB, error) {
+// sectionThreads are the threads a section's statements run on. A
+// section keeps billsnap's own tables, whose every statement is small:
+// a second thread would only hand each one's tasks over and back
+// (docs/benchmarks.md has the measurement).
+const sectionThreads = 1
+
+// begin leases an instance on threads threads and opens a database over
+// it whose connections run attach and use AttachedAs.
+func (e *Engine) begin(path, attach string, threads int) (*sql.DB, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	l, err := e.lease()
+	l, err := e.lease(threads)
 	if err != nil {
 		return nil, err
 	}
@@ -112,8 +121,11 @@ func (e *Engine) begin(path, attach string) (*sql.DB, error) {
 // lease gives the kept instance, started if need be, or an instance of
 // its own when the kept one is held. Each instance spills to a folder of
 // its own: instances of several billsnaps, or of one, may spill at once.
-func (e *Engine) lease() (lease, error) {
+func (e *Engine) lease(threads int) (lease, error) {
 	if !e.held && e.c != nil {
+		if err := e.setThreads(threads); err != nil {
+			return lease{}, err
+		}
 		e.held = true
 		return lease{c: e.c}, nil
 	}
@@ -123,15 +135,31 @@ func (e *Engine) lease() (lease, error) {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return lease{}, fmt.Errorf("billsnap's state: %w", err)
 	}
-	c, err := duckdb.NewConnector(duckDSN(tmp, e.cfg), nil)
+	cfg := e.cfg
+	cfg.Threads = threads
+	c, err := duckdb.NewConnector(duckDSN(tmp, cfg), nil)
 	if err != nil {
 		return lease{}, err
 	}
 	if e.held {
 		return lease{c: c, own: true, tmp: tmp}, nil
 	}
-	e.c, e.ctmp, e.held = c, tmp, true
+	e.c, e.ctmp, e.held, e.kept = c, tmp, true, threads
 	return lease{c: c}, nil
+}
+
+// setThreads sets the kept instance's threads to n, unless it has them.
+func (e *Engine) setThreads(n int) error {
+	if e.kept == n {
+		return nil
+	}
+	db := sql.OpenDB(attached{c: e.c})
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf("SET threads = %d", n)); err != nil {
+		return fmt.Errorf("billsnap's state: %w", err)
+	}
+	e.kept = n
+	return nil
 }
 
 // End closes database db and detaches every database it attached, also

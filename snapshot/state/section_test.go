@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -44,5 +45,48 @@ func TestSectionCommitsOrAbortsWhole(t *testing.T) {
 	}
 	if want := []string{"before", "commit", "abort"}; !slices.Equal(events, want) {
 		t.Errorf("hooks ran %v, want %v", events, want)
+	}
+}
+
+// A section's statements run on one thread and a reading's on the
+// configured threads, in the kept instance, in turn, and in an instance
+// of its own that a reading gets while a section holds the kept one.
+func TestSectionsRunOnOneThreadAndReadingsOnTheConfiguredThreads(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	e := NewEngine(Settings{Threads: 3, MemoryLimit: "256MB", RowGroupSize: 2048}, filepath.Join(dir, "tmp"))
+	defer e.Close()
+	path := filepath.Join(dir, "state.duckdb")
+	threads := func(what string, db interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}, want int) {
+		t.Helper()
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&n); err != nil || n != want {
+			t.Errorf("%s runs on %d threads (%v), want %d", what, n, err, want)
+		}
+	}
+	for range 2 {
+		sec, err := e.Open(path, BlockSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads("a section", sec, 1)
+		reading, err := e.OpenReading(path) // the kept instance is held: one of its own
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads("a reading beside a section", reading, 3)
+		e.End(ctx, reading)
+		if err := e.End(ctx, sec); err != nil {
+			t.Fatal(err)
+		}
+		reading, err = e.OpenReading(path) // the kept instance
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads("a reading", reading, 3)
+		e.End(ctx, reading)
 	}
 }
