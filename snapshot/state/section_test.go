@@ -15,9 +15,7 @@ import (
 func TestSectionCommitsOrAbortsWhole(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	e := NewEngine(Settings{Threads: 1, MemoryLimit: "256MB", RowGroupSize: 2048}, filepath.Join(dir, "tmp"))
-	defer e.Close()
+	e, dir := testEngine(t, 1)
 	f := File{Path: filepath.Join(dir, "state.duckdb"), Lock: filepath.Join(dir, "state.lock"), Engine: e}
 	var events []string
 	section := func(n int, fail error) error {
@@ -54,9 +52,7 @@ func TestSectionCommitsOrAbortsWhole(t *testing.T) {
 func TestSectionsRunOnOneThreadAndReadingsOnTheConfiguredThreads(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	e := NewEngine(Settings{Threads: 3, MemoryLimit: "256MB", RowGroupSize: 2048}, filepath.Join(dir, "tmp"))
-	defer e.Close()
+	e, dir := testEngine(t, 3)
 	path := filepath.Join(dir, "state.duckdb")
 	threads := func(what string, db interface {
 		QueryRowContext(context.Context, string, ...any) *sql.Row
@@ -89,4 +85,13 @@ func TestSectionsRunOnOneThreadAndReadingsOnTheConfiguredThreads(t *testing.T) {
 		threads("a reading", reading, 3)
 		e.End(ctx, reading)
 	}
+}
+
+// testEngine is an engine of threads threads in a temporary directory,
+// dir, stopped when the test ends.
+func testEngine(t *testing.T, threads int) (e *Engine, dir string) {
+	dir = t.TempDir()
+	e = NewEngine(Settings{Threads: threads, MemoryLimit: "256MB", RowGroupSize: 2048}, filepath.Join(dir, "tmp"))
+	t.Cleanup(func() { e.Close() })
+	return e, dir
 }
