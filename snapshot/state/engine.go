@@ -25,15 +25,15 @@ import (
 // kept instance at a time; another that begins meanwhile (a reading open
 // while a section runs) gets an instance of its own, stopped at its end.
 type Engine struct {
-	mu     sync.Mutex
-	cfg    Settings
-	tmp    string // where the instances' temp_directory go, one each
-	c      *duckdb.Connector
-	ctmp   string // the kept instance's temp_directory
-	held   bool
-	kept   int // the kept instance's threads
-	leases map[*sql.DB]lease
-	n      int // instances started
+	mu          sync.Mutex
+	cfg         Settings
+	tmp         string // where the instances' temp_directory go, one each
+	c           *duckdb.Connector
+	ctmp        string // the kept instance's temp_directory
+	held        bool
+	keptThreads int // the kept instance's threads
+	leases      map[*sql.DB]lease
+	n           int // instances started
 }
 
 // NewEngine is an engine whose instances have the settings of cfg and
@@ -144,13 +144,13 @@ func (e *Engine) lease(threads int) (lease, error) {
 	if e.held {
 		return lease{c: c, own: true, tmp: tmp}, nil
 	}
-	e.c, e.ctmp, e.held, e.kept = c, tmp, true, threads
+	e.c, e.ctmp, e.held, e.keptThreads = c, tmp, true, threads
 	return lease{c: c}, nil
 }
 
 // setThreads sets the kept instance's threads to n, unless it has them.
 func (e *Engine) setThreads(n int) error {
-	if e.kept == n {
+	if e.keptThreads == n {
 		return nil
 	}
 	db := sql.OpenDB(attached{c: e.c})
@@ -158,7 +158,7 @@ func (e *Engine) setThreads(n int) error {
 	if _, err := db.Exec(fmt.Sprintf("SET threads = %d", n)); err != nil {
 		return fmt.Errorf("billsnap's state: %w", err)
 	}
-	e.kept = n
+	e.keptThreads = n
 	return nil
 }
 

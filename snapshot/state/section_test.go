@@ -2,7 +2,6 @@ package state
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -54,9 +53,7 @@ func TestSectionsRunOnOneThreadAndReadingsOnTheConfiguredThreads(t *testing.T) {
 	ctx := context.Background()
 	e, dir := testEngine(t, 3)
 	path := filepath.Join(dir, "state.duckdb")
-	threads := func(what string, db interface {
-		QueryRowContext(context.Context, string, ...any) *sql.Row
-	}, want int) {
+	threads := func(what string, db Querier, want int) {
 		t.Helper()
 		var n int
 		if err := db.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&n); err != nil || n != want {
