@@ -47,3 +47,17 @@ func (s *Sandbox) locate(listName, id string) (*list, int, error) {
 	}
 	return l, i, nil
 }
+
+// Add appends rec, a record of the named list's type (a *Customer for
+// Customers), at the end of the list, as a back office creating it
+// would.
+func (s *Sandbox) Add(listName string, rec any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.lists[strings.ToLower(listName)]
+	if l == nil {
+		return fmt.Errorf("sandbox: no list %s", listName)
+	}
+	l.appendRecord(rec)
+	return nil
+}

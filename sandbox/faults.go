@@ -22,6 +22,8 @@ import (
 //	loop=COLL@P                      page P's NextPage points back at page P-1 (P itself when 1)
 //	foreign=COLL@P foreign-host=URL  page P's NextPage is on another host
 //	totalcount=COLL@P                page P's TotalCount is one more than the truth
+//	cut=COLL@P                       page P has no NextPage: the list ends there,
+//	                                 cut short, while TotalCount counts every record
 //	insert=COLL@P delete=COLL@P      after serving page P, a record is inserted
 //	                                 at (deleted from) the front of the list
 //	move=COLL@P                      after serving page P, the last record moves
@@ -52,7 +54,7 @@ type Faults struct {
 	Err500, Err502, Err503, TooMany float64
 	RetryAfter                      time.Duration
 	Truncate, Reset, HTML, Echo     float64
-	Loop, Foreign, TotalCount       []*Trigger
+	Loop, Foreign, TotalCount, Cut  []*Trigger
 	Insert, Delete, Move, Oversize  []*Trigger
 	KeyLink                         []*Trigger
 	ForeignHost                     string
@@ -137,7 +139,7 @@ func (f *Faults) rate(name string) *float64 {
 }
 
 func (f *Faults) triggers(name string) *[]*Trigger {
-	return map[string]*[]*Trigger{"loop": &f.Loop, "foreign": &f.Foreign, "totalcount": &f.TotalCount,
+	return map[string]*[]*Trigger{"loop": &f.Loop, "foreign": &f.Foreign, "totalcount": &f.TotalCount, "cut": &f.Cut,
 		"insert": &f.Insert, "delete": &f.Delete, "move": &f.Move, "oversize": &f.Oversize, "keylink": &f.KeyLink}[name]
 }
 

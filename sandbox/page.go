@@ -83,7 +83,7 @@ func (s *Sandbox) buildPage(r *http.Request, coll string, page int, items [][]by
 		p.TotalCount++
 	}
 	link := func(n int) string { return f.withCursor(pageLink(r, n), coll, n) }
-	if page < pages {
+	if page < pages && !f.fire(f.Cut, coll, page) {
 		p.NextPage = ptr(link(page + 1))
 	}
 	if f.fire(f.Loop, coll, page) {

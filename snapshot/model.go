@@ -98,9 +98,13 @@ func (s *Store) syncModel(ctx context.Context, sec *Section) error {
 
 // buildRecords writes the next generation of the records
 // (runrec.Records.Build), to be shown once section sec commits
-// (showRecords).
+// (showRecords), history's folders given the empty files their views
+// read first.
 func (s *Store) buildRecords(ctx context.Context, sec *Section) error {
 	s.dropRecords(sec)
+	if err := s.ensureHistoryFolders(ctx, sec); err != nil {
+		return err
+	}
 	next, err := s.recs.Build(ctx, sec.DB())
 	sec.recordsNext = next
 	return err

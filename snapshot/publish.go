@@ -53,10 +53,16 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 		}
 		stats = append(stats, st)
 	}
+	phases.end("verifying")
+	if status == StatusPublishing {
+		if err := r.takeHistory(ctx); err != nil {
+			return nil, err
+		}
+		phases.end("history")
+	}
 	if err := r.closeDB(); err != nil {
 		return nil, fmt.Errorf("closing the snapshot's DuckDB file: %w", err)
 	}
-	phases.end("verifying")
 	crashpoint.Hit("publish.verified")
 	fields := r.Fields()
 	// The manifest is committed before anything is published, so that a

@@ -12,6 +12,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/ingest"
+	"github.com/billsnap/billsnap/snapshot/history"
 	"github.com/billsnap/billsnap/snapshot/load"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
@@ -32,6 +33,7 @@ type Run struct {
 	loader *load.Loader
 	mu     sync.Mutex
 	walks  map[string]extract.Result // by walked (parent) table
+	heads  map[string]history.Head   // history's last step of each table when the run began
 }
 
 // Meta is what the manifest records about where a snapshot came from.
@@ -43,10 +45,14 @@ type Meta struct{ BaseURL, FrontURL string }
 func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	started := s.now().UTC().Truncate(time.Microsecond)
 	var id string
+	var heads map[string]history.Head
 	err := s.Update(ctx, func(sec *Section) error {
 		db := sec.DB()
 		var err error
 		if id, err = newID(ctx, db, started); err != nil {
+			return err
+		}
+		if heads, err = history.Heads(ctx, db); err != nil {
 			return err
 		}
 		_, err = db.ExecContext(ctx, "INSERT INTO snapshots (id, started, status, base_url, front_url) VALUES (?, ?, ?, ?, ?)",
@@ -59,7 +65,7 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording the snapshot: %w", err)
 	}
-	r := &Run{s: s, ID: id, Started: started, walks: map[string]extract.Result{}}
+	r := &Run{s: s, ID: id, Started: started, walks: map[string]extract.Result{}, heads: heads}
 	if err := r.openDB(ctx); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/billsnap/billsnap/snapshot/history"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
@@ -96,13 +97,14 @@ CREATE OR REPLACE VIEW latest_snapshot AS
 // billsnap is refused, and one of an older version that metaSQL brings up
 // to this one (upgradable) is marked as this version. Version 5 adds the
 // catalogue of field IDs; version 6 keeps findings, unjudged and rechecks
-// as run records (runrec) instead of tables.
-const SchemaVersion = "6"
+// as run records (runrec) instead of tables; version 7 adds history's
+// steps (package history).
+const SchemaVersion = "7"
 
-var upgradable = []string{"2", "3", "4", "5"}
+var upgradable = []string{"2", "3", "4", "5", "6"}
 
 // StateSQL creates the state's tables.
-const StateSQL = metaSQL + FieldIDsSQL + runrec.IndexSQL + ParquetColumnsSQL + SnapshotMacrosSQL
+const StateSQL = metaSQL + FieldIDsSQL + runrec.IndexSQL + ParquetColumnsSQL + SnapshotMacrosSQL + history.StateSQL
 
 // stateDigest names the statements and the version of the state's
 // schema; a state of this version that records it (billsnap_meta's

@@ -14,6 +14,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/fileutil"
+	"github.com/billsnap/billsnap/snapshot/history"
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/tree"
 )
@@ -45,7 +46,7 @@ type viewSet struct {
 // views are the views a model must have now; q is the state, in a
 // section.
 func (s Model) views(ctx context.Context, q state.Querier) (viewSet, error) {
-	stmts := s.Records.Views(absolute(s.RecordsLink))
+	stmts := append(s.Records.Views(absolute(s.RecordsLink)), history.Views(absolute(s.RecordsLink), s.Tables)...)
 	keyed := slices.Clone(stmts)
 	columns, err := keptColumns(ctx, q, s.Trees)
 	if err != nil {
@@ -54,7 +55,7 @@ func (s Model) views(ctx context.Context, q state.Querier) (viewSet, error) {
 	for _, tr := range s.Trees {
 		kept := columns[tr.Status]
 		for _, t := range s.Tables {
-			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s%s AS %s", tr.Prefix, t.Name, history(tr, t, kept.byName(t.Name))))
+			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s%s AS %s", tr.Prefix, t.Name, everySnapshot(tr, t, kept.byName(t.Name))))
 			keyed = append(keyed, stmts[len(stmts)-1], columnList(t), kept.lists[t.Name])
 		}
 	}
@@ -188,13 +189,13 @@ func (s Model) StartFromTemplate(path string) (bool, error) {
 	return err == nil, err
 }
 
-// history is the relation of every snapshot of table t in tree tr that
+// everySnapshot is the relation of every snapshot of table t in tree tr that
 // the records list as the tree's status: a view over its Parquet files through the
 // tree's link, so that a query sees a snapshot only once every table of
 // it is in the tree, and none that retention is taking out; the empty
 // latest_ table when the tree has none. Its files are read by name when
 // byName is set (parquetRelation), else by position.
-func history(tr Tree, t catalog.Table, byName bool) string {
+func everySnapshot(tr Tree, t catalog.Table, byName bool) string {
 	glob := filepath.Join(absolute(tr.Link), t.Name, "*", "*.parquet")
 	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
 		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)

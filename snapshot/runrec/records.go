@@ -14,6 +14,7 @@ import (
 
 	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/snapshot/history"
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/tree"
 )
@@ -57,7 +58,7 @@ func NewRecords(at layout.Dir, log *slog.Logger, now func() time.Time) Records {
 // RecordTables are the state's tables published as records, in order.
 func RecordTables() []string { return slices.Clone(recordTables) }
 
-var recordTables = []string{"snapshots", "snapshot_tables", "snapshot_fields", "reconciliations", "reconciliation_totals", "field_ids"}
+var recordTables = []string{"snapshots", "snapshot_tables", "snapshot_fields", "reconciliations", "reconciliation_totals", "field_ids", "history_steps"}
 
 // snapshotRecords are the record tables published in a file a snapshot.
 var snapshotRecords = []string{"snapshot_tables", "snapshot_fields"}
@@ -195,7 +196,8 @@ func (s Records) RemoveSnapshotRecords(ids []string, keep bool) {
 
 // linkFolders gives next (and cur, where it has none) a link to each
 // folder of records written once: the per-snapshot record tables' and
-// the run records' (which get an empty file of their kind).
+// the run records' (which get an empty file of their kind), and
+// history's (package history gives them their empty files).
 func (s Records) linkFolders(ctx context.Context, conn *sql.Conn, cur, next string) error {
 	var folders []string
 	for _, k := range Kinds() {
@@ -205,7 +207,7 @@ func (s Records) linkFolders(ctx context.Context, conn *sql.Conn, cur, next stri
 		folders = append(folders, k.Name)
 	}
 	curChanged := false
-	for _, name := range append(folders, snapshotRecords...) {
+	for _, name := range append(append(folders, snapshotRecords...), history.Folders()...) {
 		for _, gen := range []string{cur, next} {
 			target, _ := filepath.Rel(gen, filepath.Join(s.at.History(), name))
 			err := os.Symlink(target, filepath.Join(gen, name))

@@ -1,0 +1,96 @@
+// Package history keeps every version of every record as validity
+// ranges, moved only by complete snapshots, and the change feed between
+// them.
+//
+// A complete snapshot S moves history one step per table: its rows are
+// compared, by a hash of each record as the service sent it (_raw), with
+// the current versions the step before left (the index). A record whose
+// hash changed (and whose top-level fields did: a record sent again with
+// the same values is not a change), or that S lacks, has its version
+// closed: the previous snapshot's row, with its validity range, goes to a
+// file of versions written once; a record S adds or changed starts a new
+// version at S. The current versions are never stored twice: they are
+// S's rows, and the index holds only their IDs, hashes and where each
+// version began. So a step costs the table's current size and its
+// changes, never the length of the history.
+//
+// Files, under a root (the store's DIR/.billsnap/history, or a run's
+// staging while it is taken), each written once:
+//
+//	versions/<table>/<S>.parquet   the versions S closed
+//	current/<table>/<S>.parquet    the index of the versions current after S
+//	changes/<table>/<S>.parquet    what S changed: inserts, updates (with the
+//	                               fields that changed, old and new), deletes
+//
+// Which steps count is what the state's history_steps lists (a row a
+// table a step): a file of a step the state does not list (a section that
+// did not commit) is in no view.
+package history
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// The folders of history under its root.
+const (
+	Versions = "versions"
+	Current  = "current"
+	Changes  = "changes"
+)
+
+// Folders are history's folders, in the order views read them.
+func Folders() []string { return []string{Versions, Current, Changes} }
+
+// EmptyFile is the file of no rows, with the folder's columns, that each
+// of a table's folders holds, so that a glob of it always matches.
+const EmptyFile = "empty.parquet"
+
+// File is the file of table's step to snapshot in folder kind under root.
+func File(root, kind, table, snapshot string) string {
+	return filepath.Join(root, kind, table, snapshot+".parquet")
+}
+
+// StateSQL is the state's table of steps: one row a table a complete
+// snapshot that moved history, with the step before it (NULL for the
+// first, the base, which holds every record as inserted but records no
+// change) and what it counted. It has no snapshot_id column: retention,
+// which deletes a pruned snapshot's rows from every table keyed so,
+// leaves history alone.
+const StateSQL = `
+CREATE TABLE IF NOT EXISTS history_steps (
+  snapshot VARCHAR NOT NULL,
+  table_name VARCHAR NOT NULL,
+  "at" TIMESTAMPTZ NOT NULL,
+  previous VARCHAR,
+  inserted BIGINT NOT NULL,
+  updated BIGINT NOT NULL,
+  deleted BIGINT NOT NULL,
+  PRIMARY KEY (snapshot, table_name)
+);
+`
+
+// TimeOf is the time a snapshot stands for in history: its start, to the
+// second, which is what its ID names (2026-11-22T030005Z). A version is
+// valid from the time of the first complete snapshot that held it.
+func TimeOf(started time.Time) time.Time { return started.UTC().Truncate(time.Second) }
+
+// Counts are what a step of one table found.
+type Counts struct {
+	Inserted, Updated, Deleted int64
+}
+
+// Step is one step of one table: to snapshot To at time At, from the
+// step Previous ("" for the base).
+type Step struct {
+	Table    string
+	To       string
+	At       time.Time
+	Previous string
+	Counts
+}
+
+func (s Step) String() string {
+	return fmt.Sprintf("history of %s: %s -> %s", s.Table, s.Previous, s.To)
+}

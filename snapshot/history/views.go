@@ -1,0 +1,92 @@
+package history
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/snapshot/state"
+)
+
+// Views are the statements of the read model's relations of history,
+// read through the records' link (absolute), whose history_steps lists
+// the steps that count and whose folders link to history's:
+//
+//	history_snapshots       every complete snapshot that moved history, and its time
+//	snapshot_time(id)       a snapshot's time, from its ID
+//	<table>_history         every version of every record, current ones included
+//	<table>_asof(ts)        the table as it stood at ts: latest_<table>'s columns
+//	changes                 the change feed, step by step
+//	changes_between(t0, t1) what changed between the tables as they stood at t0 and at t1
+//
+// The current versions are the read model's latest_ rows, joined with the
+// index of the snapshot they hold.
+func Views(link string, tables []catalog.Table) []string {
+	out := []string{
+		`CREATE OR REPLACE VIEW history_snapshots AS SELECT snapshot AS snapshot_id, min("at") AS "at" FROM history_steps GROUP BY snapshot ORDER BY "at", snapshot_id`,
+		`CREATE OR REPLACE MACRO snapshot_time(snap) AS coalesce((SELECT h."at" FROM history_snapshots h WHERE h.snapshot_id = snap),
+			timezone('UTC', try_strptime(left(snap, 17), '%Y-%m-%dT%H%M%SZ')))`,
+		`CREATE OR REPLACE MACRO history_snapshot_at(ts) AS (SELECT h.snapshot_id FROM history_snapshots h WHERE h."at" <= CAST(ts AS TIMESTAMPTZ) ORDER BY h."at" DESC, h.snapshot_id DESC LIMIT 1)`,
+	}
+	for _, t := range tables {
+		out = append(out, historyView(link, t), asofMacro(t))
+	}
+	return append(out, changesView(link), changesBetween(tables))
+}
+
+// historyView is <table>_history: the versions closed, from the files of
+// the steps the records list, and the current versions.
+func historyView(link string, t catalog.Table) string {
+	versions := filepath.Join(link, Versions, t.Name, "*.parquet")
+	current := filepath.Join(link, Current, t.Name, "*.parquet")
+	name := state.SQLString(t.Name)
+	return fmt.Sprintf(`CREATE OR REPLACE VIEW %[1]s_history AS
+		SELECT * EXCLUDE (filename) REPLACE (CAST(_raw AS JSON) AS _raw) FROM read_parquet(%[2]s, filename = true, union_by_name = true)
+		WHERE parse_filename(filename, true) IN (SELECT snapshot FROM history_steps WHERE table_name = %[4]s)
+		UNION ALL BY NAME
+		SELECT l.* EXCLUDE (snapshot_id), c.valid_from, NULL::TIMESTAMPTZ AS valid_to, c.snapshot_from, NULL::VARCHAR AS snapshot_to
+		FROM latest_%[1]s l JOIN read_parquet(%[3]s, filename = true) c ON l.id = c.id
+		WHERE parse_filename(c.filename, true) = (SELECT snapshot_id FROM latest_%[1]s LIMIT 1)`,
+		t.Name, state.SQLString(versions), state.SQLString(current), name)
+}
+
+// asofMacro is <table>_asof(ts): the versions valid at ts, with the
+// snapshot that stood then, as latest_<table> has its rows.
+func asofMacro(t catalog.Table) string {
+	return fmt.Sprintf(`CREATE OR REPLACE MACRO %[1]s_asof(ts) AS TABLE
+		SELECT history_snapshot_at(ts) AS snapshot_id, * EXCLUDE (valid_from, valid_to, snapshot_from, snapshot_to) FROM %[1]s_history
+		WHERE valid_from <= CAST(ts AS TIMESTAMPTZ) AND (valid_to IS NULL OR valid_to > CAST(ts AS TIMESTAMPTZ))`, t.Name)
+}
+
+// changesView is changes: every step's changes, of the steps the records
+// list.
+func changesView(link string) string {
+	glob := filepath.Join(link, Changes, "*", "*.parquet")
+	return fmt.Sprintf(`CREATE OR REPLACE VIEW changes AS
+		SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true, union_by_name = true)
+		WHERE parse_filename(filename, true) IN (SELECT snapshot FROM history_steps)`, state.SQLString(glob))
+}
+
+// changesBetween is changes_between(t0, t1): per table, the records
+// whose version at t1 is not the one at t0, as the change feed has them,
+// from the snapshot that stood at t0 to the one at t1. A record that
+// changed and changed back in between is not listed.
+func changesBetween(tables []catalog.Table) string {
+	parts := make([]string, len(tables))
+	for i, t := range tables {
+		parts[i] = fmt.Sprintf(`SELECT %[1]s AS "table", coalesce(n.id, o.id) AS id,
+			CASE WHEN o.id IS NULL THEN 'insert' WHEN n.id IS NULL THEN 'delete' ELSE 'update' END AS op,
+			CASE WHEN o.id IS NOT NULL AND n.id IS NOT NULL THEN %[3]s END AS fields, o._raw AS old_raw, n._raw AS new_raw
+			FROM %[2]s_asof(t0) o FULL JOIN %[2]s_asof(t1) n ON o.id = n.id
+			WHERE CAST(o._raw AS VARCHAR) IS DISTINCT FROM CAST(n._raw AS VARCHAR)`,
+			state.SQLString(t.Name), t.Name, ChangedFields("o._raw", "n._raw"))
+	}
+	return fmt.Sprintf(`CREATE OR REPLACE MACRO changes_between(t0, t1) AS TABLE
+		SELECT "table", id, op, fields, history_snapshot_at(t0) AS from_snapshot, history_snapshot_at(t1) AS to_snapshot,
+			snapshot_time(history_snapshot_at(t1)) AS "at",
+			CASE WHEN op = 'update' THEN %s END AS old_values, CASE WHEN op = 'update' THEN %s END AS new_values
+		FROM (%s)
+		WHERE op <> 'update' OR len(fields) > 0`,
+		FieldValues("old_raw", "fields"), FieldValues("new_raw", "fields"), strings.Join(parts, "\n\t\tUNION ALL "))
+}

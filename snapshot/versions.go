@@ -1,0 +1,195 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/snapshot/history"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
+)
+
+// History (package history) is moved by complete snapshots only, in the
+// section that records a snapshot complete (finish): a run takes its
+// steps into its staging while its DuckDB file is open (takeHistory),
+// and finish moves them into place and records them with the
+// snapshot's status; a snapshot finished without them (after a crash, or
+// the first export of a store written before history) has its steps,
+// and those of every complete snapshot kept since the last step, taken
+// in the section, from the Parquet tree.
+
+// historyStaging is where a run stages its steps.
+func (r *Run) historyStaging() string { return filepath.Join(r.stage(), "history") }
+
+// takeHistory takes the run's step of every table into its staging,
+// from its DuckDB file's latest_ tables and the heads the run began
+// with.
+func (r *Run) takeHistory(ctx context.Context) error {
+	conn, err := r.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	at := history.TimeOf(r.Started)
+	var steps []history.Step
+	for _, t := range r.s.tables {
+		in := r.s.stepInput(t, r.ID, at, r.heads[t.Name], r.historyStaging())
+		in.Rows = "SELECT * FROM latest_" + t.Name
+		step, err := history.Take(ctx, conn, in)
+		if err != nil {
+			return err
+		}
+		steps = append(steps, step)
+	}
+	crashpoint.Hit("history.staged")
+	return history.Stage(r.historyStaging(), steps)
+}
+
+// stepInput is the input of the step of table t to snapshot id at time
+// at from head (none for the base), its files written under root; its
+// Rows are id's Parquet in the tree.
+func (s *Store) stepInput(t catalog.Table, id string, at time.Time, head history.Head, root string) history.Input {
+	in := history.Input{Table: t, To: id, At: at, Root: root,
+		Rows: readmodel.ParquetRelation(filepath.Join(s.partitionDir(t.Name, id), "*.parquet"))}
+	if head.Snapshot != "" {
+		in.Previous = head.Snapshot
+		in.PreviousRows = readmodel.ParquetRelation(filepath.Join(s.partitionDir(t.Name, head.Snapshot), "*.parquet"))
+		in.PreviousIndex = history.File(s.at.History(), history.Current, t.Name, head.Snapshot)
+	}
+	return in
+}
+
+// moveHistory moves history to complete snapshot id in section sec: its
+// staged steps when they follow the state's heads, else steps taken
+// here from the tree, of every complete snapshot since the heads, oldest
+// first, then of id. Done once: a snapshot stepped already is left.
+func (s *Store) moveHistory(ctx context.Context, sec *Section, id string) error {
+	db := sec.DB()
+	if done, err := history.Stepped(ctx, db, id); done || err != nil {
+		return err
+	}
+	heads, err := history.Heads(ctx, db)
+	if err != nil {
+		return err
+	}
+	staging := filepath.Join(s.at.Staged(id), "history")
+	staged, err := history.Staged(staging)
+	if err != nil {
+		return err
+	}
+	if follows(staged, heads, s.tables) {
+		if err := history.Move(staging, s.at.History(), staged); err != nil {
+			return err
+		}
+		return history.Record(ctx, db, staged)
+	}
+	return s.catchUp(ctx, db, id, heads)
+}
+
+// follows tells whether staged steps, one a table, each start at the
+// head the state has.
+func follows(staged []history.Step, heads map[string]history.Head, tables []catalog.Table) bool {
+	if len(staged) != len(tables) {
+		return false
+	}
+	for _, st := range staged {
+		if st.Previous != heads[st.Table].Snapshot {
+			return false
+		}
+	}
+	return true
+}
+
+// catchUp takes, in the section's db, the steps of every complete
+// snapshot after the heads and of id, oldest first.
+func (s *Store) catchUp(ctx context.Context, db *sql.DB, id string, heads map[string]history.Head) error {
+	todo, err := s.unstepped(ctx, db, id, heads)
+	if err != nil {
+		return err
+	}
+	if len(todo) > 1 {
+		s.log.Warn("building history from the snapshots kept", "snapshots", len(todo))
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	for _, snap := range todo {
+		var steps []history.Step
+		for _, t := range s.tables {
+			step, err := history.Take(ctx, conn, s.stepInput(t, snap.id, snap.at, heads[t.Name], s.at.History()))
+			if err != nil {
+				return err
+			}
+			steps = append(steps, step)
+			heads[t.Name] = history.Head{Snapshot: snap.id, At: snap.at}
+		}
+		for _, st := range steps {
+			history.RetireIndexes(s.at.History(), st)
+		}
+		if err := history.Record(ctx, db, steps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type timedSnapshot struct {
+	id string
+	at time.Time
+}
+
+// unstepped lists the complete snapshots after the heads, and id, oldest
+// first, each with its time.
+func (s *Store) unstepped(ctx context.Context, db *sql.DB, id string, heads map[string]history.Head) ([]timedSnapshot, error) {
+	var since time.Time
+	for _, h := range heads {
+		if h.At.After(since) {
+			since = h.At
+		}
+	}
+	rows, err := db.QueryContext(ctx, `SELECT id, started FROM snapshots WHERE (status = 'complete' OR id = ?) AND date_trunc('second', started) > ?
+		AND id NOT IN (SELECT snapshot FROM history_steps) ORDER BY started, id`, id, since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	parts, err := s.tree.Partitions()
+	if err != nil {
+		return nil, err
+	}
+	var out []timedSnapshot
+	for rows.Next() {
+		var ts timedSnapshot
+		if err := rows.Scan(&ts.id, &ts.at); err != nil {
+			return nil, err
+		}
+		ts.at = history.TimeOf(ts.at)
+		if ts.id == id || len(parts[ts.id]) > 0 { // not pruned
+			out = append(out, ts)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 || out[len(out)-1].id != id {
+		return nil, fmt.Errorf("history: snapshot %s is not after the last step of history", id)
+	}
+	return out, nil
+}
+
+// ensureHistoryFolders gives history's folders their empty files, which
+// the read model's views read, in section sec.
+func (s *Store) ensureHistoryFolders(ctx context.Context, sec *Section) error {
+	conn, err := sec.DB().Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return history.EnsureEmpty(ctx, conn, s.at.History(), s.tables)
+}

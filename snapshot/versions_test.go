@@ -1,0 +1,203 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+)
+
+// dayClock is a store's clock that a test moves a day at a time.
+type dayClock struct{ at time.Time }
+
+func (c *dayClock) now() time.Time { return c.at }
+func (c *dayClock) next()          { c.at = c.at.AddDate(0, 0, 1) }
+
+// takeAt takes a snapshot of cfg's sandbox into its store with the
+// store's clock at c, then moves the clock a day on.
+func takeAt(t *testing.T, cfg testCfg, c *dayClock) *Summary {
+	t.Helper()
+	s, err := Open(context.Background(), cfg.Options, slog.New(slog.DiscardHandler), c.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sum, err := takeWith(t, s, cfg)
+	if err != nil && (sum == nil || sum.Status != StatusIncomplete) {
+		t.Fatal(err)
+	}
+	c.next()
+	return sum
+}
+
+// change is one row of the change feed, as the tests compare them.
+type change struct{ table, id, op, fields string }
+
+// feed is the changes relation's rows into snapshot to.
+func feed(t *testing.T, db *sql.DB, to string) []change {
+	t.Helper()
+	rows, err := db.Query(`SELECT "table", id, op, coalesce(array_to_string(fields, ','), '') FROM changes WHERE to_snapshot = ? ORDER BY ALL`, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []change
+	for rows.Next() {
+		var c change
+		if err := rows.Scan(&c.table, &c.id, &c.op, &c.fields); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// historyFixture is a sandbox, a second one of the same data whose
+// SubscriptionCharges list is cut short at its first page every time, and a store
+// of both.
+type historyFixture struct {
+	sb, cut *sandbox.Server
+	cfg     testCfg
+	clock   *dayClock
+}
+
+func newHistoryFixture(t *testing.T) historyFixture {
+	data := sandbox.Options{Seed: 5, Customers: 12}
+	f := historyFixture{sb: sandboxtest.Start(t, data, ""), cut: sandboxtest.Start(t, data, "cut=SubscriptionCharges@1/0"),
+		clock: &dayClock{at: time.Date(2027, 3, 1, 2, 30, 0, 0, time.UTC)}}
+	f.cfg = testConfig(f.sb, t.TempDir())
+	return f
+}
+
+// from is the fixture's configuration of the store, against srv.
+func (f historyFixture) from(srv *sandbox.Server) testCfg {
+	cfg := f.cfg
+	cfg.BaseURL, cfg.FrontURL = srv.BaseURL(), srv.FrontURL()
+	return cfg
+}
+
+func customerAt(t *testing.T, sb *sandbox.Server, i int) *sandbox.Customer {
+	t.Helper()
+	return sb.Dataset().Customers[i]
+}
+
+func setEmail(t *testing.T, sb *sandbox.Server, id, email string) {
+	t.Helper()
+	if err := sb.Change("Customers", id, func(r any) { r.(*sandbox.Customer).Email = email }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Known inserts, updates and deletes between two complete snapshots come
+// out exactly in the change feed and the history; a list cut short moves
+// nothing; a record changed back gets a new version; as of any time, the
+// history gives back the complete snapshot that stood then.
+func TestHistoryMovesOnlyWithCompleteSnapshots(t *testing.T) {
+	f := newHistoryFixture(t)
+	first := takeAt(t, f.cfg, f.clock)
+
+	a, b, c, e := customerAt(t, f.sb, 0), customerAt(t, f.sb, 1), customerAt(t, f.sb, 2), customerAt(t, f.sb, 4)
+	emailA, emailE := a.Email, e.Email
+	setEmail(t, f.sb, a.ID, "new-"+emailA)
+	if err := f.sb.Change("Customers", b.ID, func(r any) {
+		cu := r.(*sandbox.Customer)
+		cu.FullName, cu.CompanyName = cu.FullName+" Jr", cu.CompanyName+" Ltd"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.sb.Remove("Customers", c.ID); err != nil {
+		t.Fatal(err)
+	}
+	d := &sandbox.Customer{ID: "00000000-0000-4000-8000-0000000000dd", FullName: "Dee", CurrencyCode: "USD", Created: f.clock.at}
+	if err := f.sb.Add("Customers", d); err != nil {
+		t.Fatal(err)
+	}
+	setEmail(t, f.sb, e.ID, "changed-"+emailE)
+	second := takeAt(t, f.cfg, f.clock)
+	want := []change{{"customers", a.ID, "update", "Email"}, {"customers", b.ID, "update", "CompanyName,FullName"},
+		{"customers", c.ID, "delete", ""}, {"customers", d.ID, "insert", ""}, {"customers", e.ID, "update", "Email"}}
+	slices.SortFunc(want, func(x, y change) int { return strings.Compare(x.table+x.id+x.op, y.table+y.id+y.op) })
+	db := readDB(t, f.cfg)
+	if got := feed(t, db, second.ID); !slices.Equal(got, want) {
+		t.Errorf("the change feed into %s:\n got %v\nwant %v", second.ID, got, want)
+	}
+	checkAsOf(t, db, first.ID, f.clock.at.AddDate(0, 0, -2))
+
+	cut := takeAt(t, f.from(f.cut), f.clock)
+	if cut.Status != StatusIncomplete {
+		t.Fatalf("the export of the list cut short is %s, want incomplete", cut.Status)
+	}
+	db = readDB(t, f.cfg)
+	if got := feed(t, db, cut.ID); len(got) != 0 {
+		t.Errorf("an incomplete snapshot moved history: %v", got)
+	}
+	checkVersions(t, db, a.ID, 2)
+	checkVersions(t, db, c.ID, 1)
+
+	setEmail(t, f.sb, e.ID, emailE) // back to the first value
+	third := takeAt(t, f.cfg, f.clock)
+	db = readDB(t, f.cfg)
+	if got := feed(t, db, third.ID); !slices.Equal(got, []change{{"customers", e.ID, "update", "Email"}}) {
+		t.Errorf("the change feed into %s: %v", third.ID, got)
+	}
+	froms := checkVersions(t, db, e.ID, 3)
+	if !slices.Equal(froms, []string{first.ID, second.ID, third.ID}) {
+		t.Errorf("customer %s's versions start at %v, want %v (a change back is a new version)", e.ID, froms, []string{first.ID, second.ID, third.ID})
+	}
+	checkAsOf(t, db, first.ID, time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC))
+	checkAsOf(t, db, second.ID, time.Date(2027, 3, 3, 12, 0, 0, 0, time.UTC)) // the cut snapshot's day
+	checkAsOf(t, db, third.ID, f.clock.at)
+}
+
+// checkVersions checks that record id has n versions in
+// customers_history, each closed where the next begins, and returns
+// where each begins.
+func checkVersions(t *testing.T, db *sql.DB, id string, n int) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT snapshot_from, coalesce(snapshot_to, ''), valid_from, valid_to FROM customers_history WHERE id = ? ORDER BY valid_from`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var froms []string
+	var lastTo sql.NullTime
+	for rows.Next() {
+		var from, to string
+		var vf time.Time
+		var vt sql.NullTime
+		if err := rows.Scan(&from, &to, &vf, &vt); err != nil {
+			t.Fatal(err)
+		}
+		if lastTo.Valid && !lastTo.Time.Equal(vf) {
+			t.Errorf("customer %s: a version begins at %v, the one before ended at %v", id, vf, lastTo.Time)
+		}
+		froms, lastTo = append(froms, from), vt
+	}
+	if len(froms) != n {
+		t.Errorf("customer %s has %d versions (from %v), want %d", id, len(froms), froms, n)
+	}
+	return froms
+}
+
+// checkAsOf checks that every table as of ts is snapshot snap's rows.
+func checkAsOf(t *testing.T, db *sql.DB, snap string, ts time.Time) {
+	t.Helper()
+	for _, table := range []string{"customers", "invoices", "invoice_lines", "subscription_charges", "product_plan_charge_pricings"} {
+		var diff, n int
+		q := `WITH a AS (SELECT snapshot_id, id, _raw::VARCHAR AS raw FROM ` + table + `_asof(?::TIMESTAMPTZ)),
+			s AS (SELECT snapshot_id, id, _raw::VARCHAR AS raw FROM ` + table + ` WHERE snapshot_id = ?)
+			SELECT (SELECT count(*) FROM (SELECT * FROM a EXCEPT ALL SELECT * FROM s)) + (SELECT count(*) FROM (SELECT * FROM s EXCEPT ALL SELECT * FROM a)), (SELECT count(*) FROM s)`
+		if err := db.QueryRow(q, ts, snap).Scan(&diff, &n); err != nil {
+			t.Fatal(err)
+		}
+		if diff != 0 || n == 0 {
+			t.Errorf("%s as of %v: %d rows differ from snapshot %s's %d", table, ts, diff, snap, n)
+		}
+	}
+}
