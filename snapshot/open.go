@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot/migrate"
@@ -153,4 +154,15 @@ func (a adoption) PublishModel(ctx context.Context, path, latest string) error {
 		return err
 	}
 	return a.s.publishModel(ctx, a.sec, path, latest)
+}
+
+// ReadAsOf makes db, a read model from OpenRead holding one connection,
+// read the store of cfg as it stood at ts: every latest_<table> a
+// temporary view of the table then (readmodel.ReadAsOf).
+func ReadAsOf(ctx context.Context, db *sql.DB, cfg storeconfig.Options, ts time.Time) error {
+	tables, err := catalog.ApplyFields(cfg.Fields)
+	if err != nil {
+		return err
+	}
+	return readmodel.ReadAsOf(ctx, db, ts, layout.Dir(cfg.Out).Records(), tables)
 }

@@ -153,7 +153,7 @@ func (s *Store) unstepped(ctx context.Context, db *sql.DB, id string, heads map[
 			since = h.At
 		}
 	}
-	rows, err := db.QueryContext(ctx, `SELECT id, started FROM snapshots WHERE (status = 'complete' OR id = ?) AND date_trunc('second', started) > ?
+	rows, err := db.QueryContext(ctx, `SELECT id, started FROM snapshots WHERE (status = 'complete' OR id = ?) AND started > ?
 		AND id NOT IN (SELECT snapshot FROM history_steps) ORDER BY started, id`, id, since)
 	if err != nil {
 		return nil, err

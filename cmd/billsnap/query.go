@@ -5,11 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/billsnap/billsnap/cmd/internal/readonly"
 	"github.com/billsnap/billsnap/cmd/internal/relations"
 	"github.com/billsnap/billsnap/cmd/internal/resultset"
+	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/usage"
@@ -31,13 +34,14 @@ CREATE, INSERT, DELETE, ATTACH, INSTALL, SET …) is refused before it runs
 // instead. It takes the store flags only (--config, --out), before or
 // after the statement.
 func runQuery(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "query", "[--format table|csv|json|markdown] [--max-rows N] [store flags] SQL | --tables | --columns TABLE")
+	fs := newFlags(env, "query", "[--format table|csv|json|markdown] [--max-rows N] [--as-of TIME|SNAPSHOT] [store flags] SQL | --tables | --columns TABLE")
 	fs.about = queryAbout
 	sf := addStoreFlags(fs)
 	format := fs.String("format", "table", "how to print the rows: "+resultset.Formats+" (RFC 4180 CSV; JSON an array of objects, decimals as strings)")
 	maxRows := fs.Int("max-rows", 100, "print at most this many rows (csv and json: all rows unless given)")
 	tables := fs.Bool("tables", false, "list the read model's tables and views, each with what it holds")
 	columns := fs.String("columns", "", "list the columns of this table or view, with their types")
+	asOf := fs.String("as-of", "", "read every latest_<table> as it stood at this time (2026-11-01, 2026-11-01T12:00:00Z) or snapshot ID, from the store's history")
 	statement, err := parseQueryArgs(fs, args, func() bool { return *tables || *columns != "" })
 	if err != nil {
 		return err
@@ -56,16 +60,18 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 	if err := sf.requireStore(cfg); err != nil {
 		return err
 	}
-	db, err := snapshot.OpenRead(ctx, cfg.Options)
-	if errors.Is(err, snapshot.ErrNoStore) { // a store whose first snapshot is under way
-		return usage.Wrap(err)
-	}
+	db, err := openRead(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	if err := readonly.LockDown(ctx, db, cfg.Out); err != nil {
 		return err
+	}
+	if *asOf != "" {
+		if err := readAsOf(ctx, db, cfg, *asOf); err != nil {
+			return err
+		}
 	}
 	switch {
 	case *tables:
@@ -74,6 +80,41 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 		return relations.PrintColumns(ctx, env.stdout, db, *columns, *format)
 	}
 	return queryRows(ctx, env, db, statement, *format, limit)
+}
+
+// readAsOf makes db read the store as it stood at value, a time or a
+// snapshot ID of its history (readmodel.ReadAsOf), on its one
+// connection. A value that is neither, or before the history, is a usage
+// error.
+func readAsOf(ctx context.Context, db *sql.DB, cfg config.Config, value string) error {
+	db.SetMaxOpenConns(1)
+	ts, ok := parseMoment(value)
+	if !ok {
+		snaps, err := readmodel.HistorySnapshots(ctx, db)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(snaps, func(h readmodel.HistorySnapshot) bool { return h.ID == value })
+		if i < 0 {
+			return usage.Errorf("--as-of %q is neither a time (2026-11-01 or 2026-11-01T12:00:00Z) nor a snapshot of the store's history", termsafe.FirstLine(value))
+		}
+		ts = snaps[i].At
+	}
+	err := snapshot.ReadAsOf(ctx, db, cfg.Options, ts)
+	if errors.Is(err, readmodel.ErrBeforeHistory) {
+		return usage.Errorf("--as-of: %v", err)
+	}
+	return err
+}
+
+// openRead opens cfg's read model to read (snapshot.OpenRead): a store
+// whose first snapshot is under way is none yet, a usage error.
+func openRead(ctx context.Context, cfg config.Config) (*sql.DB, error) {
+	db, err := snapshot.OpenRead(ctx, cfg.Options)
+	if errors.Is(err, snapshot.ErrNoStore) {
+		return nil, usage.Wrap(err)
+	}
+	return db, err
 }
 
 // queryRows runs statement on db and prints its rows; for a CSV or JSON

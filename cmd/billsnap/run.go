@@ -66,6 +66,7 @@ func commands() []command {
 		{"status", "show the last runs and when each schedule fires next", runStatus},
 		{"check-config", "prepare what the commands would (configuration, key, rules, waivers, schedules) without running", runCheckConfig},
 		{"query", "run one SQL statement on the snapshot database (read-only)", runQuery},
+		{"changes", "print what changed in the records between two snapshots or times (from the store's history)", runChanges},
 		{"notify", "send a test message to every notification target (notify test)", runNotify},
 		{"lake", "print the statements that attach the tables on object storage to Trino, Spark, Athena or DuckDB (lake ddl)", runLake},
 		{"evidence", "write the evidence pack of a closed period (a BagIt zip), or verify one (evidence verify)", runEvidence},

@@ -71,10 +71,11 @@ CREATE TABLE IF NOT EXISTS history_steps (
 );
 `
 
-// TimeOf is the time a snapshot stands for in history: its start, to the
-// second, which is what its ID names (2026-11-22T030005Z). A version is
-// valid from the time of the first complete snapshot that held it.
-func TimeOf(started time.Time) time.Time { return started.UTC().Truncate(time.Second) }
+// TimeOf is the time a snapshot stands for in history: its start, to
+// the microsecond, as the state records it (its ID names the second). A
+// version is valid from the time of the first complete snapshot that
+// held it.
+func TimeOf(started time.Time) time.Time { return started.UTC().Truncate(time.Microsecond) }
 
 // Counts are what a step of one table found.
 type Counts struct {

@@ -35,28 +35,38 @@ func Views(link string, tables []catalog.Table) []string {
 	return append(out, changesView(link), changesBetween(tables))
 }
 
-// historyView is <table>_history: the versions closed, from the files of
-// the steps the records list, and the current versions.
+// historyView is <table>_history (Relation).
 func historyView(link string, t catalog.Table) string {
+	return fmt.Sprintf("CREATE OR REPLACE VIEW %s_history AS %s", t.Name, Relation(link, t, "latest_"+t.Name))
+}
+
+// Relation is the relation of every version of table t: the versions
+// closed, from the files of the steps the records (at link) list, and the
+// current versions, the rows of latest (the table's latest_ relation)
+// joined with the index of the snapshot they hold.
+func Relation(link string, t catalog.Table, latest string) string {
 	versions := filepath.Join(link, Versions, t.Name, "*.parquet")
 	current := filepath.Join(link, Current, t.Name, "*.parquet")
-	name := state.SQLString(t.Name)
-	return fmt.Sprintf(`CREATE OR REPLACE VIEW %[1]s_history AS
-		SELECT * EXCLUDE (filename) REPLACE (CAST(_raw AS JSON) AS _raw) FROM read_parquet(%[2]s, filename = true, union_by_name = true)
+	return fmt.Sprintf(`SELECT * EXCLUDE (filename) REPLACE (CAST(_raw AS JSON) AS _raw) FROM read_parquet(%[2]s, filename = true, union_by_name = true)
 		WHERE parse_filename(filename, true) IN (SELECT snapshot FROM history_steps WHERE table_name = %[4]s)
 		UNION ALL BY NAME
 		SELECT l.* EXCLUDE (snapshot_id), c.valid_from, NULL::TIMESTAMPTZ AS valid_to, c.snapshot_from, NULL::VARCHAR AS snapshot_to
-		FROM latest_%[1]s l JOIN read_parquet(%[3]s, filename = true) c ON l.id = c.id
-		WHERE parse_filename(c.filename, true) = (SELECT snapshot_id FROM latest_%[1]s LIMIT 1)`,
-		t.Name, state.SQLString(versions), state.SQLString(current), name)
+		FROM %[1]s l JOIN read_parquet(%[3]s, filename = true) c ON l.id = c.id
+		WHERE parse_filename(c.filename, true) = (SELECT snapshot_id FROM %[1]s LIMIT 1)`,
+		latest, state.SQLString(versions), state.SQLString(current), state.SQLString(t.Name))
 }
 
-// asofMacro is <table>_asof(ts): the versions valid at ts, with the
-// snapshot that stood then, as latest_<table> has its rows.
+// asofMacro is <table>_asof(ts) (AsOf).
 func asofMacro(t catalog.Table) string {
-	return fmt.Sprintf(`CREATE OR REPLACE MACRO %[1]s_asof(ts) AS TABLE
-		SELECT history_snapshot_at(ts) AS snapshot_id, * EXCLUDE (valid_from, valid_to, snapshot_from, snapshot_to) FROM %[1]s_history
-		WHERE valid_from <= CAST(ts AS TIMESTAMPTZ) AND (valid_to IS NULL OR valid_to > CAST(ts AS TIMESTAMPTZ))`, t.Name)
+	return fmt.Sprintf("CREATE OR REPLACE MACRO %s_asof(ts) AS TABLE %s", t.Name, AsOf(t.Name+"_history", "ts"))
+}
+
+// AsOf is the relation of the versions of history (every version of a
+// table) valid at ts (a SQL expression), with the snapshot that stood
+// then, as latest_<table> has its rows.
+func AsOf(history, ts string) string {
+	return fmt.Sprintf(`SELECT history_snapshot_at(%[2]s) AS snapshot_id, * EXCLUDE (valid_from, valid_to, snapshot_from, snapshot_to) FROM %[1]s
+		WHERE valid_from <= CAST(%[2]s AS TIMESTAMPTZ) AND (valid_to IS NULL OR valid_to > CAST(%[2]s AS TIMESTAMPTZ))`, history, ts)
 }
 
 // changesView is changes: every step's changes, of the steps the records
