@@ -13,10 +13,11 @@ const exitCodesHelp = `Exit codes:
   1    failure: the service, the network, the disk, or bad input from the service;
        for ledger verify and evidence verify, what does not verify
   2    usage: bad flags, arguments or configuration, an unknown --snapshot
-       (or, for recheck, one not reconciled),
+       (or, for recheck, one not reconciled), a --since, --until or --as-of
+       before the store's history or naming no snapshot of it,
        a statement query cannot prepare, no store where a command that
-       only reads one (status, reconcile, report, query, serve, ledger,
-       evidence) looks, an unusable --out (a file, a missing parent,
+       only reads one (status, reconcile, report, query, changes, serve,
+       ledger, evidence) looks, an unusable --out (a file, a missing parent,
        no permission), serve on an address that is not loopback without
        --token-file or workspace.identity, or evidence of a period not closed
   3    material: discrepancies at or above materiality, or an incomplete snapshot
