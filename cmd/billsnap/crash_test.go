@@ -79,10 +79,12 @@ var crashMoments = []crashMoment{
 	{at: "load.insert#9"},
 	{at: "load.insert#15"},
 	{at: "publish.verified"},
+	{at: "history.staged"}, // the run's history steps staged; no manifest yet
 	{at: "publish.manifest"},
 	{at: "tree.add#1"},
 	{at: "tree.add#7"},
 	{at: "tree.add#15"},      // every table's partition is in the tree; not yet recorded complete
+	{at: "publish.history"},  // history moved and recorded in the state, not yet committed
 	{at: "publish.complete"}, // recorded complete in the state not yet committed
 	{at: "model.built"},
 	{at: "state.written#4"}, // the publish committed in the state; the read model not published yet
@@ -152,7 +154,7 @@ func (b *crashBench) recovers(t *testing.T, dir string) {
 	checkCleanedUp(t, dir)
 }
 
-// An export killed at any of 30 moments leaves a store that opens, whose
+// An export killed at any of 32 moments leaves a store that opens, whose
 // readers see the previous complete snapshot (or, after the commit point,
 // the new one) whole, with nothing half published in the Parquet tree; the
 // next export completes and cleans up.

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/billsnap/billsnap/sandbox"
 )
@@ -76,6 +77,7 @@ func checkReaders(t *testing.T, dir string, key func(id string) sandbox.AnswerKe
 		}
 		checkTables(t, db, key(latest), func(table string) string { return "latest_" + table })
 		checkViews(t, db, key)
+		checkHistory(t, db, key, latest)
 		for id, tables := range parts {
 			status := recorded[id]
 			if status != "complete" && status != "publishing" && status != "" {
@@ -93,6 +95,22 @@ func checkReaders(t *testing.T, dir string, key func(id string) sandbox.AnswerKe
 		}
 	})
 	return latest
+}
+
+// checkHistory checks that history ends at snapshot latest (a snapshot
+// not published moved none of it), and that the tables as of its time
+// are its rows.
+func checkHistory(t *testing.T, db *sql.DB, key func(id string) sandbox.AnswerKey, latest string) {
+	t.Helper()
+	var last string
+	var at time.Time
+	if err := db.QueryRow(`SELECT snapshot_id, "at" FROM history_snapshots ORDER BY "at" DESC LIMIT 1`).Scan(&last, &at); err != nil {
+		t.Fatalf("history_snapshots: %v", err)
+	}
+	if last != latest {
+		t.Errorf("history ends at snapshot %s; the latest is %s", last, latest)
+	}
+	checkTables(t, db, key(latest), func(table string) string { return fmt.Sprintf("%s_asof('%s')", table, at.UTC().Format(time.RFC3339Nano)) })
 }
 
 // checkViews checks that the read model's views of every snapshot show
