@@ -41,6 +41,10 @@ func readModelDocs() []relationDoc {
 		{"field_ids", "the catalogue of columns: every field ID each table's columns have had, with the column's name, kind and the first snapshot that had it"},
 		{"runs", "the journal of runs as it was at the publish"},
 		{"run_files", "the index of the run records' files: kind, snapshot, period, number, rows, file name"},
+		{"<table>_history", "every version of each TABLE record, the current ones included: the record's columns, `valid_from` and `valid_to` (NULL while current), `snapshot_from` and `snapshot_to`; moved only by complete snapshots (docs/history.md; as it stood at a time: `<table>_asof(ts)`)"},
+		{"changes", "the change feed: per complete snapshot and table, each record inserted, updated (the service's names of the `fields` that changed, `old_values` and `new_values`) or deleted since the complete snapshot before (between any two moments: `changes_between(t0, t1)`)"},
+		{"history_snapshots", "every complete snapshot that moved history, with the time it stands for (`at`; `snapshot_time(id)`), kept when retention prunes the snapshot"},
+		{"history_steps", "per complete snapshot and table, the step of history it took: the step before and what it inserted, updated and deleted"},
 		{"latest_snapshot", "the snapshot the `latest_` tables hold"},
 		{"billsnap_model", "that snapshot's ID and a digest of the views"},
 	}
@@ -56,6 +60,9 @@ func describe(relation string, names []string) string {
 			pattern, table = prefix+"<table>", t
 			break
 		}
+	}
+	if t, ok := strings.CutSuffix(relation, "_history"); ok && slices.Contains(names, "latest_"+t) {
+		pattern, table = "<table>_history", t
 	}
 	for _, d := range readModelDocs() {
 		if d.name == pattern {
