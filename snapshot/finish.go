@@ -31,6 +31,7 @@ import (
 // (recover).
 func (s *Store) finish(ctx context.Context, sec *Section, id, status string) (string, error) {
 	if status == StatusIncomplete {
+		s.dropHistory(id) // only a complete snapshot moves history
 		if err := s.publishParquet(s.incomplete, id); err != nil {
 			return status, err
 		}
@@ -76,6 +77,7 @@ func (s *Store) recover(ctx context.Context, sec *Section) error {
 		} else {
 			s.log.Warn("a run was interrupted before publishing; its snapshot is marked failed", "snapshot", id)
 			err = setStatus(ctx, db, id, StatusFailed, "interrupted before it was published", s.now)
+			s.dropHistory(id)
 		}
 		if err != nil {
 			return err

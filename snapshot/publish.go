@@ -55,7 +55,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	}
 	phases.end("verifying")
 	if status == StatusPublishing {
-		if err := r.takeHistory(ctx); err != nil {
+		if err := r.stageHistory(); err != nil {
 			return nil, err
 		}
 		phases.end("history")

@@ -34,6 +34,7 @@ type Run struct {
 	mu     sync.Mutex
 	walks  map[string]extract.Result // by walked (parent) table
 	heads  map[string]history.Head   // history's last step of each table when the run began
+	steps  map[string]history.Step   // history's step of each table loaded (stepTable)
 }
 
 // Meta is what the manifest records about where a snapshot came from.
@@ -65,12 +66,12 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording the snapshot: %w", err)
 	}
-	r := &Run{s: s, ID: id, Started: started, walks: map[string]extract.Result{}, heads: heads}
+	r := &Run{s: s, ID: id, Started: started, walks: map[string]extract.Result{}, heads: heads, steps: map[string]history.Step{}}
 	if err := r.openDB(ctx); err != nil {
 		return nil, err
 	}
 	r.loader = load.Start(load.Target{Ctx: ctx, DB: r.db, Snap: id, Tables: s.tables,
-		Staged: func(table string) ([]string, int64) { return r.staged.Files(table) }}, loadSettings(s.duck), s.log)
+		Staged: func(table string) ([]string, int64) { return r.staged.Files(table) }, Loaded: r.stepTable}, loadSettings(s.duck), s.log)
 	r.staged, err = ingest.New(r.stage(), s.tables, ingestSettings(s.pq), ingest.Hooks{
 		Filled: r.loader.Filled, Dropped: r.loader.Dropped, Ended: r.loader.Ended,
 	})
@@ -197,6 +198,7 @@ func (r *Run) Fail(msg string) error {
 	r.staged.Abort()
 	r.closeDB()
 	r.removeStaging()
+	r.s.dropHistory(r.ID)
 	return r.s.Update(ctx, func(sec *Section) error {
 		if err := setStatus(ctx, sec.DB(), r.ID, StatusFailed, msg, r.s.now); err != nil {
 			return err

@@ -22,31 +22,50 @@ import (
 // and those of every complete snapshot kept since the last step, taken
 // in the section, from the Parquet tree.
 
-// historyStaging is where a run stages its steps.
+// historyStaging is where a run lists its steps (history.Stage); their
+// files are written in history's own folders, under the run's snapshot's
+// name, where no view reads them before the state lists the step.
 func (r *Run) historyStaging() string { return filepath.Join(r.stage(), "history") }
 
-// takeHistory takes the run's step of every table into its staging,
-// from its DuckDB file's latest_ tables and the heads the run began
-// with.
-func (r *Run) takeHistory(ctx context.Context) error {
-	conn, err := r.db.Conn(ctx)
+// stepTable takes the run's step of table into its staging, from its
+// latest_ table (loaded whole: the loader calls it once a walk has ended)
+// and the head the run began with. A table loaded again after a re-walk
+// is stepped again.
+func (r *Run) stepTable(table string) error {
+	t, _ := r.s.table(table)
+	conn, err := r.db.Conn(context.Background())
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	at := history.TimeOf(r.Started)
+	in := r.s.stepInput(t, r.ID, history.TimeOf(r.Started), r.heads[table], r.s.at.History())
+	in.Rows = "SELECT * FROM latest_" + table
+	step, err := history.Take(context.Background(), conn, in)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.steps[table] = step
+	r.mu.Unlock()
+	return nil
+}
+
+// stageHistory stages the run's steps, every table's (stepTable, as each
+// was loaded), made durable and listed for finish.
+func (r *Run) stageHistory() error {
 	var steps []history.Step
 	for _, t := range r.s.tables {
-		in := r.s.stepInput(t, r.ID, at, r.heads[t.Name], r.historyStaging())
-		in.Rows = "SELECT * FROM latest_" + t.Name
-		step, err := history.Take(ctx, conn, in)
-		if err != nil {
-			return err
+		step, ok := r.steps[t.Name]
+		if !ok {
+			return fmt.Errorf("history: table %s was not stepped", t.Name)
 		}
 		steps = append(steps, step)
 	}
+	if err := history.Stage(r.historyStaging(), steps); err != nil {
+		return err
+	}
 	crashpoint.Hit("history.staged")
-	return history.Stage(r.historyStaging(), steps)
+	return nil
 }
 
 // stepInput is the input of the step of table t to snapshot id at time
@@ -64,7 +83,8 @@ func (s *Store) stepInput(t catalog.Table, id string, at time.Time, head history
 }
 
 // moveHistory moves history to complete snapshot id in section sec: its
-// staged steps when they follow the state's heads, else steps taken
+// staged steps (their files in place already) when they follow the
+// state's heads, else steps taken
 // here from the tree, of every complete snapshot since the heads, oldest
 // first, then of id. Done once: a snapshot stepped already is left.
 func (s *Store) moveHistory(ctx context.Context, sec *Section, id string) error {
@@ -82,8 +102,8 @@ func (s *Store) moveHistory(ctx context.Context, sec *Section, id string) error 
 		return err
 	}
 	if follows(staged, heads, s.tables) {
-		if err := history.Move(staging, s.at.History(), staged); err != nil {
-			return err
+		for _, st := range staged {
+			history.RetireIndexes(s.at.History(), st)
 		}
 		return history.Record(ctx, db, staged)
 	}
@@ -128,6 +148,9 @@ func (s *Store) catchUp(ctx context.Context, db *sql.DB, id string, heads map[st
 			}
 			steps = append(steps, step)
 			heads[t.Name] = history.Head{Snapshot: snap.id, At: snap.at}
+		}
+		if err := history.Sync(steps); err != nil {
+			return err
 		}
 		for _, st := range steps {
 			history.RetireIndexes(s.at.History(), st)
@@ -192,4 +215,10 @@ func (s *Store) ensureHistoryFolders(ctx context.Context, sec *Section) error {
 	}
 	defer conn.Close()
 	return history.EnsureEmpty(ctx, conn, s.at.History(), s.tables)
+}
+
+// dropHistory removes the files of history's steps of snapshot id, which
+// failed before its steps were recorded.
+func (s *Store) dropHistory(id string) {
+	history.Remove(s.at.History(), s.tables, id)
 }

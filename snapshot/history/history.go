@@ -90,6 +90,7 @@ type Step struct {
 	At       time.Time
 	Previous string
 	Counts
+	Files []string `json:"-"` // the files it wrote (Take)
 }
 
 func (s Step) String() string {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,16 +66,46 @@ func Record(ctx context.Context, q state.Querier, steps []Step) error {
 // stepsFile is where a run's staged steps are listed, beside their files.
 const stepsFile = "steps.json"
 
-// Stage lists steps taken into root, a run's staging of history, last:
-// a staging without the list is taken again.
+// Stage makes the files of steps durable, with the folders that name
+// them, then lists the steps in root, a run's staging, last: a run
+// without the list has its steps taken again when it is finished.
 func Stage(root string, steps []Step) error {
-	b, err := json.Marshal(steps)
+	err := Sync(steps)
+	var b []byte
+	if err == nil {
+		b, err = json.Marshal(steps)
+	}
+	if err == nil {
+		err = os.MkdirAll(root, 0o755)
+	}
 	if err == nil {
 		err = os.WriteFile(filepath.Join(root, stepsFile), b, 0o644)
+	}
+	if err == nil {
+		err = fileutil.SyncFile(filepath.Join(root, stepsFile))
 	}
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
+	return nil
+}
+
+// Sync makes the files of steps durable, and the folders that name
+// them, several at once.
+func Sync(steps []Step) error {
+	var files, dirs []string
+	for _, s := range steps {
+		for _, f := range s.Files {
+			files = append(files, f)
+			if d := filepath.Dir(f); !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	if err := fileutil.SyncFiles(files); err != nil {
+		return err
+	}
+	fileutil.SyncDirs(dirs)
 	return nil
 }
 
@@ -94,29 +125,14 @@ func Staged(root string) ([]Step, error) {
 	return steps, nil
 }
 
-// Move moves the files of steps from staging root into history's root
-// dest, each in one rename; a file already moved is left. It then
-// removes each table's index files but those of the step and the one
-// before it (a reader still on the model before may read that one).
-func Move(root, dest string, steps []Step) error {
-	var dirs []string
-	for _, s := range steps {
+// Remove removes every file of snapshot's steps under root: of a
+// snapshot that failed before the state recorded them.
+func Remove(root string, tables []catalog.Table, snapshot string) {
+	for _, t := range tables {
 		for _, kind := range Folders() {
-			src, dst := File(root, kind, s.Table, s.To), File(dest, kind, s.Table, s.To)
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return err
-			}
-			if err := os.Rename(src, dst); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("history: %w", err)
-			}
-			dirs = append(dirs, filepath.Dir(dst))
+			os.Remove(File(root, kind, t.Name, snapshot))
 		}
 	}
-	fileutil.SyncDirs(dirs)
-	for _, s := range steps {
-		RetireIndexes(dest, s)
-	}
-	return nil
 }
 
 // RetireIndexes removes table's index files under root other than those
@@ -134,43 +150,69 @@ func RetireIndexes(root string, s Step) {
 
 // EnsureEmpty gives each table's folders under root their empty file
 // (EmptyFile), where they have none, so that the read model's views,
-// which glob them, bind on a store that has no step yet. conn is the
-// state's, in a section.
+// which glob them, bind on a store that has no step yet. The empty files
+// of a kind are one file, written once under root's empty/ and linked
+// into each table's folder: a view reads its typed columns from the
+// table itself (Relation), so the versions' empty file holds only what
+// every table's has. conn is the state's, in a section.
 func EnsureEmpty(ctx context.Context, conn *sql.Conn, root string, tables []catalog.Table) error {
+	var missing []string
 	for _, t := range tables {
 		for _, kind := range Folders() {
-			path := filepath.Join(root, kind, t.Name, EmptyFile)
-			if _, err := os.Stat(path); err == nil {
-				continue
-			}
-			if err := writeEmpty(ctx, conn, t, kind, path); err != nil {
-				return fmt.Errorf("history: %w", err)
+			if path := filepath.Join(root, kind, t.Name, EmptyFile); !exists(path) {
+				missing = append(missing, path)
 			}
 		}
 	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := writeEmpties(ctx, conn, filepath.Join(root, "empty")); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	var dirs []string
+	for _, path := range missing {
+		kind := filepath.Base(filepath.Dir(filepath.Dir(path)))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+		if err := os.Link(filepath.Join(root, "empty", kind+".parquet"), path); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("history: %w", err)
+		}
+		dirs = append(dirs, filepath.Dir(path))
+	}
+	fileutil.SyncDirs(dirs)
 	return nil
 }
 
-// writeEmpty writes at path the empty file of kind's folder of table t.
-func writeEmpty(ctx context.Context, conn *sql.Conn, t catalog.Table, kind, path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// emptyQueries are the columns of each kind's files that every table's
+// have, no rows.
+var emptyQueries = map[string]string{
+	Versions: `SELECT NULL::VARCHAR AS id, NULL::JSON AS _raw, NULL::TIMESTAMPTZ AS valid_from, NULL::TIMESTAMPTZ AS valid_to,
+		NULL::VARCHAR AS snapshot_from, NULL::VARCHAR AS snapshot_to WHERE false`,
+	Current: "SELECT NULL::VARCHAR AS id, NULL::UBIGINT AS row_hash, NULL::VARCHAR AS snapshot_from, NULL::TIMESTAMPTZ AS valid_from WHERE false",
+	Changes: `SELECT NULL::VARCHAR AS "table", NULL::VARCHAR AS id, NULL::VARCHAR AS op, NULL::VARCHAR[] AS fields, NULL::VARCHAR AS from_snapshot,
+		NULL::VARCHAR AS to_snapshot, NULL::TIMESTAMPTZ AS "at", NULL::JSON AS old_values, NULL::JSON AS new_values WHERE false`,
+}
+
+// writeEmpties writes each kind's empty file into dir, where it has
+// none: written beside, synced and renamed.
+func writeEmpties(ctx context.Context, conn *sql.Conn, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var q string
-	switch kind {
-	case Versions:
-		tmp := "hist_empty_" + t.Name
-		if _, err := conn.ExecContext(ctx, "DROP TABLE IF EXISTS temp."+tmp+"; "+strings.Replace(t.CreateSQL(tmp), "CREATE TABLE", "CREATE TEMP TABLE", 1)); err != nil {
-			return err
+	for _, kind := range Folders() {
+		if path := filepath.Join(dir, kind+".parquet"); !exists(path) {
+			if err := state.CopyTo(ctx, conn, emptyQueries[kind], path); err != nil {
+				return err
+			}
 		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp."+tmp)
-		q = "SELECT * EXCLUDE (snapshot_id), NULL::TIMESTAMPTZ AS valid_from, NULL::TIMESTAMPTZ AS valid_to, " +
-			"NULL::VARCHAR AS snapshot_from, NULL::VARCHAR AS snapshot_to FROM temp." + tmp
-	case Current:
-		q = "SELECT NULL::VARCHAR AS id, NULL::UBIGINT AS row_hash, NULL::VARCHAR AS snapshot_from, NULL::TIMESTAMPTZ AS valid_from WHERE false"
-	default:
-		q = `SELECT NULL::VARCHAR AS "table", NULL::VARCHAR AS id, NULL::VARCHAR AS op, NULL::VARCHAR[] AS fields, NULL::VARCHAR AS from_snapshot,
-			NULL::VARCHAR AS to_snapshot, NULL::TIMESTAMPTZ AS "at", NULL::JSON AS old_values, NULL::JSON AS new_values WHERE false`
 	}
-	return state.CopyTo(ctx, conn, q, path)
+	fileutil.SyncDir(dir)
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

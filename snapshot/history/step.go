@@ -28,13 +28,18 @@ type Input struct {
 
 // Take takes the step in on conn (whose database reads the relations
 // named; its temporary tables hist_* are its own) and writes its files
-// under in.Root, each whole or not at all. It returns what it counted.
+// under in.Root. It returns what it counted, and the files it wrote
+// (Step.Files), which the caller makes durable together (fileutil.SyncFiles)
+// before anything lists the step: no reader sees a step's files before
+// the state lists it.
 func Take(ctx context.Context, conn *sql.Conn, in Input) (Step, error) {
 	step := Step{Table: in.Table.Name, To: in.To, At: in.At, Previous: in.Previous}
 	for _, kind := range Folders() {
-		if err := os.MkdirAll(filepath.Join(in.Root, kind, in.Table.Name), 0o755); err != nil {
+		dir := filepath.Join(in.Root, kind, in.Table.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return step, fmt.Errorf("%s: %w", step, err)
 		}
+		os.Remove(File(in.Root, kind, in.Table.Name, in.To)) // of an attempt before (a re-walk)
 	}
 	var err error
 	if in.Previous == "" {
@@ -52,12 +57,11 @@ func Take(ctx context.Context, conn *sql.Conn, in Input) (Step, error) {
 // base is the first step of a table: every record starts a version at
 // To, and no change is recorded.
 func base(ctx context.Context, conn *sql.Conn, in Input, step *Step) error {
-	q := fmt.Sprintf("SELECT id, %s AS row_hash, %s AS snapshot_from, %s AS valid_from FROM (%s) ORDER BY id",
+	q := fmt.Sprintf("SELECT id, %s AS row_hash, %s AS snapshot_from, %s AS valid_from FROM (%s)",
 		rowHash("_raw"), state.SQLString(in.To), timeSQL(in.At), in.Rows)
-	if err := state.CopyTo(ctx, conn, q, File(in.Root, Current, in.Table.Name, in.To)); err != nil {
-		return err
-	}
-	return conn.QueryRowContext(ctx, "SELECT count(*) FROM read_parquet(?)", File(in.Root, Current, in.Table.Name, in.To)).Scan(&step.Inserted)
+	n, err := step.copy(ctx, conn, q, File(in.Root, Current, in.Table.Name, in.To))
+	step.Inserted = n
+	return err
 }
 
 // compare is a step from Previous: the records whose hash differs from
@@ -71,46 +75,67 @@ func compare(ctx context.Context, conn *sql.Conn, in Input, step *Step) error {
 		fmt.Sprintf(`CREATE OR REPLACE TEMP TABLE hist_diff AS
 			SELECT coalesce(n.id, o.id) AS id, o.id IS NULL AS ins, n.id IS NULL AS del, o.snapshot_from, o.valid_from
 			FROM hist_new n FULL JOIN %s o ON n.id = o.id WHERE n.row_hash IS DISTINCT FROM o.row_hash`, prevIndex),
+	}
+	if err := execAll(ctx, conn, stmts); err != nil {
+		return err
+	}
+	var differ int64
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM hist_diff").Scan(&differ); err != nil {
+		return err
+	}
+	if differ == 0 { // the index stays as it was: the same file, under the step's name too
+		return step.link(in.PreviousIndex, File(in.Root, Current, in.Table.Name, in.To))
+	}
+	stmts = []string{
 		fmt.Sprintf(`CREATE OR REPLACE TEMP TABLE hist_old AS
 			SELECT r.* EXCLUDE (snapshot_id), d.valid_from, d.snapshot_from FROM (%s) r JOIN hist_diff d ON r.id = d.id WHERE NOT d.ins`, in.PreviousRows),
 		fmt.Sprintf(`CREATE OR REPLACE TEMP TABLE hist_upd AS
 			SELECT o.id, %s AS fields, o._raw AS old_raw, n._raw AS new_raw FROM hist_old o JOIN (SELECT id, _raw FROM (%s)) n ON o.id = n.id`,
 			ChangedFields("o._raw", "n._raw"), in.Rows),
 	}
-	for _, q := range stmts {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	if err := writeVersions(ctx, conn, in); err != nil {
+	if err := execAll(ctx, conn, stmts); err != nil {
 		return err
 	}
-	if err := writeIndex(ctx, conn, in, prevIndex); err != nil {
+	if err := writeVersions(ctx, conn, in, step); err != nil {
+		return err
+	}
+	if err := writeIndex(ctx, conn, in, prevIndex, step); err != nil {
 		return err
 	}
 	return writeChanges(ctx, conn, in, step)
 }
 
+// execAll runs stmts on conn, in order.
+func execAll(ctx context.Context, conn *sql.Conn, stmts []string) error {
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // writeVersions writes the versions To closed: of the records it lacks,
 // and of those whose fields changed.
-func writeVersions(ctx context.Context, conn *sql.Conn, in Input) error {
+func writeVersions(ctx context.Context, conn *sql.Conn, in Input, step *Step) error {
 	q := fmt.Sprintf(`SELECT o.* EXCLUDE (valid_from, snapshot_from), o.valid_from, %s AS valid_to, o.snapshot_from, %s AS snapshot_to
-		FROM hist_old o LEFT JOIN hist_upd u ON o.id = u.id WHERE u.id IS NULL OR len(u.fields) > 0 ORDER BY o.id`,
+		FROM hist_old o LEFT JOIN hist_upd u ON o.id = u.id WHERE u.id IS NULL OR len(u.fields) > 0`,
 		timeSQL(in.At), state.SQLString(in.To))
-	return copyNonEmpty(ctx, conn, q, File(in.Root, Versions, in.Table.Name, in.To))
+	return step.copyNonEmpty(ctx, conn, q, File(in.Root, Versions, in.Table.Name, in.To))
 }
 
 // writeIndex writes the index after the step: every record of To, its
 // hash, and where its version began (To for a new version; the version
 // before's start for a record unchanged, or sent again with the same
 // fields).
-func writeIndex(ctx context.Context, conn *sql.Conn, in Input, prevIndex string) error {
+func writeIndex(ctx context.Context, conn *sql.Conn, in Input, prevIndex string, step *Step) error {
 	q := fmt.Sprintf(`SELECT n.id, n.row_hash,
 			CASE WHEN o.id IS NULL OR (n.row_hash <> o.row_hash AND coalesce(len(u.fields), 1) > 0) THEN %[1]s ELSE o.snapshot_from END AS snapshot_from,
 			CASE WHEN o.id IS NULL OR (n.row_hash <> o.row_hash AND coalesce(len(u.fields), 1) > 0) THEN %[2]s ELSE o.valid_from END AS valid_from
-		FROM hist_new n LEFT JOIN %[3]s o ON n.id = o.id LEFT JOIN hist_upd u ON n.id = u.id ORDER BY n.id`,
+		FROM hist_new n LEFT JOIN %[3]s o ON n.id = o.id LEFT JOIN hist_upd u ON n.id = u.id`,
 		state.SQLString(in.To), timeSQL(in.At), prevIndex)
-	return state.CopyTo(ctx, conn, q, File(in.Root, Current, in.Table.Name, in.To))
+	_, err := step.copy(ctx, conn, q, File(in.Root, Current, in.Table.Name, in.To))
+	return err
 }
 
 // writeChanges writes what To changed and counts it into step.
@@ -131,19 +156,40 @@ func writeChanges(ctx context.Context, conn *sql.Conn, in Input, step *Step) err
 	if step.Inserted+step.Updated+step.Deleted == 0 {
 		return nil
 	}
-	return state.CopyTo(ctx, conn, q, File(in.Root, Changes, in.Table.Name, in.To))
+	_, err = step.copy(ctx, conn, q, File(in.Root, Changes, in.Table.Name, in.To))
+	return err
 }
 
-// copyNonEmpty writes query's rows to path when there are any.
-func copyNonEmpty(ctx context.Context, conn *sql.Conn, query, path string) error {
+// copyNonEmpty writes query's rows to path when there are any (copy).
+func (s *Step) copyNonEmpty(ctx context.Context, conn *sql.Conn, query, path string) error {
 	var n int64
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM ("+query+")").Scan(&n); err != nil {
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM ("+query+")").Scan(&n); err != nil || n == 0 {
 		return err
 	}
-	if n == 0 {
-		return nil
+	_, err := s.copy(ctx, conn, query, path)
+	return err
+}
+
+// link gives the file at old the name path too (a hard link), and adds
+// it to the step's files.
+func (s *Step) link(old, path string) error {
+	os.Remove(path) // of an attempt cut short
+	if err := os.Link(old, path); err != nil {
+		return err
 	}
-	return state.CopyTo(ctx, conn, query, path)
+	s.Files = append(s.Files, path)
+	return nil
+}
+
+// copy writes query's rows to a Parquet file at path, adds it to the
+// step's files and returns how many rows it wrote.
+func (s *Step) copy(ctx context.Context, conn *sql.Conn, query, path string) (int64, error) {
+	res, err := conn.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", query, state.SQLString(path)))
+	if err != nil {
+		return 0, err
+	}
+	s.Files = append(s.Files, path)
+	return res.RowsAffected()
 }
 
 // rowHash is the hash a record's version is told by: of the record as

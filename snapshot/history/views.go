@@ -40,14 +40,18 @@ func historyView(link string, t catalog.Table) string {
 	return fmt.Sprintf("CREATE OR REPLACE VIEW %s_history AS %s", t.Name, Relation(link, t, "latest_"+t.Name))
 }
 
-// Relation is the relation of every version of table t: the versions
-// closed, from the files of the steps the records (at link) list, and the
+// Relation is the relation of every version of table t, with the
+// columns of latest (the table's latest_ relation) but snapshot_id: the
+// versions closed, from the files of the steps the records (at link) list, and the
 // current versions, the rows of latest (the table's latest_ relation)
 // joined with the index of the snapshot they hold.
 func Relation(link string, t catalog.Table, latest string) string {
 	versions := filepath.Join(link, Versions, t.Name, "*.parquet")
 	current := filepath.Join(link, Current, t.Name, "*.parquet")
-	return fmt.Sprintf(`SELECT * EXCLUDE (filename) REPLACE (CAST(_raw AS JSON) AS _raw) FROM read_parquet(%[2]s, filename = true, union_by_name = true)
+	return fmt.Sprintf(`SELECT * EXCLUDE (snapshot_id), NULL::TIMESTAMPTZ AS valid_from, NULL::TIMESTAMPTZ AS valid_to,
+			NULL::VARCHAR AS snapshot_from, NULL::VARCHAR AS snapshot_to FROM %[1]s WHERE false
+		UNION ALL BY NAME
+		SELECT * EXCLUDE (filename) REPLACE (CAST(_raw AS JSON) AS _raw) FROM read_parquet(%[2]s, filename = true, union_by_name = true)
 		WHERE parse_filename(filename, true) IN (SELECT snapshot FROM history_steps WHERE table_name = %[4]s)
 		UNION ALL BY NAME
 		SELECT l.* EXCLUDE (snapshot_id), c.valid_from, NULL::TIMESTAMPTZ AS valid_to, c.snapshot_from, NULL::VARCHAR AS snapshot_to

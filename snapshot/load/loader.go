@@ -33,6 +33,13 @@ type Target struct {
 	Snap   string  // the snapshot's ID, the rows' snapshot_id
 	Tables []catalog.Table
 	Staged func(table string) ([]string, int64)
+	// Loaded, when set, is called in the loader for each table of an
+	// ended walk once it is loaded and tallied, under the table's memory
+	// limit (a failure out of memory is run again under a higher one):
+	// what the run does with a table's rows as soon as they are all in
+	// (history's step). It may be called again for a table a re-walk
+	// loaded again.
+	Loaded func(table string) error
 }
 
 // Settings are DuckDB's settings for loading, as configured.
@@ -55,6 +62,7 @@ type Loader struct {
 	ids     snapshotIDs // the run's DuckDB file and its snapshot
 	tables  []catalog.Table
 	staged  func(table string) ([]string, int64) // a table's staged files, and their rows
+	after   func(table string) error             // Target.Loaded
 	set     Settings
 	log     *slog.Logger
 	queue   chan loadJob
@@ -96,7 +104,7 @@ type Table struct {
 // of snapshot t.Snap, under settings set; log hears of a limit raised.
 // The caller ends it with Wait.
 func Start(t Target, set Settings, log *slog.Logger) *Loader {
-	l := &Loader{ids: snapshotIDs{ctx: t.Ctx, db: t.DB, snap: t.Snap}, tables: t.Tables, staged: t.Staged, set: set, log: log,
+	l := &Loader{ids: snapshotIDs{ctx: t.Ctx, db: t.DB, snap: t.Snap}, tables: t.Tables, staged: t.Staged, after: t.Loaded, set: set, log: log,
 		queue: make(chan loadJob, 4*len(catalog.Tables())), done: make(chan struct{}),
 		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]Table{}}
 	l.base, _ = storeconfig.MemoryBytes(set.LoadMemoryLimit)
@@ -229,6 +237,11 @@ func (l *Loader) loadCollection(parent string) error {
 		l.mu.Lock()
 		l.loaded[name] = Table{ParquetRows: l.rows[name], Tally: ids}
 		l.mu.Unlock()
+		if l.after != nil {
+			if err := l.underLimit(name, "the history of "+name, func() error { return l.after(name) }); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
