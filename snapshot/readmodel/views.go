@@ -45,7 +45,7 @@ type viewSet struct {
 // views are the views a model must have now; q is the state, in a
 // section.
 func (s Model) views(ctx context.Context, q state.Querier) (viewSet, error) {
-	stmts := s.Records.Views(absolute(s.RecordsLink))
+	stmts := append(s.Records.Views(absolute(s.RecordsLink)), dictionary(s.Tables)...)
 	keyed := slices.Clone(stmts)
 	columns, err := keptColumns(ctx, q, s.Trees)
 	if err != nil {
@@ -54,7 +54,7 @@ func (s Model) views(ctx context.Context, q state.Querier) (viewSet, error) {
 	for _, tr := range s.Trees {
 		kept := columns[tr.Status]
 		for _, t := range s.Tables {
-			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s%s AS %s", tr.Prefix, t.Name, history(tr, t, kept.byName(t.Name))))
+			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s%s AS %s", tr.Prefix, t.Name, labelled(t, history(tr, t, kept.byName(t.Name)))))
 			keyed = append(keyed, stmts[len(stmts)-1], columnList(t), kept.lists[t.Name])
 		}
 	}
