@@ -146,7 +146,7 @@ var tables = []Table{
 		col("customer_id", "CustomerID", String, "the customer who holds the subscription (customers.id)"),
 		col("product_plan_id", "ProductPlanID", String, "the product plan it is based on (product_plans.id)"),
 		col("currency_code", "CurrencyCode", String, "the subscription's currency, an ISO 4217 code of 3 letters"),
-		col("state", "State", String, "the subscription's state: NotActivated, Activated, Paused or Cancelled (codes; state_label)").coded(
+		col("state", "State", String, "the subscription's state: NotActivated, Activated, Paused or Cancelled (codes)").coded(
 			Code{"NotActivated", "not activated"}, Code{"Activated", "activated"}, Code{"Paused", "paused"}, Code{"Cancelled", "cancelled"}),
 		col("start_date", "StartDate", Timestamp, "when the subscription starts (UTC)")}},
 	{Name: "subscription_charges", List: front("/SubscriptionCharges/", 7), Columns: []Column{
@@ -155,9 +155,9 @@ var tables = []Table{
 		spec("reference_id", "ReferenceID", String, "the stable reference to this product on this subscription: the charges of every period share it, and setting a quantity by it sets the active charge's"),
 		spec("amount", "Amount", Quantity, "the quantity of the product to charge, not money (0, the usual start, keeps it off the invoice)"),
 		spec("next_charge_date", "NextChargeDate", Timestamp, "when the charge is next charged (UTC): an active charge (status 1) is charged then"),
-		spec("state_code", "StateCode", Int32, "a state whose meaning the spec does not give; the only value seen is 1 (codes; state_code_label)").coded(
+		spec("state_code", "StateCode", Int32, "a state whose meaning the spec does not give; the only value seen is 1 (codes)").coded(
 			Code{"1", "the only value seen; the spec gives no meaning"}),
-		spec("status", "Status", Int32, "1 active: waits for its NextChargeDate; 7 charged: history, a new active charge is made for the next period (codes; status_label)").coded(
+		spec("status", "Status", Int32, "1 active: waits for its NextChargeDate; 7 charged: history, a new active charge is made for the next period (codes)").coded(
 			Code{"1", "active: waits for its NextChargeDate"}, Code{"7", "charged: history"})}},
 	{Name: "invoices", List: front("/Invoices/", 8), Columns: []Column{
 		col("invoice_number", "InvoiceNumber", String, "the invoice's number, as people read it"),
@@ -191,8 +191,8 @@ var tables = []Table{
 	{Name: "transactions", List: front("/Transactions/", 1), Columns: []Column{
 		col("customer_id", "CustomerID", String, "the customer who paid or was refunded (customers.id)"),
 		col("invoice_id", "InvoiceID", String, "the invoice paid or refunded (invoices.id); NULL when it names none"),
-		col("type", "Type", String, "Payment or Refund (codes; type_label)").coded(Code{"Payment", "payment"}, Code{"Refund", "refund"}),
-		col("status", "Status", String, "Settled, Pending or Failed (codes; status_label)").coded(
+		col("type", "Type", String, "Payment or Refund (codes)").coded(Code{"Payment", "payment"}, Code{"Refund", "refund"}),
+		col("status", "Status", String, "Settled, Pending or Failed (codes)").coded(
 			Code{"Settled", "settled"}, Code{"Pending", "pending"}, Code{"Failed", "failed"}),
 		col("amount", "Amount", Money, "the money paid or refunded, in currency_code"),
 		col("currency_code", "CurrencyCode", String, "the transaction's currency, an ISO 4217 code of 3 letters"),
