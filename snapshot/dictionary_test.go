@@ -96,6 +96,8 @@ func TestEveryCodedValueHasItsLabel(t *testing.T) {
 		"SELECT count(*) FROM subscriptions WHERE state_label IS NULL",
 		"SELECT count(*) FROM transactions WHERE type_label IS NULL OR status_label IS NULL",
 		"SELECT count(*) FROM snapshots WHERE label('snapshots', 'status', status) IS NULL",
+		"SELECT count(*) FROM snapshot_fields WHERE kind IS NOT NULL AND label('snapshot_fields', 'kind', kind) IS NULL",
+		"SELECT count(*) FROM field_ids WHERE label('field_ids', 'kind', kind) IS NULL",
 		"SELECT count(*) FROM subscription_charges WHERE status_label IS DISTINCT FROM label('subscription_charges', 'status', status)",
 		"SELECT count(*) FROM subscription_charges", // a sandbox with charges: the counts above are of something
 	} {

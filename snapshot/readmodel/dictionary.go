@@ -222,8 +222,8 @@ func ownRelations() []relationColumns {
 			column("walks", integer, "how many times the list was walked"),
 			column("pages", integer, "pages fetched"),
 			column("records_received", bigint, "records received, repeats included"),
-			column("distinct_ids", bigint, "distinct record IDs received"),
-			column("total_count", bigint, "the TotalCount the service's Paging said; NULL for a child table"),
+			column("distinct_ids", bigint, "distinct record IDs received; NULL for a child table"),
+			column("total_count", bigint, "the TotalCount the service's Paging said; NULL for a child table, which has no list of its own"),
 			column("parquet_rows", bigint, "rows written to Parquet"),
 			column("duckdb_rows", bigint, "rows loaded into DuckDB"),
 			column("ids_sha256", varchar, "the SHA-256 of the table's sorted IDs"),
@@ -234,7 +234,7 @@ func ownRelations() []relationColumns {
 		{"snapshot_fields", []catalog.ColumnDoc{
 			column("snapshot_id", varchar, "the snapshot (snapshots.id)"),
 			column("table_name", varchar, "the table"),
-			column("column_name", varchar, "the typed column; NULL for a new field, which has none"),
+			column("column_name", varchar, "the typed column; for a nested list, the child table; NULL for a new field, which has none"),
 			column("field", varchar, "the service's field"),
 			column("kind", varchar, "the column's kind (codes); NULL for a new field"),
 			column("contract", boolean, "whether the spec defines the field (docs/fields.md)"),
@@ -294,7 +294,7 @@ func ownRelations() []relationColumns {
 		{"runs", []catalog.ColumnDoc{
 			column("id", varchar, "the run's ID"),
 			column("job", varchar, "the job run: export, reconcile, report …"),
-			column("schedule", varchar, "the schedule that started it; NULL when run by hand"),
+			column("schedule", varchar, "the schedule that started it; none when run by hand"),
 			column("period", varchar, "the month the job was for, YYYY-MM; NULL for none"),
 			column("pid", integer, "the process ID"),
 			column("host", varchar, "the host it ran on"),
@@ -382,10 +382,12 @@ func ownCodes() []codedColumn {
 		}
 		severity = append(severity, code(sv, label))
 	}
-	kinds := []catalog.Code{code(catalog.RawKind, "json: the record as sent (_raw), JSON")}
+	var kinds []catalog.Code
 	for k := catalog.String; k <= catalog.Float; k++ {
 		kinds = append(kinds, catalog.Code{Code: k.String(), Label: k.String() + ": " + k.TypeName()})
 	}
+	columnKinds := append(kinds, code(catalog.RawKind, "json: the record as sent (_raw), JSON"))
+	fieldKinds := append(kinds[:len(kinds):len(kinds)], code("list", "list: a nested list, whose items are the child table column_name names"))
 	var runKinds []catalog.Code
 	for _, k := range runrec.Kinds() {
 		runKinds = append(runKinds, catalog.Code{Code: k.Name, Label: runKindLabels[k.Name]})
@@ -420,8 +422,8 @@ func ownCodes() []codedColumn {
 			code(journal.Killed, "killed: ended without recording its end (SIGKILL, the OOM killer, a power cut)"),
 		}},
 		{"run_files", "kind", runKinds},
-		{"field_ids", "kind", kinds},
-		{"snapshot_fields", "kind", kinds},
+		{"field_ids", "kind", columnKinds},
+		{"snapshot_fields", "kind", fieldKinds},
 	}
 }
 
