@@ -99,6 +99,7 @@ func TestEveryCodedValueHasItsLabel(t *testing.T) {
 		"SELECT count(*) FROM snapshot_fields WHERE kind IS NOT NULL AND label('snapshot_fields', 'kind', kind) IS NULL",
 		"SELECT count(*) FROM field_ids WHERE label('field_ids', 'kind', kind) IS NULL",
 		"SELECT count(*) FROM subscription_charges WHERE status_label IS DISTINCT FROM label('subscription_charges', 'status', status)",
+		"SELECT count(*) FROM latest_subscription_charges WHERE label('latest_subscription_charges', 'status', status) IS NULL",
 		"SELECT count(*) FROM subscription_charges", // a sandbox with charges: the counts above are of something
 	} {
 		var n int

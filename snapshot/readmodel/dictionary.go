@@ -17,7 +17,8 @@ import (
 // model, the history and change-feed relations included; the view codes
 // (table_name, column_name, code, label), one row per known value of a
 // coded column; and the macro label(table_name, column_name, code), a
-// code's label. The catalogue's tables are described by the catalogue
+// code's label, for a catalogue table's latest_, incomplete_ and _history
+// relations as for the table. The catalogue's tables are described by the catalogue
 // (catalog.Table.Docs, with the fields key applied), billsnap's own
 // relations here. They are views over VALUES, made with the other views:
 // their statements are in the views' key, so a description or a code
@@ -46,7 +47,8 @@ func dictionary(tables []catalog.Table) []string {
 		`CREATE OR REPLACE VIEW codes AS SELECT table_name::VARCHAR AS table_name, column_name::VARCHAR AS column_name, code::VARCHAR AS code, label::VARCHAR AS label
 		FROM (VALUES ` + strings.Join(codes, ",\n") + `) AS c(table_name, column_name, code, label)`,
 		`CREATE OR REPLACE MACRO label(t, c, v) AS
-		(SELECT max(d.label) FROM codes d WHERE d.table_name = t AND d.column_name = c AND d.code = CAST(v AS VARCHAR))`,
+		(SELECT max(d.label) FROM codes d WHERE d.column_name = c AND d.code = CAST(v AS VARCHAR)
+			AND t IN (d.table_name, 'latest_' || d.table_name, 'incomplete_' || d.table_name, d.table_name || '_history'))`,
 	}
 }
 
