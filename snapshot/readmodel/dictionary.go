@@ -13,16 +13,16 @@ import (
 
 // The read model's data dictionary, for analysts who have only the
 // DuckDB file: the view columns (table_name, column_name, type,
-// description, source_field), one row per column of every relation of the
-// model, the history and change-feed relations included; the view codes
-// (table_name, column_name, code, label), one row per known value of a
-// coded column; and the macro label(table_name, column_name, code), a
-// code's label, for a catalogue table's latest_, incomplete_ and _history
-// relations as for the table. The catalogue's tables are described by the catalogue
-// (catalog.Table.Docs, with the fields key applied), billsnap's own
-// relations here. They are views over VALUES, made with the other views:
-// their statements are in the views' key, so a description or a code
-// that changes makes the views anew.
+// description, source_field), one row per column of every relation of
+// the model, the history and change-feed relations included; the view
+// codes (table_name, column_name, code, label), one row per known value
+// of a coded column; and the macro label(table_name, column_name, code),
+// a code's label, for a catalogue table's latest_, incomplete_ and
+// _history relations as for the table. The catalogue's tables are
+// described by the catalogue (catalog.Table.Docs, with the fields key
+// applied), billsnap's own relations here. They are views over VALUES,
+// made with the other views: their statements are in the views' key, so
+// a description or a code that changes makes the views anew.
 
 // dictionary are the statements of the data dictionary of a model whose
 // tables are tables (the fields key applied).
@@ -52,6 +52,7 @@ func dictionary(tables []catalog.Table) []string {
 	}
 }
 
+// sqlOrNull is s as an SQL string, or NULL for "".
 func sqlOrNull(s string) string {
 	if s == "" {
 		return "NULL"
@@ -100,6 +101,7 @@ func labelSQL(d catalog.ColumnDoc) string {
 	return b.String()
 }
 
+// quoteIdent is name as an SQL identifier, quoted.
 func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
 // relationColumns are a relation's columns, described, in order.
@@ -125,7 +127,7 @@ func documented(tables []catalog.Table) []relationColumns {
 			relationColumns{"incomplete_" + t.Name, append([]catalog.ColumnDoc{snap("the incomplete snapshot the row is of (snapshots.id)")}, withLabels(docs)...)},
 			relationColumns{t.Name + "_history", append(docs, validity...)})
 	}
-	return append(append(out, changeFeed...), ownRelations()...)
+	return append(append(out, changeFeed...), ownRelations...)
 }
 
 // withLabels is docs with each coded column's label column after it.
@@ -170,6 +172,7 @@ const (
 	boolean     = "BOOLEAN"
 )
 
+// column describes a column of billsnap's own, which no field fills.
 func column(name, typ, about string) catalog.ColumnDoc {
 	return catalog.ColumnDoc{Name: name, Type: typ, Description: about}
 }
@@ -204,196 +207,169 @@ var changeFeed = []relationColumns{
 
 // ownRelations are billsnap's own relations: the records' views, the
 // model's own tables and the dictionary itself.
-func ownRelations() []relationColumns {
-	snapshots := []catalog.ColumnDoc{
-		column("id", varchar, "the snapshot's ID: its UTC start time, 2026-11-22T030005Z"),
-		column("started", timestamptz, "when the export started"),
-		column("finished", timestamptz, "when the export ended; NULL while it runs"),
-		column("status", varchar, "running, publishing, complete, incomplete or failed (codes)"),
-		column("base_url", varchar, "the service's base URL the snapshot was taken from"),
-		column("front_url", varchar, "the service's paged list URL the snapshot was taken from"),
-		column("error", varchar, "why the snapshot failed or is incomplete; NULL otherwise"),
-	}
-	return []relationColumns{
-		{"snapshots", snapshots},
-		{"latest_snapshot", snapshots},
-		{"snapshot_tables", []catalog.ColumnDoc{
-			column("snapshot_id", varchar, "the snapshot (snapshots.id)"),
-			column("table_name", varchar, "the table"),
-			column("collection", varchar, "the service's list whose walk filled it (the parent's, for a child table)"),
-			column("walks", integer, "how many times the list was walked"),
-			column("pages", integer, "pages fetched"),
-			column("records_received", bigint, "records received, repeats included"),
-			column("distinct_ids", bigint, "distinct record IDs received; NULL for a child table"),
-			column("total_count", bigint, "the TotalCount the service's Paging said; NULL for a child table, which has no list of its own"),
-			column("parquet_rows", bigint, "rows written to Parquet"),
-			column("duckdb_rows", bigint, "rows loaded into DuckDB"),
-			column("ids_sha256", varchar, "the SHA-256 of the table's sorted IDs"),
-			column("seconds", "DOUBLE", "how long the table took, in seconds"),
-			column("complete", boolean, "whether the table's distinct IDs equal its TotalCount"),
-			column("problem", varchar, "what kept it from being complete; NULL when it is"),
-		}},
-		{"snapshot_fields", []catalog.ColumnDoc{
-			column("snapshot_id", varchar, "the snapshot (snapshots.id)"),
-			column("table_name", varchar, "the table"),
-			column("column_name", varchar, "the typed column; for a nested list, the child table; NULL for a new field, which has none"),
-			column("field", varchar, "the service's field"),
-			column("kind", varchar, "the column's kind (codes); NULL for a new field"),
-			column("contract", boolean, "whether the spec defines the field (docs/fields.md)"),
-			column("nulls", bigint, "values that were JSON null or missing"),
-			column("strings", bigint, "values that were JSON strings"),
-			column("numbers", bigint, "values that were JSON numbers"),
-			column("booleans", bigint, "values that were JSON booleans"),
-			column("objects", bigint, "values that were JSON objects"),
-			column("arrays", bigint, "values that were JSON arrays"),
-			column("coerced", bigint, "values of another JSON type read without loss"),
-			column("untyped", bigint, "values left NULL in the column and kept in _raw"),
-			column("example_id", varchar, "a record with an untyped value, else a coerced one; for a new field the first that sent it"),
-			column("repaired", bigint, "text values not valid UTF-8, repaired; NULL in a snapshot taken before billsnap counted them"),
-		}},
-		{"reconciliations", []catalog.ColumnDoc{
-			column("snapshot_id", varchar, "the snapshot reconciled (snapshots.id)"),
-			column("period", varchar, "the month reconciled, YYYY-MM; NULL for the whole snapshot"),
-			column("as_of", timestamptz, "the time the rules judged as of"),
-			column("reconciled_at", timestamptz, "when the reconciliation ran"),
-			column("findings", bigint, "how many findings it found"),
-			column("material", boolean, "whether what it found was material (exit 3)"),
-		}},
-		{"reconciliation_totals", []catalog.ColumnDoc{
-			column("snapshot_id", varchar, "the snapshot reconciled (snapshots.id)"),
-			column("period", varchar, "the month reconciled, YYYY-MM; NULL for the whole snapshot"),
-			column("severity", varchar, "the findings' severity (codes)"),
-			column("currency", varchar, "the currency of the amount, ISO 4217"),
-			column("findings", bigint, "open findings not waived"),
-			{Name: "amount", Type: "DECIMAL(18,2)", Description: "their amount, in currency"},
-		}},
-		{"findings", findingsDocs()},
-		{"unjudged", []catalog.ColumnDoc{
-			column("snapshot_id", varchar, "the snapshot reconciled (snapshots.id)"),
-			column("period", varchar, "the month reconciled, YYYY-MM; NULL for the whole snapshot"),
-			column("rule", varchar, "the rule that could not judge the record"),
-			column("entity_id", varchar, "the record not judged"),
-			column("table_name", varchar, "the table whose field arrived untyped"),
-			column("field", varchar, "the service's field that arrived untyped"),
-			column("json_type", varchar, "the JSON type it arrived as"),
-			column("reconciled_at", timestamptz, "when the reconciliation ran"),
-		}},
-		{"rechecks", []catalog.ColumnDoc{
-			column("snapshot_id", varchar, "the snapshot of the finding rechecked (snapshots.id)"),
-			column("rule", varchar, "the finding's rule"),
-			column("entity_id", varchar, "the finding's record"),
-			column("live", varchar, "what the service showed when rechecked: confirmed, changed or gone (codes)"),
-			column("checked_at", timestamptz, "when billsnap recheck read it"),
-			column("detail", varchar, "what changed, or why it is gone; empty when confirmed"),
-		}},
-		{"field_ids", []catalog.ColumnDoc{
-			column("table_name", varchar, "the table"),
-			column("column_name", varchar, "the column"),
-			column("kind", varchar, "the column's kind (codes)"),
-			column("field_id", integer, "the Parquet field ID the column has"),
-			column("first_snapshot", varchar, "the first snapshot that had it (snapshots.id)"),
-		}},
-		{"runs", []catalog.ColumnDoc{
-			column("id", varchar, "the run's ID"),
-			column("job", varchar, "the job run: export, reconcile, report …"),
-			column("schedule", varchar, "the schedule that started it; none when run by hand"),
-			column("period", varchar, "the month the job was for, YYYY-MM; NULL for none"),
-			column("pid", integer, "the process ID"),
-			column("host", varchar, "the host it ran on"),
-			column("started", timestamptz, "when it started"),
-			column("alive", timestamptz, "its last heartbeat"),
-			column("finished", timestamptz, "when it ended; NULL while it runs"),
-			column("status", varchar, "how it ended (codes)"),
-			column("exit_code", integer, "its exit code"),
-			column("snapshot_id", varchar, "the snapshot it took or read (snapshots.id)"),
-			column("error", varchar, "why it failed; NULL otherwise"),
-		}},
-		{"run_files", []catalog.ColumnDoc{
-			column("kind", varchar, "what the file holds (codes)"),
-			column("snapshot_id", varchar, "the snapshot of the run (snapshots.id)"),
-			column("period", varchar, "the month reconciled, YYYY-MM; NULL for the whole snapshot"),
-			column("seq", bigint, "the file's number, unique in the store"),
-			column("rows", bigint, "how many rows it holds"),
-			column("file", varchar, "its name, under records/<kind>/"),
-		}},
-		{"billsnap_model", []catalog.ColumnDoc{
-			column("key", varchar, "latest: the snapshot the latest_ tables hold; views: the key of the views"),
-			column("value", varchar, "its value"),
-		}},
-		{"columns", []catalog.ColumnDoc{
-			column("table_name", varchar, "a table or view of the read model"),
-			column("column_name", varchar, "one of its columns"),
-			column("type", varchar, "the column's DuckDB type, as information_schema spells it"),
-			column("description", varchar, "what the column holds"),
-			column("source_field", varchar, "the service's JSON field the column comes from; NULL for billsnap's own columns"),
-		}},
-		{"codes", []catalog.ColumnDoc{
-			column("table_name", varchar, "the table (for a collection's: its latest_, incomplete_ and _history relations too)"),
-			column("column_name", varchar, "the coded column"),
-			column("code", varchar, "a value it holds, as text"),
-			column("label", varchar, "what the value means"),
-		}},
-	}
+var ownRelations = []relationColumns{
+	{"snapshots", snapshotDocs},
+	{"latest_snapshot", snapshotDocs},
+	{"snapshot_tables", []catalog.ColumnDoc{
+		column("snapshot_id", varchar, "the snapshot (snapshots.id)"),
+		column("table_name", varchar, "the table"),
+		column("collection", varchar, "the service's list whose walk filled it (the parent's, for a child table)"),
+		column("walks", integer, "how many times the list was walked"),
+		column("pages", integer, "pages fetched"),
+		column("records_received", bigint, "records received, repeats included"),
+		column("distinct_ids", bigint, "distinct record IDs received; NULL for a child table"),
+		column("total_count", bigint, "the TotalCount the service's Paging said; NULL for a child table, which has no list of its own"),
+		column("parquet_rows", bigint, "rows written to Parquet"),
+		column("duckdb_rows", bigint, "rows loaded into DuckDB"),
+		column("ids_sha256", varchar, "the SHA-256 of the table's sorted IDs"),
+		column("seconds", "DOUBLE", "how long the table took, in seconds"),
+		column("complete", boolean, "whether the table's distinct IDs equal its TotalCount"),
+		column("problem", varchar, "what kept it from being complete; NULL when it is"),
+	}},
+	{"snapshot_fields", []catalog.ColumnDoc{
+		column("snapshot_id", varchar, "the snapshot (snapshots.id)"),
+		column("table_name", varchar, "the table"),
+		column("column_name", varchar, "the typed column; for a nested list, the child table; NULL for a new field, which has none"),
+		column("field", varchar, "the service's field"),
+		column("kind", varchar, "the column's kind (codes); NULL for a new field"),
+		column("contract", boolean, "whether the spec defines the field (docs/fields.md)"),
+		column("nulls", bigint, "values that were JSON null or missing"),
+		column("strings", bigint, "values that were JSON strings"),
+		column("numbers", bigint, "values that were JSON numbers"),
+		column("booleans", bigint, "values that were JSON booleans"),
+		column("objects", bigint, "values that were JSON objects"),
+		column("arrays", bigint, "values that were JSON arrays"),
+		column("coerced", bigint, "values of another JSON type read without loss"),
+		column("untyped", bigint, "values left NULL in the column and kept in _raw"),
+		column("example_id", varchar, "a record with an untyped value, else a coerced one; for a new field the first that sent it"),
+		column("repaired", bigint, "text values not valid UTF-8, repaired; NULL in a snapshot taken before billsnap counted them"),
+	}},
+	{"reconciliations", []catalog.ColumnDoc{
+		column("snapshot_id", varchar, "the snapshot reconciled (snapshots.id)"),
+		column("period", varchar, "the month reconciled, YYYY-MM; NULL for the whole snapshot"),
+		column("as_of", timestamptz, "the time the rules judged as of"),
+		column("reconciled_at", timestamptz, "when the reconciliation ran"),
+		column("findings", bigint, "how many findings it found"),
+		column("material", boolean, "whether what it found was material (exit 3)"),
+	}},
+	{"reconciliation_totals", []catalog.ColumnDoc{
+		column("snapshot_id", varchar, "the snapshot reconciled (snapshots.id)"),
+		column("period", varchar, "the month reconciled, YYYY-MM; NULL for the whole snapshot"),
+		column("severity", varchar, "the findings' severity (codes)"),
+		column("currency", varchar, "the currency of the amount, ISO 4217"),
+		column("findings", bigint, "open findings not waived"),
+		{Name: "amount", Type: "DECIMAL(18,2)", Description: "their amount, in currency"},
+	}},
+	{"findings", findingsDocs},
+	{"unjudged", []catalog.ColumnDoc{
+		column("snapshot_id", varchar, "the snapshot reconciled (snapshots.id)"),
+		column("period", varchar, "the month reconciled, YYYY-MM; NULL for the whole snapshot"),
+		column("rule", varchar, "the rule that could not judge the record"),
+		column("entity_id", varchar, "the record not judged"),
+		column("table_name", varchar, "the table whose field arrived untyped"),
+		column("field", varchar, "the service's field that arrived untyped"),
+		column("json_type", varchar, "the JSON type it arrived as"),
+		column("reconciled_at", timestamptz, "when the reconciliation ran"),
+	}},
+	{"rechecks", []catalog.ColumnDoc{
+		column("snapshot_id", varchar, "the snapshot of the finding rechecked (snapshots.id)"),
+		column("rule", varchar, "the finding's rule"),
+		column("entity_id", varchar, "the finding's record"),
+		column("live", varchar, "what the service showed when rechecked: confirmed, changed or gone (codes)"),
+		column("checked_at", timestamptz, "when billsnap recheck read it"),
+		column("detail", varchar, "what changed, or why it is gone; empty when confirmed"),
+	}},
+	{"field_ids", []catalog.ColumnDoc{
+		column("table_name", varchar, "the table"),
+		column("column_name", varchar, "the column"),
+		column("kind", varchar, "the column's kind (codes)"),
+		column("field_id", integer, "the Parquet field ID the column has"),
+		column("first_snapshot", varchar, "the first snapshot that had it (snapshots.id)"),
+	}},
+	{"runs", []catalog.ColumnDoc{
+		column("id", varchar, "the run's ID"),
+		column("job", varchar, "the job run: export, reconcile, report …"),
+		column("schedule", varchar, "the schedule that started it; none when run by hand"),
+		column("period", varchar, "the month the job was for, YYYY-MM; NULL for none"),
+		column("pid", integer, "the process ID"),
+		column("host", varchar, "the host it ran on"),
+		column("started", timestamptz, "when it started"),
+		column("alive", timestamptz, "its last heartbeat"),
+		column("finished", timestamptz, "when it ended; NULL while it runs"),
+		column("status", varchar, "how it ended (codes)"),
+		column("exit_code", integer, "its exit code"),
+		column("snapshot_id", varchar, "the snapshot it took or read (snapshots.id)"),
+		column("error", varchar, "why it failed; NULL otherwise"),
+	}},
+	{"run_files", []catalog.ColumnDoc{
+		column("kind", varchar, "what the file holds (codes)"),
+		column("snapshot_id", varchar, "the snapshot of the run (snapshots.id)"),
+		column("period", varchar, "the month reconciled, YYYY-MM; NULL for the whole snapshot"),
+		column("seq", bigint, "the file's number, unique in the store"),
+		column("rows", bigint, "how many rows it holds"),
+		column("file", varchar, "its name, under records/<kind>/"),
+	}},
+	{"billsnap_model", []catalog.ColumnDoc{
+		column("key", varchar, "latest: the snapshot the latest_ tables hold; views: the key of the views"),
+		column("value", varchar, "its value"),
+	}},
+	{"columns", []catalog.ColumnDoc{
+		column("table_name", varchar, "a table or view of the read model"),
+		column("column_name", varchar, "one of its columns"),
+		column("type", varchar, "the column's DuckDB type, as information_schema spells it"),
+		column("description", varchar, "what the column holds"),
+		column("source_field", varchar, "the service's JSON field the column comes from; NULL for billsnap's own columns"),
+	}},
+	{"codes", []catalog.ColumnDoc{
+		column("table_name", varchar, "the table (for a collection's: its latest_, incomplete_ and _history relations too)"),
+		column("column_name", varchar, "the coded column"),
+		column("code", varchar, "a value it holds, as text"),
+		column("label", varchar, "what the value means"),
+	}},
+}
+
+// snapshotDocs are the columns of snapshots and latest_snapshot.
+var snapshotDocs = []catalog.ColumnDoc{
+	column("id", varchar, "the snapshot's ID: its UTC start time, 2026-11-22T030005Z"),
+	column("started", timestamptz, "when the export started"),
+	column("finished", timestamptz, "when the export ended; NULL while it runs"),
+	column("status", varchar, "running, publishing, complete, incomplete or failed (codes)"),
+	column("base_url", varchar, "the service's base URL the snapshot was taken from"),
+	column("front_url", varchar, "the service's paged list URL the snapshot was taken from"),
+	column("error", varchar, "why the snapshot failed or is incomplete; NULL otherwise"),
 }
 
 // findingsDocs are the columns of findings.
-func findingsDocs() []catalog.ColumnDoc {
-	return []catalog.ColumnDoc{
-		column("snapshot_id", varchar, "the snapshot reconciled (snapshots.id)"),
-		column("period", varchar, "the month reconciled, YYYY-MM; NULL for the whole snapshot"),
-		column("rule", varchar, "the rule that found it (reconcile/rules)"),
-		column("severity", varchar, "the rule's severity (codes)"),
-		column("entity", varchar, "the kind of record found: invoice, invoice_line, subscription_charge …"),
-		column("entity_id", varchar, "the record found"),
-		{Name: "amount", Type: "DECIMAL(18,2)", Description: "the money at stake, in currency"},
-		column("currency", varchar, "the currency of amount, ISO 4217"),
-		column("detail", varchar, "what the rule says of the record"),
-		column("status", varchar, "against the previous complete snapshot's findings: new, recurring or resolved (codes)"),
-		column("first_seen", varchar, "the snapshot it was first found in (snapshots.id)"),
-		column("waived", boolean, "whether a waiver covers it"),
-		column("waiver_reason", varchar, "the waiver's reason"),
-		column("waiver_owner", varchar, "the waiver's owner"),
-		column("waiver_expires", "DATE", "the day the waiver expires"),
-		column("as_of", timestamptz, "the time the rules judged as of"),
-		column("reconciled_at", timestamptz, "when the reconciliation ran"),
-		column("waiver_id", varchar, "the waiver's ID, when made in the workspace"),
-		column("waiver_by", varchar, "who made the waiver in the workspace"),
-		column("customer_id", varchar, "the record's customer (customers.id); NULL when not known"),
-		column("customer_name", varchar, "that customer's name; NULL when not known"),
-		column("invoice_number", varchar, "the record's invoice's number; NULL when not known"),
-	}
+var findingsDocs = []catalog.ColumnDoc{
+	column("snapshot_id", varchar, "the snapshot reconciled (snapshots.id)"),
+	column("period", varchar, "the month reconciled, YYYY-MM; NULL for the whole snapshot"),
+	column("rule", varchar, "the rule that found it (reconcile/rules)"),
+	column("severity", varchar, "the rule's severity (codes)"),
+	column("entity", varchar, "the kind of record found: invoice, invoice_line, subscription_charge …"),
+	column("entity_id", varchar, "the record found"),
+	{Name: "amount", Type: "DECIMAL(18,2)", Description: "the money at stake, in currency"},
+	column("currency", varchar, "the currency of amount, ISO 4217"),
+	column("detail", varchar, "what the rule says of the record"),
+	column("status", varchar, "against the previous complete snapshot's findings: new, recurring or resolved (codes)"),
+	column("first_seen", varchar, "the snapshot it was first found in (snapshots.id)"),
+	column("waived", boolean, "whether a waiver covers it"),
+	column("waiver_reason", varchar, "the waiver's reason"),
+	column("waiver_owner", varchar, "the waiver's owner"),
+	column("waiver_expires", "DATE", "the day the waiver expires"),
+	column("as_of", timestamptz, "the time the rules judged as of"),
+	column("reconciled_at", timestamptz, "when the reconciliation ran"),
+	column("waiver_id", varchar, "the waiver's ID, when made in the workspace"),
+	column("waiver_by", varchar, "who made the waiver in the workspace"),
+	column("customer_id", varchar, "the record's customer (customers.id); NULL when not known"),
+	column("customer_name", varchar, "that customer's name; NULL when not known"),
+	column("invoice_number", varchar, "the record's invoice's number; NULL when not known"),
 }
 
 // ownCodes are the codes of billsnap's own coded columns.
 func ownCodes() []codedColumn {
-	snapshot := []catalog.Code{
-		code("running", "running: the export is walking the service"),
-		code("publishing", "publishing: in DuckDB, its Parquet being renamed into place"),
-		code("complete", "complete: every list's distinct IDs equal its TotalCount; published"),
-		code("incomplete", "incomplete: a list stayed inconsistent (exit 3); kept under incomplete/, not published"),
-		code("failed", "failed: the export failed or was stopped; nothing published"),
-	}
-	var severity []catalog.Code
-	for i, sv := range findings.Severities() {
-		label := sv
-		switch i {
-		case 0:
-			label += ": the gravest"
-		case len(findings.Severities()) - 1:
-			label += ": the least grave"
-		}
-		severity = append(severity, code(sv, label))
-	}
-	var kinds []catalog.Code
-	for k := catalog.String; k <= catalog.Float; k++ {
-		kinds = append(kinds, catalog.Code{Code: k.String(), Label: k.String() + ": " + k.TypeName()})
-	}
+	snapshot, severity, kinds := snapshotCodes(), severityCodes(), kindCodes()
 	columnKinds := append(kinds, code(catalog.RawKind, "json: the record as sent (_raw), JSON"))
 	fieldKinds := append(kinds[:len(kinds):len(kinds)], code("list", "list: a nested list, whose items are the child table column_name names"))
-	var runKinds []catalog.Code
-	for _, k := range runrec.Kinds() {
-		runKinds = append(runKinds, catalog.Code{Code: k.Name, Label: runKindLabels[k.Name]})
-	}
 	return []codedColumn{
 		{"snapshots", "status", snapshot},
 		{"latest_snapshot", "status", snapshot},
@@ -423,10 +399,56 @@ func ownCodes() []codedColumn {
 			code(journal.Interrupted, "interrupted: SIGINT or SIGTERM (exit 130)"),
 			code(journal.Killed, "killed: ended without recording its end (SIGKILL, the OOM killer, a power cut)"),
 		}},
-		{"run_files", "kind", runKinds},
+		{"run_files", "kind", runKindCodes()},
 		{"field_ids", "kind", columnKinds},
 		{"snapshot_fields", "kind", fieldKinds},
 	}
+}
+
+// snapshotCodes are the statuses of a snapshot.
+func snapshotCodes() []catalog.Code {
+	return []catalog.Code{
+		code("running", "running: the export is walking the service"),
+		code("publishing", "publishing: in DuckDB, its Parquet being renamed into place"),
+		code("complete", "complete: every list's distinct IDs equal its TotalCount; published"),
+		code("incomplete", "incomplete: a list stayed inconsistent (exit 3); kept under incomplete/, not published"),
+		code("failed", "failed: the export failed or was stopped; nothing published"),
+	}
+}
+
+// severityCodes are the rules' severities, gravest first.
+func severityCodes() []catalog.Code {
+	var out []catalog.Code
+	for i, sv := range findings.Severities() {
+		label := sv
+		switch i {
+		case 0:
+			label += ": the gravest"
+		case len(findings.Severities()) - 1:
+			label += ": the least grave"
+		}
+		out = append(out, code(sv, label))
+	}
+	return out
+}
+
+// kindCodes are the kinds of the catalogue's typed columns, each with
+// its DuckDB type.
+func kindCodes() []catalog.Code {
+	var out []catalog.Code
+	for k := catalog.String; k <= catalog.Float; k++ {
+		out = append(out, code(k.String(), k.String()+": "+k.TypeName()))
+	}
+	return out
+}
+
+// runKindCodes are the kinds of run records.
+func runKindCodes() []catalog.Code {
+	var out []catalog.Code
+	for _, k := range runrec.Kinds() {
+		out = append(out, code(k.Name, runKindLabels[k.Name]))
+	}
+	return out
 }
 
 // runKindLabels say what each kind of run record holds.
@@ -436,4 +458,5 @@ var runKindLabels = map[string]string{
 	"rechecks": "rechecks: what billsnap recheck found",
 }
 
+// code is code c with its label.
 func code(c, label string) catalog.Code { return catalog.Code{Code: c, Label: label} }
