@@ -139,7 +139,7 @@ var tables = []Table{
 		col("expiry_date", "ExpiryDate", Timestamp, "when the payment method expires (UTC)")}},
 	{Name: "discounts", List: front("/Discounts/", 5), Columns: []Column{
 		col("subscription_id", "SubscriptionID", String, "the subscription discounted (subscriptions.id)"),
-		col("percentage", "Percentage", Float, "the discount in percent of the price: 10 is 10% off"),
+		col("percentage", "Percentage", Float, "the discount in percent of the price, 10 for 10% off (the sandbox's form; the spec shows none)"),
 		col("start_date", "StartDate", Timestamp, "when the discount starts (UTC)"),
 		col("end_date", "EndDate", Timestamp, "when the discount ends (UTC)")}},
 	{Name: "subscriptions", List: front("/Subscriptions/", 6), Columns: []Column{
@@ -203,7 +203,7 @@ var tables = []Table{
 		col("currency_code", "CurrencyCode", String, "the business unit's currency, an ISO 4217 code of 3 letters")}},
 	{Name: "tax_rules", List: front("/TaxRules/", 13), Columns: []Column{
 		col("name", "Name", String, "the rule's name"),
-		col("rate", "Rate", Float, "the tax rate as a fraction: 0.2 is 20%")}},
+		col("rate", "Rate", Float, "the tax rate as a fraction, 0.2 for 20% (the sandbox's form; the spec shows none)")}},
 }
 
 // Child is a nested list of a collection's records that becomes a table.
