@@ -91,12 +91,20 @@ func added(t Table, name string, e FieldMap) (Column, string) {
 		return Column{}, "a new column's name must be snake_case: a-z, 0-9 and _, starting with a letter"
 	case name == "id" || name == "snapshot_id" || name == "_raw" || name == t.ParentColumn:
 		return Column{}, fmt.Sprintf("%s is a column of every row; choose another name", name)
+	case labelled(t, name):
+		return Column{}, fmt.Sprintf("%s is the label beside a coded column in the read model; choose another name", name)
 	case e.Type == "":
 		return Column{}, "a new column needs a type: " + strings.Join(kindNames, ", ")
 	case !ok:
 		return Column{}, fmt.Sprintf("unknown type %q; known: %s", e.Type, strings.Join(kindNames, ", "))
 	}
-	return Column{Name: name, Field: e.Field, Kind: k}, ""
+	return Column{Name: name, Field: e.Field, Kind: k,
+		Description: fmt.Sprintf("the service's field %s, as a %s: a column the configuration's fields key adds", e.Field, k)}, ""
+}
+
+// labelled tells whether name is the label column of a coded column of t.
+func labelled(t Table, name string) bool {
+	return slices.ContainsFunc(t.Columns, func(c Column) bool { return len(c.Codes) > 0 && LabelColumn(c.Name) == name })
 }
 
 // badField says what is wrong with field as the source of a column of t.

@@ -21,7 +21,8 @@ func TestApplyFieldsMapsAndAdds(t *testing.T) {
 	if c := inv.Columns[indexOfColumn(inv, "invoice_number")]; c.Field != "InvoiceNo" || c.Kind != String {
 		t.Errorf("invoice_number: %+v", c)
 	}
-	if c := inv.Columns[len(inv.Columns)-1]; c != (Column{Name: "po_number", Field: "PurchaseOrder", Kind: String}) {
+	if c := inv.Columns[len(inv.Columns)-1]; c.Name != "po_number" || c.Field != "PurchaseOrder" || c.Kind != String || c.Contract ||
+		!strings.Contains(c.Description, "PurchaseOrder") || c.Codes != nil {
 		t.Errorf("added column: %+v", c)
 	}
 	lines := tableIn(tables, "invoice_lines")
@@ -50,6 +51,7 @@ func TestApplyFieldsRefusesWhatItCannotDo(t *testing.T) {
 		{Mapping{"invoices": {"po_number": {Field: "PurchaseOrder", Type: "text"}}}, "fields.invoices.po_number", `unknown type "text"`},
 		{Mapping{"invoices": {"PO": {Field: "PurchaseOrder", Type: "string"}}}, "fields.invoices.PO", "a new column's name must be snake_case"},
 		{Mapping{"invoice_lines": {"invoice_id": {Field: "Inv", Type: "string"}}}, "fields.invoice_lines.invoice_id", "invoice_id is a column of every row"},
+		{Mapping{"transactions": {"status_label": {Field: "StatusText", Type: "string"}}}, "fields.transactions.status_label", "status_label is the label beside a coded column"},
 		{Mapping{"invoices": {"lines": {Field: "InvoiceLines", Type: "string"}}}, "fields.invoices.lines", "InvoiceLines is a nested list"},
 		{Mapping{"invoices": {"other_id": {Field: "ID", Type: "string"}}}, "fields.invoices.other_id", "ID is the record's identifier"},
 		{Mapping{"invoices": {"invoice_number": {Field: " "}}}, "fields.invoices.invoice_number", "needs a field"},

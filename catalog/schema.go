@@ -50,12 +50,25 @@ func KindNamed(name string) (Kind, bool) {
 // holds a field billsnap assumes (docs/fields.md): a value of another JSON
 // type is coerced when nothing is lost, and otherwise left NULL in its
 // column (the record's _raw keeps it), and counted either way.
+//
+// Description says what the column holds, for analysts (the read model's
+// columns relation, query --columns): in plain English, with its unit or
+// currency where that matters. Codes, for a coded column, are the values
+// it is known to hold, each with its label (the codes relation, and the
+// <column>_label beside it in the read model's views); docs/fields.md
+// lists them (CodesDoc).
 type Column struct {
-	Name     string // snake_case column name
-	Field    string // the record's JSON field
-	Kind     Kind
-	Contract bool
+	Name        string // snake_case column name
+	Field       string // the record's JSON field
+	Kind        Kind
+	Contract    bool
+	Description string
+	Codes       []Code
 }
+
+// Code is one value of a coded column, as the column holds it (written
+// as text: "7"), and what it means.
+type Code struct{ Code, Label string }
 
 // Table is a table of the snapshot. Every table has, in this order:
 // snapshot_id (DuckDB only: in Parquet it is the partition directory), id,
@@ -86,11 +99,20 @@ type List struct {
 func front(path string, object int) *List { return &List{Path: path, Front: true, Object: object} }
 func v3(path string, object int) *List    { return &List{Path: path, Object: object} }
 
-func col(name, field string, k Kind) Column { return Column{Name: name, Field: field, Kind: k} }
+// col is an assumed column, described for analysts (Description).
+func col(name, field string, k Kind, description string) Column {
+	return Column{Name: name, Field: field, Kind: k, Description: description}
+}
 
 // spec is a contract column: its field and type are the spec's.
-func spec(name, field string, k Kind) Column {
-	return Column{Name: name, Field: field, Kind: k, Contract: true}
+func spec(name, field string, k Kind, description string) Column {
+	return Column{Name: name, Field: field, Kind: k, Contract: true, Description: description}
+}
+
+// coded is c with its codes: every value it is known to hold, labelled.
+func (c Column) coded(codes ...Code) Column {
+	c.Codes = codes
+	return c
 }
 
 // tables are every table of the snapshot, named for analysts and stable:
@@ -100,40 +122,88 @@ func spec(name, field string, k Kind) Column {
 // (children). Product plans come from the /v3 query with both nested lists
 // expanded.
 var tables = []Table{
-	{Name: "customers", List: front("/Customers/", 2), Columns: []Column{col("full_name", "FullName", String), col("company_name", "CompanyName", String),
-		col("currency_code", "CurrencyCode", String), col("email", "Email", String), col("created", "Created", Timestamp)}},
-	{Name: "contacts", List: front("/Contacts/", 4), Columns: []Column{col("customer_id", "CustomerID", String), col("full_name", "FullName", String),
-		col("email", "Email", String)}},
-	{Name: "payment_methods", List: front("/PaymentMethods/", 3), Columns: []Column{col("customer_id", "CustomerID", String), col("type", "Type", String),
-		col("active", "Active", Bool), col("expiry_date", "ExpiryDate", Timestamp)}},
-	{Name: "discounts", List: front("/Discounts/", 5), Columns: []Column{col("subscription_id", "SubscriptionID", String), col("percentage", "Percentage", Float),
-		col("start_date", "StartDate", Timestamp), col("end_date", "EndDate", Timestamp)}},
-	{Name: "subscriptions", List: front("/Subscriptions/", 6), Columns: []Column{col("customer_id", "CustomerID", String), col("product_plan_id", "ProductPlanID", String),
-		col("currency_code", "CurrencyCode", String), col("state", "State", String), col("start_date", "StartDate", Timestamp)}},
-	{Name: "subscription_charges", List: front("/SubscriptionCharges/", 7), Columns: []Column{spec("subscription_id", "SubscriptionID", String),
-		spec("product_plan_charge_id", "ProductPlanChargeID", String), spec("reference_id", "ReferenceID", String),
-		spec("amount", "Amount", Quantity), spec("next_charge_date", "NextChargeDate", Timestamp),
-		spec("state_code", "StateCode", Int32), spec("status", "Status", Int32)}},
-	{Name: "invoices", List: front("/Invoices/", 8), Columns: []Column{col("invoice_number", "InvoiceNumber", String), col("customer_id", "CustomerID", String),
-		col("subscription_id", "SubscriptionID", String), col("invoice_date", "InvoiceDate", Timestamp),
-		col("due_date", "DueDate", Timestamp), col("currency_code", "CurrencyCode", String),
-		col("total_amount", "TotalAmount", Money), col("payment_date", "PaymentDate", Timestamp)}},
-	{Name: "invoice_lines", ParentColumn: "invoice_id", Columns: []Column{col("subscription_charge_id", "SubscriptionChargeID", String),
-		col("product_plan_charge_id", "ProductPlanChargeID", String), col("quantity", "Quantity", Quantity),
-		col("unit_price", "UnitPrice", Money), col("amount", "Amount", Money), col("text", "Text", String)}},
-	{Name: "product_plans", List: v3("/v3/productplans/query?$expand=ProductPlanCharges,ProductPlanChargePricings", 9), Columns: []Column{spec("full_name", "FullName", String), spec("currency_code", "CurrencyCode", String),
-		spec("active_currencies", "ActiveCurrencies", String)}},
-	{Name: "product_plan_charges", ParentColumn: "product_plan_id", Columns: []Column{spec("full_name", "FullName", String),
-		spec("invoice_text", "InvoiceText", String), spec("default_amount", "DefaultAmount", Int64), spec("sku", "SKU", String)}},
+	{Name: "customers", List: front("/Customers/", 2), Columns: []Column{
+		col("full_name", "FullName", String, "the customer's full name"),
+		col("company_name", "CompanyName", String, "the customer's company name"),
+		col("currency_code", "CurrencyCode", String, "the customer's currency, an ISO 4217 code of 3 letters (EUR)"),
+		col("email", "Email", String, "the customer's e-mail address"),
+		col("created", "Created", Timestamp, "when the customer was created in the service (UTC)")}},
+	{Name: "contacts", List: front("/Contacts/", 4), Columns: []Column{
+		col("customer_id", "CustomerID", String, "the customer the contact belongs to (customers.id)"),
+		col("full_name", "FullName", String, "the contact's full name"),
+		col("email", "Email", String, "the contact's e-mail address")}},
+	{Name: "payment_methods", List: front("/PaymentMethods/", 3), Columns: []Column{
+		col("customer_id", "CustomerID", String, "the customer who pays with it (customers.id)"),
+		col("type", "Type", String, "the kind of payment method, as the service names it (the spec lists none; the sandbox sends Card, SEPA and Invoice)"),
+		col("active", "Active", Bool, "whether the customer can pay with it now"),
+		col("expiry_date", "ExpiryDate", Timestamp, "when the payment method expires (UTC)")}},
+	{Name: "discounts", List: front("/Discounts/", 5), Columns: []Column{
+		col("subscription_id", "SubscriptionID", String, "the subscription discounted (subscriptions.id)"),
+		col("percentage", "Percentage", Float, "the discount in percent of the price, 10 for 10% off (the sandbox's form; the spec shows none)"),
+		col("start_date", "StartDate", Timestamp, "when the discount starts (UTC)"),
+		col("end_date", "EndDate", Timestamp, "when the discount ends (UTC)")}},
+	{Name: "subscriptions", List: front("/Subscriptions/", 6), Columns: []Column{
+		col("customer_id", "CustomerID", String, "the customer who holds the subscription (customers.id)"),
+		col("product_plan_id", "ProductPlanID", String, "the product plan it is based on (product_plans.id)"),
+		col("currency_code", "CurrencyCode", String, "the subscription's currency, an ISO 4217 code of 3 letters"),
+		col("state", "State", String, "the subscription's state: NotActivated, Activated, Paused or Cancelled (codes)").coded(
+			Code{"NotActivated", "not activated"}, Code{"Activated", "activated"}, Code{"Paused", "paused"}, Code{"Cancelled", "cancelled"}),
+		col("start_date", "StartDate", Timestamp, "when the subscription starts (UTC)")}},
+	{Name: "subscription_charges", List: front("/SubscriptionCharges/", 7), Columns: []Column{
+		spec("subscription_id", "SubscriptionID", String, "the subscription that holds the charge (subscriptions.id)"),
+		spec("product_plan_charge_id", "ProductPlanChargeID", String, "the product the charge is for (product_plan_charges.id)"),
+		spec("reference_id", "ReferenceID", String, "the stable reference to this product on this subscription: the charges of every period share it, and setting a quantity by it sets the active charge's"),
+		spec("amount", "Amount", Quantity, "the quantity of the product to charge, not money (0, the usual start, keeps it off the invoice)"),
+		spec("next_charge_date", "NextChargeDate", Timestamp, "when the charge is next charged (UTC): an active charge (status 1) is charged then"),
+		spec("state_code", "StateCode", Int32, "a state whose meaning the spec does not give; the only value seen is 1 (codes)").coded(
+			Code{"1", "the only value seen; the spec gives no meaning"}),
+		spec("status", "Status", Int32, "1 active: waits for its NextChargeDate; 7 charged: history, a new active charge is made for the next period (codes)").coded(
+			Code{"1", "active: waits for its NextChargeDate"}, Code{"7", "charged: history"})}},
+	{Name: "invoices", List: front("/Invoices/", 8), Columns: []Column{
+		col("invoice_number", "InvoiceNumber", String, "the invoice's number, as people read it"),
+		col("customer_id", "CustomerID", String, "the customer invoiced (customers.id)"),
+		col("subscription_id", "SubscriptionID", String, "the subscription invoiced (subscriptions.id)"),
+		col("invoice_date", "InvoiceDate", Timestamp, "the invoice's date (UTC)"),
+		col("due_date", "DueDate", Timestamp, "when payment is due (UTC)"),
+		col("currency_code", "CurrencyCode", String, "the invoice's currency, an ISO 4217 code of 3 letters: its total and its lines' prices and amounts are in it"),
+		col("total_amount", "TotalAmount", Money, "the invoice's total, in its currency_code"),
+		col("payment_date", "PaymentDate", Timestamp, "when the invoice was marked paid (UTC); NULL until it is paid")}},
+	{Name: "invoice_lines", ParentColumn: "invoice_id", Columns: []Column{
+		col("subscription_charge_id", "SubscriptionChargeID", String, "the subscription charge the line bills (subscription_charges.id)"),
+		col("product_plan_charge_id", "ProductPlanChargeID", String, "the product billed (product_plan_charges.id)"),
+		col("quantity", "Quantity", Quantity, "the quantity billed: the charge's Amount"),
+		col("unit_price", "UnitPrice", Money, "the price of one unit, in the invoice's currency (invoices.currency_code)"),
+		col("amount", "Amount", Money, "the line's amount, quantity × unit_price, in the invoice's currency"),
+		col("text", "Text", String, "the line's text on the invoice")}},
+	{Name: "product_plans", List: v3("/v3/productplans/query?$expand=ProductPlanCharges,ProductPlanChargePricings", 9), Columns: []Column{
+		spec("full_name", "FullName", String, "the plan's name"),
+		spec("currency_code", "CurrencyCode", String, "the plan's currency, 3 letters"),
+		spec("active_currencies", "ActiveCurrencies", String, "the plan's active currency code or codes, in one string as the service sends them")}},
+	{Name: "product_plan_charges", ParentColumn: "product_plan_id", Columns: []Column{
+		spec("full_name", "FullName", String, "the product's name"),
+		spec("invoice_text", "InvoiceText", String, "the text printed on the invoice"),
+		spec("default_amount", "DefaultAmount", Int64, "the default quantity: 1 sells the product as one unit by default, 0 none"),
+		spec("sku", "SKU", String, "the product's stock keeping unit")}},
 	{Name: "product_plan_charge_pricings", ParentColumn: "product_plan_id", Columns: []Column{
-		col("product_plan_charge_id", "ProductPlanChargeID", String), col("currency_code", "CurrencyCode", String),
-		col("unit_price", "UnitPrice", Money)}},
-	{Name: "transactions", List: front("/Transactions/", 1), Columns: []Column{col("customer_id", "CustomerID", String), col("invoice_id", "InvoiceID", String),
-		col("type", "Type", String), col("status", "Status", String), col("amount", "Amount", Money),
-		col("currency_code", "CurrencyCode", String), col("transaction_date", "TransactionDate", Timestamp)}},
-	{Name: "units_of_measure", List: front("/UnitsOfMeasure/", 11), Columns: []Column{col("name", "Name", String)}},
-	{Name: "business_units", List: front("/BusinessUnits/", 12), Columns: []Column{col("name", "Name", String), col("currency_code", "CurrencyCode", String)}},
-	{Name: "tax_rules", List: front("/TaxRules/", 13), Columns: []Column{col("name", "Name", String), col("rate", "Rate", Float)}},
+		col("product_plan_charge_id", "ProductPlanChargeID", String, "the product priced (product_plan_charges.id)"),
+		col("currency_code", "CurrencyCode", String, "the currency of the price, an ISO 4217 code of 3 letters"),
+		col("unit_price", "UnitPrice", Money, "the price of one unit of the product, in currency_code")}},
+	{Name: "transactions", List: front("/Transactions/", 1), Columns: []Column{
+		col("customer_id", "CustomerID", String, "the customer who paid or was refunded (customers.id)"),
+		col("invoice_id", "InvoiceID", String, "the invoice paid or refunded (invoices.id); NULL when it names none"),
+		col("type", "Type", String, "Payment or Refund (codes)").coded(Code{"Payment", "payment"}, Code{"Refund", "refund"}),
+		col("status", "Status", String, "Settled, Pending or Failed (codes)").coded(
+			Code{"Settled", "settled"}, Code{"Pending", "pending"}, Code{"Failed", "failed"}),
+		col("amount", "Amount", Money, "the money paid or refunded, in currency_code"),
+		col("currency_code", "CurrencyCode", String, "the transaction's currency, an ISO 4217 code of 3 letters"),
+		col("transaction_date", "TransactionDate", Timestamp, "when the transaction was made (UTC)")}},
+	{Name: "units_of_measure", List: front("/UnitsOfMeasure/", 11), Columns: []Column{col("name", "Name", String, "the unit's name")}},
+	{Name: "business_units", List: front("/BusinessUnits/", 12), Columns: []Column{
+		col("name", "Name", String, "the business unit's name"),
+		col("currency_code", "CurrencyCode", String, "the business unit's currency, an ISO 4217 code of 3 letters")}},
+	{Name: "tax_rules", List: front("/TaxRules/", 13), Columns: []Column{
+		col("name", "Name", String, "the rule's name"),
+		col("rate", "Rate", Float, "the tax rate as a fraction, 0.2 for 20% (the sandbox's form; the spec shows none)")}},
 }
 
 // Child is a nested list of a collection's records that becomes a table.
@@ -306,6 +376,9 @@ func Tables() []Table {
 	out := slices.Clone(tables)
 	for i := range out {
 		out[i].Columns = slices.Clone(out[i].Columns)
+		for j := range out[i].Columns {
+			out[i].Columns[j].Codes = slices.Clone(out[i].Columns[j].Codes)
+		}
 		if l := out[i].List; l != nil {
 			c := *l
 			out[i].List = &c

@@ -259,7 +259,8 @@ func firstDiff(want, got string) string {
 // A field the service sends under another name lands in its column when
 // the configuration maps it; without the mapping the column is empty, the
 // field is new and the column's own field absent. A field with no column
-// gets one when the configuration adds it. The mapped snapshot is
+// gets one when the configuration adds it, and the read model's data
+// dictionary names both fields. The mapped snapshot is
 // compared with the shared clean one (cleanRun), of the same sandbox.
 func TestMappedFieldsLandInTheirColumns(t *testing.T) {
 	t.Parallel()
@@ -292,6 +293,12 @@ func TestMappedFieldsLandInTheirColumns(t *testing.T) {
 	var n, cultures int
 	if err := readDB(t, cfg).QueryRow(`SELECT count(*), count(culture) FILTER (WHERE culture = (_raw->>'Culture')) FROM latest_customers`).Scan(&n, &cultures); err != nil || n == 0 || cultures != n {
 		t.Errorf("added column culture: %d of %d rows hold the field (%v)", cultures, n, err)
+	}
+	var added, mapped sql.NullString
+	if err := readDB(t, cfg).QueryRow(`SELECT max(source_field) FILTER (WHERE table_name = 'latest_customers' AND column_name = 'culture'),
+		max(source_field) FILTER (WHERE table_name = 'invoices' AND column_name = 'invoice_number') FROM columns`).Scan(&added, &mapped); err != nil ||
+		added.String != "Culture" || mapped.String != "InvoiceNo" {
+		t.Errorf("the data dictionary: culture's field %v, invoice_number's %v (%v); want Culture, InvoiceNo", added, mapped, err)
 	}
 }
 

@@ -25,7 +25,8 @@ var selectedRE = regexp.MustCompile(`<option selected>([^<]+)</option>`)
 // The record page shows an invoice line's currency (its invoice's) and
 // explains the finding's sign; with one snapshot its Compare says there
 // is nothing to compare, as the overview's trend of one reconciliation
-// says so instead of an empty chart. With two snapshots (TestDrillDown's),
+// says so instead of an empty chart; a charge's page shows its status's
+// label beside it. With two snapshots (TestDrillDown's),
 // Compare defaults to two different ones (checkTwoToCompare).
 func TestTheRecordPageAndTrendSayWhatTheyShow(t *testing.T) {
 	t.Parallel()
@@ -37,6 +38,13 @@ func TestTheRecordPageAndTrendSayWhatTheyShow(t *testing.T) {
 	if !strings.Contains(page, "<th>currency_code</th><td>"+line.Currency+" (its invoice&#39;s)</td>") {
 		t.Errorf("the invoice line's page does not show its currency %s", line.Currency)
 	}
+	charge := chargeLinkRE.FindStringSubmatch(page)
+	if charge == nil {
+		t.Fatal("the invoice line's page links no subscription charge")
+	}
+	if p := do(t, srv, call{path: "/entities/subscription_charge/" + charge[1]}).body; !statusLabelRE.MatchString(p) {
+		t.Error("the subscription charge's page shows no label beside its status")
+	}
 	if !strings.Contains(page, `id="sign-note"`) || !strings.Contains(page, "sign turned") {
 		t.Error("the record page does not explain the finding's sign")
 	}
@@ -47,6 +55,11 @@ func TestTheRecordPageAndTrendSayWhatTheyShow(t *testing.T) {
 		t.Error("a trend of one reconciliation does not say so")
 	}
 }
+
+var (
+	chargeLinkRE  = regexp.MustCompile(`href="/entities/subscription_charge/([^"?]+)"`)
+	statusLabelRE = regexp.MustCompile(`<th>status</th><td>[17]</td>.*<th>status_label</th><td>(active|charged): `)
+)
 
 // lineFinding is an open finding of the fixture's reconciliation of an
 // invoice line with a currency.

@@ -22,9 +22,11 @@ import (
 const queryAbout = `Runs one SQL statement on the store's read model, DIR/billsnap.duckdb, and
 prints its rows. The read model's tables and views are documented in
 docs/store.md ("The read model"); --tables lists them, --columns TABLE
-one's columns. Query only reads: a statement that would write (COPY … TO,
-CREATE, INSERT, DELETE, ATTACH, INSTALL, SET …) is refused before it runs
-(exit 2), and DuckDB reads only the store's own files and writes none.
+one's columns, each described. The relations columns and codes hold the
+same descriptions, and the codes of coded columns, for any reader. Query
+only reads: a statement that would write (COPY … TO, CREATE, INSERT,
+DELETE, ATTACH, INSTALL, SET …) is refused before it runs (exit 2), and
+DuckDB reads only the store's own files and writes none.
 `
 
 // runQuery runs one SQL statement on the snapshot database, read-only
@@ -40,7 +42,7 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 	format := fs.String("format", "table", "how to print the rows: "+resultset.Formats+" (RFC 4180 CSV; JSON an array of objects, decimals as strings)")
 	maxRows := fs.Int("max-rows", 100, "print at most this many rows (csv and json: all rows unless given)")
 	tables := fs.Bool("tables", false, "list the read model's tables and views, each with what it holds")
-	columns := fs.String("columns", "", "list the columns of this table or view, with their types")
+	columns := fs.String("columns", "", "list the columns of this table or view, with their types, descriptions and the service's fields they come from")
 	asOf := fs.String("as-of", "", "read every latest_<table> as it stood at this time (2026-11-01, 2026-11-01T12:00:00Z) or snapshot ID, from the store's history")
 	statement, err := parseQueryArgs(fs, args, func() bool { return *tables || *columns != "" })
 	if err != nil {

@@ -161,9 +161,17 @@ func TestQueryTablesAndColumns(t *testing.T) {
 	if code != job.ExitOK || strings.Contains(out, "not described") || !strings.Contains(out, "snapshots ") || !strings.Contains(out, "latest_invoices ") {
 		t.Errorf("--tables: exit %d\n%s\n%s", code, out, errs)
 	}
+	if !strings.Contains(out, "columns ") || !strings.Contains(out, "codes ") {
+		t.Errorf("--tables lists no data dictionary:\n%s", out)
+	}
 	code, out, _ = queryOut(t, dir, "--columns", "snapshots", "--format", "csv")
-	if code != job.ExitOK || !strings.HasPrefix(out, "name,type\nid,VARCHAR\n") {
+	if code != job.ExitOK || !strings.HasPrefix(out, "name,type,description,source_field\nid,VARCHAR,\"the snapshot's ID: its UTC start time") {
 		t.Errorf("--columns snapshots: exit %d, %q", code, out)
+	}
+	code, out, _ = queryOut(t, dir, "--columns", "latest_subscription_charges", "--format", "csv")
+	if want := "\nstatus,INTEGER,\"1 active: waits for its NextChargeDate; 7 charged: history"; code != job.ExitOK || !strings.Contains(out, want) ||
+		!strings.Contains(out, ",Status\n") || !strings.Contains(out, "\nsnapshot_id,VARCHAR,\"the snapshot the row is of, the newest complete one (snapshots.id)\",\n") {
+		t.Errorf("--columns latest_subscription_charges: exit %d, %q; want %q, field Status, snapshot_id's field NULL", code, out, want)
 	}
 	if code, _, errs := queryOut(t, dir, "--columns", "nope"); code != job.ExitUsage || !strings.Contains(errs, "--tables") {
 		t.Errorf("--columns nope: exit %d, %q", code, errs)

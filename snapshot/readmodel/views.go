@@ -47,6 +47,7 @@ type viewSet struct {
 // section.
 func (s Model) views(ctx context.Context, q state.Querier) (viewSet, error) {
 	stmts := append(s.Records.Views(absolute(s.RecordsLink)), history.Views(absolute(s.RecordsLink), s.Tables)...)
+	stmts = append(stmts, dictionary(s.Tables)...)
 	keyed := slices.Clone(stmts)
 	columns, err := keptColumns(ctx, q, s.Trees)
 	if err != nil {
@@ -55,7 +56,7 @@ func (s Model) views(ctx context.Context, q state.Querier) (viewSet, error) {
 	for _, tr := range s.Trees {
 		kept := columns[tr.Status]
 		for _, t := range s.Tables {
-			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s%s AS %s", tr.Prefix, t.Name, everySnapshot(tr, t, kept.byName(t.Name))))
+			stmts = append(stmts, fmt.Sprintf("CREATE OR REPLACE VIEW %s%s AS %s", tr.Prefix, t.Name, labelled(t, everySnapshot(tr, t, kept.byName(t.Name)))))
 			keyed = append(keyed, stmts[len(stmts)-1], columnList(t), kept.lists[t.Name])
 		}
 	}

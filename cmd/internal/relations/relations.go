@@ -47,6 +47,8 @@ func readModelDocs() []relationDoc {
 		{"history_steps", "per complete snapshot and table, the step of history it took: the step before and what it inserted, updated and deleted"},
 		{"latest_snapshot", "the snapshot the `latest_` tables hold"},
 		{"billsnap_model", "that snapshot's ID and a digest of the views"},
+		{"columns", "the data dictionary: every column of every table and view here, with its type, what it holds and the service's field it comes from (`source_field`, NULL for billsnap's own columns)"},
+		{"codes", "the codes of every coded column (`subscription_charges.status`: 1 active, 7 charged), each with its label; the views give each coded column its label beside it (`status_label`), and the macro `label(table, column, code)` gives one anywhere"},
 	}
 }
 
@@ -98,39 +100,79 @@ func Print(ctx context.Context, w io.Writer, db *sql.DB, format string) error {
 	return p.End(len(names), len(names))
 }
 
-// PrintColumns prints the columns of the read model's relation name and
-// their types, in format. A name the read model has not is a usage error.
+// PrintColumns prints the columns of the read model's relation name,
+// each with its type, what it holds and the service's field it comes
+// from (the columns relation; both empty in a model published before it
+// had one), in format. A name the read model has not is a usage error.
 func PrintColumns(ctx context.Context, w io.Writer, db *sql.DB, name, format string) error {
-	rows, err := db.QueryContext(ctx, `SELECT column_name AS name, data_type AS type FROM information_schema.columns
-		WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = ? ORDER BY ordinal_position`, name)
+	cols, err := columnsOf(ctx, db, name)
 	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var cols [][2]string
-	for rows.Next() {
-		var c [2]string
-		if err := rows.Scan(&c[0], &c[1]); err != nil {
-			return err
-		}
-		cols = append(cols, c)
-	}
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	if len(cols) == 0 {
 		return usage.Errorf("--columns %q: the read model has no such table or view ('billsnap query --tables' lists them)", name)
 	}
-	p, err := resultset.NewPrinter(w, format, []string{"name", "type"}, []string{"VARCHAR", "VARCHAR"})
+	p, err := resultset.NewPrinter(w, format, []string{"name", "type", "description", "source_field"}, []string{"VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"})
 	if err != nil {
 		return err
 	}
 	for _, c := range cols {
-		if err := p.Row([]any{c[0], c[1]}); err != nil {
+		if err := p.Row([]any{c.name, c.typ, c.about, c.field}); err != nil {
 			return err
 		}
 	}
 	return p.End(len(cols), len(cols))
+}
+
+// column is a column of a relation, described; about and field are nil
+// when the dictionary does not say.
+type column struct {
+	name, typ    string
+	about, field any
+}
+
+// columnsOf are the columns of relation name in order, described by the
+// dictionary when the model has one.
+func columnsOf(ctx context.Context, db *sql.DB, name string) ([]column, error) {
+	described := "NULL, NULL"
+	join := ""
+	if ok, err := hasDictionary(ctx, db); err != nil {
+		return nil, err
+	} else if ok {
+		described = "d.description, d.source_field"
+		join = "LEFT JOIN columns d ON d.table_name = c.table_name AND d.column_name = c.column_name"
+	}
+	rows, err := db.QueryContext(ctx, `SELECT c.column_name, c.data_type, `+described+` FROM information_schema.columns c `+join+`
+		WHERE c.table_catalog = current_database() AND c.table_schema = 'main' AND c.table_name = ? ORDER BY c.ordinal_position`, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []column
+	for rows.Next() {
+		var c column
+		var about, field sql.NullString
+		if err := rows.Scan(&c.name, &c.typ, &about, &field); err != nil {
+			return nil, err
+		}
+		c.about, c.field = nullable(about), nullable(field)
+		cols = append(cols, c)
+	}
+	return cols, rows.Err()
+}
+
+// hasDictionary tells whether the read model has the columns relation.
+func hasDictionary(ctx context.Context, db *sql.DB) (bool, error) {
+	names, err := relations(ctx, db)
+	return slices.Contains(names, "columns") && slices.Contains(names, "codes"), err
+}
+
+// nullable is s's string, or nil for NULL.
+func nullable(s sql.NullString) any {
+	if !s.Valid {
+		return nil
+	}
+	return s.String
 }
 
 // DocTable is readModelDocs as docs/store.md lists it: a
