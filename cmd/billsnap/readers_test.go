@@ -110,7 +110,9 @@ func checkHistory(t *testing.T, db *sql.DB, key func(id string) sandbox.AnswerKe
 	if last != latest {
 		t.Errorf("history ends at snapshot %s; the latest is %s", last, latest)
 	}
-	checkTables(t, db, key(latest), func(table string) string { return fmt.Sprintf("%s_asof('%s')", table, at.UTC().Format(time.RFC3339Nano)) })
+	checkTables(t, db, key(latest), func(table string) string {
+		return fmt.Sprintf("%s_asof('%s')", table, at.UTC().Format(time.RFC3339Nano))
+	})
 }
 
 // checkViews checks that the read model's views of every snapshot show
