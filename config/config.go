@@ -1,8 +1,11 @@
 package config
 
 import (
+	"fmt"
 	"github.com/billsnap/billsnap/access"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/billsnap/billsnap/extract"
@@ -50,6 +53,32 @@ type Retention struct {
 	// their age; older ones that started before the oldest snapshot kept
 	// are pruned (with Keep 0, none), their counts kept for runs_total.
 	Runs int `yaml:"runs"`
+	// History is how long history keeps a version after it ended: "all"
+	// (the default, also "") keeps every version whatever Keep prunes; a
+	// duration (720h, or days: 400d) prunes the steps of history older
+	// than that, their versions and changes with them (HistoryFor).
+	History string `yaml:"history"`
+}
+
+// HistoryFor is how long history keeps a version after it ended, and
+// whether it prunes at all ("all" or "" keep every version).
+func (r Retention) HistoryFor() (time.Duration, bool, error) {
+	h := strings.TrimSpace(r.History)
+	if h == "" || h == "all" {
+		return 0, false, nil
+	}
+	if days, ok := strings.CutSuffix(h, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 {
+			return 0, false, fmt.Errorf("%q: want all, or a duration such as 400d or 720h", h)
+		}
+		return time.Duration(n) * 24 * time.Hour, true, nil
+	}
+	d, err := time.ParseDuration(h)
+	if err != nil || d <= 0 {
+		return 0, false, fmt.Errorf("%q: want all, or a duration such as 400d or 720h", h)
+	}
+	return d, true, nil
 }
 
 // Reports says which report files are written, and where.
@@ -85,7 +114,7 @@ func Default() Config {
 		Reports:     Reports{Dir: "reports", Formats: slices.Clone(reportFormats), MaxRows: 500, Trend: 12},
 		Reconcile:   Reconcile{Grace: 48 * time.Hour, Materiality: findings.DefaultMateriality()},
 		Iceberg:     lake.DefaultIceberg(),
-		Retention:   Retention{Runs: 100},
+		Retention:   Retention{Runs: 100, History: "all"},
 		Workspace:   access.Config{SessionTTL: 12 * time.Hour},
 	}
 }

@@ -58,6 +58,9 @@ func (c *Config) Validate() error {
 	if c.Retention.Runs < 0 {
 		bad("retention.runs", "must be 0 or more")
 	}
+	if _, _, err := c.Retention.HistoryFor(); err != nil {
+		bad("retention.history", "%v", err)
+	}
 	for _, f := range c.Reports.Formats {
 		if !contains(reportFormats, f) {
 			bad("reports.formats", "unknown format %q; known: %s", f, strings.Join(reportFormats, ", "))

@@ -14,6 +14,7 @@ import (
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
@@ -83,10 +84,7 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 		return nil, req, err
 	}
 	logFields(svc.Log, manifest.Notes(sum.Fields, sum.Tables))
-	pruned, err := store.Prune(ctx, cfg.Retention.Keep)
-	if len(pruned) > 0 {
-		svc.Log.Info("retention: deleted old snapshots", "keep", cfg.Retention.Keep, "deleted", strings.Join(pruned, ", "))
-	}
+	err = retain(ctx, cfg, svc, store)
 	if err == nil && cfg.Retention.Keep > 0 {
 		err = pruneJournal(ctx, cfg)
 	}
@@ -160,4 +158,52 @@ func pruneJournal(ctx context.Context, cfg config.Config) error {
 	}
 	out := layout.Dir(cfg.Out)
 	return journal.Retain(out.Runs(), out.Notifications(), oldest, cfg.Retention.Runs, time.Now())
+}
+
+// retain applies the retention: the newest complete snapshots kept, and
+// every snapshot a close's evidence names (closedSnapshots); history's
+// steps older than retention.history pruned when it says so.
+func retain(ctx context.Context, cfg config.Config, svc Service, store *snapshot.Store) error {
+	if cfg.Retention.Keep > 0 {
+		closed, err := closedSnapshots(cfg.Out)
+		if err != nil {
+			// Which snapshots a close stands on is not known: none is pruned.
+			svc.Log.Warn("retention: no snapshot is pruned", "error", err)
+		} else if err := pruneSnapshots(ctx, cfg, svc, store, closed); err != nil {
+			return err
+		}
+	}
+	d, prunes, _ := cfg.Retention.HistoryFor() // validated with the configuration
+	if !prunes {
+		return nil
+	}
+	forgot, err := store.PruneHistory(ctx, time.Now().Add(-d))
+	if len(forgot) > 0 {
+		svc.Log.Info("retention: deleted history's old steps", "history", cfg.Retention.History, "snapshots", len(forgot))
+	}
+	return err
+}
+
+// pruneSnapshots keeps the newest complete snapshots, and those of
+// closed, and deletes the others.
+func pruneSnapshots(ctx context.Context, cfg config.Config, svc Service, store *snapshot.Store, closed []string) error {
+	pruned, err := store.Prune(ctx, cfg.Retention.Keep, closed...)
+	if len(pruned) > 0 {
+		svc.Log.Info("retention: deleted old snapshots", "keep", cfg.Retention.Keep, "deleted", strings.Join(pruned, ", "))
+	}
+	return err
+}
+
+// closedSnapshots are the snapshots the closes of the ledger name, which
+// their evidence packs stand on: retention keeps them.
+func closedSnapshots(out string) ([]string, error) {
+	entries, err := ledger.New(layout.Dir(out).Ledger(), time.Now).Read()
+	if err != nil {
+		return nil, fmt.Errorf("retention: reading the ledger's closes: %w", err)
+	}
+	var ids []string
+	for _, c := range ledger.Fold(entries).Closes {
+		ids = append(ids, c.Snapshot)
+	}
+	return ids, nil
 }

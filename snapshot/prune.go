@@ -19,9 +19,11 @@ import (
 // again; then, once the state has committed, their Parquet partitions,
 // their run records' files and their files of the manifest. So the records never list a snapshot whose Parquet
 // is gone; partitions a kill leaves behind are removed by the next start
-// (recover). The latest complete snapshot is never deleted; keep 0 keeps
-// all.
-func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
+// (recover). The latest complete snapshot is never deleted, nor any of
+// protected (the snapshots a close's evidence names); keep 0 keeps all.
+// History (package history) is not pruned here: it keeps every version
+// of the snapshots pruned (PruneHistory prunes it by age).
+func (s *Store) Prune(ctx context.Context, keep int, protected ...string) ([]string, error) {
 	if keep <= 0 {
 		return nil, nil
 	}
@@ -29,7 +31,7 @@ func (s *Store) Prune(ctx context.Context, keep int) ([]string, error) {
 	err := s.Update(ctx, func(sec *Section) error {
 		db := sec.DB()
 		var err error
-		if ids, err = prunable(ctx, db, keep); err != nil || len(ids) == 0 {
+		if ids, err = prunable(ctx, db, keep, protected); err != nil || len(ids) == 0 {
 			return err
 		}
 		if err := s.markPruning(); err != nil {
@@ -84,11 +86,12 @@ func deleteSnapshots(ctx context.Context, db *sql.DB, ids []string) error {
 }
 
 // prunable lists the snapshots Prune deletes.
-func prunable(ctx context.Context, db *sql.DB, keep int) ([]string, error) {
+func prunable(ctx context.Context, db *sql.DB, keep int, protected []string) ([]string, error) {
 	return state.Strings(ctx, db, `
 		WITH kept AS (SELECT id, started FROM snapshots WHERE status = 'complete' ORDER BY started DESC, id DESC LIMIT ?),
 		     oldest AS (SELECT min(started) AS started FROM kept)
 		SELECT id FROM snapshots, oldest
 		WHERE id NOT IN (SELECT id FROM kept) AND status IN ('complete', 'incomplete', 'failed') AND snapshots.started < oldest.started
-		ORDER BY snapshots.started`, keep)
+			AND NOT list_contains(?::VARCHAR[], id)
+		ORDER BY snapshots.started`, keep, append([]string{}, protected...))
 }

@@ -222,3 +222,29 @@ func (s *Store) ensureHistoryFolders(ctx context.Context, sec *Section) error {
 func (s *Store) dropHistory(id string) {
 	history.Remove(s.at.History(), s.tables, id)
 }
+
+// PruneHistory deletes the steps of history taken before before, their
+// versions and changes with them, in one section (the read model
+// published again), then their files: history then starts at the oldest
+// step kept, exact from there on. A table's last step and the one before
+// it are never deleted. It returns the snapshots whose steps it deleted.
+func (s *Store) PruneHistory(ctx context.Context, before time.Time) ([]string, error) {
+	var ids []string
+	err := s.Update(ctx, func(sec *Section) error {
+		var err error
+		if ids, err = history.Prunable(ctx, sec.DB(), before); err != nil || len(ids) == 0 {
+			return err
+		}
+		if err := history.Forget(ctx, sec.DB(), ids); err != nil {
+			return err
+		}
+		return s.syncModel(ctx, sec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		history.Remove(s.at.History(), s.tables, id)
+	}
+	return ids, nil
+}

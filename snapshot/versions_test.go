@@ -201,3 +201,50 @@ func checkAsOf(t *testing.T, db *sql.DB, snap string, ts time.Time) {
 		}
 	}
 }
+
+// Retention keeps history: with keep 1, every version of the snapshots
+// pruned stays, and as of the first snapshot's time the tables are its
+// rows still; a protected snapshot (a close's) is never pruned; history's
+// own retention starts it at the oldest step kept, exact from there on.
+func TestRetentionKeepsHistory(t *testing.T) {
+	f := newHistoryFixture(t)
+	first := takeAt(t, f.cfg, f.clock)
+	firstAt := f.clock.at.AddDate(0, 0, -1)
+	db := readDB(t, f.cfg)
+	var before string
+	db.QueryRow(`SELECT string_agg(id || _raw::VARCHAR, ',' ORDER BY id) FROM customers WHERE snapshot_id = ?`, first.ID).Scan(&before)
+	var snaps []string
+	for i := 0; i < 3; i++ {
+		setEmail(t, f.sb, customerAt(t, f.sb, i).ID, "day"+string(rune('a'+i))+"@example.com")
+		snaps = append(snaps, takeAt(t, f.cfg, f.clock).ID)
+	}
+	s, err := Open(context.Background(), f.cfg.Options, slog.New(slog.DiscardHandler), f.clock.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	pruned, err := s.Prune(context.Background(), 1, snaps[0])
+	if err != nil || !slices.Equal(pruned, []string{first.ID, snaps[1]}) {
+		t.Errorf("pruned %v, %v; want the first and the third snapshots (the second is protected)", pruned, err)
+	}
+	db = readDB(t, f.cfg)
+	var asOf string
+	db.QueryRow(`SELECT string_agg(id || _raw::VARCHAR, ',' ORDER BY id) FROM customers_asof(?::TIMESTAMPTZ)`, firstAt).Scan(&asOf)
+	if asOf == "" || asOf != before {
+		t.Errorf("as of the first snapshot after it was pruned: %.80q…, want its rows %.80q…", asOf, before)
+	}
+	checkVersions(t, db, customerAt(t, f.sb, 0).ID, 2)
+
+	forgot, err := s.PruneHistory(context.Background(), firstAt.AddDate(0, 0, 2).Add(time.Hour))
+	if err != nil || !slices.Equal(forgot, []string{first.ID, snaps[0]}) {
+		t.Errorf("history pruned %v, %v; want the two oldest steps", forgot, err)
+	}
+	db = readDB(t, f.cfg)
+	var oldest string
+	db.QueryRow(`SELECT min(snapshot_id) FROM history_snapshots`).Scan(&oldest)
+	if oldest != snaps[1] {
+		t.Errorf("history starts at %s, want %s", oldest, snaps[1])
+	}
+	checkVersions(t, db, customerAt(t, f.sb, 2).ID, 2) // changed at the last step: both versions kept
+	checkAsOf(t, db, snaps[2], f.clock.at)
+}

@@ -63,6 +63,22 @@ func Record(ctx context.Context, q state.Querier, steps []Step) error {
 	return nil
 }
 
+// Prunable are the snapshots whose steps were taken before before, but
+// those of each table's last step and of the step before it, oldest
+// first.
+func Prunable(ctx context.Context, q state.Querier, before time.Time) ([]string, error) {
+	return state.Strings(ctx, q, `WITH heads AS (SELECT table_name, arg_max(snapshot, ("at", snapshot)) AS head FROM history_steps GROUP BY table_name),
+			kept AS (SELECT head AS snapshot FROM heads UNION SELECT s.previous FROM history_steps s JOIN heads h ON s.table_name = h.table_name AND s.snapshot = h.head)
+		SELECT snapshot FROM history_steps WHERE "at" < ? AND snapshot NOT IN (SELECT snapshot FROM kept WHERE snapshot IS NOT NULL)
+		GROUP BY snapshot ORDER BY min("at"), snapshot`, before)
+}
+
+// Forget deletes the steps of snapshots ids from the state q.
+func Forget(ctx context.Context, q state.Querier, ids []string) error {
+	_, err := q.ExecContext(ctx, "DELETE FROM history_steps WHERE list_contains(?::VARCHAR[], snapshot)", ids)
+	return err
+}
+
 // stepsFile is where a run's staged steps are listed, beside their files.
 const stepsFile = "steps.json"
 
