@@ -13,6 +13,7 @@ import (
 // with history: the read model's queries on its read model, the one
 // without billsnap on a DuckDB of its own, its DIR and LATEST the store's.
 func TestHistoryDocQueriesRun(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("../docs/history.md")
 	if err != nil {
 		t.Fatal(err)

@@ -99,6 +99,7 @@ func setEmail(t *testing.T, sb *sandbox.Server, id, email string) {
 // nothing; a record changed back gets a new version; as of any time, the
 // history gives back the complete snapshot that stood then.
 func TestHistoryMovesOnlyWithCompleteSnapshots(t *testing.T) {
+	t.Parallel()
 	f := newHistoryFixture(t)
 	first := takeAt(t, f.cfg, f.clock)
 
@@ -207,6 +208,7 @@ func checkAsOf(t *testing.T, db *sql.DB, snap string, ts time.Time) {
 // rows still; a protected snapshot (a close's) is never pruned; history's
 // own retention starts it at the oldest step kept, exact from there on.
 func TestRetentionKeepsHistory(t *testing.T) {
+	t.Parallel()
 	f := newHistoryFixture(t)
 	first := takeAt(t, f.cfg, f.clock)
 	firstAt := f.clock.at.AddDate(0, 0, -1)
