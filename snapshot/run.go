@@ -47,6 +47,7 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	started := s.now().UTC().Truncate(time.Microsecond)
 	var id string
 	var heads map[string]history.Head
+	var behind bool
 	err := s.Update(ctx, func(sec *Section) error {
 		db := sec.DB()
 		var err error
@@ -54,6 +55,9 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 			return err
 		}
 		if heads, err = history.Heads(ctx, db); err != nil {
+			return err
+		}
+		if behind, err = history.Behind(ctx, db, heads); err != nil {
 			return err
 		}
 		_, err = db.ExecContext(ctx, "INSERT INTO snapshots (id, started, status, base_url, front_url) VALUES (?, ?, ?, ?, ?)",
@@ -67,11 +71,15 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 		return nil, fmt.Errorf("recording the snapshot: %w", err)
 	}
 	r := &Run{s: s, ID: id, Started: started, walks: map[string]extract.Result{}, heads: heads, steps: map[string]history.Step{}}
+	var stepped func(string) error
+	if !behind { // else the publish takes the steps of the snapshots before it too (moveHistory)
+		stepped = r.stepTable
+	}
 	if err := r.openDB(ctx); err != nil {
 		return nil, err
 	}
 	r.loader = load.Start(load.Target{Ctx: ctx, DB: r.db, Snap: id, Tables: s.tables,
-		Staged: func(table string) ([]string, int64) { return r.staged.Files(table) }, Loaded: r.stepTable}, loadSettings(s.duck), s.log)
+		Staged: func(table string) ([]string, int64) { return r.staged.Files(table) }, Loaded: stepped}, loadSettings(s.duck), s.log)
 	r.staged, err = ingest.New(r.stage(), s.tables, ingestSettings(s.pq), ingest.Hooks{
 		Filled: r.loader.Filled, Dropped: r.loader.Dropped, Ended: r.loader.Ended,
 	})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -249,4 +251,37 @@ func TestRetentionKeepsHistory(t *testing.T) {
 	}
 	checkVersions(t, db, customerAt(t, f.sb, 2).ID, 2) // changed at the last step: both versions kept
 	checkAsOf(t, db, snaps[2], f.clock.at)
+}
+
+// A store whose snapshots were taken before history (none stepped) gets
+// its history built once, at its next complete snapshot, from the
+// snapshots it keeps, oldest first: as of each one's time the tables are
+// its rows.
+func TestHistoryIsBuiltForAStoreWrittenBefore(t *testing.T) {
+	t.Parallel()
+	f := newHistoryFixture(t)
+	first := takeAt(t, f.cfg, f.clock)
+	setEmail(t, f.sb, customerAt(t, f.sb, 0).ID, "before@example.com")
+	second := takeAt(t, f.cfg, f.clock)
+	s, err := Open(context.Background(), f.cfg.Options, slog.New(slog.DiscardHandler), f.clock.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inState(t, s, func(db *sql.DB) { db.Exec("DELETE FROM history_steps") }) // as before history
+	s.Close()
+	os.RemoveAll(filepath.Join(f.cfg.Out, ".billsnap", "history", "versions"))
+	setEmail(t, f.sb, customerAt(t, f.sb, 1).ID, "after@example.com")
+	third := takeAt(t, f.cfg, f.clock)
+	db := readDB(t, f.cfg)
+	var snaps string
+	db.QueryRow(`SELECT string_agg(snapshot_id, ',' ORDER BY "at") FROM history_snapshots`).Scan(&snaps)
+	if want := first.ID + "," + second.ID + "," + third.ID; snaps != want {
+		t.Errorf("history holds %s, want %s", snaps, want)
+	}
+	for i, id := range []string{first.ID, second.ID, third.ID} {
+		checkAsOf(t, db, id, time.Date(2027, 3, 1+i, 12, 0, 0, 0, time.UTC))
+	}
+	if got := feed(t, db, second.ID); len(got) != 1 || got[0].fields != "Email" {
+		t.Errorf("the change feed into the second snapshot, built after it: %v", got)
+	}
 }

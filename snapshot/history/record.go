@@ -43,6 +43,19 @@ func Heads(ctx context.Context, q state.Querier) (map[string]Head, error) {
 	return out, rows.Err()
 }
 
+// Behind tells whether history is behind the state q's complete
+// snapshots: it has no step (heads is empty) while the state has a
+// complete snapshot, as a store written before history has. Its next
+// complete snapshot steps every complete snapshot kept first.
+func Behind(ctx context.Context, q state.Querier, heads map[string]Head) (bool, error) {
+	if len(heads) > 0 {
+		return false, nil
+	}
+	var n int
+	err := q.QueryRowContext(ctx, "SELECT count(*) FROM snapshots WHERE status = 'complete'").Scan(&n)
+	return n > 0, err
+}
+
 // Stepped tells whether the state q records snapshot's step.
 func Stepped(ctx context.Context, q state.Querier, snapshot string) (bool, error) {
 	var n int
