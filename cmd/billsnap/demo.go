@@ -127,7 +127,8 @@ func printDemoEnd(w io.Writer, self string, cfg config.Config, paths []string) {
 
 // printNextSteps prints, as the demo's last lines, the commands that carry
 // on against a sandbox serving the same data: recheck, the fix plan, its
-// dry run and its application, a run that sees the findings resolved, the
+// dry run and its application, a run that sees the findings resolved,
+// what the fixes changed in the service's records (changes), the
 // workspace. Each is runnable as printed, in one shell, in this order.
 func printNextSteps(w io.Writer, self, out string, d demoData) {
 	sandboxAddr := "127.0.0.1:" + freePort(sandboxPort)
@@ -142,10 +143,11 @@ func printNextSteps(w io.Writer, self, out string, d demoData) {
 		fmt.Sprintf("%s fix apply --out %s --plan plan.json --dry-run", self, store),
 		fmt.Sprintf("%s fix apply --out %s --plan plan.json", self, store),
 		fmt.Sprintf("%s run --out %s", self, store),
+		fmt.Sprintf("%s changes --out %s", self, store),
 		fmt.Sprintf("%s serve --out %s --listen %s", self, store, workspaceAddr),
 	}
 	fmt.Fprintf(w, "\nCarry on against the same data, served again by a sandbox (docs/remediation.md):\n"+
-		"recheck the findings, plan the fixes, try them, apply them, see them resolved, and review in the workspace\n"+
+		"recheck the findings, plan the fixes, try them, apply them, see them resolved and the records they changed, and review in the workspace\n"+
 		"(then open http://%s/). In one shell, in this order:\n\n", workspaceAddr)
 	for _, s := range steps {
 		fmt.Fprintf(w, "  %s\n", s)

@@ -35,8 +35,8 @@ func nextSteps(t *testing.T, out string) []string {
 // The demo's last lines run as printed, pasted into one shell: a sandbox
 // serving the same data, against which recheck finds every finding still
 // there (none gone), the fix plan's dry run sends nothing, its application
-// resolves exactly the planned findings at the next run, and the workspace
-// starts. billsnap is installed on PATH, as the README installs it.
+// resolves exactly the planned findings at the next run, changes shows the
+// record it changed, and the workspace starts. billsnap is installed on PATH, as the README installs it.
 func TestTheDemosNextStepsRunAsPrinted(t *testing.T) {
 	bin := binaryWithTags(t, "")
 	dir := t.TempDir()
@@ -48,7 +48,7 @@ func TestTheDemosNextStepsRunAsPrinted(t *testing.T) {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}
 	steps := nextSteps(t, string(out))
-	if len(steps) != 8 || !strings.HasPrefix(steps[0], "billsnap sandbox ") || !strings.HasPrefix(steps[7], "billsnap serve ") {
+	if len(steps) != 9 || !strings.HasPrefix(steps[0], "billsnap sandbox ") || !strings.HasPrefix(steps[8], "billsnap serve ") {
 		t.Fatalf("next steps %q", steps)
 	}
 	script := strings.Join(steps, "\n") + "\n"
@@ -68,7 +68,8 @@ func TestTheDemosNextStepsRunAsPrinted(t *testing.T) {
 	got := collect(pr)
 	got.waitFor(t, "the workspace is up", 1, 5*time.Minute)
 	text := got.String()
-	for _, want := range []string{" 0 gone", "dry run: 1 request would be sent, none was", "1 done, 0 done before", "# billsnap: MATERIAL (exit 3)"} {
+	for _, want := range []string{" 0 gone", "dry run: 1 request would be sent, none was", "1 done, 0 done before", "# billsnap: MATERIAL (exit 3)",
+		"Changes from snapshot ", " 1 updated, "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the next steps' output has no %q:\n%s", want, text)
 		}
