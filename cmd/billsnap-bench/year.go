@@ -52,8 +52,10 @@ func parseYear(args []string) (yearFlags, error) {
 // year simulates a store's days (simulateYear) and prints them; the last
 // line is year_bytes_ratio=B (the largest store over the smallest, from
 // day keep on), year_time_ratio=T (the median seconds of the last ten
-// days over those of the ten days from keep+1) and footprint_ratio=F (the
-// store's bytes after the last day over its latest snapshot's Parquet).
+// days over those of the ten days from keep+1), footprint_ratio=F (the
+// store's bytes after the last day over its latest snapshot's Parquet)
+// and asof_exact=N/M (of M sampled days, those whose history as of the
+// day equals what the sandbox served that day).
 func year(ctx context.Context, args []string) error {
 	y, err := parseYear(args)
 	if err != nil {
@@ -71,8 +73,11 @@ func year(ctx context.Context, args []string) error {
 	c := res.churned
 	fmt.Printf("churn: %d updates, %d inserts, %d deletes over %d days\n", c.updates, c.inserts, c.deletes, y.days-1)
 	fmt.Printf("footprint: store %d B, snapshot %s %d B of Parquet\n", res.store, res.latest, res.parquet)
-	fmt.Printf("year_bytes_ratio=%.3f year_time_ratio=%.2f footprint_ratio=%.2f\n",
-		res.bytesRatio, res.timeRatio, float64(res.store)/float64(res.parquet))
+	for _, miss := range res.asofMisses {
+		fmt.Println("as of", miss)
+	}
+	fmt.Printf("year_bytes_ratio=%.3f year_time_ratio=%.2f footprint_ratio=%.2f asof_exact=%d/%d\n",
+		res.bytesRatio, res.timeRatio, float64(res.store)/float64(res.parquet), res.asofExact, len(res.samples))
 	return nil
 }
 
@@ -94,10 +99,12 @@ type yearResult struct {
 	latest     string // the latest complete snapshot
 	parquet    int64  // its Parquet's bytes, every table
 	samples    []yearSample
+	asofExact  int      // the samples whose every table the history gives back as served
+	asofMisses []string // what differed, a line a sample
 }
 
-// yearSample is a day whose export the as-of check is to read back from
-// the store's history: the snapshot's start and what the sandbox served,
+// yearSample is a day whose export the as-of check reads back from the
+// store's history: the snapshot's start and what the sandbox served,
 // table by table.
 type yearSample struct {
 	day    int
@@ -121,8 +128,9 @@ const yearSeed = 7
 // later each time, and between one day and the next the sandbox churned
 // (churn.day). From day keep on, when retention starts to prune, it calls
 // each with the store's bytes and the day's seconds. It fingerprints what
-// the sandbox served on the days sampleDays picks, and after the last day
-// measures the store against its latest snapshot's Parquet.
+// the sandbox served on the days sampleDays picks; after the last day it
+// measures the store against its latest snapshot's Parquet and reads the
+// history back as of each sampled day (asofExact).
 func simulateYear(ctx context.Context, y yearFlags, each func(yearDay)) (yearResult, error) {
 	dir, cleanup, err := benchDir(y.out)
 	if err != nil {
@@ -218,7 +226,8 @@ func (r *yearRun) measure(d int, dt time.Duration) error {
 	return nil
 }
 
-// finish measures the store after the last day.
+// finish measures the store after the last day and checks the as-of
+// samples.
 func (r *yearRun) finish(ctx context.Context) (yearResult, error) {
 	n := min(timeWindow, len(r.took))
 	if n == 0 {
@@ -233,7 +242,10 @@ func (r *yearRun) finish(ctx context.Context) (yearResult, error) {
 		return yearResult{}, err
 	}
 	res.store = s.all
-	res.parquet, err = snapshotParquet(r.cfg, res.latest)
+	if res.parquet, err = snapshotParquet(r.cfg, res.latest); err != nil {
+		return yearResult{}, err
+	}
+	res.asofExact, res.asofMisses, err = asofExact(ctx, r.cfg, res.samples)
 	return res, err
 }
 
@@ -276,6 +288,32 @@ func snapshotParquet(cfg config.Config, id string) (int64, error) {
 		}
 	}
 	return n, nil
+}
+
+// asofExact reads each sample back from the store's read model, every
+// table as of the sample's snapshot (TABLE_asof at its start), and counts
+// the samples whose every table prints as the sandbox served it; for each
+// other it says which tables differed.
+func asofExact(ctx context.Context, cfg config.Config, samples []yearSample) (int, []string, error) {
+	db, err := snapshot.OpenRead(ctx, cfg.Options)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer db.Close()
+	exact, misses := 0, []string(nil)
+	for _, s := range samples {
+		ts := s.at.UTC().Format("2006-01-02 15:04:05.999999Z07:00")
+		got, err := storePrints(ctx, db, func(t string) string { return fmt.Sprintf("%s_asof(TIMESTAMPTZ '%s')", t, ts) })
+		if err != nil {
+			return 0, nil, fmt.Errorf("as of day %d (%s): %w", s.day, ts, err)
+		}
+		if diff := printsDiffer(s.served, got); len(diff) > 0 {
+			misses = append(misses, fmt.Sprintf("day %d (%s): %s", s.day, ts, strings.Join(diff, ", ")))
+			continue
+		}
+		exact++
+	}
+	return exact, misses, nil
 }
 
 // runDay is one day: an export of the sandbox and a reconcile of it, with
