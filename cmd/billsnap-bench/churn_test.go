@@ -199,3 +199,15 @@ func TestTheStorePrintsWhatTheSandboxServed(t *testing.T) {
 		t.Errorf("one snapshot's Parquet: %d bytes (%v) of a store of %d", pq, err, s.all)
 	}
 }
+
+// --churn is a share: within [0, 1].
+func TestYearChurnIsAShare(t *testing.T) {
+	if y, err := parseYear([]string{"--year", "--churn", "0.01"}); err != nil || y.churn != 0.01 {
+		t.Errorf("--churn 0.01: %+v, %v", y, err)
+	}
+	for _, bad := range []string{"-0.1", "1.5"} {
+		if _, err := parseYear([]string{"--year", "--churn", bad}); err == nil {
+			t.Errorf("--churn %s was taken", bad)
+		}
+	}
+}
