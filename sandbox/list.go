@@ -136,12 +136,15 @@ func (l *list) insertFront(r any) {
 	l.index = nil
 }
 
-// appendRecord adds r at the end of the list.
+// appendRecord adds r at the end of the list. No other record moves, so
+// the index, when built, gains r's position.
 func (l *list) appendRecord(r any) {
 	l.recs = append(l.recs, r)
 	l.enc = append(l.enc, l.encode(r))
 	l.ids = append(l.ids, keyOf(r))
-	l.index = nil
+	if l.index != nil {
+		l.index[strings.ToLower(keyOf(r))] = len(l.ids) - 1
+	}
 }
 
 // moveLastToFront puts the last record before every other one.
