@@ -175,14 +175,15 @@ func checkBySpec(t *testing.T, l *objects.Lake, url, loc string) {
 }
 
 // checkTrinoRegisters checks that lake ddl --engine trino registers every
-// table at its current metadata file, which is in the lake.
+// table, history tables included, at its current metadata file, which is
+// in the lake.
 func checkTrinoRegisters(t *testing.T, srv *sandbox.Server, dir, url string, l *objects.Lake) {
 	t.Helper()
 	code, stdout, stderr := cli(t, srv, "lake", "ddl", "--engine", "trino", "--out", dir, "--parquet-url", url)
 	if code != job.ExitOK {
 		t.Fatalf("lake ddl: %d %s", code, stderr)
 	}
-	for _, tbl := range icebergTables(t, url, dir) {
+	for _, tbl := range allIcebergTables(t, url, dir) {
 		name, meta := tbl.Identifier()[1], tbl.MetadataLocation()
 		want := fmt.Sprintf("table_name => '%s', table_location => '%s/%s', metadata_file_name => '%s'", name, lake.Root(url), name, path.Base(meta))
 		if !strings.Contains(stdout, want) {
