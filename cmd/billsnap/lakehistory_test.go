@@ -226,3 +226,62 @@ func scannedVersions(t *testing.T, scan *table.Scan) []string {
 	slices.Sort(out)
 	return out
 }
+
+// A lake published before history existed (here: after two exports, its
+// history tables dropped from the catalog and their folders removed, as a
+// lake of the billsnap before has neither) keeps working: the next
+// export, after one more change, commits the data tables as before and
+// creates every history table, whose customers_history holds exactly the
+// store's versions, the two closed before it existed included.
+func TestALakeFromBeforeHistoryGainsIt(t *testing.T) {
+	t.Parallel()
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 89, Customers: 15}, "")
+	dir, lakeDir := t.TempDir(), t.TempDir()
+	url := "file://" + lakeDir
+	export := func() {
+		t.Helper()
+		if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+			t.Fatalf("export: %d %s", code, stderr)
+		}
+	}
+	export()
+	cs := srv.Dataset().Customers
+	change(t, srv, cs[0].ID, func(c *sandbox.Customer) { c.Email = "new-" + c.Email })
+	if err := srv.Remove("Customers", cs[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	export()
+	dropHistoryTables(t, dir, lakeDir)
+	if n := len(historyTables(t, url, dir)); n != 0 {
+		t.Fatalf("%d history tables left, want none", n)
+	}
+	change(t, srv, cs[2].ID, func(c *sandbox.Customer) { c.FullName += " Jr" })
+	export()
+	checkHistoryInLake(t, srv, dir, url, 3)
+	for _, tbl := range icebergTables(t, url, dir) {
+		if n := len(tbl.Metadata().Snapshots()); n != 3 {
+			t.Errorf("%s: %d Iceberg snapshots, want the 3 published", tbl.Identifier()[1], n)
+		}
+	}
+}
+
+// dropHistoryTables removes the history tables from the store at dir's
+// default catalog and their folders from the file:// lake at lakeDir.
+func dropHistoryTables(t *testing.T, dir, lakeDir string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", lake.DefaultIceberg().SQLiteFile(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("DELETE FROM iceberg_tables WHERE table_name LIKE '%" + lake.HistorySuffix + "'"); err != nil {
+		t.Fatal(err)
+	}
+	folders, _ := filepath.Glob(filepath.Join(lakeDir, "*"+lake.HistorySuffix))
+	if len(folders) == 0 {
+		t.Fatal("the lake has no history table's folder to remove")
+	}
+	for _, f := range folders {
+		os.RemoveAll(f)
+	}
+}
