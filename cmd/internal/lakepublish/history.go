@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/objects"
 	"github.com/billsnap/billsnap/snapshot"
@@ -107,6 +108,7 @@ func (h historyTable) publish(ctx context.Context, db *sql.DB, l *objects.Lake, 
 		}
 		urls[i] = lake.FileURL(lake.Root(l.URL()), f.Key)
 	}
+	crashpoint.Hit("lake.history")
 	return true, cat.CommitHistory(ctx, name, h.id, urls, current)
 }
 
