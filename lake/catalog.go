@@ -30,6 +30,17 @@ type Catalog interface {
 	// local disk (their schema is read there). A table that already
 	// holds m, or a later snapshot, is left as it is.
 	Commit(ctx context.Context, m Manifest, local []Local) error
+	// Holds is the billsnap snapshot table's current snapshot holds; ""
+	// when the table has none, or is not there.
+	Holds(ctx context.Context, table string) (string, error)
+	// CommitHistory makes a history table's current snapshot hold
+	// snapshot id: it adds files (URLs: the versions closed since the
+	// snapshot the table held, and the versions current after id, in the
+	// file whose name begins with CurrentPrefix) and drops the current
+	// versions' file it held. The table is created, or its schema made
+	// that of the local file schemaOf, first. A table that holds id, or a
+	// later snapshot, is left as it is.
+	CommitHistory(ctx context.Context, table, id string, files []string, schemaOf string) error
 	// Expire forgets, in every table, the snapshots keep does not name;
 	// Prune calls it after removing their manifests and before their
 	// data.
@@ -42,6 +53,14 @@ type Catalog interface {
 	Metadata(ctx context.Context) (map[string]string, error)
 	Close() error
 }
+
+// HistorySuffix names a table's history table: <table>_history, every
+// version of every record of <table>, one relation.
+const HistorySuffix = "_history"
+
+// CurrentPrefix begins the name of a history table's file of the
+// versions current after a snapshot: the one file each commit replaces.
+const CurrentPrefix = "current-"
 
 // Refs are the files a catalog's tables reference (their metadata, and
 // the data of every snapshot they keep) and the directories their

@@ -1,7 +1,8 @@
 // Command billsnap-lake levels a store's lake (the configuration's
 // parquet.url) with the store: it publishes to object storage, and
 // commits to the Iceberg catalog, every complete snapshot the store keeps
-// that the lake lacks, and prunes what the store no longer keeps. billsnap
+// that the lake lacks, commits the latest one's history to the history
+// tables (<table>_history), and prunes what the store no longer keeps. billsnap
 // export runs it after each export when parquet.url is set, so that only
 // this program links the object storage SDKs, Arrow and iceberg-go.
 //

@@ -133,7 +133,7 @@ func icebergTablesOnObjectStorage(t *testing.T, url string) {
 	}
 	export(second, 1)
 	ms, _ := l.Manifests(context.Background())
-	data, _ := l.DataKeys(context.Background())
+	data := dataKeys(t, l)
 	latest, _ := l.Latest(context.Background())
 	if len(ms) != 1 || len(data) != len(ms[0].Files) || ms[0].Snapshot != latest {
 		t.Fatalf("after retention 1: %d manifests, %d data objects (want those of the one kept), latest %q", len(ms), len(data), latest)
@@ -175,14 +175,15 @@ func checkBySpec(t *testing.T, l *objects.Lake, url, loc string) {
 }
 
 // checkTrinoRegisters checks that lake ddl --engine trino registers every
-// table at its current metadata file, which is in the lake.
+// table, history tables included, at its current metadata file, which is
+// in the lake.
 func checkTrinoRegisters(t *testing.T, srv *sandbox.Server, dir, url string, l *objects.Lake) {
 	t.Helper()
 	code, stdout, stderr := cli(t, srv, "lake", "ddl", "--engine", "trino", "--out", dir, "--parquet-url", url)
 	if code != job.ExitOK {
 		t.Fatalf("lake ddl: %d %s", code, stderr)
 	}
-	for _, tbl := range icebergTables(t, url, dir) {
+	for _, tbl := range allIcebergTables(t, url, dir) {
 		name, meta := tbl.Identifier()[1], tbl.MetadataLocation()
 		want := fmt.Sprintf("table_name => '%s', table_location => '%s/%s', metadata_file_name => '%s'", name, lake.Root(url), name, path.Base(meta))
 		if !strings.Contains(stdout, want) {
@@ -195,8 +196,39 @@ func checkTrinoRegisters(t *testing.T, srv *sandbox.Server, dir, url string, l *
 }
 
 // icebergTables are the Iceberg tables of the store at dir's default
-// catalog, for the lake at url.
+// catalog, for the lake at url, but the history tables (historyTables).
 func icebergTables(t *testing.T, url, dir string) []*table.Table {
+	t.Helper()
+	return slices.DeleteFunc(allIcebergTables(t, url, dir), isHistory)
+}
+
+// historyTables are the history tables (<table>_history) of the store
+// at dir's default catalog, for the lake at url.
+func historyTables(t *testing.T, url, dir string) []*table.Table {
+	t.Helper()
+	all := allIcebergTables(t, url, dir)
+	return slices.DeleteFunc(all, func(tbl *table.Table) bool { return !isHistory(tbl) })
+}
+
+// isHistory tells whether tbl is a history table.
+func isHistory(tbl *table.Table) bool {
+	return strings.HasSuffix(tbl.Identifier()[1], lake.HistorySuffix)
+}
+
+// dataKeys are the keys of the lake's data objects but the history
+// tables' (objects.Lake.DataKeys).
+func dataKeys(t *testing.T, l *objects.Lake) []string {
+	t.Helper()
+	keys, err := l.DataKeys(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.DeleteFunc(keys, func(k string) bool { return strings.Contains(k, lake.HistorySuffix+"/") })
+}
+
+// allIcebergTables are every Iceberg table of the store at dir's default
+// catalog, for the lake at url.
+func allIcebergTables(t *testing.T, url, dir string) []*table.Table {
 	t.Helper()
 	ctx := context.Background()
 	c, err := iceberg.Open(ctx, lake.DefaultIceberg(), url, dir)

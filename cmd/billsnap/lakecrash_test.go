@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +18,10 @@ import (
 
 	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/lake/laketest"
+	"github.com/billsnap/billsnap/lake/laketest/icebergspec"
 	"github.com/billsnap/billsnap/lake/objects"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -56,7 +60,7 @@ func TestAnExportKilledMidPublishToObjectStorage(t *testing.T) {
 	defer l.Close()
 	ms, _ := l.Manifests(ctx)
 	latest, _ := l.Latest(ctx)
-	keys, _ := l.DataKeys(ctx)
+	keys := dataKeys(t, l)
 	// Uploads run a few at once: those under way at the kill may be whole.
 	if len(ms) != 0 || latest != "" || len(keys) < 3 || len(keys) >= 15 {
 		t.Fatalf("after the kill: %d manifests, latest %q, %d data files (want 0, none, 3 to 14)", len(ms), latest, len(keys))
@@ -65,7 +69,7 @@ func TestAnExportKilledMidPublishToObjectStorage(t *testing.T) {
 		t.Fatalf("the next export: %d %s", code, stderr)
 	}
 	ms, _ = l.Manifests(ctx)
-	keys, _ = l.DataKeys(ctx)
+	keys = dataKeys(t, l)
 	var listed []string
 	for _, m := range ms {
 		for _, f := range m.Files {
@@ -174,5 +178,94 @@ func checkCommitCompleted(t *testing.T, srv *sandbox.Server, url, dir string, ar
 		}
 		checkScan(t, tbl.Scan(), name, srv.AnswerKey().Tables[name])
 		checkBySpec(t, l, url, tbl.MetadataLocation())
+	}
+}
+
+// An export killed (SIGKILL) while it commits history to the lake, after
+// one history table's commit and another's files were uploaded: the
+// first holds the killed export's snapshot, the others the one before;
+// the next export commits every history table to its own snapshot,
+// customers_history then holds exactly the store's versions, and the
+// files the killed commit left are pruned: every history data object is
+// one the history tables reference.
+func TestAnExportKilledMidLakeHistoryCommit(t *testing.T) {
+	bin := binaryWithTags(t, "crashpoints")
+	lakeBinaryBeside(t, bin, "crashpoints")
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 90, Customers: 25}, "")
+	url, dir := laketest.Start(t, "billing"), t.TempDir()
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		t.Fatalf("the first export: %d %s", code, stderr)
+	}
+	first := historyHeld(t, url, dir)
+	if len(first) != 1 {
+		t.Fatalf("after the first export the history tables hold %v, want its snapshot", first)
+	}
+	change(t, srv, srv.Dataset().Customers[0].ID, func(c *sandbox.Customer) { c.Email = "new-" + c.Email })
+	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT=lake.history#2")
+	cmd.Args = append(cmd.Args, "--parquet-url", url)
+	if out, err := cmd.CombinedOutput(); !lakeKilled(err, out) {
+		t.Fatalf("the export's lake program was not killed: %v\n%s", err, out)
+	}
+	held := historyHeld(t, url, dir)
+	others := 0
+	for id := range first {
+		others = held[id]
+	}
+	if len(held) != 2 || others != len(srv.AnswerKey().Tables)-1 {
+		t.Fatalf("after the kill the history tables hold %v, want one the killed export's snapshot and the others %v", held, first)
+	}
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		t.Fatalf("the next export: %d %s", code, stderr)
+	}
+	checkHistoryInLake(t, srv, dir, url, 1)
+	checkHistoryReferenced(t, url, dir)
+}
+
+// historyHeld counts the history tables by the snapshot each holds.
+func historyHeld(t *testing.T, url, dir string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, tbl := range historyTables(t, url, dir) {
+		out[iceberg.Held(tbl.CurrentSnapshot())]++
+	}
+	return out
+}
+
+// checkHistoryReferenced checks that every data object of the history
+// tables in the lake at url is one their metadata references.
+func checkHistoryReferenced(t *testing.T, url, dir string) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := objects.Open(ctx, url, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	refs := map[string]bool{}
+	for _, tbl := range historyTables(t, url, dir) {
+		spec, err := icebergspec.Read(ctx, func(ctx context.Context, loc string) (io.ReadCloser, error) {
+			var b bytes.Buffer
+			err := l.Read(ctx, strings.TrimPrefix(loc, lake.Root(url)+"/"), &b)
+			return io.NopCloser(&b), err
+		}, tbl.MetadataLocation())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range spec.Files() {
+			refs[f] = true
+		}
+	}
+	keys, _ := l.DataKeys(ctx)
+	n := 0
+	for _, k := range keys {
+		if strings.Contains(k, lake.HistorySuffix+"/") {
+			n++
+			if !refs[lake.FileURL(lake.Root(url), k)] {
+				t.Errorf("the lake holds %s, which no history table references", k)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("the lake holds no history data object")
 	}
 }

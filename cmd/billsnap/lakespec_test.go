@@ -104,21 +104,26 @@ type readLakeTables struct {
 	dir       string // the store
 	root      string // the lake's root URL
 	tables    map[string]icebergspec.Table
-	manifests map[string]lake.Manifest // by snapshot
+	history   map[string]icebergspec.Table // the history tables, by name
+	manifests map[string]lake.Manifest     // by snapshot
 	db        *sql.DB
 }
 
 func readLake(t *testing.T, dir, url string) readLakeTables {
 	t.Helper()
 	ctx := context.Background()
-	lk := readLakeTables{dir: dir, root: lake.Root(url), tables: map[string]icebergspec.Table{}, manifests: map[string]lake.Manifest{}, db: duckDB(t)}
-	for _, it := range icebergTables(t, url, dir) {
+	lk := readLakeTables{dir: dir, root: lake.Root(url), tables: map[string]icebergspec.Table{}, history: map[string]icebergspec.Table{}, manifests: map[string]lake.Manifest{}, db: duckDB(t)}
+	for _, it := range allIcebergTables(t, url, dir) {
 		name := it.Identifier()[1]
 		tbl, err := icebergspec.Read(ctx, openLocal, it.MetadataLocation())
 		if err != nil {
 			t.Errorf("%s: by the spec: %v", name, err)
 		}
-		lk.tables[name] = tbl
+		if isHistory(it) {
+			lk.history[name] = tbl
+		} else {
+			lk.tables[name] = tbl
+		}
 	}
 	l, err := objects.Open(ctx, url, time.Now)
 	if err != nil {
@@ -301,6 +306,11 @@ func (lk readLakeTables) checkNothingElse(t *testing.T, dir string) {
 		}
 	}
 	for _, tbl := range lk.tables {
+		for _, f := range tbl.Files() {
+			want[localPath(f)] = true
+		}
+	}
+	for _, tbl := range lk.history {
 		for _, f := range tbl.Files() {
 			want[localPath(f)] = true
 		}

@@ -78,7 +78,8 @@ func (p *printer) hive(engine string) {
 	p.printf("-- External Hive-partitioned Parquet tables, one partition per snapshot (snapshot_id).\n" +
 		"-- A snapshot is complete when its manifest, _billsnap/manifests/<snapshot_id>.json, exists;\n" +
 		"-- _billsnap/latest names the newest. A snapshot_id directory without a manifest is a\n" +
-		"-- publish cut short: its files are removed by the next export. Query complete ones only.\n")
+		"-- publish cut short: its files are removed by the next export. Query complete ones only.\n" +
+		"-- The history of each table (<table>_history) is published as an Iceberg table only.\n")
 	if engine != "duckdb" {
 		p.printf("-- Each table reads its data/ folder. Snapshots published before billsnap used that layout\n" +
 			"-- (<table>/snapshot_id=<id>/) are not in these tables: read them through the Iceberg\n" +
@@ -160,8 +161,10 @@ func (p *printer) duckdbSecret() {
 	p.printf("INSTALL httpfs; LOAD httpfs; INSTALL aws; LOAD aws;\nCREATE OR REPLACE SECRET billsnap_lake (%s);\n", strings.Join(opts, ", "))
 }
 
-// iceberg writes what attaches the Iceberg tables.
+// iceberg writes what attaches the Iceberg tables, their history tables
+// included.
 func (p *printer) iceberg(engine string) {
+	p.historyNote()
 	switch {
 	case engine == "duckdb":
 		p.duckdbSecret()
@@ -266,16 +269,27 @@ func (p *printer) restProperties(engine string) [][2]string {
 	return out
 }
 
-// tables are the names of the tables that have Iceberg metadata, sorted.
+// tables are the names of the tables, and of their history tables
+// (<table>_history), that have Iceberg metadata, sorted.
 func (p *printer) tables() []string {
 	var out []string
 	for _, t := range p.l.Tables {
-		if p.l.Metadata[t.Name] != "" {
-			out = append(out, t.Name)
+		for _, name := range []string{t.Name, t.Name + lake.HistorySuffix} {
+			if p.l.Metadata[name] != "" {
+				out = append(out, name)
+			}
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// historyNote says what the history tables are, where the engine reads
+// the Iceberg tables.
+func (p *printer) historyNote() {
+	p.printf("-- <table>_history: every version of every record of <table>, its columns then valid_from,\n" +
+		"-- valid_to, snapshot_from, snapshot_to (valid_to NULL while current); as of T:\n" +
+		"--   WHERE valid_from <= T AND (valid_to IS NULL OR valid_to > T).\n")
 }
 
 func (p *printer) firstTable() string {

@@ -20,7 +20,8 @@ func lakeOf(c lake.Iceberg) Lake {
 	return Lake{URL: "s3://lake/billing?endpoint=http://127.0.0.1:9000&region=eu-west-1&use_path_style=true", Iceberg: c,
 		SQLiteDB: "/srv/billsnap/.billsnap/iceberg.db", Tables: tables,
 		Metadata: map[string]string{"invoices": "s3://lake/billing/invoices/metadata/00002-aa.metadata.json",
-			"invoice_lines": "s3://lake/billing/invoice_lines/metadata/00002-bb.metadata.json"}}
+			"invoice_lines":    "s3://lake/billing/invoice_lines/metadata/00002-bb.metadata.json",
+			"invoices_history": "s3://lake/billing/invoices_history/metadata/00001-cc.metadata.json"}}
 }
 
 // Every engine's statements, for each kind of catalog and for Hive

@@ -11,6 +11,12 @@
 // summary of each Iceberg snapshot names its billsnap snapshot
 // (billsnap.snapshot-id).
 //
+// Each table also has a history table, <table>_history, every version of
+// every record as one relation (CommitHistory): each commit adds the
+// versions closed since the snapshot it held and replaces its one file of
+// current versions, so that expiring its earlier snapshots never drops a
+// version.
+//
 // The Parquet files the lake published are registered as they are, never
 // rewritten. They carry the field IDs of billsnap's catalogue of columns,
 // and each table's schema has the same IDs (set explicitly: a catalog

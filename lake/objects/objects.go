@@ -479,3 +479,28 @@ func (l *Lake) DataKeys(ctx context.Context) ([]string, error) {
 		}
 	}
 }
+
+// Add uploads the local file at local into the snapshot_id=<id> folder of
+// the folder at URL dir, as <kind>-<token>.parquet, under a name no other
+// attempt uses, and says what it wrote (its Key the object's key under
+// the prefix, or its URL outside the root). No manifest lists it: a
+// table format's metadata references it, or the next prune removes it.
+func (l *Lake) Add(ctx context.Context, dir, id, kind, local string) (lake.File, error) {
+	token, err := randomToken()
+	if err != nil {
+		return lake.File{}, err
+	}
+	key := fmt.Sprintf("%s/snapshot_id=%s/%s-%s.parquet", dir, id, kind, token)
+	if k, ok := l.key(key); ok {
+		key = k
+	}
+	b, k, err := l.at(ctx, key)
+	if err == nil {
+		var f lake.File
+		if f, err = upload(ctx, b, local, k); err == nil {
+			f.Key = key
+			return f, nil
+		}
+	}
+	return lake.File{}, fmt.Errorf("publishing %s to %s: %w", local, l.url, err)
+}

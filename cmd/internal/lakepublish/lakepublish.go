@@ -29,8 +29,9 @@ type Lake struct {
 // Publish brings the object storage of parquet.url, and its Iceberg
 // catalog, level with the store: every complete snapshot the store keeps
 // that the lake has no manifest of is published (the one just taken, or
-// one a run cut short left unpublished) and committed to the catalog, and
-// what the store no longer keeps is pruned.
+// one a run cut short left unpublished) and committed to the catalog, the
+// history of the latest one committed to the catalog's history tables
+// (publishHistory), and what the store no longer keeps is pruned.
 func (k Lake) Publish(ctx context.Context, cfg config.Config, store *snapshot.Store, log *slog.Logger) error {
 	l, err := objects.Open(ctx, cfg.Parquet.URL, time.Now)
 	if err != nil {
@@ -54,6 +55,11 @@ func (k Lake) Publish(ctx context.Context, cfg config.Config, store *snapshot.St
 	}
 	for _, id := range keep {
 		if err := publishOne(ctx, l, cat, store, ms, id, log); err != nil {
+			return err
+		}
+	}
+	if cat != nil && len(keep) > 0 {
+		if err := publishHistory(ctx, l, cat, store, cfg, keep[len(keep)-1], log); err != nil {
 			return err
 		}
 	}

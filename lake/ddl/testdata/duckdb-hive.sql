@@ -3,6 +3,7 @@
 -- A snapshot is complete when its manifest, _billsnap/manifests/<snapshot_id>.json, exists;
 -- _billsnap/latest names the newest. A snapshot_id directory without a manifest is a
 -- publish cut short: its files are removed by the next export. Query complete ones only.
+-- The history of each table (<table>_history) is published as an Iceberg table only.
 INSTALL httpfs; LOAD httpfs; INSTALL aws; LOAD aws;
 CREATE OR REPLACE SECRET billsnap_lake (TYPE s3, PROVIDER credential_chain, ENDPOINT '127.0.0.1:9000', USE_SSL false, REGION 'eu-west-1', URL_STYLE 'path');
 CREATE SCHEMA IF NOT EXISTS billsnap;

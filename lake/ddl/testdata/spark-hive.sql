@@ -3,6 +3,7 @@
 -- A snapshot is complete when its manifest, _billsnap/manifests/<snapshot_id>.json, exists;
 -- _billsnap/latest names the newest. A snapshot_id directory without a manifest is a
 -- publish cut short: its files are removed by the next export. Query complete ones only.
+-- The history of each table (<table>_history) is published as an Iceberg table only.
 -- Each table reads its data/ folder. Snapshots published before billsnap used that layout
 -- (<table>/snapshot_id=<id>/) are not in these tables: read them through the Iceberg
 -- tables or the manifests until retention removes them.

@@ -1,4 +1,7 @@
 -- billsnap: the tables of s3://lake/billing for spark.
+-- <table>_history: every version of every record of <table>, its columns then valid_from,
+-- valid_to, snapshot_from, snapshot_to (valid_to NULL while current); as of T:
+--   WHERE valid_from <= T AND (valid_to IS NULL OR valid_to > T).
 -- Spark reads the catalog billsnap commits to (the Iceberg runtime on the classpath and xerial sqlite-jdbc):
 --   --conf spark.sql.catalog.billsnap=org.apache.iceberg.spark.SparkCatalog
 --   --conf spark.sql.catalog.billsnap.type=jdbc
