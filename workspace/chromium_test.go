@@ -300,6 +300,7 @@ func TestHistoryInChromium(t *testing.T) {
 	srv := c.serve(t, "")
 	b := newBrowser(t, srv.URL)
 	b.do(t, "the overview", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("step")))
+	b.shot(t, "workspace-overview-changes.png")
 	b.do(t, "the updated customers", chromedp.Click(chromedp.CSS(`#step tr[data-table=customers] td:nth-child(3) a`)),
 		chromedp.WaitVisible(chromedp.ID("changes")))
 	if n := b.eval(t, `String(document.querySelectorAll("#changes tbody tr.update").length)`); n != "3" {
