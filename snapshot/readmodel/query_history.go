@@ -286,32 +286,30 @@ func StepOf(ctx context.Context, q state.Querier, snap string) (s Step, ok bool,
 // ChangesInto are the changes into snapshot snap (the change feed's rows
 // whose to_snapshot it is) of table and op ("" for any; a table must be
 // one of the catalogue's, an op one of Ops), one page of them in the
-// order of table, op and ID (a Limit of 0: all), and how many there are
-// in all.
+// order of table, op (insert, update, delete) and ID (a Limit of 0: all),
+// and how many there are in all: one read of the feed, the count beside
+// each row (a page past the last has none, and counts 0).
 func ChangesInto(ctx context.Context, q state.Querier, snap, table, op string, p Page) ([]Change, int, error) {
 	if err := checkChangeFilter(table, op); err != nil {
 		return nil, 0, err
-	}
-	const where = `FROM changes WHERE to_snapshot = ? AND (? = '' OR "table" = ?) AND (? = '' OR op = ?)`
-	args := []any{snap, table, table, op, op}
-	var total int
-	if err := q.QueryRowContext(ctx, "SELECT count(*) "+where, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("changes: %w", err)
 	}
 	limit := "ALL"
 	if p.Limit > 0 {
 		limit = fmt.Sprint(p.Limit)
 	}
 	rows, err := q.QueryContext(ctx, `SELECT "table", id, op, coalesce(fields, []), coalesce(from_snapshot, ''), to_snapshot, "at",
-			coalesce(CAST(old_values AS VARCHAR), ''), coalesce(CAST(new_values AS VARCHAR), '') `+where+
-		` ORDER BY "table", list_position(['insert', 'update', 'delete'], op), id LIMIT `+limit+` OFFSET ?`, append(args, max(p.Offset, 0))...)
+			coalesce(CAST(old_values AS VARCHAR), ''), coalesce(CAST(new_values AS VARCHAR), ''), count(*) OVER ()
+		FROM changes WHERE to_snapshot = ? AND (? = '' OR "table" = ?) AND (? = '' OR op = ?)
+		ORDER BY "table", list_position(['insert', 'update', 'delete'], op), id LIMIT `+limit+` OFFSET ?`,
+		snap, table, table, op, op, max(p.Offset, 0))
 	if err != nil {
 		return nil, 0, fmt.Errorf("changes: %w", err)
 	}
 	defer rows.Close()
 	var out []Change
+	var total int
 	for rows.Next() {
-		c, err := scanChange(rows)
+		c, err := scanChange(rows, &total)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -334,10 +332,11 @@ func checkChangeFilter(table, op string) error {
 	return nil
 }
 
-func scanChange(rows *sql.Rows) (Change, error) {
+// scanChange scans a change, and the columns of more after it.
+func scanChange(rows *sql.Rows, more ...any) (Change, error) {
 	var c Change
 	var fields []any
-	err := rows.Scan(&c.Table, &c.ID, &c.Op, &fields, &c.From, &c.To, &c.At, &c.OldValues, &c.NewValues)
+	err := rows.Scan(append([]any{&c.Table, &c.ID, &c.Op, &fields, &c.From, &c.To, &c.At, &c.OldValues, &c.NewValues}, more...)...)
 	for _, f := range fields {
 		c.Fields = append(c.Fields, fmt.Sprint(f))
 	}
