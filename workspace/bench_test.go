@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -9,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
@@ -109,4 +113,80 @@ func BenchmarkFindingsPage(b *testing.B) {
 			do(b, srv, call{path: "/api/findings"})
 		}
 	})
+}
+
+// benchDays is how many daily exports BenchmarkHistoryPages's store
+// takes, and benchOut where it keeps it ("": a directory removed after).
+var (
+	benchDays = flag.Int("history-days", 365, "daily exports in BenchmarkHistoryPages's store")
+	benchOut  = flag.String("history-out", "", "where BenchmarkHistoryPages keeps its store (default: a temporary directory)")
+)
+
+// BenchmarkHistoryPages times the pages of history over real HTTP on a
+// store of *benchDays complete snapshots of a small sandbox whose first
+// customer's Email changes every day and its second's name every other
+// day: the
+// first customer's record page (a version a day, its timeline), the
+// overview with its changes, and the changes page and its API.
+//
+//	go test ./workspace -run '^$' -bench HistoryPages -benchtime 20x
+func BenchmarkHistoryPages(b *testing.B) {
+	sb := sandboxtest.Start(b, sandbox.Options{Seed: 3, Customers: 4}, "")
+	fx := &fixture{sb: sb, cfg: fixtureConfig(sb, cmp.Or(*benchOut, b.TempDir()))}
+	cs := sb.Dataset().Customers
+	daily := cs[0].ID
+	for day := 1; day <= *benchDays; day++ {
+		churn(b, sb, day, cs[1].ID)
+		setBenchEmail(b, sb, daily, fmt.Sprintf("day-%03d@example.com", day))
+		fx.export(b)
+	}
+	fx.reconcile(b)
+	srv := fx.serve(b, "")
+	if p := do(b, srv, call{path: "/entities/customer/" + daily}).body; strings.Count(p, `<li class="version`) != *benchDays {
+		b.Fatalf("customer %s's timeline shows %d versions, not its %d:\n%s", daily, strings.Count(p, `<li class="version`), *benchDays, timelineOf(p))
+	}
+	b.Run("timeline-query", func(b *testing.B) { benchTimeline(b, fx, daily) })
+	for _, path := range []string{"/entities/customer/" + daily, "/", "/changes", "/changes?table=customers&op=update", "/api/changes"} {
+		b.Run(path, func(b *testing.B) {
+			for b.Loop() {
+				if a := do(b, srv, call{path: path}); a.status != http.StatusOK {
+					b.Fatalf("%d %s", a.status, a.body)
+				}
+			}
+		})
+	}
+}
+
+// churn changes the sandbox for day: customer name's FullName every
+// other day.
+func churn(b *testing.B, sb *sandbox.Server, day int, name string) {
+	b.Helper()
+	if day%2 != 0 {
+		return
+	}
+	if err := sb.Change("Customers", name, func(r any) { r.(*sandbox.Customer).FullName = fmt.Sprintf("Name of day %d", day) }); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchTimeline times the query of customer id's timeline alone, on the
+// read model.
+func benchTimeline(b *testing.B, fx *fixture, id string) {
+	db, err := snapshot.OpenRead(context.Background(), fx.cfg.Options)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for b.Loop() {
+		if vs, err := readmodel.Timeline(context.Background(), db, "customers", id); err != nil || len(vs) != *benchDays {
+			b.Fatalf("%d versions, %v", len(vs), err)
+		}
+	}
+}
+
+func setBenchEmail(b *testing.B, sb *sandbox.Server, id, email string) {
+	b.Helper()
+	if err := sb.Change("Customers", id, func(r any) { r.(*sandbox.Customer).Email = email }); err != nil {
+		b.Fatal(err)
+	}
 }

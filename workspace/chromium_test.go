@@ -287,3 +287,41 @@ func TestClosingAMonthInChromium(t *testing.T) {
 	}
 	b.check(t)
 }
+
+// The store's history in Chromium: the overview's count of updated
+// customers opens the changes page listing them, each record links to
+// its page, whose timeline shows the update, old → new, with no console
+// error and no request outside the workspace; a deleted customer's page
+// shows its deletion; a record with a 500-character Email is no wider
+// than the window. It takes the screenshots of the changes page and of
+// a timeline when BILLSNAP_SCREENSHOT_DIR is set.
+func TestHistoryInChromium(t *testing.T) {
+	c := newChangedStore(t)
+	srv := c.serve(t, "")
+	b := newBrowser(t, srv.URL)
+	b.do(t, "the overview", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("step")))
+	b.shot(t, "workspace-overview-changes.png")
+	b.do(t, "the updated customers", chromedp.Click(chromedp.CSS(`#step tr[data-table=customers] td:nth-child(3) a`)),
+		chromedp.WaitVisible(chromedp.ID("changes")))
+	if n := b.eval(t, `String(document.querySelectorAll("#changes tbody tr.update").length)`); n != "3" {
+		t.Errorf("the changes page of the updated customers lists %s, want 3", n)
+	}
+	b.shot(t, "workspace-changes.png")
+	b.do(t, "the renamed customer", chromedp.Navigate(srv.URL+"/entities/customer/"+c.name), chromedp.WaitVisible(chromedp.ID("timeline")))
+	row := b.eval(t, `document.querySelector("#timeline li.update table.changes tbody tr").innerText`)
+	if !strings.Contains(row, "FullName") || !strings.Contains(row, c.oldName+` Jr"`) || !strings.Contains(row, "→") {
+		t.Errorf("the timeline's update: %q", row)
+	}
+	b.do(t, "the timeline", chromedp.ScrollIntoView(chromedp.ID("timeline")))
+	b.shot(t, "workspace-timeline.png")
+	b.do(t, "the hostile customer", chromedp.Navigate(srv.URL+"/entities/customer/"+c.email), chromedp.WaitVisible(chromedp.ID("timeline")))
+	if w := b.eval(t, `String(document.documentElement.scrollWidth <= window.innerWidth)`); w != "true" {
+		t.Error("the hostile customer's page, its 500-character Email, is wider than the window")
+	}
+	b.shot(t, "workspace-timeline-hostile.png")
+	b.do(t, "the deleted customer", chromedp.Navigate(srv.URL+"/entities/customer/"+c.deleted), chromedp.WaitVisible(chromedp.ID("timeline")))
+	if d := b.eval(t, `document.querySelector("#timeline li.deleted .ended").innerText`); !strings.HasPrefix(d, "Deleted at ") {
+		t.Errorf("the deleted customer's timeline ends %q", d)
+	}
+	b.check(t)
+}

@@ -28,6 +28,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /findings.csv", s.withDB(s.download("csv")))
 	m.HandleFunc("GET /findings.xlsx", s.withDB(s.download("xlsx")))
 	m.HandleFunc("GET /entities/{kind}/{id...}", s.withDB(s.entity))
+	m.HandleFunc("GET /changes", s.withDB(s.changes))
 	m.HandleFunc("GET /waive", s.waiveForm)
 	m.HandleFunc("GET /waivers", s.waivers)
 	m.HandleFunc("POST /waivers", s.postWaiver)
@@ -37,6 +38,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/snapshots", s.withDB(s.apiSnapshots))
 	m.HandleFunc("GET /api/findings", s.withDB(s.apiFindings))
 	m.HandleFunc("GET /api/entities/{kind}/{id...}", s.withDB(s.apiEntity))
+	m.HandleFunc("GET /api/changes", s.withDB(s.apiChanges))
 	m.HandleFunc("GET /api/waivers", s.apiWaivers)
 	m.HandleFunc("POST /api/waivers", s.apiPostWaiver)
 	m.HandleFunc("DELETE /api/waivers/{id}", s.apiDeleteWaiver)
@@ -128,10 +130,11 @@ type overviewPage struct {
 	Close           *closeView   // the period's close, when it is closed
 	Reopens         []ledger.Entry
 	NotReconciled   string
-	Note            string // why the reconciliation shown is not the latest snapshot's
-	Pending         int    // open findings waived since this reconciliation
-	NoAmount        bool   // a line whose findings carry no money shows "—"
-	Nameless        int    // open findings whose customer's name is not known
+	Note            string    // why the reconciliation shown is not the latest snapshot's
+	Pending         int       // open findings waived since this reconciliation
+	NoAmount        bool      // a line whose findings carry no money shows "—"
+	Nameless        int       // open findings whose customer's name is not known
+	Changes         *stepView // the latest complete snapshot's changes
 }
 
 type overviewRule struct {
@@ -235,6 +238,9 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		return err
 	}
 	p.Notes = manifest.Notes(fields, tables)
+	if p.Changes, err = overviewChanges(ctx, db); err != nil {
+		return err
+	}
 	for _, t := range tables {
 		if !t.Complete || t.Problem != "" {
 			p.Incomplete = append(p.Incomplete, t)

@@ -52,6 +52,10 @@ type Attacks struct {
 	// Depth, when above 0, makes the Email (an assumed string) of the
 	// first customer of every page an array nested Depth levels deep.
 	Depth int
+	// Member adds a top-level member, its name and value as given, to
+	// the customer of ID Member.ID (none when ID is ""): a field the spec
+	// does not know, whose name may hold any character.
+	Member struct{ ID, Name, Value string }
 }
 
 // Server is the hostile service: its URL serves as both base_url and
@@ -124,6 +128,7 @@ const (
 func (m *mutator) response(resp *http.Response) error {
 	path := resp.Request.URL.Path
 	customers, invoices := strings.HasPrefix(path, "/Customers/"), strings.HasPrefix(path, "/Invoices/")
+	invoices = invoices && len(m.lines) > 0 // else its re-encoding alone would change them (its keys sorted)
 	if resp.StatusCode != http.StatusOK || !customers && !invoices {
 		return nil
 	}
@@ -191,6 +196,9 @@ func (m *mutator) customer(rec map[string]any, i int) {
 	rec["FullName"] = name
 	if m.a.Depth > 0 && i == 0 {
 		rec["Email"] = strings.Trim(deepMarker, `"`)
+	}
+	if id, _ := rec["ID"].(string); m.a.Member.ID != "" && id == m.a.Member.ID {
+		rec[m.a.Member.Name] = m.a.Member.Value
 	}
 }
 

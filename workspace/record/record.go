@@ -70,6 +70,12 @@ type View struct {
 	Findings []Finding       `json:"findings"`
 	In       []string        `json:"snapshots"` // the complete snapshots that hold it, oldest first
 	Diff     *Diff           `json:"diff,omitempty"`
+	// Timeline is its versions in the store's history, oldest first.
+	Timeline []Version `json:"timeline"`
+	// Absent says the snapshot does not hold the record, whose timeline
+	// history still has (deleted, or not yet inserted then); "" when it
+	// does.
+	Absent string `json:"absent,omitempty"`
 	// From and To are what the compare form offers: the diff's snapshots,
 	// else the two newest that hold the record (never one twice).
 	From, To string `json:"-"`
@@ -158,8 +164,11 @@ func Load(ctx context.Context, db *sql.DB, kind, id, snap, a, b string) (*View, 
 		return nil, NotFoundError{kind: kind}
 	}
 	v.Table, v.Kind = table, kindOf(table)
-	if err := v.readRecord(ctx, db); err != nil {
+	if v.Timeline, err = timelineOf(ctx, db, table, id); err != nil {
 		return nil, err
+	}
+	if err := v.readRecord(ctx, db); err != nil {
+		return v.absent(err)
 	}
 	if err := v.inheritCurrency(ctx, db); err != nil {
 		return nil, err
@@ -177,6 +186,17 @@ func Load(ctx context.Context, db *sql.DB, kind, id, snap, a, b string) (*View, 
 		v.Diff, err = diffOf(ctx, db, table, id, a, b)
 	}
 	return v, err
+}
+
+// absent is v when the snapshot does not hold its record (err, a
+// NotFoundError) but history has its versions: its timeline, saying so;
+// else err.
+func (v *View) absent(err error) (*View, error) {
+	if _, ok := err.(NotFoundError); !ok || len(v.Timeline) == 0 {
+		return nil, err
+	}
+	v.Absent = fmt.Sprintf("Snapshot %s does not hold %s %s: its versions in the store's history are below.", v.Snapshot, v.Kind, v.ID)
+	return v, nil
 }
 
 // readRecord reads the typed columns and the raw JSON of v's record, the
