@@ -184,7 +184,7 @@ func (s *Step) link(old, path string) error {
 // copy writes query's rows to a Parquet file at path, adds it to the
 // step's files and returns how many rows it wrote.
 func (s *Step) copy(ctx context.Context, conn *sql.Conn, query, path string) (int64, error) {
-	res, err := conn.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", query, state.SQLString(path)))
+	res, err := conn.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd)", query, state.SQLString(path)))
 	if err != nil {
 		return 0, err
 	}
