@@ -14,23 +14,26 @@ import (
 )
 
 // History (package history) is moved by complete snapshots only, in the
-// section that records a snapshot complete (finish): a run takes its
-// steps into its staging while its DuckDB file is open (takeHistory),
-// and finish moves them into place and records them with the
-// snapshot's status; a snapshot finished without them (after a crash, or
-// the first export of a store written before history) has its steps,
-// and those of every complete snapshot kept since the last step, taken
-// in the section, from the Parquet tree.
+// section that records a snapshot complete (finish): a run takes a
+// table's step as soon as the table is loaded (stepTable, called by the
+// loader), its files written under the snapshot's name where no view
+// reads them yet, lists the steps in its staging (stageHistory), and
+// finish records them with the snapshot's status; a snapshot finished
+// without them (the first export of a store written before history, or a
+// run whose steps do not follow the state's heads) has its steps, and
+// those of every complete snapshot kept since the last step, taken in the
+// section, from the Parquet tree (catchUp). A snapshot that fails or is
+// incomplete has its files removed (dropHistory).
 
 // historyStaging is where a run lists its steps (history.Stage); their
 // files are written in history's own folders, under the run's snapshot's
 // name, where no view reads them before the state lists the step.
 func (r *Run) historyStaging() string { return filepath.Join(r.stage(), "history") }
 
-// stepTable takes the run's step of table into its staging, from its
-// latest_ table (loaded whole: the loader calls it once a walk has ended)
-// and the head the run began with. A table loaded again after a re-walk
-// is stepped again.
+// stepTable takes the run's step of table, from its latest_ table
+// (loaded whole: the loader calls it once a walk has ended) and the head
+// the run began with, its files written in history's folders. A table
+// loaded again after a re-walk is stepped again.
 func (r *Run) stepTable(table string) error {
 	t, _ := r.s.table(table)
 	conn, err := r.db.Conn(context.Background())
@@ -87,9 +90,9 @@ func (s *Store) stepInput(t catalog.Table, id string, at time.Time, head history
 
 // moveHistory moves history to complete snapshot id in section sec: its
 // staged steps (their files in place already) when they follow the
-// state's heads, else steps taken
-// here from the tree, of every complete snapshot since the heads, oldest
-// first, then of id. Done once: a snapshot stepped already is left.
+// state's heads, else steps taken here from the tree, of every complete
+// snapshot since the heads, oldest first, then of id. Done once: a
+// snapshot stepped already is left.
 func (s *Store) moveHistory(ctx context.Context, sec *Section, id string) error {
 	db := sec.DB()
 	if done, err := history.Stepped(ctx, db, id); done || err != nil {

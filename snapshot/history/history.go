@@ -14,8 +14,8 @@
 // version began. So a step costs the table's current size and its
 // changes, never the length of the history.
 //
-// Files, under a root (the store's DIR/.billsnap/history, or a run's
-// staging while it is taken), each written once:
+// Files, under a root (the store's DIR/.billsnap/history), each written
+// once, under the name of the snapshot that took the step:
 //
 //	versions/<table>/<S>.parquet   the versions S closed
 //	current/<table>/<S>.parquet    the index of the versions current after S
