@@ -66,12 +66,18 @@ func Stepped(ctx context.Context, q state.Querier, snapshot string) (bool, error
 // Record records steps in the state q, in the section that publishes
 // their snapshot.
 func Record(ctx context.Context, q state.Querier, steps []Step) error {
-	for _, s := range steps {
-		_, err := q.ExecContext(ctx, "INSERT OR REPLACE INTO history_steps VALUES (?, ?, ?, nullif(?, ''), ?, ?, ?)",
-			s.To, s.Table, s.At, s.Previous, s.Inserted, s.Updated, s.Deleted)
-		if err != nil {
-			return fmt.Errorf("history: recording %s: %w", s, err)
-		}
+	if len(steps) == 0 {
+		return nil
+	}
+	// One statement: each is parsed, planned and run on its own.
+	rows := make([]string, len(steps))
+	args := make([]any, 0, 7*len(steps))
+	for i, s := range steps {
+		rows[i] = "(?, ?, ?, nullif(?, ''), ?, ?, ?)"
+		args = append(args, s.To, s.Table, s.At, s.Previous, s.Inserted, s.Updated, s.Deleted)
+	}
+	if _, err := q.ExecContext(ctx, "INSERT OR REPLACE INTO history_steps VALUES "+strings.Join(rows, ", "), args...); err != nil {
+		return fmt.Errorf("history: recording the steps to %s: %w", steps[0].To, err)
 	}
 	return nil
 }

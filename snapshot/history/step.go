@@ -70,23 +70,22 @@ func base(ctx context.Context, conn *sql.Conn, in Input, step *Step) error {
 // version to the new index.
 func compare(ctx context.Context, conn *sql.Conn, in Input, step *Step) error {
 	prevIndex := fmt.Sprintf("read_parquet(%s)", state.SQLString(in.PreviousIndex))
-	stmts := []string{
-		fmt.Sprintf("CREATE OR REPLACE TEMP TABLE hist_new AS SELECT id, %s AS row_hash FROM (%s)", rowHash("_raw"), in.Rows),
-		fmt.Sprintf(`CREATE OR REPLACE TEMP TABLE hist_diff AS
-			SELECT coalesce(n.id, o.id) AS id, o.id IS NULL AS ins, n.id IS NULL AS del, o.snapshot_from, o.valid_from
-			FROM hist_new n FULL JOIN %s o ON n.id = o.id WHERE n.row_hash IS DISTINCT FROM o.row_hash`, prevIndex),
-	}
-	if err := execAll(ctx, conn, stmts); err != nil {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TEMP TABLE hist_new AS SELECT id, %s AS row_hash FROM (%s)", rowHash("_raw"), in.Rows)); err != nil {
 		return err
 	}
-	var differ int64
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`CREATE OR REPLACE TEMP TABLE hist_diff AS
+			SELECT coalesce(n.id, o.id) AS id, o.id IS NULL AS ins, n.id IS NULL AS del, o.snapshot_from, o.valid_from
+			FROM hist_new n FULL JOIN %s o ON n.id = o.id WHERE n.row_hash IS DISTINCT FROM o.row_hash`, prevIndex)); err != nil {
+		return err
+	}
+	var differ int64 // (DuckDB's CREATE TABLE AS reports no rows affected)
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM hist_diff").Scan(&differ); err != nil {
 		return err
 	}
 	if differ == 0 { // the index stays as it was: the same file, under the step's name too
 		return step.link(in.PreviousIndex, File(in.Root, Current, in.Table.Name, in.To))
 	}
-	stmts = []string{
+	stmts := []string{
 		fmt.Sprintf(`CREATE OR REPLACE TEMP TABLE hist_old AS
 			SELECT r.* EXCLUDE (snapshot_id), d.valid_from, d.snapshot_from FROM (%s) r JOIN hist_diff d ON r.id = d.id WHERE NOT d.ins`, in.PreviousRows),
 		fmt.Sprintf(`CREATE OR REPLACE TEMP TABLE hist_upd AS
