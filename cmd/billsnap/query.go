@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/billsnap/billsnap/cmd/internal/changes"
 	"github.com/billsnap/billsnap/cmd/internal/readonly"
 	"github.com/billsnap/billsnap/cmd/internal/relations"
 	"github.com/billsnap/billsnap/cmd/internal/resultset"
@@ -90,7 +91,7 @@ func runQuery(ctx context.Context, env *cliEnv, args []string) error {
 // error.
 func readAsOf(ctx context.Context, db *sql.DB, cfg config.Config, value string) error {
 	db.SetMaxOpenConns(1)
-	ts, ok := parseMoment(value)
+	ts, ok := changes.ParseMoment(value)
 	if !ok {
 		snaps, err := readmodel.HistorySnapshots(ctx, db)
 		if err != nil {

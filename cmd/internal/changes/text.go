@@ -1,4 +1,4 @@
-package main
+package changes
 
 import (
 	"encoding/json"
@@ -15,10 +15,10 @@ import (
 // changesText prints list grouped by table, each with its counts, an
 // update's fields as old -> new. Values from the service are escaped for
 // a terminal and cut to a snippet.
-func changesText(w io.Writer, s span, list []readmodel.Change) error {
-	fmt.Fprintf(w, "Changes from %s to %s: %s\n", momentText(s.from), momentText(s.to), plural.Of(len(list), "record"))
-	if s.from.ID == s.to.ID {
-		fmt.Fprintf(w, "Both moments stand on snapshot %s: nothing to compare.\n", s.from.ID)
+func changesText(w io.Writer, s Span, list []readmodel.Change) error {
+	fmt.Fprintf(w, "Changes from %s to %s: %s\n", momentText(s.From), momentText(s.To), plural.Of(len(list), "record"))
+	if s.From.ID == s.To.ID {
+		fmt.Fprintf(w, "Both moments stand on snapshot %s: nothing to compare.\n", s.From.ID)
 		return nil
 	}
 	for start := 0; start < len(list); {
