@@ -71,7 +71,8 @@ func TestARESTCatalogOnSeaweedFS(t *testing.T) {
 			t.Fatalf("export (keep %d): %d %s", keep, code, stderr)
 		}
 	}
-	checkConfig(fmt.Sprintf("namespace billsnap present, %d tables", len(srv.AnswerKey().Tables)))
+	// Each table and its history table (docs/store.md, History tables).
+	checkConfig(fmt.Sprintf("namespace billsnap present, %d tables", 2*len(srv.AnswerKey().Tables)))
 	l, err := objects.Open(context.Background(), url, time.Now)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestARESTCatalogOnSeaweedFS(t *testing.T) {
 	cred := filepath.Join(dir, "catalog.cred")
 	os.WriteFile(cred, []byte("test-access:test-secret\n"), 0o600)
 	os.WriteFile(conf, fmt.Appendf(nil, "iceberg: {catalog: rest, uri: %q, warehouse: %s, credential_file: %s}\n", s.Iceberg, o.Warehouse, cred), 0o644)
-	checkConfig(fmt.Sprintf("answered (auth oauth2): namespace billsnap present, %d tables", len(srv.AnswerKey().Tables)))
+	checkConfig(fmt.Sprintf("answered (auth oauth2): namespace billsnap present, %d tables", 2*len(srv.AnswerKey().Tables)))
 
 	write(2, "http://127.0.0.1:1")
 	code, _, stderr := cli(t, srv, "check-config", "--out", dir, "--config", conf, "--parquet-url", url)
