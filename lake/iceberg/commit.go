@@ -85,11 +85,8 @@ func (c *Catalog) Commit(ctx context.Context, m lake.Manifest, local []lake.Loca
 // first.
 func (c *Catalog) commitTable(ctx context.Context, name, id string, files []string, schemaOf string) error {
 	ident := append(slices.Clone(c.ns), name)
-	tbl, err := c.load(ctx, ident)
-	if err == nil && Held(tbl.CurrentSnapshot()) >= id {
-		return nil
-	}
-	if err != nil && !errors.Is(err, catalog.ErrNoSuchTable) {
+	tbl, held, err := c.loadUnlessHeld(ctx, ident, id)
+	if held || err != nil {
 		return err
 	}
 	want, withIDs, err := fileSchema(schemaOf)
@@ -114,6 +111,20 @@ func (c *Catalog) commitTable(ctx context.Context, name, id string, files []stri
 }
 
 // load is the table ident, loaded once since the catalog was opened.
+// loadUnlessHeld loads the table ident, nil when the catalog has none,
+// and tells whether its current snapshot holds billsnap snapshot id or a
+// later one already: then there is nothing to commit.
+func (c *Catalog) loadUnlessHeld(ctx context.Context, ident table.Identifier, id string) (*table.Table, bool, error) {
+	tbl, err := c.load(ctx, ident)
+	switch {
+	case err == nil:
+		return tbl, Held(tbl.CurrentSnapshot()) >= id, nil
+	case errors.Is(err, catalog.ErrNoSuchTable):
+		return nil, false, nil
+	}
+	return nil, false, err
+}
+
 func (c *Catalog) load(ctx context.Context, ident table.Identifier) (*table.Table, error) {
 	name := ident[len(ident)-1]
 	if tbl := c.tables.get(name); tbl != nil {

@@ -38,11 +38,8 @@ func (c *Catalog) Holds(ctx context.Context, name string) (string, error) {
 func (c *Catalog) CommitHistory(ctx context.Context, name, id string, files []string, schemaOf string) error {
 	ctx = c.io(ctx)
 	ident := append(slices.Clone(c.ns), name)
-	tbl, err := c.load(ctx, ident)
-	if err == nil && Held(tbl.CurrentSnapshot()) >= id {
-		return nil
-	}
-	if err != nil && !errors.Is(err, catalog.ErrNoSuchTable) {
+	tbl, held, err := c.loadUnlessHeld(ctx, ident, id)
+	if held || err != nil {
 		return err
 	}
 	want, withIDs, err := fileSchema(schemaOf)
