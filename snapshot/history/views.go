@@ -70,7 +70,7 @@ func asofMacro(t catalog.Table) string {
 // then, as latest_<table> has its rows.
 func AsOf(history, ts string) string {
 	return fmt.Sprintf(`SELECT history_snapshot_at(%[2]s) AS snapshot_id, * EXCLUDE (valid_from, valid_to, snapshot_from, snapshot_to) FROM %[1]s
-		WHERE valid_from <= CAST(%[2]s AS TIMESTAMPTZ) AND (valid_to IS NULL OR valid_to > CAST(%[2]s AS TIMESTAMPTZ))`, history, ts)
+		WHERE %[3]s`, history, ts, validAt(ts))
 }
 
 // changesView is changes: every step's changes, of the steps the records
@@ -82,25 +82,36 @@ func changesView(link string) string {
 		WHERE parse_filename(filename, true) IN (SELECT snapshot FROM history_steps)`, state.SQLString(glob))
 }
 
-// changesBetween is changes_between(t0, t1): per table, the records
-// whose version at t1 is not the one at t0, as the change feed has them,
+// changesBetween is changes_between(t0, t1): the records whose version
+// valid at t1 is not the one valid at t0, as the change feed has them,
 // from the snapshot that stood at t0 to the one at t1. A record that
-// changed and changed back in between is not listed.
+// changed and changed back in between is not listed. Each table's history
+// is read once, and the fields compared in one place, over the union of
+// the tables' versions valid at either moment: DuckDB binds a macro when
+// it is made, and a join of two as-of relations per table, each comparing
+// fields of its own, cost 180 ms at every fresh store's first publish.
 func changesBetween(tables []catalog.Table) string {
 	parts := make([]string, len(tables))
 	for i, t := range tables {
-		parts[i] = fmt.Sprintf(`SELECT %[1]s AS "table", coalesce(n.id, o.id) AS id,
-			CASE WHEN o.id IS NULL THEN 'insert' WHEN n.id IS NULL THEN 'delete' ELSE 'update' END AS op,
-			CASE WHEN o.id IS NOT NULL AND n.id IS NOT NULL THEN %[3]s END AS fields, o._raw AS old_raw, n._raw AS new_raw
-			FROM %[2]s_asof(t0) o FULL JOIN %[2]s_asof(t1) n ON o.id = n.id
-			WHERE CAST(o._raw AS VARCHAR) IS DISTINCT FROM CAST(n._raw AS VARCHAR)`,
-			state.SQLString(t.Name), t.Name, ChangedFields("o._raw", "n._raw"))
+		parts[i] = fmt.Sprintf(`SELECT %s AS "table", id, _raw, valid_from, valid_to FROM %s_history`, state.SQLString(t.Name), t.Name)
 	}
+	at0, at1 := validAt("t0"), validAt("t1")
 	return fmt.Sprintf(`CREATE OR REPLACE MACRO changes_between(t0, t1) AS TABLE
 		SELECT "table", id, op, fields, history_snapshot_at(t0) AS from_snapshot, history_snapshot_at(t1) AS to_snapshot,
 			snapshot_time(history_snapshot_at(t1)) AS "at",
-			CASE WHEN op = 'update' THEN %s END AS old_values, CASE WHEN op = 'update' THEN %s END AS new_values
-		FROM (%s)
+			CASE WHEN op = 'update' THEN %[1]s END AS old_values, CASE WHEN op = 'update' THEN %[2]s END AS new_values
+		FROM (SELECT *, CASE WHEN old_raw IS NULL THEN 'insert' WHEN new_raw IS NULL THEN 'delete' ELSE 'update' END AS op,
+				CASE WHEN old_raw IS NOT NULL AND new_raw IS NOT NULL THEN %[3]s END AS fields
+			FROM (SELECT "table", id, first(_raw) FILTER (WHERE %[4]s) AS old_raw, first(_raw) FILTER (WHERE %[5]s) AS new_raw
+				FROM (%[6]s) WHERE (%[4]s) OR (%[5]s) GROUP BY "table", id)
+			WHERE CAST(old_raw AS VARCHAR) IS DISTINCT FROM CAST(new_raw AS VARCHAR))
 		WHERE op <> 'update' OR len(fields) > 0`,
-		FieldValues("old_raw", "fields"), FieldValues("new_raw", "fields"), strings.Join(parts, "\n\t\tUNION ALL "))
+		FieldValues("old_raw", "fields"), FieldValues("new_raw", "fields"), ChangedFields("old_raw", "new_raw"),
+		at0, at1, strings.Join(parts, "\n\t\t\t\tUNION ALL "))
+}
+
+// validAt is the SQL condition that a version (valid_from, valid_to) was
+// the one valid at ts (an SQL expression), as AsOf reads it.
+func validAt(ts string) string {
+	return fmt.Sprintf(`valid_from <= CAST(%[1]s AS TIMESTAMPTZ) AND (valid_to IS NULL OR valid_to > CAST(%[1]s AS TIMESTAMPTZ))`, ts)
 }
