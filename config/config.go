@@ -29,6 +29,7 @@ type Config struct {
 	Prefetch            int                 `yaml:"prefetch"`            // pages fetched ahead of the NextPage chain, per collection
 	Timeout             time.Duration       `yaml:"timeout"`             // one request, body included
 	MaxRewalks          int                 `yaml:"max_rewalks"`         // re-walks of a collection that drifted
+	Export              Export              `yaml:"export"`              // bounds of an export beyond what the service claims
 	AllowInsecureHTTP   bool                `yaml:"allow_insecure_http"` // allow http:// to a host that is not loopback
 	Progress            string              `yaml:"progress"`            // auto, bar, log or none
 	Retry               extract.Retry       `yaml:"retry"`
@@ -43,6 +44,25 @@ type Config struct {
 	// File is the YAML file Load read ("" for none): a program billsnap
 	// runs (billsnap-lake) reads the same.
 	File string `yaml:"-"`
+}
+
+// Export bounds an export by more than what the service claims
+// (export.md): its time, and what a list may claim and take past its
+// claims.
+type Export struct {
+	Deadline   time.Duration `yaml:"deadline"`    // the walks of an export, all lists together; 0: none
+	MaxRecords int           `yaml:"max_records"` // records a list's first page may claim (TotalCount)
+	Slack      int           `yaml:"slack"`       // pages and records a walk may take past its first page's claims, in percent
+}
+
+// Limits are e's bounds as the walker takes them, the deadline counted
+// from now.
+func (e Export) Limits(now time.Time) extract.Limits {
+	l := extract.Limits{MaxRecords: e.MaxRecords, SlackPercent: e.Slack, Deadline: e.Deadline}
+	if e.Deadline > 0 {
+		l.Until = now.Add(e.Deadline)
+	}
+	return l
 }
 
 // Retention keeps the newest complete snapshots, with what belongs to
@@ -108,6 +128,7 @@ func Default() Config {
 		Prefetch:    8,
 		Timeout:     60 * time.Second,
 		MaxRewalks:  2,
+		Export:      Export{Deadline: 6 * time.Hour, MaxRecords: 100_000_000, Slack: 100},
 		Progress:    "auto",
 		Retry:       extract.Retry{MaxAttempts: 6, InitialDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second, MaxRetryAfter: 2 * time.Minute},
 		MetricsFile: "billsnap.prom",

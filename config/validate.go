@@ -32,6 +32,11 @@ func (c *Config) Validate() error {
 	checkRange("concurrency", c.Concurrency, 1, 256)
 	checkRange("prefetch", c.Prefetch, 0, 1024)
 	checkRange("max_rewalks", c.MaxRewalks, 0, 10)
+	checkRange("export.max_records", c.Export.MaxRecords, 1, 2_000_000_000)
+	checkRange("export.slack", c.Export.Slack, 10, 1000)
+	if c.Export.Deadline < 0 {
+		bad("export.deadline", "must be 0 (none) or a positive duration such as 6h")
+	}
 	if c.Timeout <= 0 {
 		bad("timeout", "must be a positive duration such as 60s")
 	}

@@ -49,6 +49,7 @@ type Walker struct {
 	FrontURL   string
 	Prefetch   int // pages fetched ahead of the NextPage chain; 0 follows links one by one
 	MaxRewalks int
+	Limits     Limits // beyond what a list's first page claims (zero: no ceiling on claims, slack 100%)
 	Clock      Clock
 	Log        *slog.Logger
 	Progress   Progress
@@ -115,6 +116,9 @@ func (w *Walker) Walk(ctx context.Context, coll Collection, sink Sink) (Result, 
 	}
 }
 
+// Now is the time of the walker's clock.
+func (w *Walker) Now() time.Time { return w.clock().Now() }
+
 func (w *Walker) clock() Clock {
 	if w.Clock == nil {
 		return RealClock{}
@@ -140,6 +144,8 @@ type walkState struct {
 	records   int
 	distinct  int
 	seen      *idSet         // the last walk's only
+	filter    *seenFilter    // the other walks'
+	bounds    bounds         // set from the first page
 	urls      map[string]int // URL -> page number
 	total     int
 	announced int    // Pages on the first page
@@ -251,18 +257,32 @@ func (st *walkState) take(p *Page, n int) error {
 		return st.pageError(n, p.URL, badPage("the page carries %d records, more than %d", len(p.Records), MaxPageSize))
 	case g.Results != len(p.Records):
 		return st.pageError(n, p.URL, badPage("Paging.Results is %d but the page carries %d records", g.Results, len(p.Records)))
-	case n > 2*st.announced+10:
-		return st.pageError(n, p.URL, badPage("NextPage keeps going: page %d, where the first page announced %d", n, st.announced))
+	case n > 1 && n > st.bounds.pages:
+		return st.pageError(n, p.URL, badPage("NextPage keeps going: page %d, past the %d pages that the first page's TotalCount %d and Pages %d allow",
+			n, st.bounds.pages, st.total, st.announced))
+	}
+	if err := st.w.Limits.pastDeadline(st.w.clock().Now()); err != nil {
+		return st.pageError(n, p.URL, err)
+	}
+	if n == 1 {
+		if err := st.first(p); err != nil {
+			return err
+		}
 	}
 	st.pages++
 	st.records += len(p.Records)
-	if n == 1 {
-		st.total, st.announced = g.TotalCount, g.Pages
-	} else if g.TotalCount != st.total {
+	if n > 1 && g.TotalCount != st.total {
 		st.noteDrift("TotalCount changed from %d to %d on page %d", st.total, g.TotalCount, n)
+	}
+	if st.records > st.bounds.records {
+		return st.pageError(n, p.URL, badPage("the walk has received %d records by this page, past the %d that the first page's TotalCount %d allows",
+			st.records, st.bounds.records, st.total))
 	}
 	if st.drifted != nil && !st.final {
 		return st.drifted
+	}
+	if err := st.catchRepeats(p, n); err != nil {
+		return err
 	}
 	st.dropRepeats(p, n)
 	crashpoint.Hit("walk.page")
@@ -271,6 +291,43 @@ func (st *walkState) take(p *Page, n int) error {
 	}
 	if st.w.Progress != nil {
 		st.w.Progress.PageDone(st.coll.Table, len(p.Records))
+	}
+	return nil
+}
+
+// first takes the claims of the first page p: the walk's ceilings and,
+// but on the last walk allowed (which keeps an exact set), the filter of
+// the IDs it takes. A TotalCount over the ceiling of the configuration is
+// refused there.
+func (st *walkState) first(p *Page) error {
+	g, lim := p.Paging, st.w.Limits
+	if lim.MaxRecords > 0 && g.TotalCount > lim.MaxRecords {
+		return st.pageError(1, p.URL, badPage("TotalCount is %d, more than export.max_records (%d) allows a list", g.TotalCount, lim.MaxRecords))
+	}
+	slack := lim.SlackPercent
+	if slack <= 0 {
+		slack = 100
+	}
+	st.total, st.announced = g.TotalCount, g.Pages
+	st.bounds = boundsOf(g.TotalCount, g.Pages, len(p.Records), slack)
+	if st.seen == nil {
+		st.filter = newSeenFilter(g.TotalCount)
+	}
+	return nil
+}
+
+// catchRepeats ends a walk (drift) at page n, p, when most of its records
+// are ones the walk has taken before (seenFilter): a service that serves
+// the same records page after page is caught there, not at the end of
+// pages without end. The last walk allowed drops repeats one by one
+// (dropRepeats) instead.
+func (st *walkState) catchRepeats(p *Page, n int) error {
+	if st.filter == nil {
+		return nil
+	}
+	if hits := st.filter.repeats(p.Records); repeatsPage(hits, len(p.Records)) {
+		st.noteDrift("page %d repeats %d of its %d records, taken before in this walk", n, hits, len(p.Records))
+		return st.drifted
 	}
 	return nil
 }

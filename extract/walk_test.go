@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -234,5 +235,60 @@ func TestPrefetchGuessesNoURLOnACursorList(t *testing.T) {
 	}
 	if got := srv.Requests() - before; srv.Refused() != 0 || got != int64(res.Pages) {
 		t.Errorf("%d requests for %d pages, %d refused", got, res.Pages, srv.Refused())
+	}
+}
+
+// A list that never ends, serving its first records again past its last
+// page, is caught at the first page that repeats them on every walk but
+// the last, and the last stops at the records its first page's claims
+// allow, with slack: a walk is bounded by its claims, not by the service.
+func TestAnEndlessListIsCaughtAtItsFirstRepeat(t *testing.T) {
+	for _, prefetch := range []int{0, 3} {
+		srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 250}, "endless=Customers")
+		w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, newFakeClock(), prefetch)
+		var log strings.Builder
+		w.Log = slog.New(slog.NewTextHandler(&log, nil))
+		total := srv.AnswerKey().Tables["customers"].Count
+		pages := (total + sandbox.PageSize - 1) / sandbox.PageSize
+		res, err := w.Walk(context.Background(), collection(t, "customers"), &memSink{})
+		want := fmt.Sprintf("past the %d that the first page's TotalCount %d allows", 2*total+sandbox.PageSize, total)
+		if err == nil || !strings.Contains(err.Error(), want) || res.Walks != 3 {
+			t.Fatalf("prefetch %d: %+v, %v; want walk 3 to end with %q", prefetch, res, err, want)
+		}
+		if n := strings.Count(log.String(), fmt.Sprintf("page %d repeats %d of its %d records", pages+1, sandbox.PageSize, sandbox.PageSize)); n != 2 {
+			t.Errorf("prefetch %d: %d walks caught at page %d, want 2:\n%s", prefetch, n, pages+1, log.String())
+		}
+	}
+}
+
+// A list whose first page claims more records than the configuration's
+// ceiling is refused at that page.
+func TestAClaimOverTheCeilingIsRefusedAtPageOne(t *testing.T) {
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 250}, "claim=Customers@1")
+	w := newWalker(t, srv.BaseURL(), srv.FrontURL(), testKey, newFakeClock(), 3)
+	w.Limits.MaxRecords = 100_000_000
+	_, err := w.Walk(context.Background(), collection(t, "customers"), &memSink{})
+	want := "collection customers, page 1, GET " + srv.URL + "/Customers/?page=1: TotalCount is 1000000000, more than export.max_records (100000000) allows a list"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err %v, want %q", err, want)
+	}
+}
+
+// The ceilings of a walk follow the fewer of its first page's claims,
+// with slack, and never fall below a few pages for a list that grows.
+func TestBoundsOf(t *testing.T) {
+	for _, tc := range []struct {
+		total, announced, first, slack int
+		want                           bounds
+	}{
+		{250, 3, 100, 100, bounds{pages: 16, records: 600}},
+		{250, 3_000_000, 100, 100, bounds{pages: 16, records: 600}}, // Pages claims more than TotalCount needs
+		{250, 1, 100, 100, bounds{pages: 12, records: 600}},         // and less
+		{0, 0, 0, 100, bounds{pages: 10, records: 100}},             // an empty list
+		{1000, 10, 100, 10, bounds{pages: 21, records: 1200}},
+	} {
+		if got := boundsOf(tc.total, tc.announced, tc.first, tc.slack); got != tc.want {
+			t.Errorf("boundsOf(%d, %d, %d, %d) = %+v, want %+v", tc.total, tc.announced, tc.first, tc.slack, got, tc.want)
+		}
 	}
 }

@@ -39,8 +39,10 @@ func (svc Service) walker(cfg config.Config) (*extract.Walker, error) {
 	if err != nil {
 		return nil, usage.Wrap(err)
 	}
-	return &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
-		MaxRewalks: cfg.MaxRewalks, Log: svc.Log, Progress: svc.Progress, Clock: svc.Clock}, nil
+	w := &extract.Walker{Client: client, BaseURL: cfg.BaseURL, FrontURL: cfg.FrontURL, Prefetch: cfg.Prefetch,
+		MaxRewalks: cfg.MaxRewalks, Log: svc.Log, Progress: svc.Progress, Clock: svc.Clock}
+	w.Limits = cfg.Export.Limits(w.Now())
+	return w, nil
 }
 
 // ErrUnreached is in the error of an export that never had an answer

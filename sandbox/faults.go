@@ -31,6 +31,11 @@ import (
 //	                                 list ordered by last change): TotalCount
 //	                                 stays, a record is listed twice, one never
 //	oversize=COLL@P                  page P carries 101 records
+//	endless=COLL                     the list never ends: every page has a
+//	                                 NextPage, and a page past the last serves
+//	                                 the first page's records again
+//	claim=COLL@P                     page P's Paging claims a billion records
+//	                                 (TotalCount) in ten million pages
 //	echo=0.01                        rate of a 400 whose message repeats the
 //	                                 request's Authorization header, as a
 //	                                 gateway dumping the request might
@@ -56,7 +61,7 @@ type Faults struct {
 	Truncate, Reset, HTML, Echo     float64
 	Loop, Foreign, TotalCount, Cut  []*Trigger
 	Insert, Delete, Move, Oversize  []*Trigger
-	KeyLink                         []*Trigger
+	KeyLink, Endless, Claim         []*Trigger
 	ForeignHost                     string
 	Cursor                          []string // lower-case list names paged by cursor
 	Variants                        Variants // fields sent otherwise than docs/fields.md assumes
@@ -140,7 +145,8 @@ func (f *Faults) rate(name string) *float64 {
 
 func (f *Faults) triggers(name string) *[]*Trigger {
 	return map[string]*[]*Trigger{"loop": &f.Loop, "foreign": &f.Foreign, "totalcount": &f.TotalCount, "cut": &f.Cut,
-		"insert": &f.Insert, "delete": &f.Delete, "move": &f.Move, "oversize": &f.Oversize, "keylink": &f.KeyLink}[name]
+		"insert": &f.Insert, "delete": &f.Delete, "move": &f.Move, "oversize": &f.Oversize, "keylink": &f.KeyLink,
+		"endless": &f.Endless, "claim": &f.Claim}[name]
 }
 
 // parseTrigger reads COLL, COLL@P or COLL@P/N.

@@ -74,16 +74,23 @@ func (s *Sandbox) buildPage(r *http.Request, coll string, page int, items [][]by
 	from := min((page-1)*PageSize, n)
 	to := min(from+PageSize, n)
 	served := items[from:to]
+	pages := (n + PageSize - 1) / PageSize
+	endless := f.fire(f.Endless, coll, page)
+	if endless && page > pages {
+		served = items[:min(PageSize, n)]
+	}
 	if n > 0 && f.fire(f.Oversize, coll, page) {
 		served = oversize(items, from)
 	}
-	pages := (n + PageSize - 1) / PageSize
 	p := Paging{CurrentPage: page, Pages: pages, Results: len(served), TotalCount: n}
 	if f.fire(f.TotalCount, coll, page) {
 		p.TotalCount++
 	}
+	if f.fire(f.Claim, coll, page) {
+		p.TotalCount, p.Pages = 1_000_000_000, 10_000_000
+	}
 	link := func(n int) string { return f.withCursor(pageLink(r, n), coll, n) }
-	if page < pages && !f.fire(f.Cut, coll, page) {
+	if (page < pages || endless) && !f.fire(f.Cut, coll, page) {
 		p.NextPage = ptr(link(page + 1))
 	}
 	if f.fire(f.Loop, coll, page) {
