@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/billsnap/billsnap/internal/jsontext"
 	"github.com/tidwall/gjson"
 )
 
@@ -110,6 +111,17 @@ func DecodePage(body []byte) (*Page, error) {
 	return decodePage(string(body))
 }
 
+// valid tells whether body is JSON: by gjson, or, for a body nested
+// deeper than jsontext.MaxDepth, by jsontext.Valid, which does not recurse
+// (gjson's validator grew the stack by a frame a level: seconds and
+// hundreds of MB for a value a million levels deep).
+func valid(body string) bool {
+	if jsontext.TooDeep(body, jsontext.MaxDepth) {
+		return jsontext.Valid(body)
+	}
+	return gjson.Valid(body)
+}
+
 // decodeOwned is DecodePage without the copy: the page's views are into
 // body itself, which nobody may change afterwards. The client reads each
 // body into a buffer of its own and hands it over; the copy would double
@@ -119,7 +131,7 @@ func decodeOwned(body []byte) (*Page, error) {
 }
 
 func decodePage(body string) (*Page, error) {
-	if !gjson.Valid(body) {
+	if !valid(body) {
 		return nil, syntaxError([]byte(body))
 	}
 	if i := skipSpace(body, 0); body[i] != '{' {

@@ -28,6 +28,11 @@ type FieldStats struct {
 	// text that is not valid UTF-8: each invalid byte became U+FFFD in
 	// the column, and _raw keeps it as the text \xHH.
 	Repaired int64
+	// Deep counts the values nested deeper than jsontext.MaxDepth (1,000
+	// levels): their record's _raw is kept as a JSON string of its text,
+	// never as JSON a parser reads. The export's log says so; the state
+	// does not keep it.
+	Deep int64
 	// Example is a record (its id) with an untyped value, or failing that
 	// with a coerced one; for a new field, the first record that sent it.
 	Example string
@@ -49,7 +54,7 @@ func (f FieldStats) New() bool { return f.Column == "" }
 
 // Drifted tells whether the field's values were not all in their column's
 // own form: some were coerced, untyped or repaired.
-func (f FieldStats) Drifted() bool { return f.Coerced > 0 || f.Untyped > 0 || f.Repaired > 0 }
+func (f FieldStats) Drifted() bool { return f.Coerced > 0 || f.Untyped > 0 || f.Repaired > 0 || f.Deep > 0 }
 
 // SeenTypes names the JSON types that came, with their counts: "string
 // 3,120, number 2".
@@ -75,6 +80,7 @@ type fieldTally struct {
 	coerced   int64
 	untyped   int64
 	repaired  int64
+	deep      int64
 	example   string
 	untypedEx bool // example has an untyped value
 }
@@ -104,12 +110,20 @@ func (f *fieldTally) repair(id string) {
 	}
 }
 
+// nest counts a value of record id nested too deep (markDeep).
+func (f *fieldTally) nest(id string) {
+	f.deep++
+	if f.example == "" {
+		f.example = cloneID(id)
+	}
+}
+
 // cloneID copies an id out of the page body it may view, so that the
 // tally does not keep the body alive.
 func cloneID(id string) string { return string(append([]byte(nil), id...)) }
 
 func (f *fieldTally) stats(table string, c *catalog.Column, field string) FieldStats {
-	st := FieldStats{Table: table, Field: field, Coerced: f.coerced, Untyped: f.untyped, Repaired: f.repaired, Example: f.example,
+	st := FieldStats{Table: table, Field: field, Coerced: f.coerced, Untyped: f.untyped, Repaired: f.repaired, Deep: f.deep, Example: f.example,
 		Types: TypeCounts{Null: f.types[typeNull], String: f.types[typeString], Number: f.types[typeNumber],
 			Boolean: f.types[typeBoolean], Object: f.types[typeObject], Array: f.types[typeArray]}}
 	if c != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/internal/jsontext"
 )
 
 // rowBuilder turns the records of one table into rows in Parquet order
@@ -31,6 +32,7 @@ type rowBuilder struct {
 	types []jsonType
 	outs  []outcome
 	fixed []bool // per field of the current record: repaired (repair); empty when the record is valid UTF-8
+	deep  []bool // per field of the current record: nested too deep (markDeep); empty when the record is not
 
 	tallies []fieldTally // per column
 	lists   []fieldTally // per nested list (catalog.Children(t.Name))
@@ -102,6 +104,10 @@ func (b *rowBuilder) convert(id, parentID string, fields []extract.Field, raw st
 		if raw, err = b.repair(fields, raw); err != nil {
 			return nil, err
 		}
+	}
+	if jsontext.TooDeep(raw, jsontext.MaxDepth) {
+		b.markDeep(fields)
+		raw = jsontext.Quote(raw)
 	}
 	row := make([]any, 0, len(b.t.Columns)+3)
 	row = append(row, id)
@@ -181,6 +187,16 @@ func (b *rowBuilder) count(id string, fields []extract.Field) {
 			f.add(typeOf(fields[i].Raw), typed, id)
 		}
 	}
+	for i, deep := range b.deep {
+		switch s := b.slots[i]; {
+		case !deep:
+		case s >= 0:
+			b.tallies[s].nest(id)
+		case s <= -2:
+			b.fresh[-s-2].tally.nest(id)
+		}
+	}
+	b.deep = b.deep[:0]
 	for i, bad := range b.fixed {
 		switch s := b.slots[i]; {
 		case !bad:
@@ -189,6 +205,18 @@ func (b *rowBuilder) count(id string, fields []extract.Field) {
 		case s <= -2:
 			b.fresh[-s-2].tally.repair(id)
 		}
+	}
+}
+
+// markDeep marks the fields of a record nested deeper than
+// jsontext.MaxDepth whose values nest that deep, for count: the record's
+// _raw is kept as a JSON string of its text, which DuckDB reads as one
+// value, rather than JSON it would parse (a million levels ran it out of
+// memory at every later export).
+func (b *rowBuilder) markDeep(fields []extract.Field) {
+	b.deep = slices.Grow(b.deep[:0], len(fields))[:len(fields)]
+	for i, f := range fields {
+		b.deep[i] = jsontext.TooDeep(f.Raw, jsontext.MaxDepth-1)
 	}
 }
 

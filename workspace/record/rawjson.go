@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/billsnap/billsnap/internal/jsontext"
 )
 
 // maxRawDepth is the deepest raw JSON the record page shows as JSON:
 // deeper, a browser or encoding/json (10,000 levels) may refuse it.
-const maxRawDepth = 1000
+const maxRawDepth = jsontext.MaxDepth
 
 // rawTextCap is how much of a raw JSON too deep to show as JSON the
 // record page shows as text.
@@ -17,13 +19,17 @@ const rawTextCap = 64 << 10
 // setRaw sets the record's raw JSON from text, the _raw column as DuckDB
 // writes it: as JSON when it is nested maxRawDepth levels or less, else
 // as text cut at rawTextCap, with a note saying why. The page is never
-// blank about it.
+// blank about it. A record nested deeper than that is stored as a JSON
+// string of its text (the export keeps it so: fields.md); it is shown as
+// that text.
 func (v *View) setRaw(text string) {
 	if text == "" {
 		return
 	}
-	depth := jsonDepth(text, maxRawDepth)
-	if depth <= maxRawDepth {
+	if inner, ok := jsontext.Unquote(text); ok && jsontext.TooDeep(inner, maxRawDepth) {
+		text = inner
+	}
+	if !jsontext.TooDeep(text, maxRawDepth) {
 		v.Raw = json.RawMessage(text)
 		return
 	}
@@ -38,29 +44,4 @@ func (v *View) setRaw(text string) {
 		cut = fmt.Sprintf(", its first %d KB of %d KB", rawTextCap>>10, len(text)>>10)
 	}
 	v.RawNote = fmt.Sprintf("The raw JSON is nested deeper than %d levels, more than this page shows as JSON: shown as text%s.", maxRawDepth, cut)
-}
-
-// jsonDepth is how deep the arrays and objects of the JSON text s nest,
-// counted up to limit+1: it stops reading there.
-func jsonDepth(s string, limit int) int {
-	depth, deepest, inString := 0, 0, false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case inString && c == '\\':
-			i++
-		case inString:
-			inString = c != '"'
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			if depth++; depth > deepest {
-				if deepest = depth; deepest > limit {
-					return deepest
-				}
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
 }
