@@ -223,8 +223,11 @@ func checkRecord(r *Record) error {
 	}
 	id := ""
 	for _, f := range r.Fields {
+		if f.Name == "ID" && id != "" {
+			return fmt.Errorf("the record sends ID twice: %s and %s", snippet([]byte(id)), snippet([]byte(f.Raw)))
+		}
 		if f.Name == "ID" {
-			id = f.Raw // the last, as a map would keep
+			id = f.Raw
 		}
 	}
 	switch {

@@ -199,14 +199,20 @@ func referenceRecord(r *Record, it gjson.Result) error {
 	}
 	r.Raw = it.Raw
 	var id gjson.Result
+	var twice error
 	it.ForEach(func(k, v gjson.Result) bool {
 		r.Fields = append(r.Fields, Field{Name: k.Str, Raw: v.Raw})
+		if k.Str == "ID" && id.Exists() && twice == nil {
+			twice = fmt.Errorf("the record sends ID twice: %s and %s", snippet([]byte(id.Raw)), snippet([]byte(v.Raw)))
+		}
 		if k.Str == "ID" {
 			id = v
 		}
 		return true
 	})
 	switch {
+	case twice != nil:
+		return twice
 	case !id.Exists() || id.Type == gjson.Null:
 		return fmt.Errorf("the record has no ID: %s", snippet([]byte(it.Raw)))
 	case id.Type != gjson.String:

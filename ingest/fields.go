@@ -33,6 +33,11 @@ type FieldStats struct {
 	// never as JSON a parser reads. The export's log says so; the state
 	// does not keep it.
 	Deep int64
+	// Twice counts the records that sent the field's name again after
+	// its first: the column and _raw keep the first (_raw is written
+	// without the later ones). The export's log says so; the state does
+	// not keep it.
+	Twice int64
 	// Example is a record (its id) with an untyped value, or failing that
 	// with a coerced one; for a new field, the first record that sent it.
 	Example string
@@ -54,7 +59,9 @@ func (f FieldStats) New() bool { return f.Column == "" }
 
 // Drifted tells whether the field's values were not all in their column's
 // own form: some were coerced, untyped or repaired.
-func (f FieldStats) Drifted() bool { return f.Coerced > 0 || f.Untyped > 0 || f.Repaired > 0 || f.Deep > 0 }
+func (f FieldStats) Drifted() bool {
+	return f.Coerced > 0 || f.Untyped > 0 || f.Repaired > 0 || f.Deep > 0 || f.Twice > 0
+}
 
 // SeenTypes names the JSON types that came, with their counts: "string
 // 3,120, number 2".
@@ -81,6 +88,7 @@ type fieldTally struct {
 	untyped   int64
 	repaired  int64
 	deep      int64
+	twice     int64
 	example   string
 	untypedEx bool // example has an untyped value
 }
@@ -118,12 +126,20 @@ func (f *fieldTally) nest(id string) {
 	}
 }
 
+// again counts a record id that sent the field's name again.
+func (f *fieldTally) again(id string) {
+	f.twice++
+	if f.example == "" {
+		f.example = cloneID(id)
+	}
+}
+
 // cloneID copies an id out of the page body it may view, so that the
 // tally does not keep the body alive.
 func cloneID(id string) string { return string(append([]byte(nil), id...)) }
 
 func (f *fieldTally) stats(table string, c *catalog.Column, field string) FieldStats {
-	st := FieldStats{Table: table, Field: field, Coerced: f.coerced, Untyped: f.untyped, Repaired: f.repaired, Deep: f.deep, Example: f.example,
+	st := FieldStats{Table: table, Field: field, Coerced: f.coerced, Untyped: f.untyped, Repaired: f.repaired, Deep: f.deep, Twice: f.twice, Example: f.example,
 		Types: TypeCounts{Null: f.types[typeNull], String: f.types[typeString], Number: f.types[typeNumber],
 			Boolean: f.types[typeBoolean], Object: f.types[typeObject], Array: f.types[typeArray]}}
 	if c != nil {

@@ -33,6 +33,7 @@ type rowBuilder struct {
 	outs  []outcome
 	fixed []bool // per field of the current record: repaired (repair); empty when the record is valid UTF-8
 	deep  []bool // per field of the current record: nested too deep (markDeep); empty when the record is not
+	twice []int  // the fields of the current record whose name came before in it (markTwice), in order
 
 	tallies []fieldTally // per column
 	lists   []fieldTally // per nested list (catalog.Children(t.Name))
@@ -97,10 +98,14 @@ func (b *rowBuilder) item(parentID string, i int, fields []extract.Field, raw st
 // convert places the record's fields and converts the typed columns.
 func (b *rowBuilder) convert(id, parentID string, fields []extract.Field, raw string) ([]any, error) {
 	b.place(fields)
+	b.markTwice(fields)
+	raw, err := b.checkTwice(fields, raw)
+	if err != nil {
+		return nil, err
+	}
 	b.fixed = b.fixed[:0]
 	if !validJSONText(raw) {
 		b.fixed = slices.Grow(b.fixed, len(fields))[:len(fields)]
-		var err error
 		if raw, err = b.repair(fields, raw); err != nil {
 			return nil, err
 		}
@@ -197,6 +202,7 @@ func (b *rowBuilder) count(id string, fields []extract.Field) {
 		}
 	}
 	b.deep = b.deep[:0]
+	b.countTwice(id)
 	for i, bad := range b.fixed {
 		switch s := b.slots[i]; {
 		case !bad:

@@ -131,6 +131,10 @@ func logFields(log *slog.Logger, n manifest.FieldNotes) {
 	}
 	for _, fs := range [][]ingest.FieldStats{n.Drifted, n.New} {
 		for _, f := range fs {
+			if f.Twice > 0 {
+				log.Warn("field sent twice in a record: the first kept, in its column and in _raw", "table", f.Table, "field", f.Field,
+					"column", f.Column, "records", f.Twice, "example", f.Example)
+			}
 			if f.Deep > 0 {
 				log.Warn("field nested deeper than 1000 levels: its records' _raw kept as text (a JSON string)", "table", f.Table, "field", f.Field,
 					"column", f.Column, "records", f.Deep, "example", f.Example)
