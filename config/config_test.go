@@ -98,6 +98,12 @@ func TestIcebergIsValidated(t *testing.T) {
 		{lake.Iceberg{Catalog: "sql", Namespace: "n"}, "config key iceberg.uri: a sql catalog needs its SQLite file"},
 		{lake.Iceberg{Catalog: "glue", Namespace: "n", CredentialFile: "/nope/cred"}, "config key iceberg.credential_file: stat /nope/cred"},
 		{lake.Iceberg{Catalog: "glue", Namespace: "n"}, "config key iceberg.warehouse: a glue catalog needs the AWS account ID"},
+		// A namespace is printed into statements (lake ddl): a quote, a newline, a space or a
+		// character other than a letter, digit or underscore is refused.
+		{lake.Iceberg{Catalog: "sql", URI: "x", Namespace: `bill"; DROP SCHEMA x; --`}, `config key iceberg.namespace: must be one name of letters, digits and underscores`},
+		{lake.Iceberg{Catalog: "sql", URI: "x", Namespace: "a\nb"}, `config key iceberg.namespace: must be one name`},
+		{lake.Iceberg{Catalog: "sql", URI: "x", Namespace: "9lives"}, `config key iceberg.namespace: must be one name`},
+		{lake.Iceberg{Catalog: "sql", URI: "x", Namespace: "données"}, `config key iceberg.namespace: must be one name`},
 	} {
 		c := Default()
 		c.Iceberg = tc.o

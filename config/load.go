@@ -94,12 +94,23 @@ func readPrivate(path string) ([]byte, error) {
 	if m := st.Mode().Perm(); m&0o022 != 0 && runtime.GOOS != "windows" {
 		return nil, fmt.Errorf("config file %s: mode %04o lets group or others write it; chmod go-w %s", path, m, path)
 	}
-	b, err := io.ReadAll(f)
+	if st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("config file %s: %d bytes, more than a configuration's %d (1 MiB): refused before it is read", path, st.Size(), MaxFileSize)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1)) // a file that grows while it is read
 	if err != nil {
 		return nil, fmt.Errorf("config file: %w", err)
 	}
+	if len(b) > MaxFileSize {
+		return nil, fmt.Errorf("config file %s: more than a configuration's %d bytes (1 MiB): refused", path, MaxFileSize)
+	}
 	return b, nil
 }
+
+// MaxFileSize is the largest config file read: a configuration is a few
+// KB, and what YAML's decoder holds grows with the file (a 61 MB list
+// cost 4.2 GB).
+const MaxFileSize = 1 << 20
 
 // keyAt returns the dotted key whose value starts on line, or "".
 func keyAt(n *yaml.Node, line int, prefix string) string {

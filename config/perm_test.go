@@ -39,3 +39,28 @@ func TestWritableConfigIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A config file over 1 MiB is refused before it is parsed, naming its
+// size; one of exactly 1 MiB is read.
+func TestAConfigOverAMegabyteIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	write := func(size int) string {
+		line := "# " + strings.Repeat("x", 97) + "\n" // 100 bytes
+		body := "concurrency: 4\n" + strings.Repeat(line, size/100)
+		body += strings.Repeat("#", size-len(body)-1) + "\n"
+		path := filepath.Join(dir, fmt.Sprintf("c%d.yml", size))
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	big := write(MaxFileSize + 1)
+	_, err := Load(big, env(nil))
+	want := fmt.Sprintf("config file %s: %d bytes, more than a configuration's %d (1 MiB): refused before it is read", big, MaxFileSize+1, MaxFileSize)
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if c, err := Load(write(MaxFileSize), env(nil)); err != nil || c.Concurrency != 4 {
+		t.Errorf("a file of 1 MiB: %v, concurrency %d", err, c.Concurrency)
+	}
+}

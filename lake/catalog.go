@@ -151,8 +151,8 @@ func (o Iceberg) Validate() error {
 	if o.Catalog == "sql" && o.URI == "" {
 		bad("uri", "a sql catalog needs its SQLite file")
 	}
-	if o.Namespace == "" || strings.ContainsAny(o.Namespace, ". /") {
-		bad("namespace", "must be one name without dots, slashes or spaces, not %q", o.Namespace)
+	if !SafeIdentifier(o.Namespace) {
+		bad("namespace", "must be one name of letters, digits and underscores (at most 128, a letter or underscore first), not %q", o.Namespace)
 	}
 	if o.CredentialFile != "" {
 		if _, err := os.Stat(o.CredentialFile); err != nil {
@@ -192,4 +192,22 @@ func TableMetadata(ctx context.Context, open CatalogOpener, o Iceberg, lakeURL, 
 	}
 	defer c.Close()
 	return c.Metadata(ctx)
+}
+
+// SafeIdentifier tells whether name is an identifier every engine the
+// lake's tables are read by takes unquoted, and no statement it is
+// printed into can be broken by: ASCII letters, digits and underscores,
+// a letter or underscore first, at most 128 bytes. (Statements quote it
+// too: lake/ddl.)
+func SafeIdentifier(name string) bool {
+	if name == "" || len(name) > 128 || (name[0] >= '0' && name[0] <= '9') {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
