@@ -196,6 +196,7 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 	if err != nil {
 		return err
 	}
+	open := 0
 	p.Verdict = "OK"
 	if p.Recon.Material {
 		p.Verdict = "MATERIAL"
@@ -209,9 +210,13 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		}
 		l := ruleLine{ruleTotal: t, Open: t.Count - t.Waived}
 		l.NoAmount = l.Open > 0 && t.Gross == 0
+		open += l.Open
 		p.NoAmount = p.NoAmount || l.NoAmount
 		p.Rules[len(p.Rules)-1].Lines = append(p.Rules[len(p.Rules)-1].Lines, l)
 	}
+	// The header's count is the rules table's, added up: one number
+	// whatever a reconciliation stored before it counted waivers out.
+	p.Recon.Findings = open
 	p.Totals = totalLines(ts)
 	if p.Nameless, err = readmodel.Nameless(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, findings.IncompleteRule); err != nil {
 		return err
