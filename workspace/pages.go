@@ -269,7 +269,7 @@ func totalLines(ts []ruleTotal) []currencyLine {
 	for _, c := range findings.Currencies(totals) {
 		l := currencyLine{Currency: c, Net: totals[c].Net.Grouped(), Gross: totals[c].Gross.Grouped()}
 		if open[c] > 0 && totals[c].Gross == 0 {
-			l.Net, l.Gross = "—", "—"
+			l.Net, l.Gross = findings.NoMoney, findings.NoMoney
 		}
 		out = append(out, l)
 	}
