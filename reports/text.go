@@ -57,7 +57,7 @@ func footer(w io.Writer, r *findings.Report) {
 	for _, t := range r.Totals() {
 		count, waived, resolved = count+t.Count, waived+t.Waived, resolved+t.Resolved
 	}
-	fmt.Fprintf(w, "\nTotal: %s (%d waived), %d resolved since the previous snapshot\n", plural.Of(count, "finding"), waived, resolved)
+	fmt.Fprintf(w, "\nTotal: %s (%d open, %d waived), %d resolved since the previous snapshot\n", plural.Of(count, "finding"), r.OpenCount(), waived, resolved)
 	totals := r.CurrencyTotals()
 	for _, c := range findings.Currencies(totals) {
 		fmt.Fprintf(w, "  %s %s\n", currencyLabel(c), netGross(totals[c]))
