@@ -214,8 +214,9 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		p.NoAmount = p.NoAmount || l.NoAmount
 		p.Rules[len(p.Rules)-1].Lines = append(p.Rules[len(p.Rules)-1].Lines, l)
 	}
-	// The header's count is the rules table's, added up: one number
-	// whatever a reconciliation stored before it counted waivers out.
+	// The header's count is the rules table's Open added up, so that the
+	// two agree even for a reconciliation stored when its count took the
+	// waived findings in.
 	p.Recon.Findings = open
 	p.Totals = totalLines(ts)
 	if p.Nameless, err = readmodel.Nameless(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, findings.IncompleteRule); err != nil {
