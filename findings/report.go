@@ -152,9 +152,29 @@ func Currencies[V any](m map[string]V) []string {
 	return cs
 }
 
-// Open is the findings of this snapshot (not the resolved ones).
+// Open is the findings of this snapshot (not the resolved ones), the
+// waived included: what a sign-off's digest covers. Of them, the open
+// findings are those not waived (OpenCount).
 func (r *Report) Open() []Finding {
 	return slices.DeleteFunc(slices.Clone(r.Findings), func(f Finding) bool { return f.Status == StatusResolved })
+}
+
+// IsOpen tells whether f is an open finding: of this snapshot (not
+// resolved) and not waived, material or not. It is the one definition
+// of "open" every count of open findings uses: the workspace's overview,
+// rules table, sign-off and close, the reports, the run's record that
+// billsnap status shows.
+func (f Finding) IsOpen() bool { return f.Status != StatusResolved && f.Waiver == nil }
+
+// OpenCount is the number of r's open findings (IsOpen).
+func (r *Report) OpenCount() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.IsOpen() {
+			n++
+		}
+	}
+	return n
 }
 
 // Digest is the SHA-256 (hex) of the open findings, as sorted lines of

@@ -10,8 +10,8 @@ import (
 type TrendPoint struct {
 	Snapshot   string
 	Started    time.Time
-	BySeverity map[string]int          // open findings, waived included
-	Amounts    map[string]money.Amount // unwaived open findings, per currency
+	BySeverity map[string]int          // open findings (Finding.IsOpen)
+	Amounts    map[string]money.Amount // their amount, per currency
 }
 
 // Count is the point's open findings.

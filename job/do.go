@@ -79,7 +79,7 @@ func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (O
 	}
 	end := journal.End{Status: status, ExitCode: code, Snapshot: out.Snapshot, Error: text, Requests: out.Requests}
 	if out.Report != nil {
-		n := len(out.Report.Open())
+		n := out.Report.OpenCount()
 		end.Findings = &n
 	}
 	if ferr := entry.Finish(end); ferr != nil {

@@ -124,8 +124,8 @@ func TestMetricsTextfile(t *testing.T) {
 	}
 	db.ExecContext(ctx, "INSERT INTO snapshots (id, started, status) VALUES ('s1', now(), 'complete')")
 	db.ExecContext(ctx, "INSERT INTO snapshot_tables (snapshot_id, table_name, collection, parquet_rows, complete) VALUES ('s1', 'customers', 'customers', 278, true)")
-	db.ExecContext(ctx, `CREATE TABLE findings AS SELECT * FROM (VALUES ('s1', '2026-10', 'critical', 'new'), ('s1', '2026-10', 'high', 'recurring'),
-		('s1', '2026-10', 'high', 'resolved'), ('s1', '', 'low', 'new')) AS f(snapshot_id, period, severity, status)`)
+	db.ExecContext(ctx, `CREATE TABLE findings AS SELECT * FROM (VALUES ('s1', '2026-10', 'critical', 'new', false), ('s1', '2026-10', 'high', 'recurring', false),
+		('s1', '2026-10', 'high', 'resolved', false), ('s1', '2026-10', 'high', 'new', true), ('s1', '', 'low', 'new', false)) AS f(snapshot_id, period, severity, status, waived)`)
 	Do(ctx, env, Spec{Name: "run", Period: "2026-10"}, func(context.Context, Store) (Outcome, error) {
 		clock.Sleep(ctx, 4*time.Second)
 		return Outcome{Snapshot: "s1", Material: true}, nil

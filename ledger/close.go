@@ -23,7 +23,7 @@ type Close struct {
 	Snapshot string           `json:"snapshot_id"`
 	SignOff  string           `json:"signoff"` // the sign-off it closes on
 	Comment  string           `json:"comment,omitempty"`
-	Findings int              `json:"findings"`
+	Findings int              `json:"findings"` // open: neither resolved nor waived (findings.Finding.IsOpen); before 2026-11-29, waived included
 	Digest   string           `json:"digest"`
 	Totals   map[string]Total `json:"totals"`
 	Waivers  []string         `json:"waivers"` // the waivers standing at the close

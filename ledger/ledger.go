@@ -81,7 +81,7 @@ type SignOff struct {
 	Name     string           `json:"name"`
 	Role     string           `json:"role"`
 	Comment  string           `json:"comment"`
-	Findings int              `json:"findings"`
+	Findings int              `json:"findings"` // open: neither resolved nor waived (findings.Finding.IsOpen); before 2026-11-29, waived included
 	Digest   string           `json:"digest"`
 	Totals   map[string]Total `json:"totals"`
 }

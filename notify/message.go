@@ -9,6 +9,7 @@ import (
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/money"
 )
 
 // Message is what a notification says; its JSON is the json format's body
@@ -107,6 +108,13 @@ func ruleList(rs []RuleSummary) string {
 	return strings.Join(parts, ", ")
 }
 
+// noMoney tells whether an amount of the message (a decimal string) is
+// 0: findings that carry no money, which text shows as findings.NoMoney.
+func noMoney(amount string) bool {
+	a, err := money.Parse(amount)
+	return err == nil && a == 0
+}
+
 // text is the message for people: the body of an email, the text of a
 // chat message.
 func (m Message) text() string {
@@ -127,14 +135,23 @@ func (m Message) text() string {
 	for _, r := range m.Rules {
 		fmt.Fprintf(&b, "- %s (%s): %s", r.Rule, r.Severity, plural.Of(r.Count, "finding"))
 		for _, cur := range findings.Currencies(r.Amounts) {
-			fmt.Fprintf(&b, "; %s net %s, gross %s", cur, r.Amounts[cur].Net, r.Amounts[cur].Gross)
+			switch a := r.Amounts[cur]; {
+			case !noMoney(a.Gross):
+				fmt.Fprintf(&b, "; %s net %s, gross %s", cur, a.Net, a.Gross)
+			case cur != "":
+				fmt.Fprintf(&b, "; %s %s", cur, findings.NoMoney)
+			}
 		}
 		fmt.Fprintln(&b)
 	}
 	if len(m.TopFindings) > 0 {
 		fmt.Fprintln(&b, "Largest new findings:")
 		for _, f := range m.TopFindings {
-			fmt.Fprintf(&b, "- %s %s %s: %s %s — %s\n", f.Rule, f.Entity, f.EntityID, f.Amount, f.Currency, f.Detail)
+			amount := f.Amount
+			if noMoney(amount) {
+				amount = findings.NoMoney
+			}
+			fmt.Fprintf(&b, "- %s %s %s: %s %s — %s\n", f.Rule, f.Entity, f.EntityID, amount, f.Currency, f.Detail)
 		}
 	}
 	line("Reports", m.Report)

@@ -142,7 +142,7 @@ func Run(ctx context.Context, src Source, o Options) (*findings.Report, error) {
 	}
 	r.Material = r.Judge(o.Materiality)
 	rec := runrec.Reconciliation{Snapshot: r.Snapshot.ID, Period: r.Period.String(), AsOf: r.AsOf,
-		At: now, Open: len(r.Open()), Material: len(r.Material) > 0}
+		At: now, Open: r.OpenCount(), Material: len(r.Material) > 0}
 	if err := src.Stage(ctx, conn, rec); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"time"
 
 	"github.com/billsnap/billsnap/findings"
@@ -48,16 +49,21 @@ func applyWaivers(ctx context.Context, conn *sql.Conn, r *findings.Report, waive
 }
 
 // store stages this run's findings (runrec.StagedFindings), with their
-// history against the previous complete snapshot's findings of the same
-// period (prev.stored_findings), and the keys found then and not now, as
-// resolved (a key this run did not judge is neither); and what each rule
-// did not judge (runrec.StagedUnjudged). Options.Keep records them.
+// history against the previous complete snapshot's findings
+// (prev.stored_findings, as compared picks them), and the keys found then
+// and not now, as resolved (a key this run did not judge is neither); and
+// what each rule did not judge (runrec.StagedUnjudged). Options.Keep
+// records them.
 func store(ctx context.Context, conn *sql.Conn, r *findings.Report, now time.Time) error {
 	if err := runrec.StageTables(ctx, conn); err != nil {
 		return err
 	}
 	period := r.Period.String()
-	_, err := conn.ExecContext(ctx, `
+	before, resolves, err := compared(ctx, conn, r.Previous, period)
+	if err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, `
 		INSERT INTO `+runrec.StagedFindings+`
 		WITH before AS (SELECT * FROM prev.stored_findings WHERE period = ? AND status <> 'resolved')
 		SELECT ?, ?, f.rule, f.severity, f.entity, f.entity_id, f.amount, f.currency, f.detail,
@@ -74,16 +80,41 @@ func store(ctx context.Context, conn *sql.Conn, r *findings.Report, now time.Tim
 		       c.customer_id, c.customer_name, c.invoice_number
 		FROM before b ANTI JOIN run_findings f USING (rule, entity_id)
 		ANTI JOIN run_unjudged u USING (rule, entity_id)
-		LEFT JOIN `+runCustomers+` c ON c.entity = b.entity AND c.entity_id = b.entity_id`,
-		period,
+		LEFT JOIN `+runCustomers+` c ON c.entity = b.entity AND c.entity_id = b.entity_id
+		WHERE ?`,
+		before,
 		r.Snapshot.ID, period, r.Snapshot.ID, r.AsOf.UTC(), now,
-		r.Snapshot.ID, period, r.AsOf.UTC(), now)
+		r.Snapshot.ID, period, r.AsOf.UTC(), now, resolves)
 	if err != nil {
 		return err
 	}
 	_, err = conn.ExecContext(ctx, `INSERT INTO `+runrec.StagedUnjudged+` SELECT DISTINCT ?, ?, rule, entity_id, table_name, field, json_type, ?
 		FROM run_unjudged`, r.Snapshot.ID, period, now)
 	return err
+}
+
+// compared is the period whose findings of the previous snapshot prev a
+// reconciliation of period compares with, and whether a finding of them
+// that it does not find is resolved. It is period itself, unless prev has
+// no reconciliation of period but has one of the whole snapshot (the
+// nightly run's): then that one, which holds every finding of the period
+// prev had, so that a finding it had recurs; but as it holds the other
+// periods' findings too, none of them is resolved for want of this one.
+func compared(ctx context.Context, conn *sql.Conn, prev, period string) (string, bool, error) {
+	if prev == "" || period == "" {
+		return period, true, nil
+	}
+	recs, err := readmodel.ReconciliationsOf(ctx, conn, prev)
+	if err != nil {
+		return "", false, err
+	}
+	has := func(p string) bool {
+		return slices.ContainsFunc(recs, func(rc readmodel.Reconciliation) bool { return rc.Period == p })
+	}
+	if !has(period) && has("") {
+		return "", false, nil
+	}
+	return period, true, nil
 }
 
 // load reads the findings back from the relations rel, in rule order,

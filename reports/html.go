@@ -19,12 +19,16 @@ var templates embed.FS
 
 var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
 	"utc": func(t time.Time) string { return t.UTC().Format(timeFormat) },
-	"amountIn": func(m map[string]money.Amount, cur string) string {
+	// amountIn is cur's amount in m, findings.NoMoney when its findings
+	// carry none (gross, their absolute amounts, is 0), "" when it has none.
+	"amountIn": func(m, gross map[string]money.Amount, cur string) string {
 		if a, ok := m[cur]; ok {
-			return a.Grouped()
+			return amountText(a, gross[cur], money.Amount.Grouped)
 		}
 		return ""
 	},
+	// amount is a finding's amount, findings.NoMoney when it carries none.
+	"amount": func(a money.Amount) string { return amountText(a, a.Abs(), money.Amount.Grouped) },
 	// breakable lets a compound ID (a/b) break after its slashes only.
 	"breakable": func(id string) template.HTML {
 		parts := strings.Split(id, "/")

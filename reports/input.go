@@ -102,7 +102,7 @@ func (in *Input) SignOffLines() []SignOffLine {
 
 // Text is the line a report gives a sign-off.
 func (l SignOffLine) Text() string {
-	s := fmt.Sprintf("%s (%s), %s, snapshot %s: %s", l.Name, l.Role, l.At.UTC().Format(timeFormat), l.Snapshot, plural.Of(l.Findings, "finding"))
+	s := fmt.Sprintf("%s (%s), %s, snapshot %s: %s", l.Name, l.Role, l.At.UTC().Format(timeFormat), l.Snapshot, plural.Of(l.Findings, "open finding"))
 	if l.Comment != "" {
 		s += ", “" + l.Comment + "”"
 	}

@@ -40,7 +40,7 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 			continue
 		}
 		fmt.Fprintf(ew, "| %s | %s | %d | %d | %d | %d | %d | %d | %s |\n", t.Rule.ID, t.Rule.Severity, t.Count, t.New, t.Recurring, t.Resolved, t.Waived,
-			t.NotJudged, orDash(perCurrency(t.Amounts)))
+			t.NotJudged, orDash(perCurrency(t.Amounts, t.AtStake)))
 	}
 	if quiet > 0 {
 		fmt.Fprintf(ew, "\n%s found nothing.\n", plural.Of(quiet, "rule"))

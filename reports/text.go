@@ -30,7 +30,7 @@ func Text(w io.Writer, r *findings.Report) error {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", t.Rule.ID, t.Rule.Severity, t.Count, t.New, t.Recurring, t.Resolved, t.Waived,
-			blankZero(t.NotJudged), perCurrency(t.Amounts))
+			blankZero(t.NotJudged), perCurrency(t.Amounts, t.AtStake))
 	}
 	tw.Flush()
 	for i, n := range r.NotJudgedNotes() {
@@ -57,7 +57,7 @@ func footer(w io.Writer, r *findings.Report) {
 	for _, t := range r.Totals() {
 		count, waived, resolved = count+t.Count, waived+t.Waived, resolved+t.Resolved
 	}
-	fmt.Fprintf(w, "\nTotal: %s (%d waived), %d resolved since the previous snapshot\n", plural.Of(count, "finding"), waived, resolved)
+	fmt.Fprintf(w, "\nTotal: %s (%d open, %d waived), %d resolved since the previous snapshot\n", plural.Of(count, "finding"), r.OpenCount(), waived, resolved)
 	totals := r.CurrencyTotals()
 	for _, c := range findings.Currencies(totals) {
 		fmt.Fprintf(w, "  %s %s\n", currencyLabel(c), netGross(totals[c]))
@@ -79,14 +79,16 @@ func footer(w io.Writer, r *findings.Report) {
 	}
 }
 
-// perCurrency writes "EUR 12.00, USD -3.50".
-func perCurrency(m map[string]money.Amount) string {
+// perCurrency writes "EUR 12.00, USD -3.50, GBP —": each currency's
+// amount, or findings.NoMoney where its findings carry none (gross, their
+// absolute amounts, is 0).
+func perCurrency(m, gross map[string]money.Amount) string {
 	var parts []string
 	for _, c := range findings.Currencies(m) {
-		if c == "" && m[c] == 0 {
-			continue // a rule without money, such as snapshot_incomplete
+		if c == "" && gross[c] == 0 {
+			continue // a rule without money nor currency, such as snapshot_incomplete
 		}
-		parts = append(parts, currencyLabel(c)+" "+m[c].String())
+		parts = append(parts, currencyLabel(c)+" "+amountText(m[c], gross[c], money.Amount.String))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -124,6 +126,9 @@ func blankZero(n int) string {
 // netGross labels a currency's total both ways: net (signed amounts added,
 // so opposite errors cancel) and gross (absolute amounts added).
 func netGross(t findings.CurrencyTotal) string {
+	if t.Gross == 0 {
+		return fmt.Sprintf("net %s, gross %[1]s (the findings carry no money)", findings.NoMoney)
+	}
 	return fmt.Sprintf("net %s, gross %s (unwaived; gross adds absolute amounts)", t.Net, t.Gross)
 }
 

@@ -97,11 +97,16 @@ func (b *xlsxBook) styles(r *findings.Report) []workbook.Style {
 	return styles
 }
 
-// amountCell is an amount as a number (in its currency's format).
-func (b *xlsxBook) amountCell(a money.Amount, cur string) (workbook.Cell, error) {
+// amountCell is an amount as a number (in its currency's format), or the
+// text findings.NoMoney when the findings it adds up carry no money (gross,
+// their absolute amounts, is 0).
+func (b *xlsxBook) amountCell(a, gross money.Amount, cur string) (workbook.Cell, error) {
 	style, ok := b.currency[cur]
 	if !ok {
 		return workbook.Cell{}, fmt.Errorf("xlsx: no amount style for currency %q", cur)
+	}
+	if gross == 0 {
+		return workbook.Cell{Value: findings.NoMoney}, nil
 	}
 	return workbook.Cell{Style: style, Value: float64(a) / 100}, nil
 }

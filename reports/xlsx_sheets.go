@@ -43,7 +43,7 @@ func (b *xlsxBook) summary(in *Input) sheetPage {
 			return err
 		}
 		for _, t := range totals {
-			cells, err := b.amountCells(t.Amounts, currencies)
+			cells, err := b.amountCells(t.Amounts, t.AtStake, currencies)
 			if err != nil {
 				return err
 			}
@@ -124,7 +124,7 @@ func (b *xlsxBook) rulePages(r *findings.Report) []sheetPage {
 
 // findingRow adds a finding's row to its rule sheet.
 func (b *xlsxBook) findingRow(add func(...any) error, f findings.Finding) error {
-	amount, err := b.amountCell(f.Amount, f.Currency)
+	amount, err := b.amountCell(f.Amount, f.Amount.Abs(), f.Currency)
 	if err != nil {
 		return err
 	}
@@ -259,7 +259,7 @@ func (b *xlsxBook) totalRows(add func(...any) error, r *findings.Report, currenc
 		label, note string
 		amounts     map[string]money.Amount
 	}{{"Total, net", "signed amounts added", net}, {"Total, gross", "absolute amounts added", gross}} {
-		cells, err := b.amountCells(line.amounts, currencies)
+		cells, err := b.amountCells(line.amounts, gross, currencies)
 		if err != nil {
 			return err
 		}
@@ -272,15 +272,16 @@ func (b *xlsxBook) totalRows(add func(...any) error, r *findings.Report, currenc
 }
 
 // amountCells are the cells of amounts in the order of currencies, empty
-// where a currency has none.
-func (b *xlsxBook) amountCells(amounts map[string]money.Amount, currencies []string) ([]any, error) {
+// where a currency has none; gross are the absolute amounts they add up
+// (amountCell).
+func (b *xlsxBook) amountCells(amounts, gross map[string]money.Amount, currencies []string) ([]any, error) {
 	cells := make([]any, len(currencies))
 	for i, c := range currencies {
 		a, ok := amounts[c]
 		if !ok {
 			continue
 		}
-		cell, err := b.amountCell(a, c)
+		cell, err := b.amountCell(a, gross[c], c)
 		if err != nil {
 			return nil, err
 		}

@@ -35,7 +35,7 @@ var (
 	descRetries     = prometheus.NewDesc("billsnap_retries_total", "Requests to the service the job's runs on record tried again (5xx, 429, timeouts, resets, bodies cut short).", []string{"job"}, nil)
 	descThrottles   = prometheus.NewDesc("billsnap_throttles_total", "Answers 429 (Too Many Requests) the job's runs on record waited out.", []string{"job"}, nil)
 	descRecords     = prometheus.NewDesc("billsnap_last_run_records", "Records in the snapshot of the job's last run.", []string{"job"}, nil)
-	descFindings    = prometheus.NewDesc("billsnap_last_run_findings", "Open findings of the job's last run, by severity.", []string{"job", "severity"}, nil)
+	descFindings    = prometheus.NewDesc("billsnap_last_run_findings", "Open findings (neither resolved nor waived) of the job's last run, by severity.", []string{"job", "severity"}, nil)
 	descGenerated   = prometheus.NewDesc("billsnap_metrics_generated_timestamp_seconds", "When these metrics were computed.", nil, nil)
 	descFieldValues = prometheus.NewDesc("billsnap_last_run_field_values", "Values of a field in the snapshot of the job's last run that arrived in another JSON type than their column's: coerced without loss, or untyped (NULL in the column, kept in _raw). Only fields with such values.",
 		[]string{"job", "table", "field", "outcome"}, nil)

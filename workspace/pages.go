@@ -196,6 +196,7 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 	if err != nil {
 		return err
 	}
+	open := 0
 	p.Verdict = "OK"
 	if p.Recon.Material {
 		p.Verdict = "MATERIAL"
@@ -209,9 +210,14 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		}
 		l := ruleLine{ruleTotal: t, Open: t.Count - t.Waived}
 		l.NoAmount = l.Open > 0 && t.Gross == 0
+		open += l.Open
 		p.NoAmount = p.NoAmount || l.NoAmount
 		p.Rules[len(p.Rules)-1].Lines = append(p.Rules[len(p.Rules)-1].Lines, l)
 	}
+	// The header's count is the rules table's Open added up, so that the
+	// two agree even for a reconciliation stored when its count took the
+	// waived findings in.
+	p.Recon.Findings = open
 	p.Totals = totalLines(ts)
 	if p.Nameless, err = readmodel.Nameless(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, findings.IncompleteRule); err != nil {
 		return err
@@ -264,7 +270,7 @@ func totalLines(ts []ruleTotal) []currencyLine {
 	for _, c := range findings.Currencies(totals) {
 		l := currencyLine{Currency: c, Net: totals[c].Net.Grouped(), Gross: totals[c].Gross.Grouped()}
 		if open[c] > 0 && totals[c].Gross == 0 {
-			l.Net, l.Gross = "—", "—"
+			l.Net, l.Gross = findings.NoMoney, findings.NoMoney
 		}
 		out = append(out, l)
 	}

@@ -107,15 +107,17 @@ func currencyTotals(ts []ruleTotal) map[string]findings.CurrencyTotal {
 	return out
 }
 
-// digest is reconcile's digest of rc's open findings: what a sign-off
-// signs.
+// digest is reconcile's digest of rc's findings not resolved, waived
+// included (findings.Report.Digest): what a sign-off signs; and how many
+// of them are open (findings.Report.OpenCount), the number it records.
 func digest(ctx context.Context, db *sql.DB, rc recon) (string, int, error) {
-	open, _, err := listFindings(ctx, db, filter{Status: "open", Page: 1}, rc.Snapshot.ID, rc.Period, nil, 0)
+	current, _, err := listFindings(ctx, db, filter{Status: "open", Page: 1}, rc.Snapshot.ID, rc.Period, nil, 0)
 	if err != nil {
 		return "", 0, err
 	}
-	d, n := (&findings.Report{Findings: open}).Digest()
-	return d, n, nil
+	rep := &findings.Report{Findings: current}
+	d, _ := rep.Digest()
+	return d, rep.OpenCount(), nil
 }
 
 // signOffOf is what a sign-off of rc records besides who signs.

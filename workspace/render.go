@@ -36,16 +36,16 @@ var funcs = template.FuncMap{
 	"day":     func(d findings.Date) string { return d.Format(time.DateOnly) },
 	"grouped": func(a money.Amount) string { return a.Grouped() },
 	"money":   moneyText,
-	// amount is a finding's amount: "—" when it carries none (0).
+	// amount is a finding's amount: findings.NoMoney when it carries none (0).
 	"amount": func(a money.Amount) string {
 		if a == 0 {
-			return "—"
+			return findings.NoMoney
 		}
 		return a.Grouped()
 	},
 	"amountText": func(text string) string {
 		if a, err := money.Parse(text); err == nil && a == 0 {
-			return "—"
+			return findings.NoMoney
 		}
 		return moneyText(text)
 	},

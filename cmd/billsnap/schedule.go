@@ -101,7 +101,7 @@ func (env *cliEnv) runEnded(ctx context.Context, j job.Spec, out job.Outcome, er
 	}
 	attrs = append(attrs, "snapshot", dash(out.Snapshot))
 	if out.Report != nil {
-		attrs = append(attrs, "findings", len(out.Report.Open()))
+		attrs = append(attrs, "findings", out.Report.OpenCount())
 	}
 	attrs = append(attrs, "seconds", took.Round(100*time.Millisecond).Seconds())
 	switch {

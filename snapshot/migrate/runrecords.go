@@ -139,11 +139,11 @@ func upgradeKind(ctx context.Context, sec *runrec.Section, conn *sql.Conn, k run
 	return nil
 }
 
-// upgradeTotals computes every reconciliation's totals from the legacy
-// findings table.
+// upgradeTotals computes every reconciliation's totals (its open findings,
+// neither resolved nor waived) from the legacy findings table.
 func upgradeTotals(ctx context.Context, conn *sql.Conn) error {
 	_, err := conn.ExecContext(ctx, `DELETE FROM reconciliation_totals;
-		INSERT INTO reconciliation_totals SELECT snapshot_id, period, severity, coalesce(currency, ''), count(*),
+		INSERT INTO reconciliation_totals SELECT snapshot_id, period, severity, coalesce(currency, ''), count(*) FILTER (WHERE NOT waived),
 		  coalesce(sum(amount) FILTER (WHERE NOT waived), 0)
 		FROM main.findings WHERE status <> 'resolved' GROUP BY ALL`)
 	return err

@@ -62,11 +62,11 @@ func CopyReconciliations(ctx context.Context, q Querier, from string, to []Copy,
 	})
 }
 
-// AddTotals records the totals of the open findings in relation staged
-// (by snapshot, period, severity and currency: how many, and the amount
-// not waived), as a reconciliation's.
+// AddTotals records the totals of the open findings (neither resolved nor
+// waived) in relation staged (by snapshot, period, severity and currency:
+// how many, and their amount), as a reconciliation's.
 func AddTotals(ctx context.Context, q Querier, staged string) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO reconciliation_totals SELECT snapshot_id, period, severity, coalesce(currency, ''),
-		count(*), coalesce(sum(amount) FILTER (WHERE NOT waived), 0) FROM `+staged+` WHERE status <> 'resolved' GROUP BY ALL`)
+		count(*) FILTER (WHERE NOT waived), coalesce(sum(amount) FILTER (WHERE NOT waived), 0) FROM `+staged+` WHERE status <> 'resolved' GROUP BY ALL`)
 	return err
 }

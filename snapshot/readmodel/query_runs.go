@@ -8,12 +8,12 @@ import (
 	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
-// OpenBySeverity counts the open (not resolved) stored findings of
+// OpenBySeverity counts the open (neither resolved nor waived) stored findings of
 // reconciliation (id, period) by severity; a severity with none is absent.
 func OpenBySeverity(ctx context.Context, q Querier, id, period string) (map[string]int, error) {
 	counts, err := ofRun(ctx, q, id, period, func(s runSources) ([]RuleCount, error) {
 		fs := s.of(runrec.Findings)
-		return collect(ctx, q, scanCount, "SELECT severity, count(*) FROM "+fs.rel+" WHERE snapshot_id = ? AND "+periodIs+" AND status <> 'resolved' GROUP BY 1",
+		return collect(ctx, q, scanCount, "SELECT severity, count(*) FROM "+fs.rel+" WHERE snapshot_id = ? AND "+periodIs+" AND status <> 'resolved' AND NOT waived GROUP BY 1",
 			slices.Concat(fs.args, []any{id, period})...)
 	})
 	return countsBy(counts), err

@@ -39,8 +39,8 @@ func TestRunMetrics(t *testing.T) {
 	ctx := context.Background()
 	db := state(t, findingRows, manifestRows, unjudgedRows)
 	sev, err := readmodel.OpenBySeverity(ctx, db, "s1", "2026-11")
-	if want := map[string]int{"high": 2, "low": 1}; err != nil || !maps.Equal(sev, want) {
-		t.Errorf("OpenBySeverity: %v, %v; want %v", sev, err, want)
+	if want := map[string]int{"high": 2}; err != nil || !maps.Equal(sev, want) {
+		t.Errorf("OpenBySeverity: %v, %v; want %v (the low one is waived, the other resolved)", sev, err, want)
 	}
 	nj, err := readmodel.NotJudged(ctx, db, "s1", "2026-11")
 	if want := []readmodel.RuleCount{{"r1", 1}, {"r2", 2}}; err != nil || !slices.Equal(nj, want) {

@@ -14,7 +14,8 @@ import (
 
 // Reconciliation is what one reconciliation records beside its findings:
 // which snapshot and period it judged, as of when, when it ran, how many
-// findings are open and whether any is material.
+// findings are open (findings.Report.OpenCount: neither resolved nor
+// waived) and whether any is material.
 type Reconciliation struct {
 	Snapshot, Period string
 	AsOf, At         time.Time
@@ -38,8 +39,8 @@ type stagedFile struct {
 	rows int64
 }
 
-// total is a row of reconciliation_totals: the open findings of one
-// severity and currency, and their amount not waived.
+// total is a row of reconciliation_totals: the open findings (neither
+// resolved nor waived) of one severity and currency, and their amount.
 type total struct {
 	severity, currency string
 	findings           int64
@@ -115,7 +116,7 @@ func (st *Staged) Keep(ctx context.Context, sec *Section, q state.Querier) error
 
 // totalsOf is what conn's StagedFindings give reconciliation_totals.
 func totalsOf(ctx context.Context, conn *sql.Conn) ([]total, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT severity, coalesce(currency, ''), count(*),
+	rows, err := conn.QueryContext(ctx, `SELECT severity, coalesce(currency, ''), count(*) FILTER (WHERE NOT waived),
 		CAST(coalesce(sum(amount) FILTER (WHERE NOT waived), 0) AS VARCHAR)
 		FROM `+StagedFindings+` WHERE status <> 'resolved' GROUP BY ALL ORDER BY ALL`)
 	if err != nil {
