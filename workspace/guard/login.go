@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
+	"unicode"
 
 	"github.com/billsnap/billsnap/access"
 )
@@ -133,11 +135,28 @@ func (g *Guard) LoginForm(w http.ResponseWriter, r *http.Request) {
 	g.o.Pages.Login(w, r, http.StatusOK, g.loginPage(LocalPath(r.FormValue("next")), ""))
 }
 
-// LocalPath is p when it is a path of this site, else "/": a login never
-// sends a browser elsewhere.
+// LocalPath is p as a browser reads it (WHATWG URL: tabs and newlines
+// removed, C0 controls and spaces trimmed at either end, a backslash a
+// slash) when that is a path of this site, else "/": a login never sends
+// a browser elsewhere. Checked before that normalisation, "/\t/evil" passed
+// as a path and a browser followed it to //evil, another origin (OWASP's
+// unvalidated redirects).
 func LocalPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || p == "/login" {
+	n := strings.Map(func(r rune) rune {
+		switch r {
+		case '\t', '\n', '\r':
+			return -1
+		case '\\':
+			return '/'
+		}
+		return r
+	}, p)
+	n = strings.TrimFunc(n, func(r rune) bool { return r <= ' ' })
+	if !strings.HasPrefix(n, "/") || strings.HasPrefix(n, "//") || n == "/login" || strings.ContainsFunc(n, unicode.IsControl) {
 		return "/"
 	}
-	return p
+	if u, err := url.Parse(n); err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return "/"
+	}
+	return n
 }
