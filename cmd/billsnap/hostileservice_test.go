@@ -105,8 +105,11 @@ func checkRepairedNames(t *testing.T, dir string, customers int, stdout, stderr 
 	db := openDB(t, dir)
 	var n, repaired int
 	bad := "\ufffd\ufffd\ufffd("
+	// The customer whose Email is nested too deep has its _raw as a JSON
+	// string of its text (fields.md): its name is looked for in the text.
 	err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE full_name LIKE '%`+bad+`' AND company_name LIKE '%`+"\ufffd"+bad+
-		`' AND (_raw->>'$.CompanyName') LIKE '%\ud800\xFF\xFE\xC3(') FROM latest_customers`).Scan(&n, &repaired)
+		`' AND CASE WHEN json_type(_raw) = 'VARCHAR' THEN contains(_raw->>'$', '\\ud800\\xFF\\xFE\\xC3(')
+			ELSE (_raw->>'$.CompanyName') LIKE '%\ud800\xFF\xFE\xC3(' END) FROM latest_customers`).Scan(&n, &repaired)
 	if err != nil || n != customers || repaired != customers {
 		t.Errorf("%d customers, %d with both names repaired (%v); want %d", n, repaired, err, customers)
 	}
