@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/billsnap/billsnap/catalog"
 )
@@ -197,7 +198,7 @@ func timestampMicros(raw string) (micros int64, exact bool, err error) {
 			return t.UTC().UnixMicro(), utc, nil
 		}
 	}
-	return 0, false, fmt.Errorf("%q is not an ISO 8601 date-time", s)
+	return 0, false, fmt.Errorf("%s is not an ISO 8601 date-time", clip(strconv.Quote(s)))
 }
 
 // decimal reads a JSON number that has at most scale decimals once its
@@ -215,7 +216,7 @@ func decimal(s string, scale int) (int64, error) {
 	if i := exponentAt(mant); i >= 0 {
 		e, err := strconv.Atoi(strings.TrimPrefix(mant[i+1:], "+"))
 		if err != nil || e > 40 || e < -40 {
-			return 0, fmt.Errorf("%s is out of range", s)
+			return 0, fmt.Errorf("%s is out of range", clip(s))
 		}
 		mant, exp = mant[:i], e
 	}
@@ -235,9 +236,9 @@ func decimal(s string, scale int) (int64, error) {
 	case n == 0:
 		return 0, nil
 	case n-point > scale:
-		return 0, fmt.Errorf("%s has more than %d decimals", s, scale)
+		return 0, fmt.Errorf("%s has more than %d decimals", clip(s), scale)
 	case point+scale > 18:
-		return 0, fmt.Errorf("%s is out of range", s)
+		return 0, fmt.Errorf("%s is out of range", clip(s))
 	}
 	var v int64 // at most 18 digits: no overflow
 	for i := first; i < end; i++ {
@@ -337,9 +338,17 @@ func digitsFrom(s string, i int) int {
 	return i
 }
 
+// clip is s, or its first 40 bytes (whole characters) and its length
+// when it is longer: an error never echoes the service's value whole (a
+// million-digit amount made a 1 MB error line, in the journal, status and
+// the webhook's body too).
 func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
+	if len(s) <= 40 {
+		return s
 	}
-	return s
+	n := 40
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:n], len(s))
 }
