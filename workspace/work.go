@@ -1,0 +1,251 @@
+package workspace
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/billsnap/billsnap/findings"
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/worklist"
+	"github.com/billsnap/billsnap/workspace/guard"
+)
+
+// work is what the worklist knows when a reconciliation's findings are
+// shown: the assignments that stand (the ledger's, whatever
+// reconciliation a finding is of), when each snapshot was taken, and the
+// reconciliation's moment.
+type work struct {
+	assigned map[ledger.AssignKey]ledger.Assigned
+	started  map[string]time.Time
+	asOf     time.Time
+}
+
+// findingWork is a finding's work: to whom it is assigned and by when, how
+// old it is at its reconciliation, and whether it is late then.
+type findingWork struct {
+	Assignee *string `json:"assignee"` // null: nobody's
+	Due      *string `json:"due"`      // YYYY-MM-DD; null when not assigned
+	AgeDays  int     `json:"age_days"`
+	Overdue  bool    `json:"overdue"`
+}
+
+// assignments are the assignments standing in the ledger.
+func (s *Server) assignments() (map[ledger.AssignKey]ledger.Assigned, error) {
+	entries, err := s.o.Ledger.Read()
+	if err != nil {
+		return nil, err
+	}
+	return ledger.Assignments(entries), nil
+}
+
+// workOf reads the work of reconciliation rc's findings.
+func (s *Server) workOf(ctx context.Context, db *sql.DB, rc recon) (work, error) {
+	w := work{asOf: rc.AsOf, started: map[string]time.Time{}}
+	var err error
+	if w.assigned, err = s.assignments(); err != nil {
+		return w, err
+	}
+	snaps, err := readmodel.Snapshots(ctx, db, 0)
+	for _, sn := range snaps {
+		w.started[sn.ID] = sn.Started
+	}
+	return w, err
+}
+
+// of is f's work. A finding is overdue when its due day passed before
+// its reconciliation's moment and it is still open and not waived.
+func (w work) of(f findings.Finding) findingWork {
+	fw := findingWork{AgeDays: worklist.AgeDays(w.started[f.FirstSeen], w.asOf)}
+	if a, ok := w.assigned[ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}]; ok {
+		fw.Assignee, fw.Due = &a.Assignee, &a.Due
+		fw.Overdue = f.Status != findings.StatusResolved && f.Waiver == nil && worklist.Overdue(a.Due, w.asOf)
+	}
+	return fw
+}
+
+// assigneeOf is f's assignee, "" when nobody's.
+func (w work) assigneeOf(f findings.Finding) string {
+	return w.assigned[ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}].Assignee
+}
+
+// me is who "me" is in r: the identity, else the name this browser last
+// acted under; "" when neither is known.
+func me(r *http.Request) string {
+	if u := guard.User(r); u.Name != "" {
+		return u.Name
+	}
+	return nameCookie(r)
+}
+
+// assigneeOfFilter is the assignee a filter asks for, "me" resolved; an
+// error when it is "me" and who that is is not known.
+func assigneeOfFilter(r *http.Request, asked string) (string, error) {
+	if asked != "me" {
+		return asked, nil
+	}
+	if m := me(r); m != "" {
+		return m, nil
+	}
+	return "", fmt.Errorf("assignee me: who you are is not known here: sign in, or act once under your name")
+}
+
+// keepAssigned keeps the findings of list assigned to name ("" keeps
+// all).
+func keepAssigned(list []findings.Finding, w work, name string) []findings.Finding {
+	if name == "" {
+		return list
+	}
+	var out []findings.Finding
+	for _, f := range list {
+		if w.assigneeOf(f) == name {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// apiFinding is a finding as /api/findings gives it: the object of
+// `reconcile --format json`, with its work.
+type apiFinding struct {
+	reports.FindingJSON
+	findingWork
+}
+
+// findingsWithWork are rep's findings as /api/findings gives them.
+func findingsWithWork(rep *findings.Report, w work) []apiFinding {
+	objs := reports.Objects(rep)
+	out := make([]apiFinding, len(objs))
+	for i, o := range objs {
+		out[i] = apiFinding{FindingJSON: o, findingWork: w.of(rep.Findings[i])}
+	}
+	return out
+}
+
+// agingBucket is one bucket of /api/aging.
+type agingBucket struct {
+	Bucket string                  `json:"bucket"`
+	Count  int                     `json:"count"`
+	Totals map[string]ledger.Total `json:"totals"`
+}
+
+// aging buckets the open findings of list that are not waived (by the
+// reconciliation or by a waiver standing since, st) by their age,
+// summing their amounts per currency, net and gross (absolute).
+func aging(list []findings.Finding, w work, st map[string]ledger.Made) []agingBucket {
+	type sums struct{ net, gross money.Amount }
+	counts := map[string]int{}
+	totals := map[string]map[string]sums{}
+	for _, f := range list {
+		if _, pending := pendingOf(f, st); f.Status == findings.StatusResolved || f.Waiver != nil || pending {
+			continue
+		}
+		b := worklist.Bucket(w.of(f).AgeDays)
+		counts[b]++
+		if f.Currency == "" {
+			continue
+		}
+		if totals[b] == nil {
+			totals[b] = map[string]sums{}
+		}
+		t := totals[b][f.Currency]
+		t.net, t.gross = t.net+f.Amount, t.gross+f.Amount.Abs()
+		totals[b][f.Currency] = t
+	}
+	out := make([]agingBucket, len(worklist.Buckets))
+	for i, b := range worklist.Buckets {
+		out[i] = agingBucket{Bucket: b, Count: counts[b], Totals: map[string]ledger.Total{}}
+		for c, t := range totals[b] {
+			out[i].Totals[c] = ledger.Total{Net: t.net.String(), Gross: t.gross.String()}
+		}
+	}
+	return out
+}
+
+// apiAging answers the aging of a reconciliation's open, unwaived
+// findings (snapshot and period as /api/findings takes them).
+func (s *Server) apiAging(w http.ResponseWriter, r *http.Request, db *sql.DB) {
+	q := r.URL.Query()
+	rc, _, _, err := shownRecon(r.Context(), db, q.Get("snapshot"), q.Get("period"))
+	if err != nil {
+		s.failStore(w, r, err)
+		return
+	}
+	list, _, err := listFindings(r.Context(), db, filter{Status: "open", Page: 1}, rc.Snapshot.ID, rc.Period, nil, 0)
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	wk, err := s.workOf(r.Context(), db, rc)
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	st, err := s.standing()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"snapshot_id": rc.Snapshot.ID, "period": rc.Period, "as_of": rc.AsOf, "buckets": aging(list, wk, st)})
+}
+
+// listWork is listFindings with the filter's assignee (name, "me"
+// resolved) applied: the findings of rc that f keeps, one page of n (0:
+// all), how many f keeps in all, and their work.
+func (s *Server) listWork(ctx context.Context, db *sql.DB, f filter, name string, rc recon, n int) ([]findings.Finding, int, work, error) {
+	wk, err := s.workOf(ctx, db, rc)
+	if err != nil {
+		return nil, 0, wk, err
+	}
+	if name == "" {
+		list, total, err := listFindings(ctx, db, f, rc.Snapshot.ID, rc.Period, s.ruleIDs(), n)
+		return list, total, wk, err
+	}
+	all, _, err := listFindings(ctx, db, f, rc.Snapshot.ID, rc.Period, s.ruleIDs(), 0)
+	kept := keepAssigned(all, wk, name)
+	if n == 0 {
+		return kept, len(kept), wk, err
+	}
+	from := min((f.Page-1)*n, len(kept))
+	return kept[from:min(from+n, len(kept))], len(kept), wk, err
+}
+
+// parseWorkFilter is r's filter and the assignee it asks for, "me"
+// resolved.
+func (s *Server) parseWorkFilter(r *http.Request) (filter, string, error) {
+	f, err := parseFilter(r.URL.Query())
+	if err != nil {
+		return f, "", err
+	}
+	name, err := assigneeOfFilter(r, f.Assignee)
+	return f, name, err
+}
+
+// hasQueue tells whether r's user has open findings of rc assigned to
+// them: their queue is then their default findings page.
+func (s *Server) hasQueue(r *http.Request, db *sql.DB, rc recon) bool {
+	name := me(r)
+	if name == "" {
+		return false
+	}
+	list, total, _, err := s.listWork(r.Context(), db, filter{Status: "open", Page: 1}, name, rc, 1)
+	return err == nil && total > 0 && len(list) > 0
+}
+
+// writeFindings writes v as the findings' JSON, as reports write it (no
+// HTML escaping).
+func writeFindings(w http.ResponseWriter, log *slog.Logger, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		log.Error("workspace: writing findings", "error", err)
+	}
+}
