@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -304,5 +305,68 @@ func TestAgesOverdueAndAging(t *testing.T) {
 	getAging()
 	if aging.Buckets[2].Count != len(open)-1 {
 		t.Fatalf("after a waiver, 8-30 holds %d, want %d", aging.Buckets[2].Count, len(open)-1)
+	}
+}
+
+// formAs posts form values to path as user, with the CSRF token of the
+// user's findings page.
+func formAs(t *testing.T, srv *httptest.Server, user, path string, v url.Values) answer {
+	t.Helper()
+	m := csrfRE.FindStringSubmatch(do(t, srv, asUser(user, call{path: "/findings"})).body)
+	if m == nil {
+		t.Fatal("the findings page carries no CSRF token")
+	}
+	v.Set("csrf", m[1])
+	c := asUser(user, call{method: http.MethodPost, path: path, body: v.Encode()})
+	c.contentType = "application/x-www-form-urlencoded"
+	return do(t, srv, c)
+}
+
+// The pages assign as the API does: the findings list links each finding
+// to the assign form and offers to assign all it shows, the record page
+// links its findings, the form's post records the assignment, a user with
+// a queue lands on it, and the audit log shows it.
+func TestThePagesAssign(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	srv := serveTwoUsers(t, fx)
+	f := openOf(t, fx)
+	list := do(t, srv, asUser("erin", call{path: "/findings"}))
+	if list.status != http.StatusOK || !strings.Contains(list.body, `id="assign-all"`) || !strings.Contains(list.body, `href="/assign?`) {
+		t.Fatalf("the findings page: %d, no assign form or link", list.status)
+	}
+	rec := do(t, srv, asUser("erin", call{path: "/entities/" + f.Entity + "/" + f.EntityID}))
+	if !strings.Contains(rec.body, `class="button assign" href="/assign?`) {
+		t.Fatalf("the record page links no assign form: %d", rec.status)
+	}
+	form := do(t, srv, asUser("erin", call{path: "/assign?" + url.Values{"rule": {f.Rule}, "entity_id": {f.EntityID}, "back": {"/findings"}}.Encode()}))
+	if form.status != http.StatusOK || !strings.Contains(form.body, `id="assign-form"`) || !strings.Contains(form.body, "Assigning as <strong>erin</strong>") {
+		t.Fatalf("the assign form: %d", form.status)
+	}
+	if a := formAs(t, srv, "erin", "/assignments", url.Values{"rule": {f.Rule}, "entity_id": {f.EntityID}, "assignee": {"frank"}}); a.status != http.StatusUnprocessableEntity || !strings.Contains(a.body, "is not a user") {
+		t.Fatalf("assigned to frank: %d", a.status)
+	}
+	a := formAs(t, srv, "erin", "/assignments", url.Values{"rule": {f.Rule}, "entity_id": {f.EntityID}, "assignee": {"dana"}, "back": {"/findings"}})
+	if a.status != http.StatusSeeOther || a.header.Get("Location") != "/findings" {
+		t.Fatalf("the form's post: %d %s", a.status, a.header.Get("Location"))
+	}
+	if a := do(t, srv, asUser("dana", call{path: "/findings"})); a.status != http.StatusSeeOther || a.header.Get("Location") != "/findings?assignee=me" {
+		t.Fatalf("dana's findings page: %d %q, want her queue", a.status, a.header.Get("Location"))
+	}
+	if a := do(t, srv, asUser("erin", call{path: "/findings"})); a.status != http.StatusOK {
+		t.Fatalf("erin, with no queue, gets the list: %d", a.status)
+	}
+	queue := do(t, srv, asUser("dana", call{path: "/findings?assignee=me"}))
+	if !strings.Contains(queue.body, `id="queue"`) || !strings.Contains(queue.body, f.EntityID) || !strings.Contains(queue.body, `<span class="assignee">dana</span>`) ||
+		!strings.Contains(queue.body, "1 finding") {
+		t.Fatalf("dana's queue page:\n%s", queue.body)
+	}
+	all := formAs(t, srv, "erin", "/assignments", url.Values{"filter": {"1"}, "rule": {f.Rule}, "status": {"open"}, "assignee": {"dana"}, "back": {"/findings"}})
+	want := len(findingsOf(t, srv, "erin", "rule="+f.Rule+"&status=open"))
+	if q := findingsOf(t, srv, "dana", "assignee=me"); all.status != http.StatusSeeOther || len(q) != want {
+		t.Fatalf("assign all shown: %d, dana's queue %d, want %d", all.status, len(q), want)
+	}
+	if audit := do(t, srv, asUser("erin", call{path: "/audit"})); !strings.Contains(audit.body, "assigned "+f.Rule+" "+f.EntityID+" to dana") {
+		t.Fatal("the audit log does not show the assignment")
 	}
 }
