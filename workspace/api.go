@@ -14,6 +14,7 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/guard"
 	"github.com/billsnap/billsnap/workspace/record"
 )
@@ -85,7 +86,7 @@ func (s *Server) apiFindings(w http.ResponseWriter, r *http.Request, db *sql.DB)
 		s.failStore(w, r, err)
 		return
 	}
-	writeFindings(w, s.o.Log, findingsWithWork(rep, wk))
+	writeFindings(w, s.o.Log, worklist.Objects(rep, wk))
 }
 
 // apiEntity is a record, its links, its findings and the snapshots that

@@ -8,6 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/worklist"
 )
 
 type findingsPage struct {
@@ -36,7 +37,7 @@ type findingRow struct {
 	findings.Finding
 	Title   string
 	Pending bool // waived since the reconciliation: its totals count it until the next
-	Work    findingWork
+	Work    worklist.Work
 }
 
 // sortLink is a column heading that sorts by it, or turns the order.
@@ -85,7 +86,7 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		return
 	}
 	for _, fd := range list {
-		row := findingRow{Finding: fd, Title: s.rule(fd.Rule).Title, Work: wk.of(fd)}
+		row := findingRow{Finding: fd, Title: s.rule(fd.Rule).Title, Work: wk.Of(fd)}
 		if wv, ok := pendingOf(fd, st); ok {
 			row.Waiver, row.Pending = wv, true
 			p.Pending++

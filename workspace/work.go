@@ -12,30 +12,13 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
 
-// work is what the worklist knows when a reconciliation's findings are
-// shown: the assignments that stand (the ledger's, whatever
-// reconciliation a finding is of), when each snapshot was taken, and the
-// reconciliation's moment.
-type work struct {
-	assigned map[ledger.AssignKey]ledger.Assigned
-	started  map[string]time.Time
-	asOf     time.Time
-}
-
-// findingWork is a finding's work: to whom it is assigned and by when, how
-// old it is at its reconciliation, and whether it is late then.
-type findingWork struct {
-	Assignee *string `json:"assignee"` // null: nobody's
-	Due      *string `json:"due"`      // YYYY-MM-DD; null when not assigned
-	AgeDays  int     `json:"age_days"`
-	Overdue  bool    `json:"overdue"`
-}
+// work is what the work of a reconciliation's findings is read from.
+type work = worklist.Reading
 
 // assignments are the assignments standing in the ledger.
 func (s *Server) assignments() (map[ledger.AssignKey]ledger.Assigned, error) {
@@ -48,32 +31,16 @@ func (s *Server) assignments() (map[ledger.AssignKey]ledger.Assigned, error) {
 
 // workOf reads the work of reconciliation rc's findings.
 func (s *Server) workOf(ctx context.Context, db *sql.DB, rc recon) (work, error) {
-	w := work{asOf: rc.AsOf, started: map[string]time.Time{}}
+	w := work{AsOf: rc.AsOf, Started: map[string]time.Time{}}
 	var err error
-	if w.assigned, err = s.assignments(); err != nil {
+	if w.Assigned, err = s.assignments(); err != nil {
 		return w, err
 	}
 	snaps, err := readmodel.Snapshots(ctx, db, 0)
 	for _, sn := range snaps {
-		w.started[sn.ID] = sn.Started
+		w.Started[sn.ID] = sn.Started
 	}
 	return w, err
-}
-
-// of is f's work. A finding is overdue when its due day passed before
-// its reconciliation's moment and it is still open and not waived.
-func (w work) of(f findings.Finding) findingWork {
-	fw := findingWork{AgeDays: worklist.AgeDays(w.started[f.FirstSeen], w.asOf)}
-	if a, ok := w.assigned[ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}]; ok {
-		fw.Assignee, fw.Due = &a.Assignee, &a.Due
-		fw.Overdue = f.Status != findings.StatusResolved && f.Waiver == nil && worklist.Overdue(a.Due, w.asOf)
-	}
-	return fw
-}
-
-// assigneeOf is f's assignee, "" when nobody's.
-func (w work) assigneeOf(f findings.Finding) string {
-	return w.assigned[ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}].Assignee
 }
 
 // me is who "me" is in r: the identity, else the name this browser last
@@ -105,26 +72,9 @@ func keepAssigned(list []findings.Finding, w work, name string) []findings.Findi
 	}
 	var out []findings.Finding
 	for _, f := range list {
-		if w.assigneeOf(f) == name {
+		if w.AssigneeOf(f) == name {
 			out = append(out, f)
 		}
-	}
-	return out
-}
-
-// apiFinding is a finding as /api/findings gives it: the object of
-// `reconcile --format json`, with its work.
-type apiFinding struct {
-	reports.FindingJSON
-	findingWork
-}
-
-// findingsWithWork are rep's findings as /api/findings gives them.
-func findingsWithWork(rep *findings.Report, w work) []apiFinding {
-	objs := reports.Objects(rep)
-	out := make([]apiFinding, len(objs))
-	for i, o := range objs {
-		out[i] = apiFinding{FindingJSON: o, findingWork: w.of(rep.Findings[i])}
 	}
 	return out
 }
@@ -147,7 +97,7 @@ func aging(list []findings.Finding, w work, st map[string]ledger.Made) []agingBu
 		if _, pending := pendingOf(f, st); f.Status == findings.StatusResolved || f.Waiver != nil || pending {
 			continue
 		}
-		b := worklist.Bucket(w.of(f).AgeDays)
+		b := worklist.Bucket(w.Of(f).AgeDays)
 		counts[b]++
 		if f.Currency == "" {
 			continue
