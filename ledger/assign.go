@@ -56,8 +56,9 @@ func (a Assignment) Check() error {
 
 // Assign records as, each checked, as one entry by a. Those that stand
 // already (the same assignee and due date) are left out, so that a form
-// sent twice records once; when none is left, nothing is written and the
-// entry is nil.
+// sent twice records once; when none is left (as empty included), nothing
+// is written and the entry is nil, though a ledger that does not verify
+// is still refused (*RefusedError).
 func (l *Ledger) Assign(a Actor, as []Assignment) (*Entry, error) {
 	for _, x := range as {
 		if err := x.Check(); err != nil {

@@ -59,18 +59,18 @@ func (s *Server) assign(r *http.Request, db *sql.DB, a ledger.Actor, in assignIn
 		return 0, nil, err
 	}
 	list, err := s.assigned(r, db, rc, in)
-	if err != nil || len(list) == 0 {
+	if err != nil {
 		return 0, nil, err
 	}
 	as := make([]ledger.Assignment, len(list))
 	for i, f := range list {
 		as[i] = ledger.Assignment{Rule: f.Rule, EntityID: f.EntityID, Assignee: in.Assignee, Due: cmpOr(in.Due, s.o.Worklist.DueDate(f.Severity, s.o.Now()))}
 	}
-	if _, err := s.o.Ledger.Assign(a, as); err != nil {
+	if _, err := s.o.Ledger.Assign(a, as); err != nil { // none: nothing written, but a ledger that does not verify still refuses
 		return 0, nil, err
 	}
 	s.o.Log.Info("workspace: assignment", "findings", len(as), "assignee", in.Assignee, "by", a.By, "from", a.From)
-	if in.Filter != nil {
+	if in.Filter != nil || len(as) == 0 {
 		return len(as), nil, nil
 	}
 	return 1, &assignOut{Assignment: as[0], By: a.By}, nil

@@ -189,7 +189,7 @@ func TestABadAssignmentIsRefused(t *testing.T) {
 
 // A filter assigns every finding of the latest reconciliation it keeps
 // (201 with how many), one matching nothing is 201 with 0, and a ledger
-// that does not verify refuses the write with 409.
+// that does not verify refuses either with 409.
 func TestAFilterAssignsWhatItKeeps(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
@@ -216,8 +216,10 @@ func TestAFilterAssignsWhatItKeeps(t *testing.T) {
 	path := ledgerOf(fx).Path()
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, bytes.Replace(b, []byte(`"assignee":"dana"`), []byte(`"assignee":"erin"`), 1), 0o644)
-	if a := post(`{"rule": "` + rule + `"}`); a.status != http.StatusConflict || !strings.Contains(a.body, "billsnap ledger verify") {
-		t.Fatalf("on a ledger that does not verify: %d %s", a.status, a.body)
+	for _, filter := range []string{`{"rule": "` + rule + `"}`, `{"q": "nothing-is-called-this"}`} {
+		if a := post(filter); a.status != http.StatusConflict || !strings.Contains(a.body, "billsnap ledger verify") {
+			t.Fatalf("%s on a ledger that does not verify: %d %s", filter, a.status, a.body)
+		}
 	}
 }
 
