@@ -8,7 +8,6 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
 )
 
@@ -16,15 +15,9 @@ import (
 // assignments of the ledger of the store at out, and the start of each
 // snapshot of db, the store's read model.
 func WorkOf(ctx context.Context, out string, db *sql.DB, rep *findings.Report) (worklist.Reading, error) {
-	rd := worklist.Reading{AsOf: rep.AsOf, Started: map[string]time.Time{}}
 	entries, err := ledger.New(layout.Dir(out).Ledger(), time.Now).Read()
 	if err != nil {
-		return rd, err
+		return worklist.Reading{}, err
 	}
-	rd.Assigned = ledger.Assignments(entries)
-	snaps, err := readmodel.Snapshots(ctx, db, 0)
-	for _, sn := range snaps {
-		rd.Started[sn.ID] = sn.Started
-	}
-	return rd, err
+	return worklist.Read(ctx, db, entries, rep.AsOf)
 }

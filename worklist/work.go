@@ -1,6 +1,7 @@
 package worklist
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Work is a finding's work: to whom it is assigned and by when (null:
@@ -75,4 +77,16 @@ func JSONLines(w io.Writer, rep *findings.Report, rd Reading) error {
 		}
 	}
 	return nil
+}
+
+// Read reads the work of a reconciliation as of asOf: the assignments
+// standing after entries (the ledger's), and each snapshot's start in q
+// (the store's read model).
+func Read(ctx context.Context, q readmodel.Querier, entries []ledger.Entry, asOf time.Time) (Reading, error) {
+	rd := Reading{Assigned: ledger.Assignments(entries), Started: map[string]time.Time{}, AsOf: asOf}
+	snaps, err := readmodel.Snapshots(ctx, q, 0)
+	for _, sn := range snaps {
+		rd.Started[sn.ID] = sn.Started
+	}
+	return rd, err
 }

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"database/sql"
 	"fmt"
 	"net/http"
@@ -64,7 +65,7 @@ func (s *Server) assign(r *http.Request, db *sql.DB, a ledger.Actor, in assignIn
 	}
 	as := make([]ledger.Assignment, len(list))
 	for i, f := range list {
-		as[i] = ledger.Assignment{Rule: f.Rule, EntityID: f.EntityID, Assignee: in.Assignee, Due: cmpOr(in.Due, s.o.Worklist.DueDate(f.Severity, s.o.Now()))}
+		as[i] = ledger.Assignment{Rule: f.Rule, EntityID: f.EntityID, Assignee: in.Assignee, Due: cmp.Or(in.Due, s.o.Worklist.DueDate(f.Severity, s.o.Now()))}
 	}
 	if _, err := s.o.Ledger.Assign(a, as); err != nil { // none: nothing written, but a ledger that does not verify still refuses
 		return 0, nil, err
@@ -74,13 +75,6 @@ func (s *Server) assign(r *http.Request, db *sql.DB, a ledger.Actor, in assignIn
 		return len(as), nil, nil
 	}
 	return 1, &assignOut{Assignment: as[0], By: a.By}, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // checkAssign checks what an assignment asks before any finding is read:

@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
@@ -31,16 +29,11 @@ func (s *Server) assignments() (map[ledger.AssignKey]ledger.Assigned, error) {
 
 // workOf reads the work of reconciliation rc's findings.
 func (s *Server) workOf(ctx context.Context, db *sql.DB, rc recon) (work, error) {
-	w := work{AsOf: rc.AsOf, Started: map[string]time.Time{}}
-	var err error
-	if w.Assigned, err = s.assignments(); err != nil {
-		return w, err
+	entries, err := s.o.Ledger.Read()
+	if err != nil {
+		return work{}, err
 	}
-	snaps, err := readmodel.Snapshots(ctx, db, 0)
-	for _, sn := range snaps {
-		w.Started[sn.ID] = sn.Started
-	}
-	return w, err
+	return worklist.Read(ctx, db, entries, rc.AsOf)
 }
 
 // me is who "me" is in r: the identity, else the name this browser last
