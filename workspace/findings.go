@@ -26,6 +26,9 @@ type filter struct {
 	Sort                             string // one of readmodel.SortKeys; "" : the reports' order
 	Desc                             bool
 	Page                             int // from 1
+	// keys, when not nil, keeps only the findings these name
+	// (readmodel.Filter.Keys): the assignee's, resolved (work.go).
+	keys []string
 }
 
 // statuses a finding may be filtered by; "open" is new and recurring.
@@ -95,7 +98,7 @@ func (f filter) query(changes ...string) template.URL {
 // model is f as the read model's filter and order, the rules in the
 // order of rules.
 func (f filter) model(rules []string) (readmodel.Filter, readmodel.Order) {
-	mf := readmodel.Filter{Rule: f.Rule, Severity: f.Severity, Status: f.Status, Currency: f.Currency, Q: f.Q}
+	mf := readmodel.Filter{Rule: f.Rule, Severity: f.Severity, Status: f.Status, Currency: f.Currency, Q: f.Q, Keys: f.keys}
 	if f.Waived != "" {
 		waived := f.Waived == "yes"
 		mf.Waived = &waived

@@ -11,6 +11,7 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
@@ -57,19 +58,16 @@ func assigneeOfFilter(r *http.Request, asked string) (string, error) {
 	return "", fmt.Errorf("assignee me: who you are is not known here: sign in, or act once under your name")
 }
 
-// keepAssigned keeps the findings of list assigned to name ("" keeps
-// all).
-func keepAssigned(list []findings.Finding, w work, name string) []findings.Finding {
-	if name == "" {
-		return list
-	}
-	var out []findings.Finding
-	for _, f := range list {
-		if w.AssigneeOf(f) == name {
-			out = append(out, f)
+// assignedKeys are the keys (readmodel.WaiverKey) of the findings
+// assigned to name, never nil.
+func assignedKeys(w work, name string) []string {
+	keys := []string{}
+	for k, a := range w.Assigned {
+		if a.Assignee == name {
+			keys = append(keys, readmodel.WaiverKey(k.Rule, k.EntityID))
 		}
 	}
-	return out
+	return keys
 }
 
 // agingBucket is one bucket of /api/aging.
@@ -147,17 +145,11 @@ func (s *Server) listWork(ctx context.Context, db *sql.DB, f filter, name string
 	if err != nil {
 		return nil, 0, wk, err
 	}
-	if name == "" {
-		list, total, err := listFindings(ctx, db, f, rc.Snapshot.ID, rc.Period, s.ruleIDs(), n)
-		return list, total, wk, err
+	if name != "" {
+		f.keys = assignedKeys(wk, name)
 	}
-	all, _, err := listFindings(ctx, db, f, rc.Snapshot.ID, rc.Period, s.ruleIDs(), 0)
-	kept := keepAssigned(all, wk, name)
-	if n == 0 {
-		return kept, len(kept), wk, err
-	}
-	from := min((f.Page-1)*n, len(kept))
-	return kept[from:min(from+n, len(kept))], len(kept), wk, err
+	list, total, err := listFindings(ctx, db, f, rc.Snapshot.ID, rc.Period, s.ruleIDs(), n)
+	return list, total, wk, err
 }
 
 // parseWorkFilter is r's filter and the assignee it asks for, "me"
