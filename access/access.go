@@ -42,6 +42,7 @@ const (
 	RoleWaive   = "waive"
 	RoleSignOff = "signoff"
 	RoleClose   = "close"
+	RoleAssign  = "assign"
 )
 
 // Config is the workspace's access, the config key workspace.
@@ -68,6 +69,9 @@ type Roles struct {
 	Waive   []string `yaml:"waive"`   // waive and lift
 	SignOff []string `yaml:"signoff"` // sign off a period
 	Close   []string `yaml:"close"`   // close and reopen a period
+	// Assign names who may assign findings; unset (null), those who may
+	// waive may.
+	Assign []string `yaml:"assign"`
 }
 
 // Validate checks the keys (relative to workspace), every problem an
@@ -113,7 +117,7 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (r Roles) any() bool { return len(r.Waive)+len(r.SignOff)+len(r.Close) > 0 }
+func (r Roles) any() bool { return len(r.Waive)+len(r.SignOff)+len(r.Close)+len(r.Assign) > 0 }
 
 // users are the names a role gives, and its key for messages.
 func (r Roles) users(role string) ([]string, string) {
@@ -122,6 +126,11 @@ func (r Roles) users(role string) ([]string, string) {
 		return r.Waive, "workspace.roles.waive"
 	case RoleSignOff:
 		return r.SignOff, "workspace.roles.signoff"
+	case RoleAssign:
+		if r.Assign == nil {
+			return r.Waive, "workspace.roles.waive (roles.assign unset)"
+		}
+		return r.Assign, "workspace.roles.assign"
 	}
 	return r.Close, "workspace.roles.close"
 }
@@ -156,6 +165,8 @@ func roleVerb(role string) string {
 		return "waive or lift a waiver"
 	case RoleSignOff:
 		return "sign off"
+	case RoleAssign:
+		return "assign a finding"
 	}
 	return "close or reopen a period"
 }

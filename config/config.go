@@ -14,6 +14,7 @@ import (
 	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
+	"github.com/billsnap/billsnap/worklist"
 )
 
 // Config is everything a run needs, the API key aside. It composes the
@@ -41,6 +42,7 @@ type Config struct {
 	Notify              notify.Options      `yaml:"notify"`       // who is told of material findings and failures
 	MetricsFile         string              `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
 	Workspace           access.Config       `yaml:"workspace"`    // who the workspace's users are, and their roles
+	Worklist            worklist.Config     `yaml:"worklist"`     // the findings' work: default due dates
 	// File is the YAML file Load read ("" for none): a program billsnap
 	// runs (billsnap-lake) reads the same.
 	File string `yaml:"-"`
@@ -137,5 +139,6 @@ func Default() Config {
 		Iceberg:     lake.DefaultIceberg(),
 		Retention:   Retention{Runs: 100, History: "all"},
 		Workspace:   access.Config{SessionTTL: 12 * time.Hour},
+		Worklist:    worklist.Default(),
 	}
 }

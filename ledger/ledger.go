@@ -51,6 +51,8 @@ type Entry struct {
 	// PostClose is the close an action comes after, while its period
 	// stays closed: a post-close adjustment.
 	PostClose string `json:"post_close,omitempty"`
+	// Assign is an assign entry's assignments (assign.go).
+	Assign []Assignment `json:"assignments,omitempty"`
 	// Auth is how By was established: "header" (a trusted proxy's),
 	// "tokens" (a user's own token), "" as typed (unattributed).
 	Auth string `json:"auth,omitempty"`

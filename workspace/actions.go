@@ -95,10 +95,11 @@ func actionStatus(err error) int {
 	var closed *ledger.ClosedError
 	var unnamed *UnnamedError
 	var unattributed *UnattributedError
+	var unknown *UnknownError
 	switch {
 	case errors.As(err, &unattributed):
 		return http.StatusForbidden
-	case errors.As(err, &unnamed):
+	case errors.As(err, &unnamed), errors.As(err, &unknown):
 		return http.StatusUnprocessableEntity
 	case errors.As(err, &denied):
 		return http.StatusForbidden

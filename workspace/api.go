@@ -13,8 +13,8 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
-	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/guard"
 	"github.com/billsnap/billsnap/workspace/record"
 )
@@ -68,10 +68,11 @@ func (s *Server) apiSnapshots(w http.ResponseWriter, r *http.Request, db *sql.DB
 }
 
 // apiFindings is the findings of a stored reconciliation as a JSON array
-// of the objects `reconcile --format json` prints, in its order (the
-// list's filters apply; sort and page do not).
+// of the objects `reconcile --format json` prints, each with its work
+// (assignee, due, age_days, overdue), in its order (the list's filters,
+// assignee included, apply; sort and page do not).
 func (s *Server) apiFindings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
-	f, err := parseFilter(r.URL.Query())
+	f, name, err := s.parseWorkFilter(r)
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
 		return
@@ -80,15 +81,12 @@ func (s *Server) apiFindings(w http.ResponseWriter, r *http.Request, db *sql.DB)
 	if f.Snapshot == "" {
 		f.Snapshot = reconcile.Latest
 	}
-	rep, err := s.filtered(r, db, f)
+	rep, wk, err := s.filtered(r, db, f, name)
 	if err != nil {
 		s.failStore(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	if err := reports.JSONArray(w, rep); err != nil {
-		s.o.Log.Error("workspace: writing findings", "error", err)
-	}
+	writeFindings(w, s.o.Log, worklist.Objects(rep, wk))
 }
 
 // apiEntity is a record, its links, its findings and the snapshots that

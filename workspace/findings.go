@@ -22,9 +22,13 @@ type filter struct {
 	Rule, Severity, Status, Currency string // "" : any
 	Waived                           string // "", "yes" or "no"
 	Q                                string // text in the record's ID or the detail
+	Assignee                         string // whose findings: a user, "me", or "": anyone's (work.go)
 	Sort                             string // one of readmodel.SortKeys; "" : the reports' order
 	Desc                             bool
 	Page                             int // from 1
+	// keys, when not nil, keeps only the findings these name
+	// (readmodel.Filter.Keys): the assignee's, resolved (work.go).
+	keys []string
 }
 
 // statuses a finding may be filtered by; "open" is new and recurring.
@@ -35,7 +39,7 @@ var filterStatuses = []string{"", "open", findings.StatusNew, findings.StatusRec
 func parseFilter(q url.Values) (filter, error) {
 	f := filter{Snapshot: q.Get("snapshot"), Period: q.Get("period"), Rule: q.Get("rule"), Severity: q.Get("severity"),
 		Status: q.Get("status"), Currency: q.Get("currency"), Waived: q.Get("waived"), Q: strings.TrimSpace(q.Get("q")),
-		Sort: q.Get("sort"), Desc: q.Get("dir") == "desc", Page: 1}
+		Sort: q.Get("sort"), Desc: q.Get("dir") == "desc", Page: 1, Assignee: strings.TrimSpace(q.Get("assignee"))}
 	if f.Period != "" {
 		if _, err := findings.ParsePeriod(f.Period); err != nil {
 			return f, err
@@ -76,6 +80,7 @@ func (f filter) query(changes ...string) template.URL {
 	set("currency", f.Currency)
 	set("waived", f.Waived)
 	set("q", f.Q)
+	set("assignee", f.Assignee)
 	set("sort", f.Sort)
 	if f.Desc {
 		v.Set("dir", "desc")
@@ -93,7 +98,7 @@ func (f filter) query(changes ...string) template.URL {
 // model is f as the read model's filter and order, the rules in the
 // order of rules.
 func (f filter) model(rules []string) (readmodel.Filter, readmodel.Order) {
-	mf := readmodel.Filter{Rule: f.Rule, Severity: f.Severity, Status: f.Status, Currency: f.Currency, Q: f.Q}
+	mf := readmodel.Filter{Rule: f.Rule, Severity: f.Severity, Status: f.Status, Currency: f.Currency, Q: f.Q, Keys: f.keys}
 	if f.Waived != "" {
 		waived := f.Waived == "yes"
 		mf.Waived = &waived

@@ -8,6 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/worklist"
 )
 
 type findingsPage struct {
@@ -29,12 +30,14 @@ type findingsPage struct {
 	Back       string // this page, for the forms to come back to
 	Note       string // why the reconciliation shown is not the latest snapshot's
 	Pending    int    // findings shown waived by a waiver made since their reconciliation
+	Queue      string // whose queue this is (the filter's assignee, "me" resolved)
 }
 
 type findingRow struct {
 	findings.Finding
 	Title   string
 	Pending bool // waived since the reconciliation: its totals count it until the next
+	Work    worklist.Work
 }
 
 // sortLink is a column heading that sorts by it, or turns the order.
@@ -46,7 +49,7 @@ type sortLink struct {
 
 // findings is the findings list: filtered, sorted and paged on the server.
 func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
-	f, err := parseFilter(r.URL.Query())
+	f, name, err := s.parseWorkFilter(r)
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
 		return
@@ -56,7 +59,11 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		s.failStore(w, r, err)
 		return
 	}
-	list, total, err := listFindings(r.Context(), db, f, rc.Snapshot.ID, rc.Period, s.ruleIDs(), s.o.PageSize)
+	if r.URL.RawQuery == "" && s.hasQueue(r, db, rc) {
+		http.Redirect(w, r, "/findings?assignee=me", http.StatusSeeOther)
+		return
+	}
+	list, total, wk, err := s.listWork(r.Context(), db, f, name, rc, s.o.PageSize)
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
@@ -72,14 +79,14 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	p := findingsPage{F: f, Recon: rc, Note: note, Others: all, Total: total, First: (f.Page-1)*s.o.PageSize + 1,
 		Pages: (total + s.o.PageSize - 1) / s.o.PageSize, Rules: s.o.Reconcile.Rules, Severities: findings.Severities(),
 		Statuses: filterStatuses[1:], Currencies: fc.Currencies, Snapshots: fc.Snapshots, CSV: "/findings.csv?" + f.query("page", ""),
-		XLSX: "/findings.xlsx?" + f.query("page", ""), Back: "/findings?" + string(f.query())}
+		XLSX: "/findings.xlsx?" + f.query("page", ""), Back: "/findings?" + string(f.query()), Queue: name}
 	st, err := s.standing()
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
 	for _, fd := range list {
-		row := findingRow{Finding: fd, Title: s.rule(fd.Rule).Title}
+		row := findingRow{Finding: fd, Title: s.rule(fd.Rule).Title, Work: wk.Of(fd)}
 		if wv, ok := pendingOf(fd, st); ok {
 			row.Waiver, row.Pending = wv, true
 			p.Pending++
@@ -121,18 +128,18 @@ func sortLinks(f filter) []sortLink {
 // XLSX: the reports' own writers, so the columns are the reports'.
 func (s *Server) download(format string) func(http.ResponseWriter, *http.Request, *sql.DB) {
 	return func(w http.ResponseWriter, r *http.Request, db *sql.DB) {
-		f, err := parseFilter(r.URL.Query())
+		f, name, err := s.parseWorkFilter(r)
 		if err != nil {
 			s.fail(w, r, http.StatusBadRequest, err)
 			return
 		}
-		rep, err := s.filtered(r, db, f)
+		rep, _, err := s.filtered(r, db, f, name)
 		if err != nil {
 			s.failStore(w, r, err)
 			return
 		}
-		name := fmt.Sprintf("billsnap-findings-%s.%s", rep.Snapshot.ID, format)
-		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+		file := fmt.Sprintf("billsnap-findings-%s.%s", rep.Snapshot.ID, format)
+		w.Header().Set("Content-Disposition", `attachment; filename="`+file+`"`)
 		switch format {
 		case "csv":
 			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
@@ -147,20 +154,21 @@ func (s *Server) download(format string) func(http.ResponseWriter, *http.Request
 	}
 }
 
-// filtered is a report of the findings f keeps, in f's order.
-func (s *Server) filtered(r *http.Request, db *sql.DB, f filter) (*findings.Report, error) {
+// filtered is a report of the findings f keeps (those of assignee name,
+// when not ""), in f's order, and their work.
+func (s *Server) filtered(r *http.Request, db *sql.DB, f filter, name string) (*findings.Report, work, error) {
 	rc, _, _, err := shownRecon(r.Context(), db, f.Snapshot, f.Period)
 	if err != nil {
-		return nil, err
+		return nil, work{}, err
 	}
-	list, _, err := listFindings(r.Context(), db, f, rc.Snapshot.ID, rc.Period, s.ruleIDs(), 0)
+	list, _, wk, err := s.listWork(r.Context(), db, f, name, rc, 0)
 	if err != nil {
-		return nil, err
+		return nil, wk, err
 	}
 	period, _ := findings.ParsePeriod(rc.Period)
 	if rc.Period == "" {
 		period = nil
 	}
 	return &findings.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period,
-		Rules: s.o.Reconcile.Rules, Findings: list}, nil
+		Rules: s.o.Reconcile.Rules, Findings: list}, wk, nil
 }

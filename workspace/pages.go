@@ -50,6 +50,11 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /periods/{period}/close", s.withDB(s.postClose))
 	m.HandleFunc("GET /periods/{period}/evidence.zip", s.withDB(s.evidencePack))
 	m.HandleFunc("POST /periods/{period}/reopen", s.postReopen)
+	m.HandleFunc("GET /assign", s.assignForm)
+	m.HandleFunc("POST /assignments", s.withDB(s.postAssignment))
+	m.HandleFunc("GET /api/assignments", s.apiAssignments)
+	m.HandleFunc("POST /api/assignments", s.withDB(s.apiPostAssignment))
+	m.HandleFunc("GET /api/aging", s.withDB(s.apiAging))
 }
 
 // withDB gives h the read model, held for the request and let go

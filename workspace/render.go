@@ -58,6 +58,10 @@ var funcs = template.FuncMap{
 	"waiveURL": func(rule, entityID, back string) template.URL {
 		return template.URL("/waive?" + url.Values{"rule": {rule}, "entity_id": {entityID}, "back": {back}}.Encode())
 	},
+	// assignURL is the assign form of a finding, coming back to back.
+	"assignURL": func(rule, entityID, back string) template.URL {
+		return template.URL("/assign?" + url.Values{"rule": {rule}, "entity_id": {entityID}, "back": {back}}.Encode())
+	},
 }
 
 // moneyText is a decimal text as the overview shows amounts: 1,234.50.
@@ -111,7 +115,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name s
 }
 
 var titles = map[string]string{"overview": "Overview", "findings": "Findings", "entity": "Record", "waive": "Waive a finding",
-	"waivers": "Waivers", "login": "Log in", "error": "Error", "audit": "Audit log", "changes": "Changes"}
+	"waivers": "Waivers", "login": "Log in", "error": "Error", "audit": "Audit log", "changes": "Changes",
+	"assign": "Assign a finding"}
 
 // errorPage is a page that says what went wrong.
 type errorPage struct {

@@ -184,7 +184,8 @@ func TestReadPathsNeverWrite(t *testing.T) {
 	before := tree(t, fx.cfg.Out)
 	for _, p := range []string{"/", "/findings", "/findings?sort=amount&dir=desc&page=2", "/findings.csv", "/findings.xlsx",
 		"/entities/customer/" + fx.evilID, "/waivers", "/audit", "/waive?rule=x&entity_id=y", "/api/snapshots", "/api/findings",
-		"/api/entities/customer/" + fx.evilID, "/api/waivers", "/api/signoffs", "/assets/style.css", "/changes", "/api/changes"} {
+		"/api/entities/customer/" + fx.evilID, "/api/waivers", "/api/signoffs", "/assets/style.css", "/changes", "/api/changes",
+		"/assign?rule=x&entity_id=y", "/findings?assignee=x", "/api/findings?assignee=x", "/api/assignments", "/api/aging"} {
 		if a := do(t, srv, call{path: p}); a.status != http.StatusOK {
 			t.Errorf("GET %s: %d %s", p, a.status, a.body)
 		}

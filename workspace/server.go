@@ -30,6 +30,7 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
+	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
 
@@ -55,6 +56,9 @@ type Options struct {
 	SessionTTL time.Duration
 	// Timeouts are the connections' (zero fields: DefaultTimeouts').
 	Timeouts Timeouts
+	// Worklist is the policy of assignments' default due dates (zero:
+	// worklist.Default()).
+	Worklist worklist.Config
 }
 
 // Timeouts bound how long a connection may take: to send its request's
@@ -94,6 +98,9 @@ func New(o Options) (*Server, error) {
 	}
 	o.PageSize = max(o.PageSize, 1)
 	o.Timeouts = o.Timeouts.or(DefaultTimeouts())
+	if o.Worklist == (worklist.Config{}) {
+		o.Worklist = worklist.Default()
+	}
 	s := &Server{o: o, model: newReadModel(o.Store), mux: http.NewServeMux()}
 	g, err := guard.New(guard.Options{Token: o.Token, Access: o.Access, Log: o.Log, Now: o.Now, SessionTTL: o.SessionTTL, Pages: answers{s}})
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/usage"
+	"github.com/billsnap/billsnap/worklist"
 )
 
 // reconcileFlags are the flags of reconcile, report and run.
@@ -97,15 +99,24 @@ func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
 		}))
 }
 
-// reconcileAndPrint reconciles and writes the report in format to stdout.
+// reconcileAndPrint reconciles and writes the report in format to stdout;
+// as JSON, each finding with its work (assignee, due, age_days, overdue).
 func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, opts reconcile.Options, format string) (job.Outcome, error) {
-	rep, err := job.Reconcile(ctx, store, opts, env.log, nil)
+	var work worklist.Reading
+	var then func(db *sql.DB, rep *findings.Report) error
+	if format == "json" {
+		then = func(db *sql.DB, rep *findings.Report) (err error) {
+			work, err = job.WorkOf(ctx, store.Dir(), db, rep)
+			return err
+		}
+	}
+	rep, err := job.Reconcile(ctx, store, opts, env.log, then)
 	if err != nil {
 		return job.Outcome{}, err
 	}
 	switch format {
 	case "json":
-		err = reports.JSONLines(env.stdout, rep)
+		err = worklist.JSONLines(env.stdout, rep, work)
 	case "csv":
 		err = reports.CSV(env.stdout, rep)
 	default:

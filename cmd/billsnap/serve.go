@@ -54,7 +54,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	ws, err := workspace.New(workspace.Options{Store: cfg.Options, Reconcile: opts, Ledger: led,
 		Token: token, Access: ctl, Trend: cfg.Reports.Trend, PageSize: 50, Log: env.log, Now: time.Now,
-		SessionTTL: cfg.Workspace.SessionTTL, AllowUnattributed: cfg.Workspace.AllowUnattributed})
+		SessionTTL: cfg.Workspace.SessionTTL, AllowUnattributed: cfg.Workspace.AllowUnattributed,
+		Worklist: cfg.Worklist})
 	if err != nil {
 		return err
 	}

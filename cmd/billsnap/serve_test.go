@@ -10,20 +10,30 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/ledger"
 )
 
 // billsnap serve answers /api/findings?snapshot=latest with what billsnap
-// reconcile --format json prints for the same snapshot, and stops with
-// exit 0 when interrupted.
+// reconcile --format json prints for the same snapshot, an assignment of
+// the ledger included in both, and stops with exit 0 when interrupted.
 func TestServeAnswersWhatReconcilePrints(t *testing.T) {
 	t.Parallel()
 	srv, dir := exported(t, exportedOptions)
+	_, lines, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	var one ledger.Assignment
+	json.Unmarshal([]byte(strings.SplitN(lines, "\n", 2)[0]), &one)
+	one.Assignee, one.Due = "erin", "2099-01-31"
+	if _, err := ledger.New(layout.Dir(dir).Ledger(), time.Now).Assign(ledger.Actor{By: "dana"}, []ledger.Assignment{one}); err != nil {
+		t.Fatal(err)
+	}
 	code, lines, stderr := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
-	if code != job.ExitMaterial {
-		t.Fatalf("reconcile: %d %s", code, stderr)
+	if code != job.ExitMaterial || !strings.Contains(strings.SplitN(lines, "\n", 2)[0], `"assignee":"erin","due":"2099-01-31","age_days":0,"overdue":false`) {
+		t.Fatalf("reconcile: %d %s\n%s", code, stderr, lines)
 	}
 	var want []json.RawMessage
 	sc := bufio.NewScanner(strings.NewReader(lines))

@@ -44,6 +44,9 @@ type Filter struct {
 	Currency       string // "": any; else that currency, "" for none matched by no filter
 	Waived         *bool  // nil: any
 	Q              string // text in the record's ID, the detail, its customer or invoice number, case folded; "": any
+	// Keys, when not nil, keeps only the findings one of them names
+	// (WaiverKey: a rule and a record's ID), none when it is empty.
+	Keys []string
 }
 
 // SortKey is a column findings are sorted by, of a closed set.
@@ -110,6 +113,13 @@ func (f Filter) where(id, period string) (string, []any) {
 	if f.Q != "" {
 		add(`(contains(lower(entity_id), lower(?)) OR contains(lower(coalesce(detail, '')), lower(?))
 			OR contains(lower(coalesce(customer_name, '') || ' ' || coalesce(customer_id, '') || ' ' || coalesce(invoice_number, '')), lower(?)))`, f.Q, f.Q, f.Q)
+	}
+	switch {
+	case f.Keys == nil:
+	case len(f.Keys) == 0:
+		add("false")
+	default:
+		add("list_contains(?, rule || chr(31) || entity_id)", f.Keys)
 	}
 	return strings.Join(conds, " AND "), args
 }

@@ -66,6 +66,8 @@ func TestFindings(t *testing.T) {
 		{readmodel.Filter{Currency: ""}, readmodel.Order{Sort: readmodel.SortAmount, Desc: true, Rules: rules}, readmodel.Page{Limit: 2, Offset: 1}, []string{"C-0", "I-9"}},
 		{readmodel.Filter{Waived: &no, Q: "LATE"}, readmodel.Order{Sort: readmodel.SortEntityID, Rules: rules}, readmodel.Page{}, []string{"C-0", "C-1"}},
 		{readmodel.Filter{Rule: "r2", Severity: "high", Currency: "EUR"}, readmodel.Order{Rules: rules}, readmodel.Page{}, []string{"C-1", "I-9"}},
+		{readmodel.Filter{Keys: []string{readmodel.WaiverKey("r2", "I-9"), readmodel.WaiverKey("r1", "I-9")}}, readmodel.Order{Rules: rules}, readmodel.Page{}, []string{"I-9"}},
+		{readmodel.Filter{Keys: []string{}}, readmodel.Order{Rules: rules}, readmodel.Page{}, nil},
 	} {
 		got, err := readmodel.Findings(ctx, db, readmodel.Relations{}, "s1", "2026-11", c.f, c.o, c.p)
 		if err != nil || !slices.Equal(keys(got), c.want) {

@@ -1,0 +1,92 @@
+package worklist
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/billsnap/billsnap/findings"
+	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
+)
+
+// Work is a finding's work: to whom it is assigned and by when (null:
+// nobody's), how old it is at its reconciliation, and whether it is late
+// then.
+type Work struct {
+	Assignee *string `json:"assignee"`
+	Due      *string `json:"due"` // YYYY-MM-DD
+	AgeDays  int     `json:"age_days"`
+	Overdue  bool    `json:"overdue"`
+}
+
+// Finding is a finding as the JSON outputs with work give it: the object
+// of the reports' JSON, and its work.
+type Finding struct {
+	reports.FindingJSON
+	Work
+}
+
+// Reading is what the work of a reconciliation's findings is read from:
+// the assignments standing in the ledger (whatever reconciliation a
+// finding is of), when each snapshot started, and the reconciliation's
+// as-of moment.
+type Reading struct {
+	Assigned map[ledger.AssignKey]ledger.Assigned
+	Started  map[string]time.Time
+	AsOf     time.Time
+}
+
+// Of is f's work: its age from the start of the snapshot it was first
+// seen in; overdue when assigned, its due day wholly passed at AsOf, and
+// it is neither resolved nor waived.
+func (rd Reading) Of(f findings.Finding) Work {
+	w := Work{AgeDays: AgeDays(rd.Started[f.FirstSeen], rd.AsOf)}
+	if a, ok := rd.Assigned[ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}]; ok {
+		w.Assignee, w.Due = &a.Assignee, &a.Due
+		w.Overdue = f.Status != findings.StatusResolved && f.Waiver == nil && Overdue(a.Due, rd.AsOf)
+	}
+	return w
+}
+
+// AssigneeOf is f's assignee, "" when nobody's.
+func (rd Reading) AssigneeOf(f findings.Finding) string {
+	return rd.Assigned[ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}].Assignee
+}
+
+// Objects are rep's findings, in its order, each with its work.
+func Objects(rep *findings.Report, rd Reading) []Finding {
+	objs := reports.Objects(rep)
+	out := make([]Finding, len(objs))
+	for i, o := range objs {
+		out[i] = Finding{FindingJSON: o, Work: rd.Of(rep.Findings[i])}
+	}
+	return out
+}
+
+// JSONLines writes rep's findings with their work, one JSON object a
+// line, as reports.JSONLines writes them without.
+func JSONLines(w io.Writer, rep *findings.Report, rd Reading) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, o := range Objects(rep, rd) {
+		if err := enc.Encode(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Read reads the work of a reconciliation as of asOf: the assignments
+// standing after entries (the ledger's), and each snapshot's start in q
+// (the store's read model).
+func Read(ctx context.Context, q readmodel.Querier, entries []ledger.Entry, asOf time.Time) (Reading, error) {
+	rd := Reading{Assigned: ledger.Assignments(entries), Started: map[string]time.Time{}, AsOf: asOf}
+	snaps, err := readmodel.Snapshots(ctx, q, 0)
+	for _, sn := range snaps {
+		rd.Started[sn.ID] = sn.Started
+	}
+	return rd, err
+}
