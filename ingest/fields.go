@@ -103,32 +103,14 @@ func (f *fieldTally) add(t jsonType, o outcome, id string) {
 			f.example, f.untypedEx = cloneID(id), true
 		}
 	case o == coerced:
-		f.coerced++
-		if f.example == "" {
-			f.example = cloneID(id)
-		}
+		f.mark(&f.coerced, id)
 	}
 }
 
-// repair counts a value of record id repaired into valid UTF-8.
-func (f *fieldTally) repair(id string) {
-	f.repaired++
-	if f.example == "" {
-		f.example = cloneID(id)
-	}
-}
-
-// nest counts a value of record id nested too deep (markDeep).
-func (f *fieldTally) nest(id string) {
-	f.deep++
-	if f.example == "" {
-		f.example = cloneID(id)
-	}
-}
-
-// again counts a record id that sent the field's name again.
-func (f *fieldTally) again(id string) {
-	f.twice++
+// mark counts one more in n, one of f's counters (repaired, deep,
+// twice), for record id, which is the example when f has none yet.
+func (f *fieldTally) mark(n *int64, id string) {
+	*n++
 	if f.example == "" {
 		f.example = cloneID(id)
 	}

@@ -192,24 +192,30 @@ func (b *rowBuilder) count(id string, fields []extract.Field) {
 			f.add(typeOf(fields[i].Raw), typed, id)
 		}
 	}
-	for i, deep := range b.deep {
-		switch s := b.slots[i]; {
-		case !deep:
-		case s >= 0:
-			b.tallies[s].nest(id)
-		case s <= -2:
-			b.fresh[-s-2].tally.nest(id)
-		}
-	}
+	b.markEach(b.deep, id, func(f *fieldTally) *int64 { return &f.deep })
 	b.deep = b.deep[:0]
 	b.countTwice(id)
-	for i, bad := range b.fixed {
-		switch s := b.slots[i]; {
-		case !bad:
-		case s >= 0:
-			b.tallies[s].repair(id)
-		case s <= -2:
-			b.fresh[-s-2].tally.repair(id)
+	b.markEach(b.fixed, id, func(f *fieldTally) *int64 { return &f.repaired })
+}
+
+// tally is the tally of the field placed in slot s (a column or a fresh
+// field), nil for none.
+func (b *rowBuilder) tally(s int) *fieldTally {
+	switch {
+	case s >= 0:
+		return &b.tallies[s]
+	case s <= -2:
+		return &b.fresh[-s-2].tally
+	}
+	return nil
+}
+
+// markEach counts, in the counter of each field's tally that counter
+// picks, the fields of record id that marked says (per field, in order).
+func (b *rowBuilder) markEach(marked []bool, id string, counter func(*fieldTally) *int64) {
+	for i, m := range marked {
+		if f := b.tally(b.slots[i]); m && f != nil {
+			f.mark(counter(f), id)
 		}
 	}
 }

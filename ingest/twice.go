@@ -68,11 +68,8 @@ func (b *rowBuilder) checkTwice(fields []extract.Field, raw string) (string, err
 // countTwice tallies the later members of names sent twice in record id.
 func (b *rowBuilder) countTwice(id string) {
 	for _, i := range b.twice {
-		switch s := b.slots[i]; {
-		case s >= 0:
-			b.tallies[s].again(id)
-		case s <= -2:
-			b.fresh[-s-2].tally.again(id)
+		if f := b.tally(b.slots[i]); f != nil {
+			f.mark(&f.twice, id)
 		}
 	}
 	b.twice = b.twice[:0]

@@ -1,7 +1,6 @@
 package job
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"log/slog"
@@ -17,7 +16,6 @@ import (
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
-	"github.com/billsnap/billsnap/snapshot"
 )
 
 // An export that runs past export.deadline stops, naming the deadline,
@@ -33,11 +31,7 @@ func TestAnExportPastItsDeadlineStopsAndChangesNothing(t *testing.T) {
 		cfg.Retry.MaxAttempts, cfg.Retry.MaxRetryAfter, cfg.Export.Deadline = 50, time.Hour, deadline
 		log := slog.New(slog.DiscardHandler)
 		svc := Service{Secret: extract.NewSecret(sandboxtest.Key), Log: log, Clock: fakeclock.New(time.Now())}
-		return InStore(context.Background(), cfg, Spec{Name: "export", ExportLock: true}, log, func(s string) string { return s }, nil,
-			func(ctx context.Context, store *snapshot.Store) (Outcome, error) {
-				sum, req, err := Export(ctx, cfg, svc, store)
-				return ExportOutcome(sum, req), err
-			})
+		return exportInStore(cfg, svc)
 	}
 	first, err := export("", time.Minute)
 	if err != nil {

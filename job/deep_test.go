@@ -1,7 +1,6 @@
 package job
 
 import (
-	"context"
 	"database/sql"
 	"log/slog"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/hostile"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
-	"github.com/billsnap/billsnap/snapshot"
 )
 
 // A value nested a million levels deep (the Email of the first customer
@@ -36,11 +34,7 @@ func TestAValueNestedAMillionLevelsIsKeptAsText(t *testing.T) {
 		var logged syncbuf.Buffer
 		log := slog.New(slog.NewTextHandler(&logged, nil))
 		svc := Service{Secret: extract.NewSecret(sandboxtest.Key), Log: log, Clock: fakeclock.New(time.Now())}
-		_, err := InStore(context.Background(), cfg, Spec{Name: "export", ExportLock: true}, log, func(s string) string { return s }, nil,
-			func(ctx context.Context, store *snapshot.Store) (Outcome, error) {
-				sum, req, err := Export(ctx, cfg, svc, store)
-				return ExportOutcome(sum, req), err
-			})
+		_, err := exportInStore(cfg, svc)
 		want := `msg="field nested deeper than 1000 levels: its records' _raw kept as text (a JSON string)" table=customers field=Email column=email records=3`
 		if err != nil || !strings.Contains(logged.String(), want) {
 			t.Fatalf("export: %v; want the log to say %q:\n%.3000s", err, want, logged.String())

@@ -1,7 +1,6 @@
 package job
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/billsnap/billsnap/internal/fakeclock"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
-	"github.com/billsnap/billsnap/snapshot"
 )
 
 // A contract field sent as a number of 100,000 digits stops the export
@@ -25,11 +23,7 @@ func TestAHugeValueIsNotEchoedWhole(t *testing.T) {
 	cfg.BaseURL, cfg.FrontURL, cfg.Out, cfg.Progress = srv.BaseURL(), srv.FrontURL(), t.TempDir(), "none"
 	log := slog.New(slog.DiscardHandler)
 	svc := Service{Secret: extract.NewSecret(sandboxtest.Key), Log: log, Clock: fakeclock.New(time.Now())}
-	_, err := InStore(context.Background(), cfg, Spec{Name: "export", ExportLock: true}, log, func(s string) string { return s }, nil,
-		func(ctx context.Context, store *snapshot.Store) (Outcome, error) {
-			sum, req, err := Export(ctx, cfg, svc, store)
-			return ExportOutcome(sum, req), err
-		})
+	_, err := exportInStore(cfg, svc)
 	msg, want := fmt.Sprint(err), "field Amount: "+strings.Repeat("7", 40)+"… (100000 bytes) is out of range"
 	if err == nil || !strings.Contains(msg, want) || len(msg) > 400 {
 		t.Fatalf("error of %d bytes: %.300s; want it to say %q", len(msg), msg, want)

@@ -22,6 +22,16 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 )
 
+// exportInStore runs one export of cfg, as billsnap export does: in
+// the store, the export lock held, its run in the journal.
+func exportInStore(cfg config.Config, svc Service) (Outcome, error) {
+	return InStore(context.Background(), cfg, Spec{Name: "export", ExportLock: true}, svc.Log, func(s string) string { return s }, nil,
+		func(ctx context.Context, store *snapshot.Store) (Outcome, error) {
+			sum, req, err := Export(ctx, cfg, svc, store)
+			return ExportOutcome(sum, req), err
+		})
+}
+
 // Every retry of an export is a log line at debug with its attempt and
 // its wait (at info, the first of each cause and then a summary), is on
 // record in the journal with the run, and is counted in the metrics; so is
@@ -34,11 +44,7 @@ func TestRetriesAreLoggedRecordedAndCounted(t *testing.T) {
 	var logged syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	svc := Service{Secret: extract.NewSecret(sandboxtest.Key), Log: log, Clock: fakeclock.New(time.Now())}
-	out, err := InStore(context.Background(), cfg, Spec{Name: "export", ExportLock: true}, log, func(s string) string { return s }, nil,
-		func(ctx context.Context, store *snapshot.Store) (Outcome, error) {
-			sum, req, err := Export(ctx, cfg, svc, store)
-			return ExportOutcome(sum, req), err
-		})
+	out, err := exportInStore(cfg, svc)
 	if err != nil || out.Material || out.Retries == 0 || out.Throttles == 0 {
 		t.Fatalf("%+v, %v", out, err)
 	}
@@ -85,11 +91,7 @@ func TestAnExportThatNeverReachedTheServiceLeavesNoDirectory(t *testing.T) {
 		}
 		log := slog.New(slog.DiscardHandler)
 		svc := Service{Secret: extract.NewSecret("k"), Log: log, Clock: fakeclock.New(time.Now())}
-		_, err := InStore(context.Background(), cfg, Spec{Name: "export", ExportLock: true}, log, func(s string) string { return s }, nil,
-			func(ctx context.Context, store *snapshot.Store) (Outcome, error) {
-				sum, req, err := Export(ctx, cfg, svc, store)
-				return ExportOutcome(sum, req), err
-			})
+		_, err := exportInStore(cfg, svc)
 		if !errors.Is(err, ErrUnreached) || !strings.Contains(err.Error(), "connection refused") {
 			t.Fatalf("existed %v: %v, want the service unreached", existed, err)
 		}
