@@ -38,6 +38,8 @@ func (e *Entry) check() string {
 			return "a close entry without its close"
 		}
 		return need(e.Action, "close", "id", e.Close.ID, "period", e.Close.Period, "snapshot_id", e.Close.Snapshot)
+	case ActExplain:
+		return e.checkExplanation()
 	case ActReopen:
 		if e.Reopen == nil {
 			return "a reopen entry without its reopen"
