@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/findings"
+	"github.com/billsnap/billsnap/flux"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/schedule"
@@ -40,6 +41,7 @@ type Config struct {
 	Notify              notify.Options      `yaml:"notify"`       // who is told of material findings and failures
 	MetricsFile         string              `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
 	Workspace           access.Config       `yaml:"workspace"`    // who the workspace's users are, and their roles
+	Flux                flux.Options        `yaml:"flux"`         // when a line of a period's flux review asks for an explanation
 	// File is the YAML file Load read ("" for none): a program billsnap
 	// runs (billsnap-lake) reads the same.
 	File string `yaml:"-"`
@@ -116,5 +118,6 @@ func Default() Config {
 		Iceberg:     lake.DefaultIceberg(),
 		Retention:   Retention{Runs: 100, History: "all"},
 		Workspace:   access.Config{SessionTTL: 12 * time.Hour},
+		Flux:        flux.DefaultOptions(),
 	}
 }

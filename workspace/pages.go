@@ -50,6 +50,10 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /periods/{period}/close", s.withDB(s.postClose))
 	m.HandleFunc("GET /periods/{period}/evidence.zip", s.withDB(s.evidencePack))
 	m.HandleFunc("POST /periods/{period}/reopen", s.postReopen)
+	m.HandleFunc("GET /flux", s.withDB(s.fluxPanel))
+	m.HandleFunc("POST /flux/{period}/explanations", s.withDB(s.postExplanation))
+	m.HandleFunc("GET /api/flux", s.withDB(s.apiFluxReview))
+	m.HandleFunc("POST /api/flux/{period}/explanations", s.withDB(s.apiPostExplanation))
 }
 
 // withDB gives h the read model, held for the request and let go

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/access"
+	"github.com/billsnap/billsnap/flux"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
@@ -55,6 +56,8 @@ type Options struct {
 	SessionTTL time.Duration
 	// Timeouts are the connections' (zero fields: DefaultTimeouts').
 	Timeouts Timeouts
+	// Flux is the threshold of the flux review (zero: flux.DefaultOptions).
+	Flux flux.Options
 }
 
 // Timeouts bound how long a connection may take: to send its request's
@@ -93,6 +96,9 @@ func New(o Options) (*Server, error) {
 		return nil, errors.New("workspace: Ledger, Log and Now are required")
 	}
 	o.PageSize = max(o.PageSize, 1)
+	if o.Flux == (flux.Options{}) {
+		o.Flux = flux.DefaultOptions()
+	}
 	o.Timeouts = o.Timeouts.or(DefaultTimeouts())
 	s := &Server{o: o, model: newReadModel(o.Store), mux: http.NewServeMux()}
 	g, err := guard.New(guard.Options{Token: o.Token, Access: o.Access, Log: o.Log, Now: o.Now, SessionTTL: o.SessionTTL, Pages: answers{s}})
