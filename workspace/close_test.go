@@ -66,6 +66,7 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 	if a := send(as("dana", call{method: http.MethodPost, path: "/api/periods/" + P + "/close", body: `{"comment": "October"}`})); a.status != http.StatusConflict || !strings.Contains(a.body, "sign it off") {
 		t.Fatalf("a close before any sign-off: %d %s", a.status, a.body)
 	}
+	explainFlux(t, send, P, "erin")
 	if a := send(as("dana", call{method: http.MethodPost, path: "/api/signoffs", body: `{"period": "` + P + `", "role": "controller"}`})); a.status != http.StatusCreated {
 		t.Fatalf("sign-off: %d %s", a.status, a.body)
 	}
@@ -157,6 +158,7 @@ func TestTwoClosesAtOnceCloseOnce(t *testing.T) {
 	p, _ := findings.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
 	fx.reconcilePeriod(t, p)
 	srv := fx.serveWith(t, func(o *Options) { o.Access = closeAccess(t) })
+	explainFlux(t, func(c call) answer { return do(t, srv, c) }, p.String(), "erin")
 	if a := do(t, srv, as("dana", call{method: http.MethodPost, path: "/api/signoffs", body: `{"period": "` + p.String() + `", "role": "controller"}`})); a.status != http.StatusCreated {
 		t.Fatalf("sign-off: %d %s", a.status, a.body)
 	}

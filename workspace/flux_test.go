@@ -263,3 +263,18 @@ func TestTheFluxPanelExplainsThroughItsForms(t *testing.T) {
 		t.Error("a refused explanation changed the ledger")
 	}
 }
+
+// explainFlux explains, as user, every line of period's flux review over
+// the threshold that no current explanation covers: what a sign-off of
+// the period waits for.
+func explainFlux(t *testing.T, send func(call) answer, period, user string) {
+	t.Helper()
+	for _, l := range fluxOfAPI(t, send, period).Lines {
+		if l.Over && (l.Explanation == nil || l.Explanation.Stale) {
+			b, _ := json.Marshal(map[string]string{"measure": l.Measure, "currency": l.Currency, "text": "reviewed with the sales ledger"})
+			if a := send(as(user, call{method: http.MethodPost, path: "/api/flux/" + period + "/explanations", body: string(b)})); a.status != http.StatusCreated {
+				t.Fatalf("explaining %s %s of %s: %d %s", l.Measure, l.Currency, period, a.status, a.body)
+			}
+		}
+	}
+}
