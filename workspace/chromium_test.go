@@ -237,8 +237,10 @@ func TestClosingAMonthInChromium(t *testing.T) {
 	p, _ := findings.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
 	rep := fx.reconcilePeriod(t, p)
 	srv := fx.serveWith(t, func(o *Options) { o.Access = closeAccess(t) })
-	explainFlux(t, func(c call) answer { return do(t, srv, c) }, p.String(), "erin") // the review TestTheFluxPanelInChromium walks through
-	explained := 0 // ledger entries, one an explained line
+	// The month's flux review, explained through the API (TestTheFluxPanelInChromium
+	// walks the panel): each explanation is a ledger entry.
+	explainFlux(t, func(c call) answer { return do(t, srv, c) }, p.String(), "erin")
+	explained := 0
 	for _, l := range fluxOfAPI(t, func(c call) answer { return do(t, srv, c) }, p.String()).Lines {
 		if l.Explanation != nil {
 			explained++
