@@ -84,6 +84,7 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 			t.Fatalf("closed record %s: %s, %v; the ledger says %s", f.Path, sum, err, f.SHA256)
 		}
 	}
+	checkClosedFlux(t, fx.cfg.Out, closed.Files, P)
 
 	// A waiver of a closed finding, then the reconciliation that applies it.
 	var target reports.FindingJSON

@@ -15,6 +15,7 @@ import (
 	"github.com/billsnap/billsnap/flux"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
+	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
@@ -292,4 +293,17 @@ func (s *Server) postExplanation(w http.ResponseWriter, r *http.Request, db *sql
 		back = "/flux?" + url.Values{"period": {period}}.Encode()
 	}
 	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// reportFlux is the flux review of rc's period as the reports of its
+// closed record show it; nil for a reconciliation of a whole snapshot.
+func (s *Server) reportFlux(ctx context.Context, db *sql.DB, rc recon) (*reports.Flux, error) {
+	if rc.Period == "" {
+		return nil, nil
+	}
+	v, err := s.fluxOf(ctx, db, rc.Snapshot.ID, rc.Period)
+	if err != nil {
+		return nil, err
+	}
+	return &reports.Flux{Period: v.Period, Previous: v.Previous, Snapshot: v.Snapshot, Lines: v.Lines}, nil
 }

@@ -1,10 +1,13 @@
 package workspace
 
 import (
+	"archive/zip"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -277,4 +280,54 @@ func explainFlux(t *testing.T, send func(call) answer, period, user string) {
 			}
 		}
 	}
+}
+
+// checkClosedFlux checks that the closed record's reports (files, under
+// the store root) give the period's flux review with its explanations:
+// the Markdown and HTML sections, and the XLSX's Flux sheet.
+func checkClosedFlux(t *testing.T, root string, files []ledger.File, period string) {
+	t.Helper()
+	want := map[string][]string{"summary.md": {"## Flux review of " + period, "explained by erin"},
+		"report.html": {"<h2>Flux review of " + period, "explained by erin"}, "findings.xlsx": {`name="Flux"`}}
+	for _, f := range files {
+		words, ok := want[filepath.Base(f.Path)]
+		if !ok {
+			continue
+		}
+		delete(want, filepath.Base(f.Path))
+		text := readRecordFile(t, filepath.Join(root, f.Path))
+		for _, w := range words {
+			if !strings.Contains(text, w) {
+				t.Errorf("the closed record's %s lacks %q", f.Path, w)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("the closed record lacks %v", want)
+	}
+}
+
+// readRecordFile is a closed record's file as text; for an XLSX, its
+// workbook part (the sheets' names).
+func readRecordFile(t *testing.T, path string) string {
+	t.Helper()
+	if !strings.HasSuffix(path, ".xlsx") {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	f, err := zr.Open("xl/workbook.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(f)
+	return string(b)
 }
