@@ -103,6 +103,9 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 	}
 	in := fx.reportPeriod(t, p)
 	lines := strings.Join(in.CloseLines(), "\n")
+	if flux := strings.Join(in.FluxLines(), "\n"); in.Flux == nil || in.Flux.Period != P || !strings.Contains(flux, "explained by erin") {
+		t.Errorf("billsnap report --period %s gives the flux review as:\n%s", P, flux)
+	}
 	for cur, tot := range closed.Totals {
 		if !strings.Contains(lines, cur+" net "+tot.Net+", gross "+tot.Gross) && !strings.Contains(lines, "net "+tot.Net+", gross "+tot.Gross) {
 			t.Errorf("the report's close lines lack the closed %s totals %+v:\n%s", cur, tot, lines)

@@ -16,19 +16,12 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
 
-// fluxView is a period's flux review over one snapshot's records: its
-// lines, each with the explanation that stands for it, and notes on what
-// the figures lack.
-type fluxView struct {
-	Period, Previous, Snapshot string
-	Threshold                  flux.Options
-	Lines                      []flux.Line
-	Notes                      []string
-}
+// fluxView is a period's flux review over one snapshot's records
+// (reconcile.Flux).
+type fluxView struct{ reconcile.FluxReview }
 
 // Unexplained are the lines of v over the threshold that no current
 // explanation covers.
@@ -41,8 +34,7 @@ type NotOverError struct{ Msg string }
 func (e *NotOverError) Error() string { return e.Msg }
 
 // fluxOf is the flux review of period (YYYY-MM) over snapshot (latest,
-// previous or an ID): each measure this period against the month before,
-// from the snapshot's records and its reconciliations of the two months.
+// previous or an ID), explained by the ledger's explanations.
 func (s *Server) fluxOf(ctx context.Context, db *sql.DB, snapshot, period string) (fluxView, error) {
 	p, err := findings.ParsePeriod(period)
 	if err != nil || period == "" {
@@ -52,47 +44,12 @@ func (s *Server) fluxOf(ctx context.Context, db *sql.DB, snapshot, period string
 	if err != nil {
 		return fluxView{}, err
 	}
-	prev := findings.MonthOf(p.Start, -1)
-	v := fluxView{Period: p.String(), Previous: prev.String(), Snapshot: info.ID, Threshold: s.o.Flux}
-	figs := [2]map[string]flux.Figures{}
-	for i, m := range []*findings.Period{prev, p} {
-		if figs[i], err = s.figuresOf(ctx, db, info.ID, m, &v.Notes); err != nil {
-			return fluxView{}, err
-		}
-	}
-	v.Lines = flux.Lines(s.o.Flux, figs[0], figs[1])
 	entries, err := s.o.Ledger.Read()
 	if err != nil {
 		return fluxView{}, err
 	}
-	flux.Explain(v.Lines, v.Period, ledger.Fold(entries).Explanations)
-	return v, nil
-}
-
-// figuresOf are the measures of month m in snapshot snap: its records'
-// figures, and the money at risk of the snapshot's reconciliation of m
-// (counted as none, with a note, when it has none).
-func (s *Server) figuresOf(ctx context.Context, db *sql.DB, snap string, m *findings.Period, notes *[]string) (map[string]flux.Figures, error) {
-	f, err := readmodel.FiguresOf(ctx, db, snap, m.Start, m.End())
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]flux.Figures{flux.Billed: f.Billed, flux.Collected: f.Collected, flux.Credited: f.Credited,
-		flux.OpenReceivables: f.OpenReceivables, flux.MoneyAtRisk: {}}
-	rc, _, err := findRecon(ctx, db, snap, m.String())
-	var nr *reconcile.NotReconciledError
-	if errors.As(err, &nr) {
-		*notes = append(*notes, fmt.Sprintf("snapshot %s has no reconciliation of %s (billsnap reconcile --period %s): its money at risk counts as none", snap, m, m))
-		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	ts, err := ruleTotals(ctx, db, rc, s.ruleIDs())
-	for c, t := range currencyTotals(ts) {
-		out[flux.MoneyAtRisk][c] = t.Gross
-	}
-	return out, err
+	v, err := reconcile.Flux(ctx, db, info.ID, p, s.ruleIDs(), s.o.Flux, ledger.Fold(entries).Explanations)
+	return fluxView{v}, err
 }
 
 // checkFlux refuses a sign-off of rc while a line of its period's flux
