@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/flux"
+	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
@@ -75,8 +76,8 @@ func (s *Server) checkFlux(ctx context.Context, db *sql.DB, rc recon) error {
 			names[i] += ", its explanation stale"
 		}
 	}
-	return &ConflictError{Msg: fmt.Sprintf("the flux review of %s has %d lines over the threshold without a current explanation: %s; explain them (/flux?period=%s) before signing off",
-		rc.Period, len(un), strings.Join(names, "; "), rc.Period)}
+	return &ConflictError{Msg: fmt.Sprintf("the flux review of %s has %s over the threshold without a current explanation: %s; explain them (/flux?period=%s) before signing off",
+		rc.Period, plural.Of(len(un), "line"), strings.Join(names, "; "), rc.Period)}
 }
 
 // explain records text as the explanation of the line (measure,
