@@ -35,8 +35,8 @@ func Measures() []string {
 // (the configuration's flux key): both its change of at least Amount and
 // its change of at least Percent per cent of the month before.
 type Options struct {
-	Percent string `yaml:"percent"` // a decimal with at most two decimals: 10, 12.5
-	Amount  string `yaml:"amount"`  // money: 1000.00
+	Percent string `yaml:"percent" json:"percent"` // a decimal with at most two decimals: 10, 12.5
+	Amount  string `yaml:"amount" json:"amount"`   // money: 1000.00
 }
 
 // DefaultOptions are 10 per cent and 1,000.00.

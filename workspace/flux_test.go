@@ -102,6 +102,10 @@ func TestTheFluxReviewGatesTheSignOff(t *testing.T) {
 	srv := fx.serveWith(t, func(o *Options) { o.Access = closeAccess(t) })
 	send := func(c call) answer { return do(t, srv, c) }
 
+	if raw := send(as("dana", call{path: "/api/flux?period=" + P})).body; !strings.Contains(raw, `"percent": "10"`) || !strings.Contains(raw, `"over_threshold": `) ||
+		!strings.Contains(raw, `"change_pct": `) || !strings.Contains(raw, `"amount": "1000.00"`) {
+		t.Errorf("the review's JSON keys: %s", raw)
+	}
 	v := fluxOfAPI(t, send, P)
 	if v.Previous != findings.MonthOf(p.Start, -1).String() || len(v.Lines) == 0 || v.Threshold != flux.DefaultOptions() {
 		t.Fatalf("the review of %s: %+v", P, v)
