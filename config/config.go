@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/findings"
+	"github.com/billsnap/billsnap/flux"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/schedule"
@@ -43,6 +44,7 @@ type Config struct {
 	MetricsFile         string              `yaml:"metrics_file"` // node_exporter textfile, relative to out; "" for none
 	Workspace           access.Config       `yaml:"workspace"`    // who the workspace's users are, and their roles
 	Worklist            worklist.Config     `yaml:"worklist"`     // the findings' work: default due dates
+	Flux                flux.Options        `yaml:"flux"`         // when a line of a period's flux review asks for an explanation
 	// File is the YAML file Load read ("" for none): a program billsnap
 	// runs (billsnap-lake) reads the same.
 	File string `yaml:"-"`
@@ -140,5 +142,6 @@ func Default() Config {
 		Retention:   Retention{Runs: 100, History: "all"},
 		Workspace:   access.Config{SessionTTL: 12 * time.Hour},
 		Worklist:    worklist.Default(),
+		Flux:        flux.DefaultOptions(),
 	}
 }

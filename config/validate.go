@@ -58,6 +58,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, configkey.Under("notify", c.Notify.Validate(os.Getenv)))
 	errs = append(errs, configkey.Under("workspace", c.Workspace.Validate()))
 	errs = append(errs, configkey.Under("worklist", c.Worklist.Validate()))
+	errs = append(errs, configkey.Under("flux", c.Flux.Validate()))
 	if c.Retention.Keep < 0 {
 		bad("retention.keep", "must be 0 (keep all) or more")
 	}

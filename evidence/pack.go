@@ -206,8 +206,9 @@ func ledgerFiles(lines [][]byte, entries []ledger.Entry, st ledger.State, c ledg
 }
 
 // ofPeriod tells whether e belongs to the period of close c: its
-// sign-offs, closes and reopens, the adjustments of its closes, and the
-// making of the waivers in force at c.
+// sign-offs, closes and reopens, the explanations of its flux review,
+// the adjustments of its closes, and the making of the waivers in force
+// at c.
 func ofPeriod(e ledger.Entry, c ledger.Closed, closes map[string]bool) bool {
 	switch {
 	case e.SignOff != nil:
@@ -216,6 +217,8 @@ func ofPeriod(e ledger.Entry, c ledger.Closed, closes map[string]bool) bool {
 		return e.Close.Period == c.Period
 	case e.Reopen != nil:
 		return e.Reopen.Period == c.Period
+	case e.Explanation != nil:
+		return e.Explanation.Period == c.Period
 	case e.Waiver != nil && slices.Contains(c.Waivers, e.Waiver.ID):
 		return true
 	}

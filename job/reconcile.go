@@ -187,6 +187,9 @@ func reportInput(ctx context.Context, cfg config.Config, db *sql.DB, rep *findin
 	}
 	in := &reports.Input{Report: rep, Tables: tables, Fields: fields, Trend: trend, Generated: time.Now(), MaxRows: cfg.Reports.MaxRows,
 		SignOffs: signOffs, Close: closed, Demo: demo}
+	if in.Flux, err = reportFlux(ctx, cfg, rep); err != nil {
+		return nil, err
+	}
 	if len(rep.Material) > 0 && !demo {
 		in.ExitCode = ExitMaterial
 	}

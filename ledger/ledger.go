@@ -48,6 +48,8 @@ type Entry struct {
 	SignOff *SignOff  `json:"signoff,omitempty"`
 	Close   *Close    `json:"close,omitempty"`
 	Reopen  *Reopen   `json:"reopen,omitempty"`
+	// Explanation is a line of a period's flux review explained.
+	Explanation *Explanation `json:"explanation,omitempty"`
 	// PostClose is the close an action comes after, while its period
 	// stays closed: a post-close adjustment.
 	PostClose string `json:"post_close,omitempty"`
@@ -136,7 +138,7 @@ func (l *Ledger) postClose(st State, e *Entry) string {
 		rule, entity = w.Rule, w.EntityID
 	}
 	for _, c := range st.StandingCloses() {
-		if e.SignOff != nil && e.SignOff.Period == c.Period {
+		if e.SignOff != nil && e.SignOff.Period == c.Period || e.Explanation != nil && e.Explanation.Period == c.Period {
 			return c.ID
 		}
 		if rule != "" && l.covered != nil && l.covered(c, rule, entity) {

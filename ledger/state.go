@@ -21,6 +21,8 @@ type State struct {
 	Waivers  []Made
 	SignOffs []Signed
 	Closes   []Closed
+	// Explanations are the flux review's explanations, oldest first.
+	Explanations []Explained
 }
 
 // Signed is a sign-off with who made it and when.
@@ -50,6 +52,8 @@ func Fold(entries []Entry) State {
 			s.SignOffs = append(s.SignOffs, Signed{SignOff: *e.SignOff, By: e.By, Auth: e.Auth, At: e.At})
 		case e.Action == ActClose && e.Close != nil:
 			s.Closes = append(s.Closes, Closed{Close: *e.Close, By: e.By, Auth: e.Auth, At: e.At})
+		case e.Action == ActExplain && e.Explanation != nil:
+			s.Explanations = append(s.Explanations, Explained{Explanation: *e.Explanation, By: e.By, Auth: e.Auth, At: e.At})
 		case e.Action == ActReopen && e.Reopen != nil:
 			s.reopen(e)
 		}

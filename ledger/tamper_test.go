@@ -77,6 +77,8 @@ func tampers() []struct {
 		{"chained signoff without its sign-off", "line 6 (seq 6)", malformed(`{"seq":6,"at":"2026-11-25T12:00:00Z","by":"m","action":"signoff"}`)},
 		{"chained close without its close", "line 6 (seq 6)", malformed(`{"seq":6,"at":"2026-11-25T12:00:00Z","by":"m","action":"close"}`)},
 		{"chained reopen without its reopen", "line 6 (seq 6)", malformed(`{"seq":6,"at":"2026-11-25T12:00:00Z","by":"m","action":"reopen"}`)},
+		{"chained explain without its explanation", "line 6 (seq 6)", malformed(`{"seq":6,"at":"2026-11-25T12:00:00Z","by":"m","action":"explain"}`)},
+		{"chained explain without its figures", "line 6 (seq 6)", malformed(`{"seq":6,"at":"2026-11-25T12:00:00Z","by":"m","action":"explain","explanation":{"id":"X6","period":"2026-10","measure":"billed","currency":"EUR","text":"t"}}`)},
 		{"chained unknown action", "line 6 (seq 6)", malformed(`{"seq":6,"at":"2026-11-25T12:00:00Z","by":"m","action":"erase"}`)},
 		{"re-chained after an edit", "line 5 (seq 5) is not the head recorded", func(l [][]byte) []byte {
 			l[1] = bytes.Replace(l[1], []byte(`"by":"alice"`), []byte(`"by":"mallo"`), 1)
@@ -114,6 +116,7 @@ var writes = []struct {
 		return err
 	}},
 	{"reopen", func(l *Ledger) error { _, err := l.ReopenPeriod(alice, "2026-10", "a late credit note"); return err }},
+	{"explain", func(l *Ledger) error { _, err := l.Explain(alice, anExplanation()); return err }},
 }
 
 // Each tamper of the matrix is named by verify, with the line it is at,

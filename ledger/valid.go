@@ -40,6 +40,8 @@ func (e *Entry) check() string {
 		return need(e.Action, "close", "id", e.Close.ID, "period", e.Close.Period, "snapshot_id", e.Close.Snapshot)
 	case ActAssign:
 		return e.checkAssign()
+	case ActExplain:
+		return e.checkExplanation()
 	case ActReopen:
 		if e.Reopen == nil {
 			return "a reopen entry without its reopen"

@@ -30,6 +30,9 @@ type Input struct {
 	// Close is the period's close when it is closed: the closed figures,
 	// and what was done after them.
 	Close *Closed
+	// Flux is the period's flux review with its explanations; nil for
+	// none (a report of a whole snapshot).
+	Flux *Flux
 }
 
 // Closed is a closed period as a report shows it.
@@ -75,6 +78,9 @@ func adjustmentText(e ledger.Entry) string {
 		return "lifted waiver " + e.Lift
 	case e.SignOff != nil:
 		return fmt.Sprintf("signed off snapshot %s as %s (%s)", e.SignOff.Snapshot, e.SignOff.Name, e.SignOff.Role)
+	case e.Explanation != nil:
+		x := e.Explanation
+		return fmt.Sprintf("explained %s %s (%s, %s → %s): %s", x.Measure, x.Currency, x.ID, x.Previous, x.Current, x.Text)
 	}
 	return e.Action
 }

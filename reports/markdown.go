@@ -67,6 +67,12 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 			fmt.Fprintf(ew, "- %s\n", l.Text())
 		}
 	}
+	if lines := in.FluxLines(); len(lines) > 0 {
+		fmt.Fprintf(ew, "\n## Flux review of %s against %s\n\n", in.Flux.Period, in.Flux.Previous)
+		for _, l := range lines {
+			fmt.Fprintf(ew, "- %s\n", l)
+		}
+	}
 	if lines := in.CloseLines(); len(lines) > 0 {
 		fmt.Fprintf(ew, "\n## Closed\n\n")
 		for _, l := range lines {

@@ -55,6 +55,9 @@ func XLSX(w io.Writer, in *Input) error {
 	plan := workbook.Plan{Styles: b.styles(in.Report), Modified: in.Generated}
 	pages := append([]sheetPage{b.summary(in)}, b.rulePages(in.Report)...)
 	pages = append(pages, b.snapshotPage(in), b.signOffPage(in))
+	if in.Flux != nil {
+		pages = append(pages, b.fluxPage(in))
+	}
 	for _, p := range pages {
 		p.Landscape = true
 		plan.Sheets = append(plan.Sheets, p.Sheet)

@@ -92,7 +92,7 @@ var (
 // sheet's last row; past it, the CSV has them).
 func (b *xlsxBook) rulePages(r *findings.Report) []sheetPage {
 	taken := map[string]bool{}
-	for _, n := range []string{SheetSummary, SheetSnapshot, SheetSignOff} {
+	for _, n := range []string{SheetSummary, SheetSnapshot, SheetSignOff, SheetFlux} {
 		taken[strings.ToLower(n)] = true
 	}
 	var pages []sheetPage

@@ -59,7 +59,8 @@ func (s *Server) lift(r *http.Request, a ledger.Actor, id string) (ledger.Made, 
 }
 
 // signOff signs off the reconciliation (snap, period) for a, when r's
-// user may sign off; with identity, the name signed is the user's.
+// user may sign off and its period's flux review is explained (checkFlux);
+// with identity, the name signed is the user's.
 func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, period, name, role, comment string) (ledger.Signed, error) {
 	if err := s.mayWrite(r, access.RoleSignOff, &a); err != nil {
 		return ledger.Signed{}, err
@@ -69,6 +70,9 @@ func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, peri
 	}
 	rc, _, err := findRecon(r.Context(), db, snap, period)
 	if err != nil {
+		return ledger.Signed{}, err
+	}
+	if err := s.checkFlux(r.Context(), db, rc); err != nil {
 		return ledger.Signed{}, err
 	}
 	so, err := signOffOf(r.Context(), db, rc, s.ruleIDs())

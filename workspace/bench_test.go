@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 	"github.com/billsnap/billsnap/snapshot"
@@ -127,7 +128,8 @@ var (
 // customer's Email changes every day and its second's name every other
 // day: the
 // first customer's record page (a version a day, its timeline), the
-// overview with its changes, and the changes page and its API.
+// overview with its changes, the changes page and its API, and last
+// month's flux review (its API and its panel).
 //
 //	go test ./workspace -run '^$' -bench HistoryPages -benchtime 20x
 func BenchmarkHistoryPages(b *testing.B) {
@@ -141,12 +143,15 @@ func BenchmarkHistoryPages(b *testing.B) {
 		fx.export(b)
 	}
 	fx.reconcile(b)
+	month := findings.MonthOf(time.Now(), -1)
+	fx.reconcilePeriod(b, month)
 	srv := fx.serve(b, "")
 	if p := do(b, srv, call{path: "/entities/customer/" + daily}).body; strings.Count(p, `<li class="version`) != *benchDays {
 		b.Fatalf("customer %s's timeline shows %d versions, not its %d:\n%s", daily, strings.Count(p, `<li class="version`), *benchDays, timelineOf(p))
 	}
 	b.Run("timeline-query", func(b *testing.B) { benchTimeline(b, fx, daily) })
-	for _, path := range []string{"/entities/customer/" + daily, "/", "/changes", "/changes?table=customers&op=update", "/api/changes"} {
+	for _, path := range []string{"/entities/customer/" + daily, "/", "/changes", "/changes?table=customers&op=update", "/api/changes",
+		"/api/flux?period=" + month.String(), "/flux?period=" + month.String()} {
 		b.Run(path, func(b *testing.B) {
 			for b.Loop() {
 				if a := do(b, srv, call{path: path}); a.status != http.StatusOK {

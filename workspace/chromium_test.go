@@ -237,6 +237,15 @@ func TestClosingAMonthInChromium(t *testing.T) {
 	p, _ := findings.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
 	rep := fx.reconcilePeriod(t, p)
 	srv := fx.serveWith(t, func(o *Options) { o.Access = closeAccess(t) })
+	// The month's flux review, explained through the API (TestTheFluxPanelInChromium
+	// walks the panel): each explanation is a ledger entry.
+	explainFlux(t, func(c call) answer { return do(t, srv, c) }, p.String(), "erin")
+	explained := 0
+	for _, l := range fluxOfAPI(t, func(c call) answer { return do(t, srv, c) }, p.String()).Lines {
+		if l.Explanation != nil {
+			explained++
+		}
+	}
 	b := newBrowser(t, srv.URL)
 	overview := srv.URL + "/?period=" + p.String()
 	b.do(t, "logging in", chromedp.Navigate(overview), chromedp.WaitVisible(chromedp.CSS(`input[name=token]`)),
@@ -279,7 +288,7 @@ func TestClosingAMonthInChromium(t *testing.T) {
 	}
 	b.shot(t, "workspace-closed.png")
 	b.do(t, "the audit log", chromedp.Navigate(srv.URL+"/audit"), chromedp.WaitVisible(chromedp.ID("chain")))
-	if chain := b.eval(t, `document.getElementById("chain").innerText`); !strings.HasPrefix(chain, "The chain holds: 3 entries") {
+	if chain := b.eval(t, `document.getElementById("chain").innerText`); !strings.HasPrefix(chain, fmt.Sprintf("The chain holds: %d entries", 3+explained)) {
 		t.Errorf("the audit log's chain: %q", chain)
 	}
 	if audit := b.eval(t, `document.getElementById("audit").innerText`); !strings.Contains(audit, "own token") || !strings.Contains(audit, "post-close adjustment of C") {

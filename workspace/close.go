@@ -119,7 +119,8 @@ func (s *Server) freeze(ctx context.Context, db *sql.DB, so ledger.Signed, st le
 	return c, dir, err
 }
 
-// writeRecord writes the reports of rc, its findings as JSON lines and the
+// writeRecord writes the reports of rc (with its period's flux review),
+// its findings as JSON lines and the
 // rules' SQL into a new directory of the closed records, and gives each
 // file with its SHA-256 and its path relative to the store, and the
 // directory. A directory of its own for each close asked: a second close
@@ -132,6 +133,9 @@ func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledge
 	period, _ := findings.ParsePeriod(rc.Period)
 	rep := &findings.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period, Rules: s.o.Reconcile.Rules, Findings: list}
 	in := &reports.Input{Report: rep, Generated: s.o.Now(), MaxRows: 1_000_000, SignOffs: signOffsUpTo(st, so)}
+	if in.Flux, err = s.reportFlux(ctx, db, rc); err != nil {
+		return nil, "", err
+	}
 	root := s.o.Store.Out
 	parent := filepath.Join(layout.Dir(root).Closes(), rc.Period)
 	if err := os.MkdirAll(parent, 0o755); err != nil {

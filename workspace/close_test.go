@@ -66,6 +66,7 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 	if a := send(as("dana", call{method: http.MethodPost, path: "/api/periods/" + P + "/close", body: `{"comment": "October"}`})); a.status != http.StatusConflict || !strings.Contains(a.body, "sign it off") {
 		t.Fatalf("a close before any sign-off: %d %s", a.status, a.body)
 	}
+	explainFlux(t, send, P, "erin")
 	if a := send(as("dana", call{method: http.MethodPost, path: "/api/signoffs", body: `{"period": "` + P + `", "role": "controller"}`})); a.status != http.StatusCreated {
 		t.Fatalf("sign-off: %d %s", a.status, a.body)
 	}
@@ -83,6 +84,7 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 			t.Fatalf("closed record %s: %s, %v; the ledger says %s", f.Path, sum, err, f.SHA256)
 		}
 	}
+	checkClosedFlux(t, fx.cfg.Out, closed.Files, P)
 
 	// A waiver of a closed finding, then the reconciliation that applies it.
 	var target reports.FindingJSON
@@ -101,6 +103,9 @@ func TestAClosedPeriodStaysClosed(t *testing.T) {
 	}
 	in := fx.reportPeriod(t, p)
 	lines := strings.Join(in.CloseLines(), "\n")
+	if flux := strings.Join(in.FluxLines(), "\n"); in.Flux == nil || in.Flux.Period != P || !strings.Contains(flux, "explained by erin") {
+		t.Errorf("billsnap report --period %s gives the flux review as:\n%s", P, flux)
+	}
 	for cur, tot := range closed.Totals {
 		if !strings.Contains(lines, cur+" net "+tot.Net+", gross "+tot.Gross) && !strings.Contains(lines, "net "+tot.Net+", gross "+tot.Gross) {
 			t.Errorf("the report's close lines lack the closed %s totals %+v:\n%s", cur, tot, lines)
@@ -157,6 +162,7 @@ func TestTwoClosesAtOnceCloseOnce(t *testing.T) {
 	p, _ := findings.ParsePeriod(time.Now().UTC().AddDate(0, -1, 0).Format("2006-01"))
 	fx.reconcilePeriod(t, p)
 	srv := fx.serveWith(t, func(o *Options) { o.Access = closeAccess(t) })
+	explainFlux(t, func(c call) answer { return do(t, srv, c) }, p.String(), "erin")
 	if a := do(t, srv, as("dana", call{method: http.MethodPost, path: "/api/signoffs", body: `{"period": "` + p.String() + `", "role": "controller"}`})); a.status != http.StatusCreated {
 		t.Fatalf("sign-off: %d %s", a.status, a.body)
 	}

@@ -55,6 +55,10 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/assignments", s.apiAssignments)
 	m.HandleFunc("POST /api/assignments", s.withDB(s.apiPostAssignment))
 	m.HandleFunc("GET /api/aging", s.withDB(s.apiAging))
+	m.HandleFunc("GET /flux", s.withDB(s.fluxPanel))
+	m.HandleFunc("POST /flux/{period}/explanations", s.withDB(s.postExplanation))
+	m.HandleFunc("GET /api/flux", s.withDB(s.apiFluxReview))
+	m.HandleFunc("POST /api/flux/{period}/explanations", s.withDB(s.apiPostExplanation))
 }
 
 // withDB gives h the read model, held for the request and let go

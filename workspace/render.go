@@ -116,7 +116,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name s
 
 var titles = map[string]string{"overview": "Overview", "findings": "Findings", "entity": "Record", "waive": "Waive a finding",
 	"waivers": "Waivers", "login": "Log in", "error": "Error", "audit": "Audit log", "changes": "Changes",
-	"assign": "Assign a finding"}
+	"assign": "Assign a finding",
+	"flux":   "Flux review"}
 
 // errorPage is a page that says what went wrong.
 type errorPage struct {

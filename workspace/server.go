@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/access"
+	"github.com/billsnap/billsnap/flux"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
@@ -59,6 +60,8 @@ type Options struct {
 	// Worklist is the policy of assignments' default due dates (zero:
 	// worklist.Default()).
 	Worklist worklist.Config
+	// Flux is the threshold of the flux review (zero: flux.DefaultOptions).
+	Flux flux.Options
 }
 
 // Timeouts bound how long a connection may take: to send its request's
@@ -97,6 +100,9 @@ func New(o Options) (*Server, error) {
 		return nil, errors.New("workspace: Ledger, Log and Now are required")
 	}
 	o.PageSize = max(o.PageSize, 1)
+	if o.Flux == (flux.Options{}) {
+		o.Flux = flux.DefaultOptions()
+	}
 	o.Timeouts = o.Timeouts.or(DefaultTimeouts())
 	if o.Worklist == (worklist.Config{}) {
 		o.Worklist = worklist.Default()

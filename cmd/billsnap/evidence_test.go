@@ -48,6 +48,7 @@ func closedStore(t *testing.T) (*sandbox.Server, string, string, string) {
 		"\n  roles: {waive: [dana], signoff: [dana], close: [dana]}\n"), 0o600)
 	base, stop := serveIn(t, "--config", cfg, "--listen", "127.0.0.1:0")
 	defer stop()
+	explainFlux(t, base, period)
 	api(t, base, "POST", "/api/signoffs", `{"period": "`+period+`", "role": "controller"}`, http.StatusCreated, nil)
 	api(t, base, "POST", "/api/periods/"+period+"/close", `{"comment": "month end"}`, http.StatusCreated, nil)
 	var findings []struct {
@@ -231,6 +232,14 @@ func TestAnEvidencePackShowsAnyChange(t *testing.T) {
 	var names []string
 	for _, f := range zr.File {
 		names = append(names, f.Name)
+		if strings.HasSuffix(f.Name, "data/ledger/period.jsonl") {
+			rc, _ := f.Open()
+			b, _ := io.ReadAll(rc)
+			rc.Close()
+			if !bytes.Contains(b, []byte(`"action":"explain"`)) {
+				t.Errorf("the period's ledger lines hold no explanation of its flux review:\n%s", b)
+			}
+		}
 	}
 	zr.Close()
 	kinds := strings.Join(names, " ")

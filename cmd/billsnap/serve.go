@@ -53,7 +53,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		env.log.Warn("the ledger does not verify: the workspace takes no write until it does (billsnap ledger verify)", "error", err)
 	}
 	ws, err := workspace.New(workspace.Options{Store: cfg.Options, Reconcile: opts, Ledger: led,
-		Token: token, Access: ctl, Trend: cfg.Reports.Trend, PageSize: 50, Log: env.log, Now: time.Now,
+		Token: token, Access: ctl, Trend: cfg.Reports.Trend, Flux: cfg.Flux, PageSize: 50, Log: env.log, Now: time.Now,
 		SessionTTL: cfg.Workspace.SessionTTL, AllowUnattributed: cfg.Workspace.AllowUnattributed,
 		Worklist: cfg.Worklist})
 	if err != nil {
