@@ -103,6 +103,7 @@ func TestOneCountOfOpenFindings(t *testing.T) {
 	check("reconciled after the waiver", open-1)
 
 	var so, closed struct{ Findings int }
+	explainFlux(t, func(c call) answer { return do(t, srv, c) }, P, "erin") // what a sign-off waits for (flux.md)
 	a := do(t, srv, call{method: http.MethodPost, path: "/api/signoffs", contentType: "application/json",
 		body: `{"period": "` + P + `", "name": "Dana", "role": "controller"}`})
 	if a.status != http.StatusCreated || json.Unmarshal([]byte(a.body), &so) != nil || so.Findings != open-1 {
