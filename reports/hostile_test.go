@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/csv"
+	"github.com/billsnap/billsnap/ledger"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,7 +110,42 @@ func TestMarkdownEscapesControlCharacters(t *testing.T) {
 	if strings.ContainsAny(b.String(), "\x1b\x07\u009b\r") {
 		t.Errorf("a control character is written raw:\n%q", b.String())
 	}
-	if n := strings.Count(b.String(), `\x1b]0;owned\x07\x1b[2J\u009b31m\r`); n < 3 {
+	// Markdown's own characters are escaped too (mdText), and a line break is a space.
+	if n := strings.Count(b.String(), `\x1b\]0;owned\x07\x1b\[2J\u009b31m `); n < 3 {
 		t.Errorf("the escaped text appears %d times, want 3 or more:\n%s", n, b.String())
+	}
+}
+
+// TestMarkdownEscapesMarkdown gives the Markdown summary (what cron mails)
+// a drift's problem and a sign-off's comment holding a
+// heading, a link, an image, a table cell and HTML: each reads as text,
+// every table row keeps its cells, no line of the data starts a heading,
+// and a name with an underscore inside a word stays as it is.
+func TestMarkdownEscapesMarkdown(t *testing.T) {
+	in := fixture(t)
+	const evil = "x\n# Pay now\n[click](https://evil.example) ![i](https://evil.example/i.png) | cell <b>bold</b> `code`"
+	in.Tables[0].Complete, in.Tables[0].Problem = false, evil
+	in.SignOffs = []ledger.Signed{{SignOff: ledger.SignOff{Name: "dana", Role: "controller", Comment: evil}}}
+	var b strings.Builder
+	if err := Markdown(&b, in, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, raw := range []string{"\n# Pay now", "[click](", "![i](", "<b>", " | cell", "`code`"} {
+		if strings.Contains(out, raw) {
+			t.Errorf("the summary holds %q raw:\n%s", raw, out)
+		}
+	}
+	if n := strings.Count(out, `\# Pay now \[click\](https://evil.example) \!\[i\](https://evil.example/i.png) \| cell \<b\>bold\</b\> \`+"`code\\`"); n != 2 {
+		t.Errorf("the escaped text appears %d times, want 2:\n%s", n, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		cells := strings.Count(strings.ReplaceAll(l, `\|`, ""), "|")
+		if strings.Contains(l, "evil") && strings.HasPrefix(l, "| customers |") && cells != 6 || strings.HasPrefix(l, "| customers.x") && cells != 7 {
+			t.Errorf("a table row with the data has other cells (%d bars): %q", cells, l)
+		}
+	}
+	if !strings.Contains(out, "paid_without_payment") {
+		t.Error("a rule's name lost its underscores to escapes")
 	}
 }

@@ -29,7 +29,7 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 	}
 	fmt.Fprintf(ew, "## Collections\n\n| collection | TotalCount | records | Parquet rows | complete |\n|---|---:|---:|---:|---|\n")
 	for _, t := range in.collections() {
-		fmt.Fprintf(ew, "| %s | %d | %d | %d | %s |\n", t.Table, t.TotalCount, t.Received, t.ParquetRows, yesNo(t.Complete, t.Problem))
+		fmt.Fprintf(ew, "| %s | %d | %d | %d | %s |\n", mdText(t.Table), t.TotalCount, t.Received, t.ParquetRows, yesNo(t.Complete, t.Problem))
 	}
 	markdownFields(ew, in.fieldNotes())
 	fmt.Fprintf(ew, "\n## Findings\n\n| rule | severity | findings | new | recurring | resolved | waived | not judged | unwaived amount |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
@@ -39,8 +39,8 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 			quiet++
 			continue
 		}
-		fmt.Fprintf(ew, "| %s | %s | %d | %d | %d | %d | %d | %d | %s |\n", t.Rule.ID, t.Rule.Severity, t.Count, t.New, t.Recurring, t.Resolved, t.Waived,
-			t.NotJudged, orDash(perCurrency(t.Amounts, t.AtStake)))
+		fmt.Fprintf(ew, "| %s | %s | %d | %d | %d | %d | %d | %d | %s |\n", mdText(t.Rule.ID), mdText(t.Rule.Severity), t.Count, t.New, t.Recurring, t.Resolved, t.Waived,
+			t.NotJudged, mdText(orDash(perCurrency(t.Amounts, t.AtStake))))
 	}
 	if quiet > 0 {
 		fmt.Fprintf(ew, "\n%s found nothing.\n", plural.Of(quiet, "rule"))
@@ -50,7 +50,7 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 		if i == 0 {
 			fmt.Fprintf(ew, "\nTotal of the unwaived findings, per currency:\n\n")
 		}
-		fmt.Fprintf(ew, "- %s: %s\n", currencyLabel(c), netGross(totals[c]))
+		fmt.Fprintf(ew, "- %s: %s\n", mdText(currencyLabel(c)), mdText(netGross(totals[c])))
 	}
 	if n := r.Nameless(); n > 0 {
 		fmt.Fprintf(ew, "\nCustomer's name not found: %s (their customer ID, if any, is shown alone).\n", plural.Of(n, "finding"))
@@ -58,25 +58,25 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 	if notes := r.NotJudgedNotes(); len(notes) > 0 {
 		fmt.Fprintf(ew, "\n### Not judged\n\nValues that arrived untyped (NULL in their column) keep these rules from judging some records; no finding is raised for them.\n\n")
 		for _, n := range notes {
-			fmt.Fprintf(ew, "- %s\n", n)
+			fmt.Fprintf(ew, "- %s\n", mdText(n))
 		}
 	}
 	if lines := in.SignOffLines(); len(lines) > 0 {
 		fmt.Fprintf(ew, "\n## Sign-off\n\n")
 		for _, l := range lines {
-			fmt.Fprintf(ew, "- %s\n", l.Text())
+			fmt.Fprintf(ew, "- %s\n", mdText(l.Text()))
 		}
 	}
 	if lines := in.FluxLines(); len(lines) > 0 {
 		fmt.Fprintf(ew, "\n## Flux review of %s against %s\n\n", in.Flux.Period, in.Flux.Previous)
 		for _, l := range lines {
-			fmt.Fprintf(ew, "- %s\n", l)
+			fmt.Fprintf(ew, "- %s\n", mdText(l))
 		}
 	}
 	if lines := in.CloseLines(); len(lines) > 0 {
 		fmt.Fprintf(ew, "\n## Closed\n\n")
 		for _, l := range lines {
-			fmt.Fprintf(ew, "- %s\n", l)
+			fmt.Fprintf(ew, "- %s\n", mdText(l))
 		}
 	}
 	verdict(ew, in)
@@ -99,7 +99,7 @@ func markdownFields(w io.Writer, n manifest.FieldNotes) {
 	} else {
 		fmt.Fprintf(w, "| field | column | arrived as | coerced | untyped (NULL) | example record |\n|---|---|---|---:|---:|---|\n")
 		for _, f := range n.Drifted {
-			fmt.Fprintf(w, "| %s.%s | %s %s | %s | %d | %d | %s |\n", f.Table, f.Field, f.Column, f.Kind, f.ArrivedText(), f.Coerced, f.Untyped, f.Example)
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %s |\n", mdText(f.Table+"."+f.Field), mdText(f.Column+" "+f.Kind), mdText(f.ArrivedText()), f.Coerced, f.Untyped, mdText(f.Example))
 		}
 	}
 	for _, group := range []struct {
@@ -116,7 +116,7 @@ func markdownFields(w io.Writer, n manifest.FieldNotes) {
 				names[i] += " (" + plural.Of(f.Received(), "record") + ")"
 			}
 		}
-		fmt.Fprintf(w, "\n%s: %s.\n", group.label, strings.Join(names, ", "))
+		fmt.Fprintf(w, "\n%s: %s.\n", group.label, mdText(strings.Join(names, ", ")))
 	}
 }
 
@@ -127,7 +127,7 @@ func verdict(w io.Writer, in *Input) {
 	}
 	fmt.Fprintf(w, "\n## Material\n\n")
 	for _, m := range in.Report.Material {
-		fmt.Fprintf(w, "- %s\n", m)
+		fmt.Fprintf(w, "- %s\n", mdText(m))
 	}
 }
 
@@ -135,7 +135,7 @@ func yesNo(ok bool, problem string) string {
 	if ok {
 		return "yes"
 	}
-	return "**no**: " + problem
+	return "**no**: " + mdText(problem)
 }
 
 func orDash(s string) string {
