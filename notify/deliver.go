@@ -102,13 +102,14 @@ func post(ctx context.Context, client *http.Client, u string, body []byte) error
 	return nil
 }
 
-// webhookBody is m in a webhook's format.
+// webhookBody is m in a webhook's format, its text escaped for the chat
+// it goes to (slackText, teamsText).
 func webhookBody(format string, m Message) ([]byte, error) {
 	switch format {
 	case "slack":
-		return json.Marshal(map[string]string{"text": m.text()})
+		return json.Marshal(map[string]string{"text": slackText(m.text())})
 	case "teams":
-		summary, rest, _ := strings.Cut(m.text(), "\n")
+		summary, rest, _ := strings.Cut(teamsText(m.text()), "\n")
 		card := map[string]any{"$schema": "http://adaptivecards.io/schemas/adaptive-card.json", "type": "AdaptiveCard", "version": "1.4",
 			"body": []map[string]any{{"type": "TextBlock", "text": summary, "weight": "Bolder", "wrap": true}, {"type": "TextBlock", "text": rest, "wrap": true}}}
 		return json.Marshal(map[string]any{"type": "message",

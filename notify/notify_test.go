@@ -285,3 +285,34 @@ func TestChatBodies(t *testing.T) {
 		t.Errorf("teams: %s", tb)
 	}
 }
+
+// A failure whose error holds a mention, a labelled link, Markdown and HTML
+// (text from the service, as an export's error quotes it) reaches Slack and
+// Teams as text: no <!channel> or <https://…|label> for Slack to act on,
+// no [label](url) or **bold** for the card to draw; a rule's name keeps
+// its underscores.
+func TestChatTextIsEscapedPerPlatform(t *testing.T) {
+	evil := `<!channel> <@U024BE7LH> <https://evil.example|your invoice> [pay here](https://evil.example) **now** & <b>x</b> # h`
+	m := Message{Event: Failure, Summary: "billsnap export failed", Error: evil, Rules: []RuleSummary{{Rule: "charge_not_invoiced", Severity: "high", Count: 1}}}
+	var slack struct{ Text string }
+	sb, _ := webhookBody("slack", m)
+	if err := json.Unmarshal(sb, &slack); err != nil || strings.ContainsAny(slack.Text, "<>") ||
+		!strings.Contains(slack.Text, "&lt;!channel&gt; &lt;@U024BE7LH&gt; &lt;https://evil.example|your invoice&gt;") || !strings.Contains(slack.Text, "&amp; &lt;b&gt;") {
+		t.Errorf("slack: %v %s", err, slack.Text)
+	}
+	var teams struct {
+		Attachments []struct {
+			Content struct{ Body []struct{ Text string } }
+		}
+	}
+	tb, _ := webhookBody("teams", m)
+	if err := json.Unmarshal(tb, &teams); err != nil || len(teams.Attachments) != 1 || len(teams.Attachments[0].Content.Body) != 2 {
+		t.Fatalf("teams: %v %s", err, tb)
+	}
+	rest := teams.Attachments[0].Content.Body[1].Text
+	for _, want := range []string{`\[pay here\](https://evil.example)`, `\*\*now\*\*`, `\<\!channel\>`, `\<b\>x\</b\>`, `\# h`, "charge_not_invoiced"} {
+		if !strings.Contains(rest, want) {
+			t.Errorf("teams: %q lacks %q", rest, want)
+		}
+	}
+}
