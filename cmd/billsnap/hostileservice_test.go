@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/internal/syncbuf"
+	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/hostile"
@@ -180,9 +181,9 @@ func checkNoLiveFormula(t *testing.T, dir string, lines map[string]string) {
 		t.Fatalf("%d CSV files, %d lines planted", files, len(lines))
 	}
 	for orig, planted := range lines {
-		// encoding/csv's Writer with UseCRLF drops a CR that ends no
-		// line: the cell holds the rest.
-		if !seen[strings.ReplaceAll(planted, "\r", "")] {
+		// A cell's control characters are escaped (csvsafe.Text), a
+		// planted TAB or CR as the text \t or \r.
+		if !seen[termsafe.Lines(planted)] {
 			t.Errorf("the planted line %s (%q) is in no CSV cell: the test plants nothing that reaches one", orig, planted)
 		}
 	}

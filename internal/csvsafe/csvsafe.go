@@ -1,17 +1,24 @@
 // Package csvsafe neutralises CSV cells a spreadsheet would run as a
-// formula (OWASP CSV injection): every CSV report billsnap writes passes
+// formula (OWASP CSV injection), and the control characters a terminal
+// showing the file would act on: every CSV report billsnap writes passes
 // its cells through Text or Number. (billsnap query --format csv is the
 // analyst's raw data, its cells as stored: docs/store.md says why.)
 package csvsafe
 
-// Text returns s as a text cell no spreadsheet evaluates: when s begins
-// with '=', '+', '-', '@', TAB or CR it is returned with a leading "'",
-// else unchanged. Excel, LibreOffice and Google Sheets show "'" as the
-// text prefix; the raw value is kept elsewhere (Parquet, DuckDB).
+import "github.com/billsnap/billsnap/internal/termsafe"
+
+// Text returns s as a text cell no spreadsheet evaluates and no terminal
+// acts on (`cat findings.csv`): its control characters escaped as
+// termsafe.Lines does (ESC, NUL, an OSC 8 link, C1 and bidirectional
+// controls; line feeds kept), and, when it then begins with '=', '+', '-',
+// '@', TAB or CR, a leading "'". Excel, LibreOffice and Google Sheets show
+// "'" as the text prefix; the raw value is kept elsewhere (Parquet,
+// DuckDB).
 func Text(s string) string {
 	if s == "" {
 		return s
 	}
+	s = termsafe.Lines(s)
 	switch s[0] {
 	case '=', '+', '-', '@', '\t', '\r':
 		return "'" + s

@@ -4,14 +4,17 @@ import "testing"
 
 func TestText(t *testing.T) {
 	for in, want := range map[string]string{
-		`=HYPERLINK("http://x.example","y")`:   `'=HYPERLINK("http://x.example","y")`,
-		`=cmd|' /C calc'!A0`:                   `'=cmd|' /C calc'!A0`,
-		"@SUM(A1:A2)":                          "'@SUM(A1:A2)",
-		"+SUM(1)":                              "'+SUM(1)",
-		"-2+3":                                 "'-2+3",
-		"-12.50":                               "'-12.50", // a text column: a leading sign is neutralised
-		"\t=1":                                 "'\t=1",
-		"\r=1":                                 "'\r=1",
+		`=HYPERLINK("http://x.example","y")`: `'=HYPERLINK("http://x.example","y")`,
+		`=cmd|' /C calc'!A0`:                 `'=cmd|' /C calc'!A0`,
+		"@SUM(A1:A2)":                        "'@SUM(A1:A2)",
+		"+SUM(1)":                            "'+SUM(1)",
+		"-2+3":                               "'-2+3",
+		"-12.50":                             "'-12.50", // a text column: a leading sign is neutralised
+		"\t=1":                               `\t=1`,    // the control escaped first: text, no formula
+		"\r=1":                               `\r=1`,
+		"\x1b]8;;https://evil.example\x1b\\pay\x1b]8;;\x1b\\": `\x1b]8;;https://evil.example\x1b\pay\x1b]8;;\x1b\`, // an OSC 8 link
+		"a\x00b\u202ec\u009b":                  `a\x00b\u202ec\u009b`,
+		"two\nlines":                           "two\nlines",
 		"":                                     "",
 		"inv-1":                                "inv-1",
 		"a=b":                                  "a=b",
@@ -41,9 +44,9 @@ func TestNumber(t *testing.T) {
 		"-1.2.3":       "'-1.2.3",
 		"=1":           "'=1",
 		"@1":           "'@1",
-		"\t1":          "'\t1",
+		"\t1":          `\t1`,
 		"12 EUR":       "12 EUR",
-		"-12.50\r=cmd": "'-12.50\r=cmd",
+		"-12.50\r=cmd": `'-12.50\r=cmd`,
 	} {
 		if got := Number(in); got != want {
 			t.Errorf("Number(%q) = %q, want %q", in, got, want)
