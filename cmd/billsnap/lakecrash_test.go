@@ -115,13 +115,7 @@ func TestAnExportKilledAfterCreatingAnIcebergTable(t *testing.T) {
 // which the fields key added a column, before the table's commit: the next
 // export commits both snapshots, and the column has its field ID.
 func TestAnExportKilledAfterSettingAnIcebergSchema(t *testing.T) {
-	bin := binaryWithTags(t, "crashpoints")
-	lakeBinaryBeside(t, bin, "crashpoints")
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 88, Customers: 25}, "")
-	url, dir := laketest.Start(t, "billing"), t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
-		t.Fatalf("the first export: %d %s", code, stderr)
-	}
+	bin, srv, url, dir := exportedToALake(t, 88)
 	conf := filepath.Join(dir, "fields.yml")
 	os.WriteFile(conf, []byte("fields: {customers: {culture: {field: Culture, type: string}}}\n"), 0o644)
 	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT=iceberg.schema#1")
@@ -189,13 +183,7 @@ func checkCommitCompleted(t *testing.T, srv *sandbox.Server, url, dir string, ar
 // files the killed commit left are pruned: every history data object is
 // one the history tables reference.
 func TestAnExportKilledMidLakeHistoryCommit(t *testing.T) {
-	bin := binaryWithTags(t, "crashpoints")
-	lakeBinaryBeside(t, bin, "crashpoints")
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 90, Customers: 25}, "")
-	url, dir := laketest.Start(t, "billing"), t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
-		t.Fatalf("the first export: %d %s", code, stderr)
-	}
+	bin, srv, url, dir := exportedToALake(t, 90)
 	first := historyHeld(t, url, dir)
 	if len(first) != 1 {
 		t.Fatalf("after the first export the history tables hold %v, want its snapshot", first)
@@ -268,4 +256,19 @@ func checkHistoryReferenced(t *testing.T, url, dir string) {
 	if n == 0 {
 		t.Error("the lake holds no history data object")
 	}
+}
+
+// exportedToALake builds billsnap and its lake's program with crash
+// points, starts a sandbox of seed (25 customers) and a lake, and takes
+// a first export into a new store on it: where a crash test starts.
+func exportedToALake(t *testing.T, seed uint64) (bin string, srv *sandbox.Server, url, dir string) {
+	t.Helper()
+	bin = binaryWithTags(t, "crashpoints")
+	lakeBinaryBeside(t, bin, "crashpoints")
+	srv = sandboxtest.Start(t, sandbox.Options{Seed: seed, Customers: 25}, "")
+	url, dir = laketest.Start(t, "billing"), t.TempDir()
+	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		t.Fatalf("the first export: %d %s", code, stderr)
+	}
+	return bin, srv, url, dir
 }
