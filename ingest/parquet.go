@@ -1,7 +1,10 @@
 package ingest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"hash"
 	"os"
 	"path/filepath"
 	"sync"
@@ -33,7 +36,8 @@ type partWriter struct {
 	w      *writer.CSVWriter
 	enc    *pageEncoder
 	files  []string
-	seq    int // files opened in this run: names are never reused
+	sums   map[string]FileSum // of the files closed, by path
+	seq    int                // files opened in this run: names are never reused
 	inFile int
 	rows   int64
 
@@ -61,7 +65,7 @@ func (p *partWriter) reset() error {
 	if len(p.files) > 0 {
 		p.drop(p.files)
 	}
-	p.files, p.rows, p.inFile = nil, 0, 0
+	p.files, p.sums, p.rows, p.inFile = nil, nil, 0, 0
 	return os.MkdirAll(p.dir, 0o755)
 }
 
@@ -147,7 +151,7 @@ func (p *partWriter) next() error {
 	if err != nil {
 		return fmt.Errorf("parquet %s: %w", p.table.Name, err)
 	}
-	f := diskFile{lf.(*local.LocalFile)}
+	f := &diskFile{LocalFile: lf.(*local.LocalFile), path: path, sum: sha256.New()}
 	w, err := writer.NewCSVWriter(p.table.ParquetSchema(), f, int64(p.cfg.Writers))
 	if err != nil {
 		f.Close()
@@ -170,8 +174,15 @@ func (p *partWriter) closeFile() error {
 	if err == nil {
 		err = p.w.WriteStop()
 	}
-	if df, ok := p.file.(diskFile); ok && err == nil {
+	df, isDisk := p.file.(*diskFile)
+	if isDisk && err == nil {
 		err = df.File.Sync()
+	}
+	if isDisk && err == nil {
+		if p.sums == nil {
+			p.sums = map[string]FileSum{}
+		}
+		p.sums[df.path] = FileSum{Path: df.path, Bytes: df.n, SHA256: hex.EncodeToString(df.sum.Sum(nil))}
 	}
 	if cerr := p.file.Close(); err == nil {
 		err = cerr
@@ -204,13 +215,31 @@ func (p *partWriter) abort() {
 	p.w, p.file, p.pending = nil, nil, p.pending[:0]
 }
 
-// diskFile is a staged Parquet file; crash tests make its writes fail as
-// on a full disk (crashpoint "parquet.write").
-type diskFile struct{ *local.LocalFile }
+// FileSum is a Parquet file as it was written: its path, size and
+// SHA-256 (hex), hashed as its bytes went out, so that the manifest
+// records it without reading the file again.
+type FileSum struct {
+	Path   string
+	Bytes  int64
+	SHA256 string
+}
 
-func (f diskFile) Write(b []byte) (int, error) {
+// diskFile is a staged Parquet file, hashed as it is written (parquet-go
+// writes a file front to back, never seeking); crash tests make its
+// writes fail as on a full disk (crashpoint "parquet.write").
+type diskFile struct {
+	*local.LocalFile
+	path string
+	sum  hash.Hash
+	n    int64
+}
+
+func (f *diskFile) Write(b []byte) (int, error) {
 	if err := crashpoint.Err("parquet.write"); err != nil {
 		return 0, err
 	}
-	return f.LocalFile.Write(b)
+	n, err := f.LocalFile.Write(b)
+	f.sum.Write(b[:n])
+	f.n += int64(n)
+	return n, err
 }

@@ -68,6 +68,19 @@ func (s *Staging) Files(table string) ([]string, int64) {
 	return slices.Clone(w.files), w.rows
 }
 
+// Sums are table's Parquet files as they were written (FileSum), in the
+// order of Files; a file not yet closed has none.
+func (s *Staging) Sums(table string) []FileSum {
+	w := s.writers[table]
+	var out []FileSum
+	for _, f := range w.files {
+		if sum, ok := w.sums[f]; ok {
+			out = append(out, sum)
+		}
+	}
+	return out
+}
+
 // Abort drops every file still open, unfinished.
 func (s *Staging) Abort() {
 	for _, w := range s.writers {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,6 +43,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	}
 	phases.end("loading")
 	var stats []manifest.TableStats
+	var sums []tableFile
 	status := StatusPublishing
 	for _, t := range r.s.tables {
 		st, err := r.verified(t)
@@ -52,6 +54,9 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 			status = StatusIncomplete
 		}
 		stats = append(stats, st)
+		if sums, err = r.fileSums(t.Name, sums); err != nil {
+			return nil, err
+		}
 	}
 	phases.end("verifying")
 	if status == StatusPublishing {
@@ -68,7 +73,7 @@ func (r *Run) Publish(ctx context.Context) (*Summary, error) {
 	// The manifest is committed before anything is published, so that a
 	// tree never shows a snapshot the state has not recorded.
 	err := r.s.Update(ctx, func(sec *Section) error {
-		return tx(ctx, sec.DB(), func(t *sql.Tx) error { return r.manifest(ctx, t, stats, fields, status) })
+		return tx(ctx, sec.DB(), func(t *sql.Tx) error { return r.manifest(ctx, t, stats, sums, fields, status) })
 	})
 	if err != nil {
 		return nil, fmt.Errorf("recording the snapshot: %w", err)
@@ -148,10 +153,13 @@ func check(st manifest.TableStats, written, distinct int64) error {
 	return nil
 }
 
-// manifest writes the per-table figures, what came of each field, and
-// the status, in tx of the state.
-func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []manifest.TableStats, fields []ingest.FieldStats, status string) error {
+// manifest writes the per-table figures, every Parquet file's size and
+// SHA-256, what came of each field, and the status, in tx of the state.
+func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []manifest.TableStats, sums []tableFile, fields []ingest.FieldStats, status string) error {
 	if err := r.manifestRows(ctx, tx, stats); err != nil {
+		return err
+	}
+	if err := fileRows(ctx, tx, r.ID, sums); err != nil {
 		return err
 	}
 	if err := r.fieldRows(ctx, tx, fields); err != nil {
@@ -180,6 +188,46 @@ func (r *Run) manifestRows(ctx context.Context, tx *sql.Tx, stats []manifest.Tab
 	}
 	_, err := tx.ExecContext(ctx, "INSERT INTO snapshot_tables VALUES "+strings.Join(rows, ", "), args...)
 	return err
+}
+
+// tableFile is a staged Parquet file of a table, as it was written.
+type tableFile struct {
+	table string
+	ingest.FileSum
+}
+
+// fileSums appends table's staged files as they were written to out: every
+// file the table has, each hashed as it was written (ingest.FileSum).
+func (r *Run) fileSums(table string, out []tableFile) ([]tableFile, error) {
+	files, _ := r.staged.Files(table)
+	sums := r.staged.Sums(table)
+	if len(sums) != len(files) {
+		return out, fmt.Errorf("table %s: %d Parquet files but %d hashed as written", table, len(files), len(sums))
+	}
+	for _, s := range sums {
+		out = append(out, tableFile{table: table, FileSum: s})
+	}
+	return out, nil
+}
+
+// fileRows records snapshot id's Parquet files (their table, name, size
+// and SHA-256) in the manifest, in one statement.
+func fileRows(ctx context.Context, tx *sql.Tx, id string, sums []tableFile) error {
+	if len(sums) == 0 {
+		return nil
+	}
+	var tables, names, hashes []string
+	var sizes []int64
+	for _, f := range sums {
+		tables, names = append(tables, f.table), append(names, filepath.Base(f.Path))
+		sizes, hashes = append(sizes, f.Bytes), append(hashes, f.SHA256)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO snapshot_files SELECT ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),
+		unnest(?::BIGINT[]), unnest(?::VARCHAR[])`, id, tables, names, sizes, hashes)
+	if err != nil {
+		return fmt.Errorf("recording the Parquet files' SHA-256: %w", err)
+	}
+	return nil
 }
 
 // phases times the steps of a piece of work, for the debug log.

@@ -72,17 +72,21 @@ func TestOpenRollsForwardARunInterruptedWhilePublishing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stats []manifest.TableStats
+	var sums []tableFile
 	for _, tb := range catalog.Tables() {
 		st, err := run.verified(tb)
 		if err != nil {
 			t.Fatal(err)
 		}
 		stats = append(stats, st)
+		if sums, err = run.fileSums(tb.Name, sums); err != nil {
+			t.Fatal(err)
+		}
 	}
 	run.closeDB()
 	inState(t, s, func(db *sql.DB) {
 		err := tx(context.Background(), db, func(tx *sql.Tx) error {
-			return run.manifest(context.Background(), tx, stats, run.Fields(), StatusPublishing)
+			return run.manifest(context.Background(), tx, stats, sums, run.Fields(), StatusPublishing)
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -104,7 +104,7 @@ const SchemaVersion = "7"
 var upgradable = []string{"2", "3", "4", "5", "6"}
 
 // StateSQL creates the state's tables.
-const StateSQL = metaSQL + FieldIDsSQL + runrec.IndexSQL + ParquetColumnsSQL + SnapshotMacrosSQL + history.StateSQL
+const StateSQL = metaSQL + FieldIDsSQL + runrec.IndexSQL + ParquetColumnsSQL + SnapshotFilesSQL + SnapshotMacrosSQL + history.StateSQL
 
 // stateDigest names the statements and the version of the state's
 // schema; a state of this version that records it (billsnap_meta's
@@ -180,6 +180,24 @@ CREATE TABLE IF NOT EXISTS parquet_columns (
   table_name VARCHAR NOT NULL,
   columns VARCHAR NOT NULL,
   PRIMARY KEY (snapshot_id, table_name)
+);
+`
+
+// SnapshotFilesSQL is the manifest's record of every Parquet file of a
+// snapshot as it was written: its table, its name in the table's
+// partition (part-00000.parquet), its size and SHA-256 (hex). Recorded
+// with the rest of the manifest, so a snapshot past its point of no
+// return has it; a snapshot published by a billsnap before it has no
+// rows, and its files are not verified. Retention deletes a snapshot's
+// rows. What verifies the files against it: docs/store.md, Tampering.
+const SnapshotFilesSQL = `
+CREATE TABLE IF NOT EXISTS snapshot_files (
+  snapshot_id VARCHAR NOT NULL,
+  table_name VARCHAR NOT NULL,
+  file VARCHAR NOT NULL,
+  bytes BIGINT NOT NULL,
+  sha256 VARCHAR NOT NULL,
+  PRIMARY KEY (snapshot_id, table_name, file)
 );
 `
 

@@ -42,6 +42,7 @@ func CopySnapshot(ctx context.Context, q Querier, from string, to []Copy) error 
 			`INSERT INTO snapshot_tables SELECT f.id, t.* EXCLUDE (snapshot_id) FROM copies f, snapshot_tables t WHERE t.snapshot_id = $1`,
 			`INSERT INTO snapshot_fields SELECT f.id, t.* EXCLUDE (snapshot_id) FROM copies f, snapshot_fields t WHERE t.snapshot_id = $1`,
 			`INSERT INTO parquet_columns SELECT f.id, t.* EXCLUDE (snapshot_id) FROM copies f, parquet_columns t WHERE t.snapshot_id = $1`,
+			`INSERT INTO snapshot_files SELECT f.id, t.* EXCLUDE (snapshot_id) FROM copies f, snapshot_files t WHERE t.snapshot_id = $1`,
 		} {
 			if _, err := q.ExecContext(ctx, s, from); err != nil {
 				return err
