@@ -54,6 +54,7 @@ type Source struct {
 	ParquetDir string         // where the snapshots' Parquet is
 	Ledger     *ledger.Ledger // the store's ledger
 	Figures    Figures        // the snapshot's per-table figures (nil: left out)
+	Check      Check          // checks the snapshot's store files against its manifest (nil: not checked)
 	Period     string         // YYYY-MM, a closed period ("" with Close: the close's)
 	// Close is the ID of the close to pack, standing or reopened since;
 	// "" packs the standing close of Period.
@@ -68,6 +69,13 @@ type Source struct {
 // read model's readmodel.Manifest over their database.
 type Figures func(ctx context.Context, id string) ([]manifest.TableStats, error)
 
+// Check checks the store's files of snapshot id against what the
+// snapshot's manifest recorded of them when it was published, and is an
+// error naming a file that differs (a snapshot the store no longer holds
+// is no error). The caller wires it: billsnap and the workspace hand
+// snapshot.VerifyFiles over.
+type Check func(ctx context.Context, id string) error
+
 // Pack is what a pack holds, for the caller to say.
 type Pack struct {
 	Name    string // the bag's top directory
@@ -80,8 +88,9 @@ type Pack struct {
 // Write writes the evidence pack of a close to w as a zip: the standing
 // close of src.Period, or close src.Close as the ledger stood before it
 // was reopened (closeOf), the pack it would have been then. The ledger's
-// chain must hold and the closed record must be as the close recorded
-// it; else nothing is written and the error names the line or the file.
+// chain must hold, the closed record must be as the close recorded it,
+// and the snapshot's store files must hash to its manifest (src.Check);
+// else nothing is written and the error names the line or the file.
 // A period not closed is a *NotClosedError, a close the ledger does not
 // hold (or not of src.Period) an *UnknownCloseError.
 func Write(ctx context.Context, w io.Writer, src Source) (Pack, error) {
@@ -100,6 +109,11 @@ func Write(ctx context.Context, w io.Writer, src Source) (Pack, error) {
 	head, err := ledger.VerifyLines(src.Ledger.Path(), at.lines)
 	if err != nil {
 		return Pack{}, err
+	}
+	if src.Check != nil {
+		if err := src.Check(ctx, c.Snapshot); err != nil {
+			return Pack{}, fmt.Errorf("the evidence of %s is not written: %w", c.ID, err)
+		}
 	}
 	b := newBag("billsnap-evidence-" + period)
 	if err := addClosed(b, src.Root, c); err != nil {

@@ -72,6 +72,20 @@ func signOffsUpTo(out string, rep *findings.Report) ([]ledger.Signed, *reports.C
 	return sos, &reports.Closed{Closed: c, Adjustments: ledger.Adjustments(entries, c)}, nil
 }
 
+// periodClosed tells whether period (nil: none) stands closed in the
+// ledger of the store at out.
+func periodClosed(out string, period *findings.Period) (bool, error) {
+	if period == nil {
+		return false, nil
+	}
+	entries, err := ledger.New(layout.Dir(out).Ledger(), time.Now).Read()
+	if err != nil {
+		return false, err
+	}
+	_, closed := ledger.Fold(entries).ClosedPeriod(period.String())
+	return closed, nil
+}
+
 // workspaceWaivers are the waivers made in the workspace of the store at
 // out and not lifted.
 func workspaceWaivers(out string) ([]findings.Waiver, error) {
@@ -120,13 +134,20 @@ func Reconcile(ctx context.Context, store *snapshot.Store, opts reconcile.Option
 	return rep, then(rd.DB(), rep)
 }
 
-// reconcileOnce reconciles a reading of the store, and keeps what it found.
+// reconcileOnce reconciles a reading of the store, and keeps what it
+// found. A reconciliation of a closed period first checks the Parquet
+// files it reads against their snapshots' manifests (Reading.VerifyFiles).
 func reconcileOnce(ctx context.Context, store *snapshot.Store, opts reconcile.Options) (*findings.Report, error) {
+	closed, err := periodClosed(store.Dir(), opts.Period)
+	if err != nil {
+		return nil, err
+	}
 	rd, err := store.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer rd.Close()
+	rd.VerifyFiles = closed
 	rep, err := reconcile.Run(ctx, rd, opts)
 	if err != nil {
 		return nil, err

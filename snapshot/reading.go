@@ -24,6 +24,12 @@ import (
 // refuses them (ErrStale) when what the reconciliation compared with has
 // changed since.
 type Reading struct {
+	// VerifyFiles makes Bind check the Parquet files of the snapshots it
+	// binds against their manifests first (Store.VerifyFiles), and refuse
+	// them (a TamperedError) when one differs: what a reconciliation of a
+	// closed period reads must be what was published.
+	VerifyFiles bool
+
 	s      *Store
 	db     *sql.DB // nil once the reading has ended
 	bound  *bound
@@ -85,8 +91,23 @@ func (r *Reading) DB() *sql.DB { return r.db }
 
 // Bind makes the views cur.<table> and prev.<table> on conn, a
 // connection of DB, show the snapshots cur and prev, and prev.stored_findings
-// and cur.stored_rechecks their run records (Store.bind).
+// and cur.stored_rechecks their run records (Store.bind). With
+// VerifyFiles, snapshots whose files differ from their manifest are
+// refused first.
 func (r *Reading) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
+	if r.VerifyFiles {
+		ids := []string{cur}
+		if prev != "" {
+			ids = append(ids, prev)
+		}
+		c, err := r.s.VerifyFiles(ctx, conn, ids)
+		if err != nil {
+			return fmt.Errorf("checking the Parquet files of snapshot %s: %w", cur, err)
+		}
+		if err := c.Err(); err != nil {
+			return err
+		}
+	}
 	files, err := r.s.bind(ctx, conn, cur, prev)
 	if err != nil {
 		return err

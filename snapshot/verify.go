@@ -88,6 +88,19 @@ func VerifyFiles(ctx context.Context, cfg storeconfig.Options, ids []string) (Ch
 	return verifyFiles(ctx, db, at, at.Under(cfg.Parquet.Dir), ids)
 }
 
+// CheckFiles is VerifyFiles of snapshot id alone, as an error: a
+// TamperedError naming the files that differ, or nil (also when the
+// store no longer keeps the snapshot, or its manifest records no files).
+func CheckFiles(cfg storeconfig.Options) func(ctx context.Context, id string) error {
+	return func(ctx context.Context, id string) error {
+		c, err := VerifyFiles(ctx, cfg, []string{id})
+		if err != nil {
+			return fmt.Errorf("checking the Parquet files of snapshot %s: %w", id, err)
+		}
+		return c.Err()
+	}
+}
+
 // VerifyFiles is the package's VerifyFiles over q, a reading or section
 // of this store's state.
 func (s *Store) VerifyFiles(ctx context.Context, q state.Querier, ids []string) (Checked, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/billsnap/billsnap/evidence"
 	"github.com/billsnap/billsnap/internal/buildinfo"
 	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
@@ -139,7 +140,7 @@ func (s *Server) evidencePack(w http.ResponseWriter, r *http.Request, db *sql.DB
 	period := r.PathValue("period")
 	var b bytes.Buffer
 	_, err := evidence.Write(r.Context(), &b, evidence.Source{Root: s.o.Store.Out, ParquetDir: filepath.Join(s.o.Store.Out, s.o.Store.Parquet.Dir),
-		Ledger: s.o.Ledger, Figures: readmodel.ManifestOf(db), Period: period, Software: "billsnap " + buildinfo.Version(), Now: s.o.Now()})
+		Ledger: s.o.Ledger, Figures: readmodel.ManifestOf(db), Check: snapshot.CheckFiles(s.o.Store), Period: period, Software: "billsnap " + buildinfo.Version(), Now: s.o.Now()})
 	var nc *evidence.NotClosedError
 	switch {
 	case errors.As(err, &nc):

@@ -77,7 +77,7 @@ func runEvidence(ctx context.Context, env *cliEnv, args []string) error {
 	defer db.Close()
 	var pack bytes.Buffer
 	p, err := evidence.Write(ctx, &pack, evidence.Source{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg),
-		Figures: readmodel.ManifestOf(db), Period: *period, Close: *closeID, Software: "billsnap " + buildinfo.Version(), Now: time.Now()})
+		Figures: readmodel.ManifestOf(db), Check: snapshot.CheckFiles(cfg.Options), Period: *period, Close: *closeID, Software: "billsnap " + buildinfo.Version(), Now: time.Now()})
 	var notClosed *evidence.NotClosedError
 	var unknown *evidence.UnknownCloseError
 	switch {

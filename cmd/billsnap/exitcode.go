@@ -11,7 +11,9 @@ import (
 const exitCodesHelp = `Exit codes:
   0    ok: the job ran and found nothing material
   1    failure: the service, the network, the disk, or bad input from the service;
-       for ledger verify and evidence verify, what does not verify
+       for ledger verify, evidence verify and status --verify, what does not verify;
+       evidence, and reconcile --period of a closed period, refuse a snapshot whose
+       Parquet files do not hash to its manifest
   2    usage: bad flags, arguments or configuration, an unknown --snapshot
        (or, for recheck, one not reconciled), a --since, --until or --as-of
        before the store's history or naming no snapshot of it,

@@ -59,7 +59,11 @@ func TestStatusJSON(t *testing.T) {
 	var snap map[string]any // null here: no snapshot taken; its keys are the type's
 	b, _ := json.Marshal(status.Snapshot{})
 	json.Unmarshal(b, &snap)
+	var verified map[string]any // null here: no --verify; its keys are the type's
+	b, _ = json.Marshal(status.Verified{Differ: []status.Differ{{}}})
+	json.Unmarshal(b, &verified)
 	keys := append(keyPaths("", doc), keyPaths("latest_snapshot.", snap)...)
+	keys = append(keys, keyPaths("verified.", verified)...)
 	slices.Sort(keys)
 	checkGolden(t, filepath.Join("testdata", "status_keys.golden"), strings.Join(keys, "\n")+"\n")
 }

@@ -31,6 +31,7 @@ type Doc struct {
 	LatestSnapshot *Snapshot  `json:"latest_snapshot"` // the latest complete snapshot; null when none
 	StoreError     *string    `json:"store_error"`     // why the snapshot database cannot be read now
 	Notifications  []Target   `json:"notifications"`
+	Verified       *Verified  `json:"verified"` // status --verify's; null without it
 }
 
 // Run is one run of the journal.
@@ -81,9 +82,10 @@ type Target struct {
 	Error        *string    `json:"error"`
 }
 
-// PrintJSON writes status as one JSON document (Doc).
-func PrintJSON(ctx context.Context, w io.Writer, cfg config.Config, n int, now time.Time) error {
-	doc := Doc{Schema: Schema, Store: cfg.Out, Runs: []Run{}, Schedules: []Schedule{}, Notifications: []Target{}}
+// PrintJSON writes status as one JSON document (Doc), with verified
+// (Verify's, or nil).
+func PrintJSON(ctx context.Context, w io.Writer, cfg config.Config, n int, now time.Time, verified *Verified) error {
+	doc := Doc{Schema: Schema, Store: cfg.Out, Runs: []Run{}, Schedules: []Schedule{}, Notifications: []Target{}, Verified: verified}
 	runs, err := journal.Newest(layout.Dir(cfg.Out).Runs(), n, now)
 	if err != nil {
 		return err
