@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/billsnap/billsnap/internal/snip"
 )
 
 // Object codes and type codes of spec §7.
@@ -72,6 +74,10 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
+// messageLen is the most of the service's Message (and help link) an
+// error quotes, in bytes.
+const messageLen = 512
+
 // decodeAPIError reads an error body of spec §7; a body that is not one is
 // described by its content type and first bytes.
 func decodeAPIError(status int, contentType string, body []byte) *APIError {
@@ -84,7 +90,9 @@ func decodeAPIError(status int, contentType string, body []byte) *APIError {
 		Helplink       string
 	}
 	if json.Unmarshal(body, &wire) == nil && (wire.Errorcode != 0 || wire.Message != "") {
-		e.Errorcode, e.Message, e.Helplink = wire.Errorcode, wire.Message, wire.Helplink
+		// The service's own text is quoted, not echoed: cut to a snippet
+		// that states its length.
+		e.Errorcode, e.Message, e.Helplink = wire.Errorcode, snip.String(wire.Message, messageLen), snip.String(wire.Helplink, messageLen)
 		e.Object, e.Type, _ = ParseErrorcode(wire.Errorcode)
 		return e
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/internal/jsonl"
+	"github.com/billsnap/billsnap/internal/snip"
 )
 
 // Delivery results.
@@ -78,9 +79,17 @@ func (d Deliveries) List() ([]Delivery, error) {
 	return out, nil
 }
 
-// Add appends x, synced.
+// Add appends x, synced, as one line of at most snip.Line bytes: its
+// error is cut to a snippet (snip.JSON), and a message that would make
+// the line longer is not kept (only failures and stale events, which
+// are short, are sent again from it).
 func (d Deliveries) Add(x Delivery) error {
+	x.Error = snip.JSON(x.Error, ErrorLen/2)
 	line, err := json.Marshal(x)
+	if err == nil && len(line) > snip.Line {
+		x.Message = nil
+		line, err = json.Marshal(x)
+	}
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/billsnap/billsnap/internal/snip"
 )
 
 // Run statuses.
@@ -143,13 +145,19 @@ type End struct {
 	Requests
 }
 
-// Finish records the end of the run.
+// ErrorLen is the most of a run's error the journal keeps, in bytes as
+// JSON writes it: a longer error is cut to a snippet that states its
+// length (snip.JSON), so a run's record, and status, which shows it,
+// hold no line longer than snip.Line.
+const ErrorLen = 2048
+
+// Finish records the end of the run, its error cut to ErrorLen.
 func (e *Entry) Finish(end End) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.j.now().UTC()
 	e.run.Finished, e.run.Alive, e.run.Status, e.run.ExitCode = now, now, end.Status, end.ExitCode
-	e.run.Snapshot, e.run.Findings, e.run.Error, e.run.Requests = end.Snapshot, end.Findings, end.Error, end.Requests
+	e.run.Snapshot, e.run.Findings, e.run.Error, e.run.Requests = end.Snapshot, end.Findings, snip.JSON(end.Error, ErrorLen), end.Requests
 	return e.writeLocked()
 }
 

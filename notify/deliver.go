@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/billsnap/billsnap/internal/snip"
 )
 
 // target is a place a message goes: a webhook or an email.
@@ -103,19 +105,38 @@ func post(ctx context.Context, client *http.Client, u string, body []byte) error
 }
 
 // webhookBody is m in a webhook's format, its text escaped for the chat
-// it goes to (slackText, teamsText).
+// it goes to (slackText, teamsText). No line of it is longer than
+// snip.Line: the json format is indented, a key a line, each value
+// bounded (Message.bounded); a chat's body is one line, its text cut to
+// fit (fitted).
 func webhookBody(format string, m Message) ([]byte, error) {
+	m = m.bounded()
 	switch format {
 	case "slack":
-		return json.Marshal(map[string]string{"text": slackText(m.text())})
+		return fitted(m.text(), func(text string) ([]byte, error) {
+			return json.Marshal(map[string]string{"text": slackText(text)})
+		})
 	case "teams":
-		summary, rest, _ := strings.Cut(teamsText(m.text()), "\n")
-		card := map[string]any{"$schema": "http://adaptivecards.io/schemas/adaptive-card.json", "type": "AdaptiveCard", "version": "1.4",
-			"body": []map[string]any{{"type": "TextBlock", "text": summary, "weight": "Bolder", "wrap": true}, {"type": "TextBlock", "text": rest, "wrap": true}}}
-		return json.Marshal(map[string]any{"type": "message",
-			"attachments": []map[string]any{{"contentType": "application/vnd.microsoft.card.adaptive", "content": card}}})
+		return fitted(m.text(), func(text string) ([]byte, error) {
+			summary, rest, _ := strings.Cut(teamsText(text), "\n")
+			card := map[string]any{"$schema": "http://adaptivecards.io/schemas/adaptive-card.json", "type": "AdaptiveCard", "version": "1.4",
+				"body": []map[string]any{{"type": "TextBlock", "text": summary, "weight": "Bolder", "wrap": true}, {"type": "TextBlock", "text": rest, "wrap": true}}}
+			return json.Marshal(map[string]any{"type": "message",
+				"attachments": []map[string]any{{"contentType": "application/vnd.microsoft.card.adaptive", "content": card}}})
+		})
 	}
-	return json.Marshal(m)
+	return json.MarshalIndent(m, "", "  ")
+}
+
+// fitted is body(text), text cut (snip.String) until the body is at most
+// snip.Line bytes.
+func fitted(text string, body func(string) ([]byte, error)) ([]byte, error) {
+	b, err := body(text)
+	for limit := len(text); err == nil && len(b) > snip.Line && limit > 64; {
+		limit = max(64, limit*(snip.Line-256)/len(b))
+		b, err = body(snip.String(text, limit))
+	}
+	return b, err
 }
 
 // emailTarget mails m to e.To, over TLS (STARTTLS or implicit) only.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/snip"
 	"github.com/billsnap/billsnap/money"
 )
 
@@ -113,6 +114,38 @@ func ruleList(rs []RuleSummary) string {
 func noMoney(amount string) bool {
 	a, err := money.Parse(amount)
 	return err == nil && a == 0
+}
+
+// Bounds of what a message quotes, in bytes as JSON writes it: a value
+// longer is cut to a snippet that states its length (snip.JSON), so that
+// no line of a body, the deliveries' record or a mail is longer than
+// snip.Line.
+const (
+	errorLen   = 1024 // Error
+	summaryLen = 512  // Summary, and the paths
+	valueLen   = 256  // what a finding or a rule says: its IDs, detail, amount
+)
+
+// bounded is m with every value it quotes cut to its bound.
+func (m Message) bounded() Message {
+	m.Error, m.Summary = snip.JSON(m.Error, errorLen), snip.JSON(m.Summary, summaryLen)
+	m.Report, m.Workspace = snip.JSON(m.Report, summaryLen), snip.JSON(m.Workspace, summaryLen)
+	for _, p := range []*string{&m.Job, &m.Schedule, &m.RunID, &m.SnapshotID, &m.Period} {
+		*p = snip.JSON(*p, valueLen)
+	}
+	m.Rules = slices.Clone(m.Rules)
+	for i, r := range m.Rules {
+		r.Rule, r.Severity = snip.JSON(r.Rule, valueLen), snip.JSON(r.Severity, valueLen)
+		m.Rules[i] = r
+	}
+	m.TopFindings = slices.Clone(m.TopFindings)
+	for i, f := range m.TopFindings {
+		for _, p := range []*string{&f.Rule, &f.Entity, &f.EntityID, &f.Amount, &f.Currency, &f.Detail} {
+			*p = snip.JSON(*p, valueLen)
+		}
+		m.TopFindings[i] = f
+	}
+	return m
 }
 
 // text is the message for people: the body of an email, the text of a

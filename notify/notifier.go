@@ -274,6 +274,7 @@ func sent(past []journal.Delivery, target, event, key string) bool {
 // deliver tries t until it takes m or the tries run out, and records the
 // result.
 func (n *Notifier) deliver(ctx context.Context, t target, m Message, key string, findings []string) error {
+	m = m.bounded()
 	m.Time = n.w.Now().UTC()
 	var err error
 	tries := 0

@@ -9,6 +9,7 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/snip"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 )
@@ -92,6 +93,16 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 
 // markdownFields is the snapshot's field notes: a table of the fields
 // whose values were coerced or untyped, then the new and absent ones.
+// Bounds of what the summary quotes of the service's fields, in bytes: a
+// name (or an example record's ID) longer is cut to a snippet that
+// states its length, and so is a list of names, so that no line of the
+// summary is longer than snip.Line once escaped (at most four bytes a
+// byte: a control character as \xNN).
+const (
+	nameLen = 200
+	listLen = 1000
+)
+
 func markdownFields(w io.Writer, n manifest.FieldNotes) {
 	fmt.Fprintf(w, "\n## Fields\n\n")
 	if len(n.Drifted) == 0 {
@@ -99,7 +110,8 @@ func markdownFields(w io.Writer, n manifest.FieldNotes) {
 	} else {
 		fmt.Fprintf(w, "| field | column | arrived as | coerced | untyped (NULL) | example record |\n|---|---|---|---:|---:|---|\n")
 		for _, f := range n.Drifted {
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %s |\n", mdText(f.Table+"."+f.Field), mdText(f.Column+" "+f.Kind), mdText(f.ArrivedText()), f.Coerced, f.Untyped, mdText(f.Example))
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %s |\n", mdText(f.Table+"."+snip.String(f.Field, nameLen)), mdText(f.Column+" "+f.Kind),
+				mdText(f.ArrivedText()), f.Coerced, f.Untyped, mdText(snip.String(f.Example, nameLen)))
 		}
 	}
 	for _, group := range []struct {
@@ -111,12 +123,12 @@ func markdownFields(w io.Writer, n manifest.FieldNotes) {
 		}
 		names := make([]string, len(group.fields))
 		for i, f := range group.fields {
-			names[i] = f.Table + "." + f.Field
+			names[i] = f.Table + "." + snip.String(f.Field, nameLen)
 			if f.New() {
 				names[i] += " (" + plural.Of(f.Received(), "record") + ")"
 			}
 		}
-		fmt.Fprintf(w, "\n%s: %s.\n", group.label, mdText(strings.Join(names, ", ")))
+		fmt.Fprintf(w, "\n%s: %s.\n", group.label, mdText(snip.String(strings.Join(names, ", "), listLen)))
 	}
 }
 

@@ -33,6 +33,7 @@ import (
 	"github.com/billsnap/billsnap/cmd/internal/lakepublish"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/buildinfo"
+	"github.com/billsnap/billsnap/internal/snip"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/snapshot"
@@ -51,6 +52,7 @@ func main() {
 
 // run is the whole program on the lake lk; it returns the exit code.
 func run(ctx context.Context, lk lakepublish.Lake, args []string, stdout, stderr io.Writer) int {
+	stderr = &snip.Writer{W: stderr} // no line of stderr longer than snip.Line
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	if len(args) == 1 && args[0] == "version" {
 		fmt.Fprintln(stdout, version())

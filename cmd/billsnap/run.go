@@ -14,6 +14,7 @@ import (
 	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/internal/snip"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/usage"
@@ -91,14 +92,36 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 // the lake's program, billsnap-lake.
 func newEnv(stdout, stderr io.Writer, getenv func(string) string) *cliEnv {
 	env := &cliEnv{rawStderr: stderr, getenv: getenv, clock: extract.RealClock{}, lake: lakeprogram.Program{}}
-	env.screen = &screen{w: &redactingWriter{w: stderr, env: env}}
+	// No line of stderr (errors, logs, warnings) is longer than
+	// snip.Line, whatever a value from the service makes it.
+	env.screen = &screen{w: &redactingWriter{w: &snip.Writer{W: stderr}, env: env}}
 	env.stdout, env.stderr = &redactingWriter{w: stdout, env: env}, env.screen
 	level := slog.LevelInfo
 	if getenv("BILLSNAP_LOG_LEVEL") == "debug" {
 		level = slog.LevelDebug
 	}
-	env.log = slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: level}))
+	env.log = slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: snipAttr}))
 	return env
+}
+
+// logValue is the most a log line quotes of one value, in bytes; a
+// longer one is cut to a snippet that states its length.
+const logValue = 1024
+
+// snipAttr cuts a log attribute's text (a string, or an error's message)
+// to logValue bytes.
+func snipAttr(_ []string, a slog.Attr) slog.Attr {
+	switch v := a.Value.Any().(type) {
+	case string:
+		if len(v) > logValue {
+			a.Value = slog.StringValue(snip.String(v, logValue))
+		}
+	case error:
+		if msg := v.Error(); len(msg) > logValue {
+			a.Value = slog.StringValue(snip.String(msg, logValue))
+		}
+	}
+	return a
 }
 
 // run runs the subcommand args name and returns the exit code.

@@ -56,6 +56,15 @@ type Attacks struct {
 	// the customer of ID Member.ID (none when ID is ""): a field the spec
 	// does not know, whose name may hold any character.
 	Member struct{ ID, Name, Value string }
+	// Number makes the field Number.Field of the record of ID Number.ID,
+	// in any list, the JSON number Number.Value, as it is (none when ID is
+	// ""): a million digits for an invoice's TotalAmount or a charge's
+	// Amount (a spec field), say.
+	Number struct{ ID, Field, Value string }
+	// Refusal, when not "", answers every page of /Invoices/ with 400 and
+	// an error body of spec §7 whose Message is Refusal: a service that
+	// echoes a megabyte into its error, say.
+	Refusal string
 }
 
 // Server is the hostile service: its URL serves as both base_url and
@@ -89,7 +98,19 @@ func Start(t testing.TB, sb *sandbox.Server, a Attacks) *Server {
 		r.Header.Del("Accept-Encoding") // bodies come plain, to be rewritten
 	}
 	proxy.ModifyResponse = m.response
-	srv := httptest.NewServer(proxy)
+	var h http.Handler = proxy
+	if a.Refusal != "" {
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.HasPrefix(r.URL.Path, "/Invoices/") {
+				proxy.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]any{"Type": "Error", "Errorcode": 16001001, "Httpstatuscode": 400, "Message": a.Refusal})
+		})
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return &Server{URL: srv.URL, Lines: m.lines}
 }
@@ -124,20 +145,22 @@ const (
 	deepMarker      = `"@@hostile-deep@@"`
 )
 
-// response rewrites a 200 page of /Customers/ or /Invoices/.
+// response rewrites a 200 page of /Customers/ or /Invoices/, or of any
+// list when a Number is planted.
 func (m *mutator) response(resp *http.Response) error {
 	path := resp.Request.URL.Path
 	customers, invoices := strings.HasPrefix(path, "/Customers/"), strings.HasPrefix(path, "/Invoices/")
 	invoices = invoices && len(m.lines) > 0 // else its re-encoding alone would change them (its keys sorted)
-	if resp.StatusCode != http.StatusOK || !customers && !invoices {
+	if resp.StatusCode != http.StatusOK || !customers && !invoices && m.a.Number.ID == "" {
 		return nil
 	}
+	invoices = strings.HasPrefix(path, "/Invoices/")
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
 		return err
 	}
-	if out, err := m.rewrite(body, customers); err == nil {
+	if out, err := m.rewrite(body, customers, invoices); err == nil {
 		body = out
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
@@ -148,7 +171,7 @@ func (m *mutator) response(resp *http.Response) error {
 
 // rewrite mutates a page's items; a body that is not a page is left as
 // it came (an error).
-func (m *mutator) rewrite(body []byte, customers bool) ([]byte, error) {
+func (m *mutator) rewrite(body []byte, customers, invoices bool) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var page map[string]any
@@ -164,9 +187,13 @@ func (m *mutator) rewrite(body []byte, customers bool) ([]byte, error) {
 		if !ok {
 			continue
 		}
-		if customers {
+		if id, _ := rec["ID"].(string); m.a.Number.ID != "" && id == m.a.Number.ID {
+			rec[m.a.Number.Field] = json.Number(m.a.Number.Value)
+		}
+		switch {
+		case customers:
 			m.customer(rec, i)
-		} else {
+		case invoices:
 			m.invoice(rec)
 		}
 	}

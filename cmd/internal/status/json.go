@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/internal/snip"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/schedule"
@@ -106,7 +107,7 @@ func PrintJSON(ctx context.Context, w io.Writer, cfg config.Config, n int, now t
 	}
 	for _, t := range targets {
 		doc.Notifications = append(doc.Notifications, Target{Target: t.last.Target, Last: t.last.Time.UTC(), Event: t.last.Event,
-			Result: t.last.Result, FailingSince: t.failingSince, Error: orNull(t.last.Error)})
+			Result: t.last.Result, FailingSince: t.failingSince, Error: orNull(snip.JSON(t.last.Error, journal.ErrorLen))})
 	}
 	doc.LatestSnapshot, doc.StoreError = latestSnapshot(ctx, cfg)
 	enc := json.NewEncoder(w)
@@ -117,7 +118,7 @@ func PrintJSON(ctx context.Context, w io.Writer, cfg config.Config, n int, now t
 // jsonRun is r as status --format json gives it.
 func jsonRun(r journal.Run) Run {
 	out := Run{ID: r.ID, Job: r.Job, Schedule: orNull(r.Schedule), Period: orNull(r.Period), Started: r.Started.UTC(),
-		Seconds: r.Seconds(), Outcome: r.Status, Error: orNull(r.Error), Snapshot: orNull(r.Snapshot), Findings: r.Findings,
+		Seconds: r.Seconds(), Outcome: r.Status, Error: orNull(snip.JSON(r.Error, journal.ErrorLen)), Snapshot: orNull(r.Snapshot), Findings: r.Findings,
 		Material: r.Status == journal.Material}
 	if r.Status != journal.Running {
 		end, code := r.Finished.UTC(), r.ExitCode

@@ -19,6 +19,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/snip"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
@@ -31,7 +32,12 @@ import (
 // PrintTable writes the status of cfg's store for people: the last n
 // runs, newest first, the notification targets' last deliveries, the
 // latest snapshot's fields and the schedules' next fires after now.
+// No line is longer than snip.Line: each value a line quotes is cut to
+// a snippet (cell), and the writer cuts what is still longer.
 func PrintTable(ctx context.Context, w io.Writer, cfg config.Config, n int, now time.Time) error {
+	sw := &snip.Writer{W: w}
+	defer sw.Flush()
+	w = sw
 	if err := printRuns(ctx, w, cfg, n, now); err != nil {
 		return err
 	}
@@ -98,7 +104,7 @@ func printDeliveries(w io.Writer, out string) error {
 		if t.failingSince != nil {
 			since = t.failingSince.Format("2006-01-02 15:04:05")
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", d.Target, d.Time.UTC().Format("2006-01-02 15:04:05"), d.Event, d.Result, since, dash(termsafe.FirstLine(d.Error)))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", d.Target, d.Time.UTC().Format("2006-01-02 15:04:05"), d.Event, d.Result, since, dash(cell(d.Error)))
 	}
 	return tw.Flush()
 }
@@ -143,7 +149,7 @@ func printRunTable(w io.Writer, out string, runs []journal.Run) {
 			findings = strconv.Itoa(*r.Findings)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\n", r.Started.UTC().Format("2006-01-02 15:04:05"), r.Job, dash(r.Schedule),
-			dash(r.Period), r.Status, exit, r.Seconds(), dash(r.Snapshot), findings, termsafe.FirstLine(r.Error))
+			dash(r.Period), r.Status, exit, r.Seconds(), dash(r.Snapshot), findings, cell(r.Error))
 	}
 	tw.Flush()
 }
@@ -167,7 +173,7 @@ func printLatestFields(ctx context.Context, w io.Writer, db *sql.DB) error {
 			fmt.Fprintf(w, "  … %d more: billsnap query \"SELECT * FROM snapshot_fields WHERE snapshot_id = '%s'\"\n", len(lines)-i, id)
 			break
 		}
-		fmt.Fprintf(w, "  %s: %s\n", termsafe.String(f.Name()), termsafe.String(f.Summary())) // field names come from the service
+		fmt.Fprintf(w, "  %s: %s\n", snip.String(termsafe.String(f.Name()), nameLen), cell(f.Summary())) // field names come from the service
 	}
 	return nil
 }
@@ -189,6 +195,16 @@ func printNextFires(w io.Writer, specs []schedule.Schedule, now time.Time) error
 	}
 	return tw.Flush()
 }
+
+// Bounds of what a line of the table quotes, in bytes: a longer value is
+// cut to a snippet that states its length.
+const (
+	cellLen = 1024 // an error, a field's summary
+	nameLen = 256  // a field's name
+)
+
+// cell is the first line of s, escaped for a terminal and cut to cellLen.
+func cell(s string) string { return snip.String(termsafe.FirstLine(s), cellLen) }
 
 // dash is s, or "-" when s is empty.
 func dash(s string) string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/snip"
 	"github.com/billsnap/billsnap/snapshot"
 )
 
@@ -41,7 +42,7 @@ func Verify(ctx context.Context, cfg config.Config, now func() time.Time) (*Veri
 	v := &Verified{Snapshots: c.Snapshots, Files: c.Files, Bytes: c.Bytes, Seconds: now().Sub(start).Seconds(),
 		Unrecorded: append([]string{}, c.Unrecorded...), Differ: []Differ{}}
 	for _, d := range c.Differ {
-		v.Differ = append(v.Differ, Differ{Snapshot: d.Snapshot, Path: d.Path, Why: d.Why})
+		v.Differ = append(v.Differ, Differ{Snapshot: d.Snapshot, Path: snip.JSON(d.Path, cellLen), Why: snip.JSON(d.Why, cellLen)})
 	}
 	return v, nil
 }
@@ -66,7 +67,7 @@ func PrintVerified(w io.Writer, v *Verified) {
 		fmt.Fprintf(w, "%s %s\n", plural.Of(len(v.Differ), "file"), plural.Word(len(v.Differ), "differs", "differ"))
 	}
 	for _, d := range v.Differ {
-		fmt.Fprintf(w, "  DIFFERS  %s: %s\n", d.Path, d.Why)
+		fmt.Fprintf(w, "  DIFFERS  %s: %s\n", cell(d.Path), cell(d.Why))
 	}
 	if len(v.Unrecorded) > 0 {
 		fmt.Fprintf(w, "  not checked: %s, published before the manifest recorded its files' SHA-256\n", plural.Of(len(v.Unrecorded), "snapshot"))
