@@ -149,3 +149,34 @@ func TestMarkdownEscapesMarkdown(t *testing.T) {
 		t.Error("a rule's name lost its underscores to escapes")
 	}
 }
+
+// TestHTMLNeutralisesControlCharacters gives report.html a waiver whose
+// reason, owner and author hold ESC, NUL, an OSC-8 link, a C1 control, DEL
+// and a bidi override, and a finding's detail and a field name the same:
+// html/template escapes <, > and &, and none of these is written raw
+// either; each reads as its escape (\x1b, \u202e).
+func TestHTMLNeutralisesControlCharacters(t *testing.T) {
+	in := fixture(t)
+	const ctl = "ok\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\\x00\u0085\x7f\u202etxt.exe\u2066"
+	f := &in.Report.Findings[3]
+	f.Waiver = &findings.Waiver{Rule: f.Rule, EntityID: f.EntityID, Reason: "reason " + ctl, Owner: "owner " + ctl, By: "by " + ctl,
+		Expires: f.Waiver.Expires}
+	f.Detail = "detail " + ctl
+	in.Fields[0].Field = "field" + ctl
+	var b strings.Builder
+	if err := HTML(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, c := range []string{"\x1b", "\x00", "\u0085", "\x7f", "\u202e", "\u2066", "\r", "\t"} {
+		if strings.Contains(out, c) {
+			t.Errorf("report.html holds %q raw", c)
+		}
+	}
+	for _, who := range []string{"reason ", "owner ", "by ", "detail "} {
+		// html/template writes NUL as U+FFFD itself.
+		if want := who + `ok\x1b]8;;https://evil.example\x1b\click\x1b]8;;\x1b\` + "\ufffd" + `\u0085\x7f\u202etxt.exe\u2066`; !strings.Contains(out, want) {
+			t.Errorf("report.html does not show %q escaped", who)
+		}
+	}
+}

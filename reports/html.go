@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 )
@@ -73,7 +74,8 @@ type htmlData struct {
 // HTML writes the self-contained report page: summary per rule and
 // currency, the trend of the last reconciliations, a table per rule (at
 // most in.MaxRows findings each, the page says when it stops short) and
-// the snapshot's facts.
+// the snapshot's facts. Control characters in the data are neutralised
+// (neutralised): the page owns its escaping, and callers never escape.
 func HTML(w io.Writer, in *Input) error {
 	r := in.Report
 	d := htmlData{In: in, R: r, Duration: in.duration(), Period: periodText(r),
@@ -100,8 +102,21 @@ func HTML(w io.Writer, in *Input) error {
 	}
 	d.Net, d.Gross = netAndGross(r)
 	d.Currencies = findings.Currencies(d.Net)
-	return page.Execute(w, d)
+	var b strings.Builder
+	if err := page.Execute(&b, d); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, neutralised(b.String()))
+	return err
 }
+
+// neutralised is the page with every control character the data put in
+// it (C0 but the line feed, C1, DEL, the bidi controls) written as its
+// escape, \x1b or \u202e, as on a terminal (termsafe.Lines):
+// html/template escapes <, > and &, not these, which a waiver's reason or
+// owner, or the service's text, may hold. The template itself holds none
+// but line feeds, so the page's markup is unchanged.
+func neutralised(page string) string { return termsafe.Lines(page) }
 
 // ruleSpans finds, per rule, the runs of the report's findings that belong
 // to it (its open findings, then its resolved ones), as subslices.
