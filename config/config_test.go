@@ -185,3 +185,34 @@ func TestSchedulesAreValidated(t *testing.T) {
 		}
 	}
 }
+
+// Identifiers the configuration names, which statements and keys print
+// (the collections key's tables, the fields key's tables and columns), are
+// checked against the safe alphabet: letters, digits and underscores, a
+// letter or underscore first; one that is not is refused in one line,
+// quoted, never echoed raw (issue 62, item 7).
+func TestIdentifiersAreValidated(t *testing.T) {
+	for _, tc := range []struct {
+		edit func(c *Config)
+		want string
+	}{
+		{func(c *Config) { c.Collections["customers\n# injected"] = "/v2/Customers/" }, `config key collections: "customers\n# injected" is not a name`},
+		{func(c *Config) { c.Collections[`invoices"; DROP TABLE x; --`] = "/v2/Invoices/" }, `config key collections: "invoices\"; DROP TABLE x; --" is not a name`},
+		{func(c *Config) {
+			c.Fields = catalog.Mapping{"invoices\x1b[2J": {"x": {Field: "X"}}}
+		}, `config key fields: "invoices\x1b[2J" is not a name`},
+		{func(c *Config) {
+			c.Fields = catalog.Mapping{"invoices": {`a"b`: {Field: "X"}}}
+		}, `config key fields.invoices: "a\"b" is not a name`},
+	} {
+		c := Default()
+		tc.edit(&c)
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v, want %q", err, tc.want)
+		}
+		if err != nil && strings.ContainsAny(err.Error(), "\n\x1b") {
+			t.Errorf("the error echoes a control character raw: %q", err)
+		}
+	}
+}

@@ -48,7 +48,8 @@ func Write(w io.Writer, engine string, l Lake) error {
 	if engine == "athena" && !strings.HasPrefix(root, "s3://") {
 		return fmt.Errorf("athena reads s3:// only, not %s", root)
 	}
-	p := &printer{w: w, l: l, root: root, ns: l.Iceberg.Namespace}
+	p := &printer{w: w, l: l, root: root, engine: engine}
+	p.ns = p.id(l.Iceberg.Namespace)
 	fmt.Fprintf(w, "-- billsnap: the tables of %s for %s.\n", root, engine)
 	switch {
 	case l.Hive || l.Iceberg.Catalog == "none" || (engine == "athena" && l.Iceberg.Catalog != "glue"):
@@ -60,10 +61,37 @@ func Write(w io.Writer, engine string, l Lake) error {
 }
 
 type printer struct {
-	w        io.Writer
-	l        Lake
-	root, ns string
-	err      error
+	w      io.Writer
+	l      Lake
+	root   string
+	ns     string // the namespace, quoted (id)
+	engine string
+	err    error
+}
+
+// id is name quoted as an identifier of the engine's DDL: in double
+// quotes for Trino and DuckDB, in backticks for Spark and Athena (whose
+// DDL is Hive's), the quote doubled inside. Every identifier a statement
+// names is quoted, though the configuration admits only safe ones
+// (lake.SafeIdentifier).
+func (p *printer) id(name string) string {
+	if p.engine == "spark" || p.engine == "athena" {
+		return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+	}
+	return dq(name)
+}
+
+// dq is name quoted in double quotes, as Trino, DuckDB and Athena's
+// queries quote an identifier.
+func dq(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+// str is s as a string literal of the engine: in single quotes, a quote
+// doubled (Spark, whose literals take backslash escapes, gets \' and \\).
+func (p *printer) str(s string) string {
+	if p.engine == "spark" {
+		return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 func (p *printer) printf(format string, args ...any) {
@@ -91,23 +119,23 @@ func (p *printer) hive(engine string) {
 	case "trino":
 		p.printf("CREATE SCHEMA IF NOT EXISTS hive.%s;\n", p.ns)
 		for _, t := range p.l.Tables {
-			p.printf("CREATE TABLE hive.%s.%s (\n%s,\n  snapshot_id varchar\n) WITH (external_location = '%s/data', format = 'PARQUET', partitioned_by = ARRAY['snapshot_id']);\n",
-				p.ns, t.Name, columns(t, trinoTypes), p.location(t.Name))
-			p.printf("CALL hive.system.sync_partition_metadata('%s', '%s', 'FULL');\n", p.ns, t.Name)
+			p.printf("CREATE TABLE hive.%s.%s (\n%s,\n  snapshot_id varchar\n) WITH (external_location = %s, format = 'PARQUET', partitioned_by = ARRAY['snapshot_id']);\n",
+				p.ns, p.id(t.Name), p.columns(t, trinoTypes), p.str(p.location(t.Name)+"/data"))
+			p.printf("CALL hive.system.sync_partition_metadata(%s, %s, 'FULL');\n", p.str(p.l.Iceberg.Namespace), p.str(t.Name))
 		}
 	case "spark":
 		p.printf("CREATE DATABASE IF NOT EXISTS %s;\n", p.ns)
 		for _, t := range p.l.Tables {
-			p.printf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s,\n  snapshot_id STRING\n) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION '%s/data';\n",
-				p.ns, t.Name, columns(t, sparkTypes), sparkURL(p.location(t.Name)))
-			p.printf("MSCK REPAIR TABLE %s.%s;\n", p.ns, t.Name)
+			p.printf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s,\n  snapshot_id STRING\n) USING PARQUET PARTITIONED BY (snapshot_id) LOCATION %s;\n",
+				p.ns, p.id(t.Name), p.columns(t, sparkTypes), p.str(sparkURL(p.location(t.Name))+"/data"))
+			p.printf("MSCK REPAIR TABLE %s.%s;\n", p.ns, p.id(t.Name))
 		}
 	case "athena":
 		p.printf("CREATE DATABASE IF NOT EXISTS %s;\n", p.ns)
 		for _, t := range p.l.Tables {
-			p.printf("CREATE EXTERNAL TABLE IF NOT EXISTS %s.%s (\n%s\n) PARTITIONED BY (snapshot_id string) STORED AS PARQUET LOCATION '%s/data/';\n",
-				p.ns, t.Name, columns(t, athenaTypes), p.location(t.Name))
-			p.printf("MSCK REPAIR TABLE %s.%s;\n", p.ns, t.Name)
+			p.printf("CREATE EXTERNAL TABLE IF NOT EXISTS %s.%s (\n%s\n) PARTITIONED BY (snapshot_id string) STORED AS PARQUET LOCATION %s;\n",
+				p.ns, p.id(t.Name), p.columns(t, athenaTypes), p.str(p.location(t.Name)+"/data/"))
+			p.printf("MSCK REPAIR TABLE %s.%s;\n", p.ns, p.id(t.Name))
 		}
 	}
 }
@@ -131,12 +159,12 @@ func (p *printer) duckdbHive() {
 	p.duckdbSecret()
 	root := duckdbPath(p.root)
 	p.printf("CREATE SCHEMA IF NOT EXISTS %s;\n", p.ns)
-	p.printf("CREATE OR REPLACE VIEW %s.published AS SELECT snapshot_id FROM read_json('%s/_billsnap/manifests/*.json', columns = {snapshot_id: 'VARCHAR'});\n", p.ns, root)
+	p.printf("CREATE OR REPLACE VIEW %s.published AS SELECT snapshot_id FROM read_json(%s, columns = {snapshot_id: 'VARCHAR'});\n", p.ns, p.str(root+"/_billsnap/manifests/*.json"))
 	for _, t := range p.l.Tables {
-		p.printf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM read_parquet('%s/**/snapshot_id=*/*.parquet', hive_partitioning = true, hive_types = {snapshot_id: VARCHAR}, union_by_name = true) WHERE snapshot_id IN (SELECT snapshot_id FROM %s.published);\n",
-			p.ns, t.Name, duckdbPath(p.location(t.Name)), p.ns)
-		p.printf("CREATE OR REPLACE VIEW %s.latest_%s AS SELECT * FROM %s.%s WHERE snapshot_id = (SELECT trim(content, chr(10) || ' ') FROM read_text('%s/_billsnap/latest'));\n",
-			p.ns, t.Name, p.ns, t.Name, root)
+		p.printf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM read_parquet(%s, hive_partitioning = true, hive_types = {snapshot_id: VARCHAR}, union_by_name = true) WHERE snapshot_id IN (SELECT snapshot_id FROM %s.published);\n",
+			p.ns, p.id(t.Name), p.str(duckdbPath(p.location(t.Name))+"/**/snapshot_id=*/*.parquet"), p.ns)
+		p.printf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM %s.%s WHERE snapshot_id = (SELECT trim(content, chr(10) || ' ') FROM read_text(%s));\n",
+			p.ns, p.id("latest_"+t.Name), p.ns, p.id(t.Name), p.str(root+"/_billsnap/latest"))
 	}
 }
 
@@ -150,10 +178,10 @@ func (p *printer) duckdbSecret() {
 	q := u.Query()
 	opts := []string{"TYPE s3", "PROVIDER credential_chain"}
 	if e, err := url.Parse(q.Get("endpoint")); err == nil && e.Host != "" {
-		opts = append(opts, "ENDPOINT '"+e.Host+"'", fmt.Sprintf("USE_SSL %t", e.Scheme == "https"))
+		opts = append(opts, "ENDPOINT "+p.str(e.Host), fmt.Sprintf("USE_SSL %t", e.Scheme == "https"))
 	}
 	if r := q.Get("region"); r != "" {
-		opts = append(opts, "REGION '"+r+"'")
+		opts = append(opts, "REGION "+p.str(r))
 	}
 	if q.Get("use_path_style") == "true" {
 		opts = append(opts, "URL_STYLE 'path'")
@@ -170,14 +198,15 @@ func (p *printer) iceberg(engine string) {
 		p.duckdbSecret()
 		p.printf("INSTALL iceberg; LOAD iceberg;\nCREATE SCHEMA IF NOT EXISTS %s;\n", p.ns)
 		for _, t := range p.tables() {
-			p.printf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM iceberg_scan('%s');\n", p.ns, t, p.l.Metadata[t])
+			p.printf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM iceberg_scan(%s);\n", p.ns, p.id(t), p.str(p.l.Metadata[t]))
 		}
 		p.printf("-- The views read the metadata current when this was printed: print and run them again\n-- after an export. Time travel: iceberg_scan('…', snapshot_from_id => ID) or snapshot_from_timestamp => TIMESTAMP.\n")
 	case p.l.Iceberg.Catalog == "sql" && engine == "trino":
 		p.trinoRegister()
 	case engine == "athena":
-		p.printf("-- The Glue catalog billsnap commits to holds the tables: database %s, nothing to attach.\n", p.ns)
-		p.printf("SELECT count(*) FROM %s.%s;\n-- Time travel: FOR VERSION AS OF <snapshot id> or FOR TIMESTAMP AS OF TIMESTAMP '…'.\n", p.ns, p.firstTable())
+		p.printf("-- The Glue catalog billsnap commits to holds the tables: database %s, nothing to attach.\n", dq(p.l.Iceberg.Namespace))
+		p.printf("SELECT count(*) FROM %s.%s;\n-- Time travel: FOR VERSION AS OF <snapshot id> or FOR TIMESTAMP AS OF TIMESTAMP '…'.\n",
+			dq(p.l.Iceberg.Namespace), dq(p.firstTable()))
 	default:
 		p.sharedCatalog(engine)
 	}
@@ -191,12 +220,12 @@ func (p *printer) trinoRegister() {
 		"-- and this again; a REST or Glue catalog shared with billsnap needs neither.\n")
 	p.printf("CREATE SCHEMA IF NOT EXISTS iceberg.%s;\n", p.ns)
 	for _, t := range p.tables() {
-		p.printf("CALL iceberg.system.register_table(schema_name => '%s', table_name => '%s', table_location => '%s', metadata_file_name => '%s');\n",
-			p.ns, t, p.location(t), path.Base(p.l.Metadata[t]))
+		p.printf("CALL iceberg.system.register_table(schema_name => %s, table_name => %s, table_location => %s, metadata_file_name => %s);\n",
+			p.str(p.l.Iceberg.Namespace), p.str(t), p.str(p.location(t)), p.str(path.Base(p.l.Metadata[t])))
 	}
 	p.printf("-- Time travel: SELECT * FROM iceberg.%s.%s FOR VERSION AS OF <snapshot id> (or FOR TIMESTAMP AS OF …);\n"+
-		"-- the snapshots and the billsnap snapshot each holds: SELECT snapshot_id, committed_at, summary['billsnap.snapshot-id'] FROM iceberg.%s.\"%s$snapshots\";\n",
-		p.ns, p.firstTable(), p.ns, p.firstTable())
+		"-- the snapshots and the billsnap snapshot each holds: SELECT snapshot_id, committed_at, summary['billsnap.snapshot-id'] FROM iceberg.%s.%s;\n",
+		p.ns, p.id(p.firstTable()), p.ns, p.id(p.firstTable()+"$snapshots"))
 }
 
 // sharedCatalog writes the engine's configuration of the catalog billsnap
@@ -223,7 +252,7 @@ func (p *printer) sharedCatalog(engine string) {
 		for _, kv := range p.restProperties(engine) {
 			p.printf("--   --conf spark.sql.catalog.billsnap.%s=%s\n", kv[0], kv[1])
 		}
-		p.printf("SHOW TABLES IN billsnap.%s;\n-- Time travel: SELECT * FROM billsnap.%s.%s VERSION AS OF <snapshot id> (or TIMESTAMP AS OF '…').\n", p.ns, p.ns, p.firstTable())
+		p.printf("SHOW TABLES IN billsnap.%s;\n-- Time travel: SELECT * FROM billsnap.%s.%s VERSION AS OF <snapshot id> (or TIMESTAMP AS OF '…').\n", p.ns, p.ns, p.id(p.firstTable()))
 		return
 	}
 	p.printf("-- Trino reads the catalog billsnap commits to: etc/catalog/billsnap.properties\n--   connector.name=iceberg\n")
@@ -238,7 +267,7 @@ func (p *printer) sharedCatalog(engine string) {
 	} else {
 		p.printf("--   iceberg.catalog.type=glue\n--   hive.metastore.glue.catalogid=%s\n", c.Warehouse)
 	}
-	p.printf("SHOW TABLES FROM billsnap.%s;\n-- Time travel: SELECT * FROM billsnap.%s.%s FOR VERSION AS OF <snapshot id>.\n", p.ns, p.ns, p.firstTable())
+	p.printf("SHOW TABLES FROM billsnap.%s;\n-- Time travel: SELECT * FROM billsnap.%s.%s FOR VERSION AS OF <snapshot id>.\n", p.ns, p.ns, p.id(p.firstTable()))
 }
 
 // restProperties are the properties engine needs beyond the URI and
@@ -299,11 +328,11 @@ func (p *printer) firstTable() string {
 	return "invoices"
 }
 
-// columns are a table's columns, typed for an engine.
-func columns(t Table, types map[string]string) string {
+// columns are a table's columns, quoted and typed for the engine.
+func (p *printer) columns(t Table, types map[string]string) string {
 	out := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
-		out[i] = "  " + c.Name + " " + types[c.Kind]
+		out[i] = "  " + p.id(c.Name) + " " + types[c.Kind]
 	}
 	return strings.Join(out, ",\n")
 }

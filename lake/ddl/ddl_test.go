@@ -62,3 +62,35 @@ func TestRefusals(t *testing.T) {
 		}
 	}
 }
+
+// Every identifier printed into a statement is quoted, as each engine
+// quotes one (double quotes in Trino, DuckDB and Athena's queries,
+// backticks in Spark and Athena's DDL, the quote doubled inside), and
+// every name or path in a string literal is a literal: a namespace, a
+// table or a column holding ", ' and ` never appears raw (issue 62, item 7).
+func TestIdentifiersAreQuoted(t *testing.T) {
+	const weird = "n\"s'x`y"
+	sqlCat, rest, glue := lake.DefaultIceberg(), lake.DefaultIceberg(), lake.DefaultIceberg()
+	rest.Catalog, rest.URI, rest.Warehouse = "rest", "https://catalog.example.com/api", "analytics"
+	glue.Catalog, glue.Warehouse = "glue", "123456789012"
+	for _, c := range []lake.Iceberg{sqlCat, rest, glue} {
+		c.Namespace = weird
+		l := lakeOf(c)
+		l.Tables[0].Name, l.Tables[0].Columns[1].Name = "t"+weird, "c"+weird
+		l.Metadata["t"+weird] = "s3://lake/billing/t" + weird + "/metadata/00002-aa.metadata.json"
+		l.Metadata["t"+weird+"_history"] = "s3://lake/billing/t" + weird + "_history/metadata/00001-cc.metadata.json"
+		hive := l
+		hive.Hive = true
+		for _, engine := range Engines {
+			for _, each := range []Lake{l, hive} {
+				var b bytes.Buffer
+				if err := Write(&b, engine, each); err != nil {
+					t.Fatalf("%s %s: %v", engine, c.Catalog, err)
+				}
+				if strings.Contains(b.String(), weird) {
+					t.Errorf("%s, catalog %s, hive %t: a name is printed raw:\n%s", engine, c.Catalog, each.Hive, b.String())
+				}
+			}
+		}
+	}
+}

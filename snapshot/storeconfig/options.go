@@ -100,8 +100,22 @@ func (o Options) Validate() error {
 		bad("duckdb.row_group_size", "must be a multiple of 2048, not %d", o.DuckDB.RowGroupSize)
 	}
 	for name, path := range o.Collections {
-		if !strings.HasPrefix(path, "/") {
+		switch {
+		case !lake.SafeIdentifier(name):
+			bad("collections", "%q is not a name: %s", name, identifierRule)
+		case !strings.HasPrefix(path, "/"):
 			bad("collections."+name, "must be a path on front_url starting with /, not %q", path)
+		}
+	}
+	for table, columns := range o.Fields {
+		if !lake.SafeIdentifier(table) {
+			bad("fields", "%q is not a name: %s", table, identifierRule)
+			continue
+		}
+		for column := range columns {
+			if !lake.SafeIdentifier(column) {
+				bad("fields."+table, "%q is not a name: %s", column, identifierRule)
+			}
 		}
 	}
 	if o.Parquet.URL != "" {
@@ -127,6 +141,12 @@ func (o Options) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// identifierRule is the safe alphabet of identifiers (lake.SafeIdentifier):
+// tables and columns the configuration names are printed into statements
+// and keys, and an identifier outside it is refused, quoted, before the
+// catalogue is asked whether it knows it.
+const identifierRule = "letters, digits and underscores, a letter or underscore first, at most 128"
 
 // NameInside tells whether name names a file or directory inside the
 // store's directory: relative, not hidden, not climbing out.

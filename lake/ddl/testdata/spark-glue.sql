@@ -7,5 +7,5 @@
 --   --conf spark.sql.catalog.billsnap.type=glue
 --   --conf spark.sql.catalog.billsnap.glue.id=123456789012
 --   --conf spark.sql.catalog.billsnap.warehouse=s3a://lake/billing
-SHOW TABLES IN billsnap.billsnap;
--- Time travel: SELECT * FROM billsnap.billsnap.invoice_lines VERSION AS OF <snapshot id> (or TIMESTAMP AS OF '…').
+SHOW TABLES IN billsnap.`billsnap`;
+-- Time travel: SELECT * FROM billsnap.`billsnap`.`invoice_lines` VERSION AS OF <snapshot id> (or TIMESTAMP AS OF '…').

@@ -12,5 +12,5 @@
 --   --conf spark.sql.catalog.billsnap.rest.signing-region=eu-west-1
 --   --conf spark.sql.catalog.billsnap.s3.endpoint=http://127.0.0.1:9000
 --   --conf spark.sql.catalog.billsnap.s3.path-style-access=true
-SHOW TABLES IN billsnap.billsnap;
--- Time travel: SELECT * FROM billsnap.billsnap.invoice_lines VERSION AS OF <snapshot id> (or TIMESTAMP AS OF '…').
+SHOW TABLES IN billsnap.`billsnap`;
+-- Time travel: SELECT * FROM billsnap.`billsnap`.`invoice_lines` VERSION AS OF <snapshot id> (or TIMESTAMP AS OF '…').

@@ -7,5 +7,5 @@
 --   --conf spark.sql.catalog.billsnap.type=jdbc
 --   --conf spark.sql.catalog.billsnap.uri=jdbc:sqlite:/srv/billsnap/.billsnap/iceberg.db
 --   --conf spark.sql.catalog.billsnap.warehouse=s3a://lake/billing
-SHOW TABLES IN billsnap.billsnap;
--- Time travel: SELECT * FROM billsnap.billsnap.invoice_lines VERSION AS OF <snapshot id> (or TIMESTAMP AS OF '…').
+SHOW TABLES IN billsnap.`billsnap`;
+-- Time travel: SELECT * FROM billsnap.`billsnap`.`invoice_lines` VERSION AS OF <snapshot id> (or TIMESTAMP AS OF '…').

@@ -6,5 +6,5 @@
 --   connector.name=iceberg
 --   iceberg.catalog.type=glue
 --   hive.metastore.glue.catalogid=123456789012
-SHOW TABLES FROM billsnap.billsnap;
--- Time travel: SELECT * FROM billsnap.billsnap.invoice_lines FOR VERSION AS OF <snapshot id>.
+SHOW TABLES FROM billsnap."billsnap";
+-- Time travel: SELECT * FROM billsnap."billsnap"."invoice_lines" FOR VERSION AS OF <snapshot id>.

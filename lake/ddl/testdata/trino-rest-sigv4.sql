@@ -13,5 +13,5 @@
 --   fs.native-s3.enabled=true
 --   s3.endpoint=http://127.0.0.1:9000
 --   s3.path-style-access=true
-SHOW TABLES FROM billsnap.billsnap;
--- Time travel: SELECT * FROM billsnap.billsnap.invoice_lines FOR VERSION AS OF <snapshot id>.
+SHOW TABLES FROM billsnap."billsnap";
+-- Time travel: SELECT * FROM billsnap."billsnap"."invoice_lines" FOR VERSION AS OF <snapshot id>.
