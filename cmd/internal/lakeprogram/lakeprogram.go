@@ -1,9 +1,10 @@
 // Package lakeprogram runs the lake's program, billsnap-lake, for a
-// program that does not link the lake (billsnap itself, the benchmark):
-// their mains set Program as job.Service's Lake, so an export with
+// program that does not link the lake (billsnap itself, the benchmark).
+// Their mains set [Program] as job.Service's Lake, so an export with
 // parquet.url set runs billsnap-lake publish once it has published the
 // snapshot, and lake ddl asks billsnap-lake metadata for the Iceberg
-// tables. So billsnap links none of the clouds' SDKs, Arrow or iceberg-go.
+// tables; [Find] says where billsnap-lake is installed. So billsnap links
+// none of the clouds' SDKs, Arrow or iceberg-go.
 package lakeprogram
 
 import (
