@@ -1,3 +1,5 @@
+//go:build lake
+
 // Package lakepublish is the lake linked into a program: it levels a lake
 // with its store, publishing to object storage (lake/objects) and
 // committing to the Iceberg catalog every complete snapshot the store
