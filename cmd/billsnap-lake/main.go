@@ -1,3 +1,5 @@
+//go:build lake
+
 // Command billsnap-lake levels a store's lake (the configuration's
 // parquet.url) with the store: it publishes to object storage, and
 // commits to the Iceberg catalog, every complete snapshot the store keeps

@@ -1,3 +1,5 @@
+//go:build lake
+
 // Package iceberg commits the snapshots published to a lake as Apache
 // Iceberg tables, with github.com/apache/iceberg-go: one table per billsnap
 // table, located at PREFIX/<table> (its metadata under

@@ -1,3 +1,5 @@
+//go:build lake
+
 // Package objects is a lake's object storage (the configuration's
 // parquet.url), opened through gocloud.dev/blob: it publishes a snapshot's
 // files in the order package lake describes, lists and reads what is

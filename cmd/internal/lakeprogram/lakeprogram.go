@@ -74,7 +74,7 @@ func (Program) Metadata(ctx context.Context, cfg config.Config) (map[string]stri
 func (Program) Where(ctx context.Context) string {
 	path, err := Find()
 	if err != nil {
-		return "not installed: go install ./cmd/" + Name
+		return "not installed: go install -tags lake ./cmd/" + Name
 	}
 	out, err := exec.CommandContext(ctx, path, "version").Output()
 	if err != nil {
@@ -160,7 +160,7 @@ func Find() (string, error) {
 	if p, err := exec.LookPath(Name); err == nil {
 		return p, nil
 	}
-	return "", usage.Errorf("parquet.url is set, and the lake's program %s is not installed (beside billsnap, or on PATH): go install ./cmd/%s",
+	return "", usage.Errorf("parquet.url is set, and the lake's program %s is not installed (beside billsnap, or on PATH): go install -tags lake ./cmd/%s",
 		Name, Name)
 }
 

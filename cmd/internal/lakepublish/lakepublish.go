@@ -1,3 +1,5 @@
+//go:build lake
+
 // Package lakepublish is the lake linked into a program. [Lake] levels a
 // lake with its store after an export: it publishes to object storage
 // (lake/objects) and commits to the Iceberg catalog every complete
