@@ -7,9 +7,8 @@
 // flux review) and validates each through its own package; none of them
 // imports config, and no domain package does.
 //
-// The packages whose options it holds read no store, but for worklist,
-// whose reading of the work stands on snapshot/readmodel: through it,
-// config links DuckDB.
+// The packages whose options it holds read no store, so config links no
+// DuckDB (docs' TestWhatOnlyReadsLinksNoDuckDB holds it).
 //
 // The API key is never read from the file: it comes from BILLSNAP_API_KEY
 // or from a file named by --api-key-file ([APIKey]), and it is never

@@ -104,3 +104,22 @@ func TestTheFloorsHold(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatOnlyReadsLinksNoDuckDB holds docs/testing.md's list of the
+// packages that stand on the store's data types rather than on its engine:
+// neither they nor their tests' builds link DuckDB, whose link costs every
+// test binary seconds.
+func TestWhatOnlyReadsLinksNoDuckDB(t *testing.T) {
+	light := []string{"config", "notify", "schedule", "reports", "evidence", "worklist", "findings", "snapshot/manifest"}
+	for _, pkg := range light {
+		cmd := exec.Command("go", "list", "-deps", "-test", "-f", "{{.ImportPath}}", "./"+pkg)
+		cmd.Dir = ".."
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		if strings.Contains(string(out), "github.com/duckdb/duckdb-go/v2\n") {
+			t.Errorf("%s links DuckDB (go list -deps -test ./%s)", pkg, pkg)
+		}
+	}
+}

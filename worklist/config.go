@@ -4,9 +4,9 @@
 // arithmetic of age, aging buckets and overdue; the assignments themselves
 // are ledger entries (package ledger).
 //
-// [Read] reads the work of a reconciliation's findings (a [Reading]) from
-// the ledger's assignments and the snapshots' starts, through
-// snapshot/readmodel. [Objects] and [JSONLines] make the findings' JSON
+// [Read] makes the work of a reconciliation's findings (a [Reading]) of
+// the ledger's assignments and the snapshots' starts, which its caller
+// reads from the store: worklist links no database. [Objects] and [JSONLines] make the findings' JSON
 // objects with their work, which /api/findings and reconcile --format json
 // both write.
 package worklist
