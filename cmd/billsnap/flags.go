@@ -102,12 +102,13 @@ func printFlag(w io.Writer, f *flag.Flag) {
 }
 
 // flagError is what a parse of fs returned: --help stays flag.ErrHelp, and
-// a bad flag is a usage error that says how to list the flags.
+// a bad flag is a usage error that suggests the nearest flag, when one is
+// near, and says how to list the flags.
 func flagError(fs *cliFlags, err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	return usage.Errorf("%v ('billsnap %s --help' lists its flags)", err, fs.Name())
+	return usage.Errorf("%v%s ('billsnap %s --help' lists its flags)", err, flagSuggestion(fs.FlagSet, err), fs.Name())
 }
 
 // parseFlags parses args; a bad flag is a usage error, --help is flag.ErrHelp.

@@ -130,7 +130,7 @@ func (env *cliEnv) run(ctx context.Context, args []string) int {
 			return code
 		}
 	}
-	fmt.Fprintf(stderr, "billsnap: unknown command %q\n\n%s", args[0], commandsUsage())
+	fmt.Fprint(stderr, unknownCommand(args[0]))
 	return job.ExitUsage
 }
 
@@ -179,5 +179,5 @@ func dispatch(ctx context.Context, env *cliEnv, command, help string, args []str
 	if name, ok := strings.CutPrefix(args[0], "-"); ok {
 		return usage.Errorf("flag provided but not defined: -%s ('billsnap %s --help' lists its flags)", strings.TrimPrefix(name, "-"), command)
 	}
-	return usage.Errorf("unknown subcommand %q: want %s", args[0], want)
+	return usage.Errorf("unknown subcommand %q%s (want %s)", args[0], didYouMean(args[0], names), want)
 }
