@@ -138,7 +138,7 @@ func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" |
 
 func commandsUsage() string {
 	var b strings.Builder
-	b.WriteString("Usage: billsnap <command> [flags]\n\nCommands:\n")
+	b.WriteString(programDoes + "\n\nUsage: billsnap <command> [flags]\n\nCommands:\n")
 	width := 0
 	for _, c := range commands() {
 		width = max(width, len(c.name))
@@ -173,7 +173,7 @@ func dispatch(ctx context.Context, env *cliEnv, command, help string, args []str
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(env.stdout, help)
+		fmt.Fprint(env.stdout, helpPage(command, help))
 		return nil
 	}
 	if name, ok := strings.CutPrefix(args[0], "-"); ok {
