@@ -125,10 +125,10 @@ var pages = map[string]page{
 		{job.ExitFailure, "failure: the store cannot be read"},
 		{job.ExitUsage, "usage: bad flags, a --since or --until before the store's history or naming no snapshot of it, an unknown --table, no store at --out"},
 		interrupted}},
-	"notify": {"Sends a test message to every notification target (notify test).", notifyExits},
+	"notify":      {"Sends a test message to every notification target (notify test).", notifyExits},
 	"notify test": {"Sends a test message to every notification target and prints how each went.", notifyExits},
-	"lake": {"Prints the statements that attach the tables on object storage to a query engine (lake ddl).", lakeExits},
-	"lake ddl": {"Prints the statements that attach the tables on object storage to Trino, Spark, Athena or DuckDB.", lakeExits},
+	"lake":        {"Prints the statements that attach the tables on object storage to a query engine (lake ddl).", lakeExits},
+	"lake ddl":    {"Prints the statements that attach the tables on object storage to Trino, Spark, Athena or DuckDB.", lakeExits},
 	"evidence": {"Writes the evidence pack of a closed period, a BagIt zip (or, as evidence verify, verifies one).", []exit{
 		{job.ExitOK, "the pack is written"},
 		{job.ExitFailure, "failure: the store, the ledger or the disk"},
