@@ -135,7 +135,9 @@ func TestReconcileAndReportOnAReadOnlyStoreAreAUsageError(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { filepath.WalkDir(store, func(p string, _ fs.DirEntry, _ error) error { return os.Chmod(p, 0o755) }) })
+	t.Cleanup(func() {
+		filepath.WalkDir(store, func(p string, _ fs.DirEntry, _ error) error { return os.Chmod(p, 0o755) })
+	})
 	before := treeOf(t, store)
 	bin := nobodysBinary(t, dir)
 	want := "--out " + store + " is not a directory billsnap may read and write in (permission denied)"
