@@ -1,5 +1,6 @@
 // Package config is billsnap's one configuration: defaults, then a strict
-// YAML file (an unknown key is an error that names it), then the
+// YAML file (an unknown key is an error that names it, and the nearest
+// key), then the
 // environment (BILLSNAP_*), then flags, then Validate. It composes the
 // options the domain packages own (storeconfig.Options, extract.Retry,
 // findings.Materiality, schedule.Schedule) and validates through theirs;
