@@ -125,3 +125,37 @@ func TestTheTranscriptsExitAsTheirHelpSays(t *testing.T) {
 		t.Errorf("%d transcripts checked", checked)
 	}
 }
+
+// The README's table of exit codes has every code a help page lists, and
+// no other; its exit 3 names the commands whose pages list it.
+func TestTheREADMEsExitCodesAreTheHelpPages(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(b), "\n## Exit codes\n")
+	table, _, _ = strings.Cut(table, "\n## ")
+	readme := map[int]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\| (\d+) \| (.*) \|$`).FindAllStringSubmatch(table, -1) {
+		code, _ := strconv.Atoi(m[1])
+		readme[code] = m[2]
+	}
+	listed := map[int]bool{}
+	for _, args := range helpPageArgs() {
+		for code := range exitsOf(t, helpOf(t, args...)) {
+			listed[code] = true
+			if readme[code] == "" {
+				t.Errorf("%s --help lists exit %d, which the README does not", strings.Join(args, " "), code)
+			}
+		}
+		if _, ok := exitsOf(t, helpOf(t, args...))[job.ExitMaterial]; ok && !strings.Contains(readme[job.ExitMaterial], "`"+args[0]+"`") {
+			t.Errorf("the README's exit 3 does not name %s", args[0])
+		}
+	}
+	for code := range readme {
+		if !listed[code] {
+			t.Errorf("the README lists exit %d, which no help page does", code)
+		}
+	}
+}
