@@ -130,7 +130,7 @@ func (env *cliEnv) run(ctx context.Context, args []string) int {
 			return code
 		}
 	}
-	fmt.Fprintf(stderr, "billsnap: unknown command %q\n\n%s", args[0], commandsUsage())
+	fmt.Fprint(stderr, unknownCommand(args[0]))
 	return job.ExitUsage
 }
 
@@ -138,7 +138,7 @@ func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" |
 
 func commandsUsage() string {
 	var b strings.Builder
-	b.WriteString("Usage: billsnap <command> [flags]\n\nCommands:\n")
+	b.WriteString(programDoes + "\n\nUsage: billsnap <command> [flags]\n\nCommands:\n")
 	width := 0
 	for _, c := range commands() {
 		width = max(width, len(c.name))
@@ -173,11 +173,11 @@ func dispatch(ctx context.Context, env *cliEnv, command, help string, args []str
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(env.stdout, help)
+		fmt.Fprint(env.stdout, helpPage(command, help))
 		return nil
 	}
 	if name, ok := strings.CutPrefix(args[0], "-"); ok {
 		return usage.Errorf("flag provided but not defined: -%s ('billsnap %s --help' lists its flags)", strings.TrimPrefix(name, "-"), command)
 	}
-	return usage.Errorf("unknown subcommand %q: want %s", args[0], want)
+	return usage.Errorf("unknown subcommand %q%s (want %s)", args[0], didYouMean(args[0], names), want)
 }

@@ -32,7 +32,8 @@ func TestUsageLinesListEveryFlag(t *testing.T) {
 	for _, c := range commands() {
 		for _, args := range subcommandArgs(c.name) {
 			checked++
-			usage, rest, _ := strings.Cut(helpOf(t, args...), "\n")
+			_, page, _ := strings.Cut(helpOf(t, args...), "\n\n") // after the sentence that says what it does
+			usage, rest, _ := strings.Cut(page, "\n")
 			for section := range strings.SplitSeq(rest, "\n\n") {
 				title, flags, _ := strings.Cut(strings.TrimSpace(section), ":\n")
 				switch {
