@@ -107,12 +107,18 @@ func (j *Journal) Start(r Run) (*Entry, error) {
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	now := j.now().UTC()
+	r = begun(r, j.now())
+	e := &Entry{j: j, run: r, path: filepath.Join(j.dir, r.ID+".json")}
+	return e, e.write()
+}
+
+// begun is r running from now: its ID, process, host and start set.
+func begun(r Run, now time.Time) Run {
+	now = now.UTC()
 	r.PID, r.Started, r.Alive, r.Status = os.Getpid(), now, now, Running
 	r.Host, _ = os.Hostname()
 	r.ID = fmt.Sprintf("%s-%s-%d", now.Format(idTime), r.Job, r.PID)
-	e := &Entry{j: j, run: r, path: filepath.Join(j.dir, r.ID+".json")}
-	return e, e.write()
+	return r
 }
 
 // Run is the record as it stands.
