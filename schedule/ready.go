@@ -3,6 +3,7 @@ package schedule
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -179,9 +180,9 @@ type StoreProbe struct {
 // exists), then reads the free space there; the error says which failed,
 // in one line. It costs a few system calls.
 func (p StoreProbe) Check() error {
-	dir := nearestDir(p.Out.Runs())
-	if dir == "" {
-		return fmt.Errorf("the store %s cannot be reached: no folder of its path exists", p.Out)
+	dir, err := nearestDir(p.Out.Runs())
+	if err != nil {
+		return fmt.Errorf("the store %s is not writable: %v", p.Out, err)
 	}
 	f, err := os.CreateTemp(dir, ".readyz-*")
 	if err != nil {
@@ -207,16 +208,23 @@ func (p StoreProbe) Check() error {
 	return nil
 }
 
-// nearestDir is dir, or the nearest folder above it that exists; "" when
-// none does.
-func nearestDir(dir string) string {
+// nearestDir is dir, or, when it does not exist yet, the nearest folder
+// above it that does; an error when something else than a folder is in
+// the way.
+func nearestDir(dir string) (string, error) {
 	for {
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			return dir
+		st, err := os.Stat(dir)
+		switch {
+		case err == nil && st.IsDir():
+			return dir, nil
+		case err == nil:
+			return "", fmt.Errorf("%s is not a folder", dir)
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", err
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return ""
+			return "", fmt.Errorf("no folder of %s exists", dir)
 		}
 		dir = parent
 	}
