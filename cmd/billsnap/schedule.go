@@ -97,8 +97,8 @@ func (env *cliEnv) scheduled(ctx context.Context, cfg config.Config, key func() 
 	}
 	out, err := env.job(ctx, cfg, j, metrics, fn)
 	end := time.Now()
+	ready.Ended(sc.Name, start, end, job.ExitCode(ctx, job.Material(out, err)), env.redact(errText(err))) // before the log line that tells of it
 	env.runEnded(ctx, j, out, err, end.Sub(start))
-	ready.Ended(sc.Name, start, end, job.ExitCode(ctx, job.Material(out, err)), env.redact(errText(err)))
 }
 
 // withKey is the job fn makes with the API key key reads when the run
