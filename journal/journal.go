@@ -166,7 +166,8 @@ func (e *Entry) write() error {
 }
 
 // writeLocked replaces the run's file whole: a temporary file renamed
-// over it, so a reader never sees half a record.
+// over it, so a reader never sees half a record; a temporary file that
+// could not be written whole is removed.
 func (e *Entry) writeLocked() error {
 	b, err := json.Marshal(e.run)
 	if err != nil {
@@ -174,9 +175,11 @@ func (e *Entry) writeLocked() error {
 	}
 	tmp := e.path + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		os.Remove(tmp) // a disk full leaves it empty or cut short
 		return fmt.Errorf("journal: %w", err)
 	}
 	if err := os.Rename(tmp, e.path); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("journal: %w", err)
 	}
 	return nil
