@@ -38,7 +38,7 @@ type Env struct {
 	ReadModel   func(ctx context.Context) (*sql.DB, error) // the store's read model, for the metrics; nil: the runs' metrics only
 	Out         layout.Dir                                 // the output directory, whose journal records the run
 	MetricsFile string                                     // "" writes none
-	Metrics     *schedule.Metrics                          // refreshed after the run when not nil (for /metrics)
+	Metrics     *schedule.Metrics                          // refreshed after the run (for /metrics); keeps the runs the journal could not take; nil: one for this run only
 	Log         *slog.Logger
 	Now         func() time.Time
 	Redact      func(string) string // takes secrets out of recorded errors
