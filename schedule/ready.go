@@ -184,7 +184,7 @@ func (p StoreProbe) Check() error {
 	if err != nil {
 		return fmt.Errorf("the store %s is not writable: %v", p.Out, err)
 	}
-	f, err := os.CreateTemp(dir, ".readyz-*")
+	f, err := os.CreateTemp(dir, layout.ReadyProbe)
 	if err != nil {
 		return fmt.Errorf("the store %s is not writable: %v", p.Out, err)
 	}
