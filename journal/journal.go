@@ -5,7 +5,15 @@
 // of the store can lock it away, and a run refused by a lock, failed at
 // start or killed is on record like any other. A run whose file still
 // says running but whose process is gone, or whose heartbeat stopped, is
-// read as killed, with the time it was last seen alive.
+// read as killed, with the time it was last seen alive. A run whose record
+// cannot be written (a disk full or read-only) is kept in a [Backlog] by
+// the process that ran it, and written by the next run that can.
+//
+// It also records the notifications' deliveries ([Deliveries]), and keeps
+// both within retention ([Retain]): the runs that started before the
+// oldest complete snapshot kept are pruned, but for the newest few, and
+// deliveries are kept a week at the least. What was pruned is counted
+// ([Pruned]).
 package journal
 
 import (

@@ -1,6 +1,10 @@
 // Package layout names every path of an output directory: the files and
-// folders readers see, and billsnap's private ones under DIR/.billsnap.
-// No other package spells a path of the store; each asks Dir.
+// folders readers see (the records, the incomplete snapshots, the lock),
+// and billsnap's private ones under DIR/.billsnap (the state, the history,
+// the journal, the ledger, the record of writes and of notifications).
+// The configured ones (duckdb.file, parquet.dir) are named through
+// [Dir.Under]. No other package spells a path of the store; each asks
+// [Dir].
 package layout
 
 import "path/filepath"

@@ -102,7 +102,7 @@ func TestTheREADMEsFirstScreen(t *testing.T) {
 	}
 	lines := strings.SplitN(string(b), "\n", 41)
 	first := strings.Join(lines[:min(40, len(lines))], "\n")
-	for _, want := range []string{"go install ./cmd/...", "go env GOPATH)/bin:$PATH", "go run ./cmd/billsnap demo", "go test ./...", "The first run of the demo"} {
+	for _, want := range []string{"go install -tags lake ./cmd/...", "go env GOPATH)/bin:$PATH", "go run ./cmd/billsnap demo", "go test ./...", "The first run of the demo"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the README's first 40 lines lack %q", want)
 		}

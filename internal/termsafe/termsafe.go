@@ -1,6 +1,9 @@
 // Package termsafe escapes text bound for a terminal, so that what the
 // service, a file or a ledger holds cannot move the cursor, retitle the
-// window, change colours or reorder what is shown.
+// window, change colours or reorder what is shown: the CLI's messages,
+// the query's and status's tables, the terminal report. [String], [Lines]
+// and [FirstLine] escape a text; a [Writer] escapes what is written
+// through it.
 package termsafe
 
 import (

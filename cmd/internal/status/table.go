@@ -1,9 +1,12 @@
 // Package status prints what billsnap status shows of a store: its last
 // runs (from the journal, which no lock holds), each notification
 // target's last delivery, what the latest complete snapshot received of
-// its fields, and when each schedule fires next; as tables for people
-// (PrintTable) or as one JSON document whose schema docs/operations.md
-// gives (PrintJSON). It only reads.
+// its fields, and when each schedule fires next. It only reads.
+//
+// [PrintTable] prints tables for people. [PrintJSON] prints one JSON
+// document ([Doc] and the types it holds), whose schema is versioned by
+// [Schema] and given in docs/operations.md; cmd/billsnap's TestStatusJSON
+// holds its keys to a golden file.
 package status
 
 import (
