@@ -151,8 +151,11 @@ func TestAPIKey(t *testing.T) {
 	if _, err := APIKey(env(nil), "", warn); err == nil || !strings.Contains(err.Error(), EnvAPIKey) {
 		t.Errorf("no key: %v", err)
 	}
-	if _, err := APIKey(env(nil), filepath.Join(dir, "none"), warn); err == nil || !strings.Contains(err.Error(), "--api-key-file") {
+	if _, err := APIKey(env(nil), filepath.Join(dir, "none"), warn); err == nil || !strings.HasPrefix(err.Error(), "--api-key-file: ") {
 		t.Errorf("missing file: %v", err)
+	}
+	if _, err := APIKey(env(map[string]string{EnvAPIKeyFile: filepath.Join(dir, "none")}), "", warn); err == nil || !strings.HasPrefix(err.Error(), EnvAPIKeyFile+": ") {
+		t.Errorf("missing file named by %s: %v", EnvAPIKeyFile, err)
 	}
 }
 

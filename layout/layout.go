@@ -84,6 +84,11 @@ func (d Dir) RunsRecord() string { return d.private("runs.jsonl") }
 // Runs is the journal of every run, a file a run.
 func (d Dir) Runs() string { return d.private("runs") }
 
+// ReadyProbe is the pattern (os.CreateTemp's) of the file readiness
+// writes and removes in the journal's folder to learn that the store can
+// take a run; the journal reads only its *.json.
+const ReadyProbe = ".readyz-*"
+
 // Ledger is the audited record of what finance does in the workspace.
 // Package ledger keeps two files beside it, named from it: its head as
 // the last write recorded it (ledger.jsonl.head) and, once it was chained

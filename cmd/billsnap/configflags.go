@@ -109,16 +109,20 @@ func (f *serviceFlags) secret(env *cliEnv) (*extract.Secret, error) {
 	}
 	s := extract.NewSecret(key)
 	env.setSecret(s)
+	from := f.describeKey(env)
+	env.keySource.Store(&from)
 	return s, nil
 }
 
-// describeKey says where the key came from, never what it is.
+// describeKey says where the key came from, never what it is: the flag
+// --api-key-file, the file BILLSNAP_API_KEY_FILE names, or
+// BILLSNAP_API_KEY.
 func (f *serviceFlags) describeKey(env *cliEnv) string {
 	switch {
 	case f.keyFile != "":
 		return fmt.Sprintf("from --api-key-file %s", f.keyFile)
 	case env.getenv(config.EnvAPIKeyFile) != "":
-		return "from the file in " + config.EnvAPIKeyFile
+		return fmt.Sprintf("from %s (the file %s)", config.EnvAPIKeyFile, env.getenv(config.EnvAPIKeyFile))
 	}
 	return "from " + config.EnvAPIKey
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 )
 
@@ -17,11 +16,19 @@ const exitCodesHelp = `Exit codes (each command's --help lists those it can retu
   3    material: discrepancies at or above materiality, or an incomplete snapshot
   130  interrupted by SIGINT or SIGTERM before it finished`
 
-// hint adds what to do about errors a user can fix.
-func hint(err error) string {
-	var api *extract.APIError
-	if errors.As(err, &api) && api.IsAuth() {
-		return "\n  the service refused the API key: check " + config.EnvAPIKey + " or --api-key-file"
+// hint adds what to do about errors a user can fix, naming what the
+// user set (the key's source actually used); "" for an error that
+// carries its hint already (withHint).
+func (env *cliEnv) hint(err error) string {
+	var (
+		api *extract.APIError
+		h   *hinted
+	)
+	switch {
+	case errors.As(err, &h):
+		return ""
+	case errors.As(err, &api) && api.IsAuth():
+		return "\n  the service refused the API key " + env.keyFrom() + ": check the key there"
 	}
 	return ""
 }

@@ -112,8 +112,9 @@ var pages = map[string]page{
 		{job.ExitFailure, "failure: the journal or the store cannot be read"},
 		{job.ExitUsage, "usage: bad flags or configuration, no store at --out"},
 		interrupted}},
-	"check-config": {"Prepares what the commands would (configuration, key, rules, waivers, schedules, lake) without running any.", []exit{
-		{job.ExitOK, "everything is ready (configuration OK)"},
+	"check-config": {"Prepares what the commands would (configuration, key, rules, waivers, schedules, lake) without running any, then asks the service one page with the key.", []exit{
+		{job.ExitOK, "everything is ready (configuration OK), and the service answered the key (unless --offline)"},
+		{job.ExitFailure, "failure: the service refused the key or could not be reached, named with where the key came from"},
 		{job.ExitUsage, "usage: what does not prepare, named: a key of the configuration, a file it names, no API key, a lake that cannot be written"}}},
 	"query": {"Runs one SQL statement on the store's read model, read-only, and prints its rows.", []exit{
 		{job.ExitOK, "the rows are printed"},

@@ -33,10 +33,11 @@ type cliEnv struct {
 	rawStderr      io.Writer // for telling whether stderr is a terminal
 	log            *slog.Logger
 	getenv         func(string) string
-	secret         atomic.Pointer[extract.Secret]
-	clock          extract.Clock // what retries and re-walks wait on
-	lake           lakeLink      // where exports publish with parquet.url, and lake ddl reads
-	help           func()        // prints the flags of the command being run
+	secrets        atomic.Pointer[[]*extract.Secret] // every API key read, for redaction
+	keySource      atomic.Pointer[string]            // where the API key in use came from (describeKey)
+	clock          extract.Clock                     // what retries and re-walks wait on
+	lake           lakeLink                          // where exports publish with parquet.url, and lake ddl reads
+	help           func()                            // prints the flags of the command being run
 	// tune, when set, changes the configuration after it is loaded and
 	// before the flags: the tests' seam for settings no flag gives (their
 	// DuckDB on one thread). Nil in billsnap.
@@ -125,7 +126,7 @@ func (env *cliEnv) run(ctx context.Context, args []string) int {
 			case err != nil && code == job.ExitInterrupted:
 				fmt.Fprintf(stderr, "billsnap %s: %s\n", c.name, job.Interruption(ctx, err))
 			case err != nil:
-				fmt.Fprintf(stderr, "billsnap %s: %s%s\n", c.name, termsafe.Lines(err.Error()), hint(err)) // an error may quote the service
+				fmt.Fprintf(stderr, "billsnap %s: %s%s\n", c.name, termsafe.Lines(err.Error()), env.hint(err)) // an error may quote the service
 			}
 			return code
 		}

@@ -90,6 +90,23 @@ func FirstLine(s string) string {
 	return String(line)
 }
 
+// Brief is String of the first line of s and of the indented lines right
+// after it, joined on one line by " — ": an error with its hint (a line
+// that begins with two spaces, as billsnap prints one), for a table cell
+// or a log line. What follows a line that is not indented (a panic's
+// stack) is left out.
+func Brief(s string) string {
+	lines := strings.Split(s, "\n")
+	out := []string{String(lines[0])}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "  ") || strings.TrimSpace(l) == "" {
+			break
+		}
+		out = append(out, String(strings.TrimSpace(l)))
+	}
+	return strings.Join(out, " — ")
+}
+
 // Writer writes through W with Lines applied to each write: text whose
 // lines are its own, a report, passes with every control character the
 // data put in it escaped. Each write is escaped on its own, so a write
