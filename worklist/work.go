@@ -1,7 +1,6 @@
 package worklist
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reports"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Work is a finding's work: to whom it is assigned and by when (null:
@@ -79,14 +77,9 @@ func JSONLines(w io.Writer, rep *findings.Report, rd Reading) error {
 	return nil
 }
 
-// Read reads the work of a reconciliation as of asOf: the assignments
-// standing after entries (the ledger's), and each snapshot's start in q
-// (the store's read model).
-func Read(ctx context.Context, q readmodel.Querier, entries []ledger.Entry, asOf time.Time) (Reading, error) {
-	rd := Reading{Assigned: ledger.Assignments(entries), Started: map[string]time.Time{}, AsOf: asOf}
-	snaps, err := readmodel.Snapshots(ctx, q, 0)
-	for _, sn := range snaps {
-		rd.Started[sn.ID] = sn.Started
-	}
-	return rd, err
+// Read is the work of a reconciliation as of asOf: the assignments
+// standing after entries (the ledger's), and started, when each snapshot
+// began (the store's read model gives them: readmodel.SnapshotStarts).
+func Read(entries []ledger.Entry, started map[string]time.Time, asOf time.Time) Reading {
+	return Reading{Assigned: ledger.Assignments(entries), Started: started, AsOf: asOf}
 }

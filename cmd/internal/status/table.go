@@ -1,9 +1,12 @@
 // Package status prints what billsnap status shows of a store: its last
 // runs (from the journal, which no lock holds), each notification
 // target's last delivery, what the latest complete snapshot received of
-// its fields, and when each schedule fires next; as tables for people
-// (PrintTable) or as one JSON document whose schema docs/operations.md
-// gives (PrintJSON). It only reads.
+// its fields, and when each schedule fires next. It only reads.
+//
+// [PrintTable] prints tables for people. [PrintJSON] prints one JSON
+// document ([Doc] and the types it holds), whose schema is versioned by
+// [Schema] and given in docs/operations.md; cmd/billsnap's TestStatusJSON
+// holds its keys to a golden file.
 package status
 
 import (
@@ -134,7 +137,7 @@ func printRuns(ctx context.Context, w io.Writer, cfg config.Config, n int, now t
 
 // printRunTable writes the runs, newest first: each with the open
 // findings of the reconciliation it made ("-" when it made none, as a
-// failed export or a report).
+// failed export or a report), and its error on one line with its hint.
 func printRunTable(w io.Writer, out string, runs []journal.Run) {
 	fmt.Fprintf(w, "Last runs in %s:\n", out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -203,8 +206,9 @@ const (
 	nameLen = 256  // a field's name
 )
 
-// cell is the first line of s, escaped for a terminal and cut to cellLen.
-func cell(s string) string { return snip.String(termsafe.FirstLine(s), cellLen) }
+// cell is s brief (its first line and its hint, termsafe.Brief), escaped
+// for a terminal and cut to cellLen.
+func cell(s string) string { return snip.String(termsafe.Brief(s), cellLen) }
 
 // dash is s, or "-" when s is empty.
 func dash(s string) string {
