@@ -55,6 +55,8 @@ type Entry struct {
 	PostClose string `json:"post_close,omitempty"`
 	// Assign is an assign entry's assignments (assign.go).
 	Assign []Assignment `json:"assignments,omitempty"`
+	// Comment is a comment entry's line of a finding's thread (comment.go).
+	Comment *Comment `json:"comment,omitempty"`
 	// Auth is how By was established: "header" (a trusted proxy's),
 	// "tokens" (a user's own token), "" as typed (unattributed).
 	Auth string `json:"auth,omitempty"`

@@ -42,6 +42,8 @@ func (e *Entry) check() string {
 		return e.checkAssign()
 	case ActExplain:
 		return e.checkExplanation()
+	case ActComment:
+		return e.checkComment()
 	case ActReopen:
 		if e.Reopen == nil {
 			return "a reopen entry without its reopen"

@@ -14,12 +14,13 @@ import (
 
 // Work is a finding's work: to whom it is assigned and by when (null:
 // nobody's), how old it is at its reconciliation, and whether it is late
-// then.
+// then, and how many comments its thread holds.
 type Work struct {
 	Assignee *string `json:"assignee"`
 	Due      *string `json:"due"` // YYYY-MM-DD
 	AgeDays  int     `json:"age_days"`
 	Overdue  bool    `json:"overdue"`
+	Comments int     `json:"comments"`
 }
 
 // Finding is a finding as the JSON outputs with work give it: the object
@@ -30,11 +31,12 @@ type Finding struct {
 }
 
 // Reading is what the work of a reconciliation's findings is read from:
-// the assignments standing in the ledger (whatever reconciliation a
-// finding is of), when each snapshot started, and the reconciliation's
-// as-of moment.
+// the assignments standing in the ledger and its comments' threads
+// (whatever reconciliation a finding is of), when each snapshot started,
+// and the reconciliation's as-of moment.
 type Reading struct {
 	Assigned map[ledger.AssignKey]ledger.Assigned
+	Threads  map[ledger.AssignKey][]ledger.Commented
 	Started  map[string]time.Time
 	AsOf     time.Time
 }
@@ -43,8 +45,9 @@ type Reading struct {
 // seen in; overdue when assigned, its due day wholly passed at AsOf, and
 // it is neither resolved nor waived.
 func (rd Reading) Of(f findings.Finding) Work {
-	w := Work{AgeDays: AgeDays(rd.Started[f.FirstSeen], rd.AsOf)}
-	if a, ok := rd.Assigned[ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}]; ok {
+	k := ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}
+	w := Work{AgeDays: AgeDays(rd.Started[f.FirstSeen], rd.AsOf), Comments: len(rd.Threads[k])}
+	if a, ok := rd.Assigned[k]; ok {
 		w.Assignee, w.Due = &a.Assignee, &a.Due
 		w.Overdue = f.Status != findings.StatusResolved && f.Waiver == nil && Overdue(a.Due, rd.AsOf)
 	}
@@ -80,10 +83,10 @@ func JSONLines(w io.Writer, rep *findings.Report, rd Reading) error {
 }
 
 // Read reads the work of a reconciliation as of asOf: the assignments
-// standing after entries (the ledger's), and each snapshot's start in q
-// (the store's read model).
+// standing after entries (the ledger's) and their threads of comments,
+// and each snapshot's start in q (the store's read model).
 func Read(ctx context.Context, q readmodel.Querier, entries []ledger.Entry, asOf time.Time) (Reading, error) {
-	rd := Reading{Assigned: ledger.Assignments(entries), Started: map[string]time.Time{}, AsOf: asOf}
+	rd := Reading{Assigned: ledger.Assignments(entries), Threads: ledger.Comments(entries), Started: map[string]time.Time{}, AsOf: asOf}
 	snaps, err := readmodel.Snapshots(ctx, q, 0)
 	for _, sn := range snaps {
 		rd.Started[sn.ID] = sn.Started
