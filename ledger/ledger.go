@@ -74,8 +74,12 @@ type Waiver struct {
 	Rule     string `json:"rule"`
 	EntityID string `json:"entity_id"`
 	Reason   string `json:"reason"`
-	Owner    string `json:"owner"`
-	Expires  string `json:"expires"` // YYYY-MM-DD
+	// ReasonCode is the code of the catalogue (worklist.reasons) the
+	// waiver gives as why; "" for none (a waiver made before the
+	// catalogue, or through the API without one).
+	ReasonCode string `json:"reason_code,omitempty"`
+	Owner      string `json:"owner"`
+	Expires    string `json:"expires"` // YYYY-MM-DD
 }
 
 // SignOff is a period signed off: the reconciliation it closed, with its

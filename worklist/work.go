@@ -37,8 +37,11 @@ type Finding struct {
 type Reading struct {
 	Assigned map[ledger.AssignKey]ledger.Assigned
 	Threads  map[ledger.AssignKey][]ledger.Commented
-	Started  map[string]time.Time
-	AsOf     time.Time
+	// Codes are the reason codes of the waivers made in the workspace,
+	// by their ID.
+	Codes   map[string]string
+	Started map[string]time.Time
+	AsOf    time.Time
 }
 
 // Of is f's work: its age from the start of the snapshot it was first
@@ -86,10 +89,41 @@ func JSONLines(w io.Writer, rep *findings.Report, rd Reading) error {
 // standing after entries (the ledger's) and their threads of comments,
 // and each snapshot's start in q (the store's read model).
 func Read(ctx context.Context, q readmodel.Querier, entries []ledger.Entry, asOf time.Time) (Reading, error) {
-	rd := Reading{Assigned: ledger.Assignments(entries), Threads: ledger.Comments(entries), Started: map[string]time.Time{}, AsOf: asOf}
+	rd := Reading{Assigned: ledger.Assignments(entries), Threads: ledger.Comments(entries), Codes: map[string]string{},
+		Started: map[string]time.Time{}, AsOf: asOf}
+	for _, w := range ledger.Fold(entries).Waivers {
+		rd.Codes[w.ID] = w.ReasonCode
+	}
 	snaps, err := readmodel.Snapshots(ctx, q, 0)
 	for _, sn := range snaps {
 		rd.Started[sn.ID] = sn.Started
 	}
 	return rd, err
+}
+
+// ForReports is the work of findings as the reports show it: assignee,
+// due date, overdue and the thread of comments.
+func (rd Reading) ForReports() reports.WorkOf {
+	return func(f findings.Finding) reports.FindingWork {
+		w := rd.Of(f)
+		out := reports.FindingWork{Overdue: w.Overdue, Comments: rd.Threads[ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}]}
+		if w.Assignee != nil {
+			out.Assignee, out.Due = *w.Assignee, *w.Due
+		}
+		return out
+	}
+}
+
+// Coded gives the findings of fs waived in the workspace their waiver's
+// reason code, as the ledger records it (a stored reconciliation keeps
+// the waiver's ID, not its code). Each waiver is copied, never changed
+// in place.
+func (rd Reading) Coded(fs []findings.Finding) {
+	for i, f := range fs {
+		if w := f.Waiver; w != nil && w.ID != "" && w.ReasonCode == "" && rd.Codes[w.ID] != "" {
+			c := *w
+			c.ReasonCode = rd.Codes[w.ID]
+			fs[i].Waiver = &c
+		}
+	}
 }
