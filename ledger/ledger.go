@@ -57,6 +57,8 @@ type Entry struct {
 	Assign []Assignment `json:"assignments,omitempty"`
 	// Comment is a comment entry's line of a finding's thread (comment.go).
 	Comment *Comment `json:"comment,omitempty"`
+	// Resolution is a resolve entry's resolution (resolve.go).
+	Resolution *Resolution `json:"resolution,omitempty"`
 	// Auth is how By was established: "header" (a trusted proxy's),
 	// "tokens" (a user's own token), "" as typed (unattributed).
 	Auth string `json:"auth,omitempty"`

@@ -44,6 +44,8 @@ func (e *Entry) check() string {
 		return e.checkExplanation()
 	case ActComment:
 		return e.checkComment()
+	case ActResolve:
+		return e.checkResolution()
 	case ActReopen:
 		if e.Reopen == nil {
 			return "a reopen entry without its reopen"

@@ -87,11 +87,12 @@ func JSONArray(w io.Writer, r *findings.Report) error {
 // csvHeader is the header row of CSV.
 var csvHeader = []string{"rule", "severity", "entity", "entity_id", "amount", "currency", "detail", "status", "first_seen",
 	"waived", "waiver_reason", "waiver_owner", "waiver_expires", "snapshot_id", "waiver_id", "waiver_by", "live", "checked_at",
-	"customer_id", "customer_name", "invoice_number", "waiver_reason_code", "assignee", "due", "overdue", "comments"}
+	"customer_id", "customer_name", "invoice_number", "waiver_reason_code", "assignee", "due", "overdue", "comments", "resolution_code"}
 
 // CSV writes every finding as RFC 4180 CSV, UTF-8, with a header row,
 // each with its work (work: its waiver's reason code, assignee, due date,
-// overdue when assigned, and its comments, one a line; nil: none). No
+// overdue when assigned, its comments, one a line, and its resolution's
+// reason code; nil: none). No
 // cell is a live formula: a text cell beginning with = + - @ TAB or CR
 // gets a leading "'" (csvsafe.Text); an amount that is a decimal number is
 // written as it is (csvsafe.Number).
@@ -106,8 +107,8 @@ func CSV(w io.Writer, r *findings.Report, work WorkOf) error {
 		row := []string{j.Rule, j.Severity, j.Entity, j.EntityID, j.Amount, j.Currency, j.Detail, j.Status, j.FirstSeen,
 			strconv.FormatBool(j.Waived), "", "", "", j.Snapshot, "", "", j.Live, j.CheckedAt,
 			j.CustomerID, j.CustomerName, j.InvoiceNumber}
-		code, assignee, due, overdue, comments := work.workCells(f)
-		row = append(row, code, assignee, due, overdue, comments)
+		code, assignee, due, overdue, comments, resolution := work.workCells(f)
+		row = append(row, code, assignee, due, overdue, comments, resolution)
 		if w := j.Waiver; w != nil {
 			row[10], row[11], row[12], row[14], row[15] = w.Reason, w.Owner, w.Expires, w.ID, w.By
 		}

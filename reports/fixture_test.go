@@ -70,7 +70,8 @@ func fixture(t *testing.T) *Input {
 
 // fixtureWork is the fixture's work: its first finding assigned to dana,
 // overdue, with a thread of two comments (one of two lines, one that
-// reads as a formula); its third assigned to erin, not yet due.
+// reads as a formula); its third assigned to erin, not yet due; its
+// resolved one resolved as corrected at the source.
 func fixtureWork(f findings.Finding) FindingWork {
 	switch f.EntityID {
 	case "a1b2c3d4-0000-4000-8000-000000000001":
@@ -79,6 +80,8 @@ func fixtureWork(f findings.Finding) FindingWork {
 			{Comment: ledger.Comment{ID: "C2", Rule: f.Rule, EntityID: f.EntityID, Text: "=1+1 <b>not bold</b>"}, By: "dana", At: t0.Add(-time.Minute)}}}
 	case "c3d4e5f6-0000-4000-8000-000000000003":
 		return FindingWork{Assignee: "erin", Due: "2026-12-01"}
+	case "d4e5f6a7-0000-4000-8000-000000000004":
+		return FindingWork{Resolution: "corrected_at_source"}
 	}
 	return FindingWork{}
 }

@@ -16,11 +16,13 @@ import (
 
 // FindingWork is what the workspace's ledger adds to a finding a report
 // lists: to whom it is assigned and by when ("" when nobody's), whether
-// it is late at its reconciliation, and its thread of comments.
+// it is late at its reconciliation, its thread of comments and how it was
+// resolved.
 type FindingWork struct {
 	Assignee, Due string
 	Overdue       bool
 	Comments      []ledger.Commented
+	Resolution    string // the reason code of the resolution recorded for it; "" for none
 }
 
 // WorkOf gives a finding's work (package worklist makes one from the
@@ -36,9 +38,9 @@ func (w WorkOf) of(f findings.Finding) FindingWork {
 }
 
 // workCells are the cells the CSV and the XLSX give f's work: its
-// waiver's reason code, assignee, due date, overdue and its comments as
-// text (threadText).
-func (w WorkOf) workCells(f findings.Finding) (code, assignee, due, overdue, comments string) {
+// waiver's reason code, assignee, due date, overdue, its comments as
+// text (threadText) and its resolution's reason code.
+func (w WorkOf) workCells(f findings.Finding) (code, assignee, due, overdue, comments, resolution string) {
 	wk := w.of(f)
 	if f.Waiver != nil {
 		code = f.Waiver.ReasonCode
@@ -46,7 +48,7 @@ func (w WorkOf) workCells(f findings.Finding) (code, assignee, due, overdue, com
 	if wk.Assignee != "" {
 		overdue = strconv.FormatBool(wk.Overdue)
 	}
-	return code, wk.Assignee, wk.Due, overdue, threadText(wk.Comments)
+	return code, wk.Assignee, wk.Due, overdue, threadText(wk.Comments), wk.Resolution
 }
 
 // threadText is a thread as one cell: each comment on its own line,

@@ -105,7 +105,7 @@ func TestTheReportsShowTheWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := f.GetRows("charge_not_invoiced")
-	if head := strings.Join(rows[0][16:], "|"); head != "Waiver reason code|Assignee|Due|Overdue|Comments" {
+	if head := strings.Join(rows[0][16:], "|"); head != "Waiver reason code|Assignee|Due|Overdue|Comments|Resolution code" {
 		t.Fatalf("the rule sheet's work columns: %q", head)
 	}
 	if got := strings.Join(rows[1][17:], "|"); got != "dana|2026-11-20|true|erin, 2026-11-22 02:00:05 UTC: Asked billing ops.\nTicket OPS-42.\ndana, 2026-11-22 02:59:05 UTC: =1+1 <b>not bold</b>" {

@@ -87,8 +87,8 @@ func repeat(v float64, n int) []float64 {
 // ruleColumns are the columns of a rule sheet, and their widths.
 var (
 	ruleColumns = []string{"Status", "Entity", "Record ID", "Customer ID", "Customer", "Invoice", "Amount", "Currency", "Detail", "First seen", "Waived",
-		"Waiver reason", "Waiver owner", "Waiver expires", "Waived by", "Live", "Waiver reason code", "Assignee", "Due", "Overdue", "Comments"}
-	ruleWidths = []float64{11, 20, 40, 40, 30, 16, 14, 9, 80, 22, 8, 30, 18, 12, 18, 11, 20, 18, 12, 9, 60}
+		"Waiver reason", "Waiver owner", "Waiver expires", "Waived by", "Live", "Waiver reason code", "Assignee", "Due", "Overdue", "Comments", "Resolution code"}
+	ruleWidths = []float64{11, 20, 40, 40, 30, 16, 14, 9, 80, 22, 8, 30, 18, 12, 18, 11, 20, 18, 12, 9, 60, 20}
 )
 
 // rulePages are the rule sheets: a header, then a row per finding (to a
@@ -136,8 +136,8 @@ func (b *xlsxBook) findingRow(add func(...any) error, f findings.Finding) error 
 	if wv := f.Waiver; wv != nil {
 		row[11], row[12], row[13], row[14] = wv.Reason, wv.Owner, wv.Expires.Format("2006-01-02"), wv.By
 	}
-	code, assignee, due, overdue, comments := b.work.workCells(f)
-	return add(append(row, code, assignee, due, overdue, wrapped(comments))...)
+	code, assignee, due, overdue, comments, resolution := b.work.workCells(f)
+	return add(append(row, code, assignee, due, overdue, wrapped(comments), resolution)...)
 }
 
 func (b *xlsxBook) snapshotPage(in *Input) sheetPage {

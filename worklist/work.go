@@ -21,6 +21,9 @@ type Work struct {
 	AgeDays  int     `json:"age_days"`
 	Overdue  bool    `json:"overdue"`
 	Comments int     `json:"comments"`
+	// ResolutionCode is the reason code of the resolution recorded for
+	// it in the workspace (null: none).
+	ResolutionCode *string `json:"resolution_code"`
 }
 
 // Finding is a finding as the JSON outputs with work give it: the object
@@ -37,6 +40,7 @@ type Finding struct {
 type Reading struct {
 	Assigned map[ledger.AssignKey]ledger.Assigned
 	Threads  map[ledger.AssignKey][]ledger.Commented
+	Resolved map[ledger.AssignKey]ledger.Resolved
 	// Codes are the reason codes of the waivers made in the workspace,
 	// by their ID.
 	Codes   map[string]string
@@ -44,12 +48,15 @@ type Reading struct {
 	AsOf    time.Time
 }
 
-// Of is f's work: its age from the start of the snapshot it was first
+// Of is f's work: its resolution's code, its age from the start of the snapshot it was first
 // seen in; overdue when assigned, its due day wholly passed at AsOf, and
 // it is neither resolved nor waived.
 func (rd Reading) Of(f findings.Finding) Work {
 	k := ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}
 	w := Work{AgeDays: AgeDays(rd.Started[f.FirstSeen], rd.AsOf), Comments: len(rd.Threads[k])}
+	if x, ok := rd.Resolved[k]; ok {
+		w.ResolutionCode = &x.ReasonCode
+	}
 	if a, ok := rd.Assigned[k]; ok {
 		w.Assignee, w.Due = &a.Assignee, &a.Due
 		w.Overdue = f.Status != findings.StatusResolved && f.Waiver == nil && Overdue(a.Due, rd.AsOf)
@@ -89,7 +96,7 @@ func JSONLines(w io.Writer, rep *findings.Report, rd Reading) error {
 // standing after entries (the ledger's) and their threads of comments,
 // and each snapshot's start in q (the store's read model).
 func Read(ctx context.Context, q readmodel.Querier, entries []ledger.Entry, asOf time.Time) (Reading, error) {
-	rd := Reading{Assigned: ledger.Assignments(entries), Threads: ledger.Comments(entries), Codes: map[string]string{},
+	rd := Reading{Assigned: ledger.Assignments(entries), Threads: ledger.Comments(entries), Resolved: ledger.Resolutions(entries), Codes: map[string]string{},
 		Started: map[string]time.Time{}, AsOf: asOf}
 	for _, w := range ledger.Fold(entries).Waivers {
 		rd.Codes[w.ID] = w.ReasonCode
@@ -109,6 +116,9 @@ func (rd Reading) ForReports() reports.WorkOf {
 		out := reports.FindingWork{Overdue: w.Overdue, Comments: rd.Threads[ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}]}
 		if w.Assignee != nil {
 			out.Assignee, out.Due = *w.Assignee, *w.Due
+		}
+		if w.ResolutionCode != nil {
+			out.Resolution = *w.ResolutionCode
 		}
 		return out
 	}

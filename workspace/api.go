@@ -171,7 +171,7 @@ func (s *Server) entity(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "entity", entityPage{View: v, Threads: threads, Back: r.URL.EscapedPath(), By: nameCookie(r)})
+	s.render(w, r, http.StatusOK, "entity", entityPage{View: v, Threads: threads, Back: r.URL.EscapedPath(), By: nameCookie(r), Reasons: s.o.Worklist.Reasons})
 }
 
 // readJSON decodes a JSON request body into v: application/json only (a

@@ -67,6 +67,7 @@ type apiFindingOut struct {
 	AgeDays                *int    `json:"age_days"`
 	Overdue                *bool   `json:"overdue"`
 	Comments               *int    `json:"comments"`
+	ResolutionCode         *string `json:"resolution_code"`
 }
 
 // findingsOf gets /api/findings with query q as user.

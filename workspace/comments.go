@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/guard"
 	"github.com/billsnap/billsnap/workspace/record"
 )
@@ -135,12 +136,15 @@ type entityPage struct {
 	*record.View
 	Threads  []thread
 	Back, By string
+	Reasons  []worklist.Reason // the catalogue, for the resolution form
 }
 
-// thread is a finding's comments as its record's page shows them.
+// thread is a finding's comments as its record's page shows them, and
+// the resolution that stands for it, if any.
 type thread struct {
-	Rule     string
-	Comments []ledger.Commented
+	Rule       string
+	Comments   []ledger.Commented
+	Resolution *ledger.Resolved
 }
 
 // threadsOf are the threads of the findings of rules about entityID, in
@@ -151,11 +155,16 @@ func (s *Server) threadsOf(entityID string, rules []string) ([]thread, error) {
 	if err != nil {
 		return nil, err
 	}
-	all := ledger.Comments(entries)
+	all, resolved := ledger.Comments(entries), ledger.Resolutions(entries)
 	var out []thread
 	for _, rule := range rules {
 		if !slices.ContainsFunc(out, func(t thread) bool { return t.Rule == rule }) {
-			out = append(out, thread{Rule: rule, Comments: all[ledger.AssignKey{Rule: rule, EntityID: entityID}]})
+			k := ledger.AssignKey{Rule: rule, EntityID: entityID}
+			t := thread{Rule: rule, Comments: all[k]}
+			if x, ok := resolved[k]; ok {
+				t.Resolution = &x
+			}
+			out = append(out, t)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b thread) int { return strings.Compare(a.Rule, b.Rule) })

@@ -97,3 +97,55 @@ func TestAConfiguredCatalogueOfReasons(t *testing.T) {
 		t.Fatalf("a code of the default catalogue: %d %s", a.status, a.body)
 	}
 }
+
+// A resolution records how a finding was resolved: a reason code of the
+// catalogue and a note (201), by one who may waive; it changes no status,
+// stands latest-first in /api/resolutions and as the finding's
+// resolution_code in /api/findings, shows on the record page with its
+// form, whose post records one too; an unknown code, rule or record is
+// 422, a missing code 400, one without the role 403.
+func TestAFindingsResolutionGivesAReasonCode(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	srv := serveTwoUsers(t, fx)
+	f := openOf(t, fx)
+	post := func(user, rule, id, code string) answer {
+		b, _ := json.Marshal(map[string]string{"rule": rule, "entity_id": id, "reason_code": code, "note": "invoiced in the next run"})
+		return do(t, srv, asUser(user, call{method: http.MethodPost, path: "/api/resolutions", body: string(b)}))
+	}
+	for _, c := range []struct {
+		user, rule, id, code string
+		status               int
+	}{{"erin", f.Rule, f.EntityID, "bogus", 422}, {"erin", "no_rule", f.EntityID, "timing", 422}, {"erin", f.Rule, "no-record", "timing", 422},
+		{"erin", f.Rule, f.EntityID, "", 400}, {"dana", f.Rule, f.EntityID, "timing", 403}} {
+		if a := post(c.user, c.rule, c.id, c.code); a.status != c.status || strings.Contains(strings.TrimSpace(a.body), "\n\n") {
+			t.Errorf("%+v: %d %s", c, a.status, a.body)
+		}
+	}
+	if a := post("erin", f.Rule, f.EntityID, "corrected_at_source"); a.status != http.StatusCreated || !strings.Contains(a.body, `"reason_code": "corrected_at_source"`) {
+		t.Fatalf("a resolution: %d %s", a.status, a.body)
+	}
+	for _, x := range findingsOf(t, srv, "erin", "") {
+		if x.Rule == f.Rule && x.EntityID == f.EntityID && (x.ResolutionCode == nil || *x.ResolutionCode != "corrected_at_source" || x.Status == "resolved") {
+			t.Fatalf("the finding resolved: %+v", x)
+		}
+	}
+	page := "/entities/" + f.Entity + "/" + url.PathEscape(f.EntityID)
+	rec := do(t, srv, asUser("erin", call{path: page}))
+	if !strings.Contains(rec.body, `Resolution: <strong class="code">corrected_at_source</strong> — invoiced in the next run`) || !strings.Contains(rec.body, `class="box resolution-form"`) {
+		t.Fatalf("the record page shows no resolution")
+	}
+	if a := formAs(t, srv, "erin", "/resolutions", url.Values{"rule": {f.Rule}, "entity_id": {f.EntityID}, "reason_code": {"credit_note"}, "back": {page}}); a.status != http.StatusSeeOther {
+		t.Fatalf("the form's post: %d %s", a.status, a.body)
+	}
+	var standing []struct {
+		ReasonCode string `json:"reason_code"`
+		By         string
+	}
+	if a := do(t, srv, asUser("dana", call{path: "/api/resolutions"})); json.Unmarshal([]byte(a.body), &standing) != nil || len(standing) != 1 || standing[0].ReasonCode != "credit_note" || standing[0].By != "erin" {
+		t.Fatalf("/api/resolutions: %s", a.body)
+	}
+	if e := ledgerEntries(t, fx); len(e) != 2 || e[1].Action != "resolve" || e[1].Auth != "tokens" {
+		t.Fatalf("the ledger: %+v", e)
+	}
+}
