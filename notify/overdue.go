@@ -9,7 +9,6 @@ import (
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/worklist"
 )
 
 // OverdueFinding is an assigned finding whose due day has wholly passed.
@@ -41,7 +40,7 @@ func (n *Notifier) lateOf(rep *findings.Report) ([]OverdueFinding, []string, err
 	var keys []string
 	for _, f := range rep.Findings {
 		a, ok := assigned[ledger.AssignKey{Rule: f.Rule, EntityID: f.EntityID}]
-		if !ok || !f.IsOpen() || !worklist.Overdue(a.Due, rep.AsOf) {
+		if !ok || !f.IsOpen() || !a.LateAt(rep.AsOf) {
 			continue
 		}
 		late = append(late, OverdueFinding{Rule: f.Rule, Entity: f.Entity, EntityID: f.EntityID, Assignee: a.Assignee, Due: a.Due,
