@@ -23,7 +23,7 @@ COPY . .
 # from .git (git, -buildvcs), as `billsnap version` prints it.
 RUN --mount=type=cache,target=/root/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
-    go build -trimpath -buildvcs=auto -o /out/ ./cmd/billsnap ./cmd/billsnap-lake
+    go build -tags lake -trimpath -buildvcs=auto -o /out/ ./cmd/billsnap ./cmd/billsnap-lake
 
 FROM ${RUNTIME_IMAGE}
 # DuckDB, linked into billsnap, needs libstdc++ and libgcc_s, which every

@@ -15,8 +15,10 @@
 //
 // With either, what is recorded as who did it is the identity, never a
 // name typed in a form, and each write needs its role: waive (waive and
-// lift), signoff, close (close and reopen). With neither, the workspace
-// is as before: unattributed, the name as typed.
+// lift), signoff, close (close and reopen), assign (unset: those who may
+// waive). With neither, the workspace is as before: unattributed, the name
+// as typed. [Control.Names] says who the workspace's users are, the ones
+// work may be assigned to.
 package access
 
 import (

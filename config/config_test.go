@@ -44,8 +44,10 @@ func TestLoadLayersDefaultsFileEnv(t *testing.T) {
 
 func TestBadFilesNameTheProblem(t *testing.T) {
 	for file, want := range map[string]string{
-		"unknown-key.bad.yml":        `line 2: unknown key "concurency"`,
+		"unknown-key.bad.yml":        `line 2: unknown key "concurency" (did you mean "concurrency"?)`,
 		"unknown-nested-key.bad.yml": `line 3: unknown key "backoff"`,
+		"nested-typo.bad.yml":        `line 3: unknown key "max_atempts" (did you mean "retry.max_attempts"?)`,
+		"list-typo.bad.yml":          `line 4: unknown key "spce" (did you mean "spec"?)`,
 		"api-key.bad.yml":            `line 2: key "api_key": the API key is never read from the config file`,
 		"wrong-type.bad.yml":         `line 1: concurrency: want a whole number such as 8, got "many"`,
 		"syntax.bad.yml":             "line 1",
@@ -149,8 +151,11 @@ func TestAPIKey(t *testing.T) {
 	if _, err := APIKey(env(nil), "", warn); err == nil || !strings.Contains(err.Error(), EnvAPIKey) {
 		t.Errorf("no key: %v", err)
 	}
-	if _, err := APIKey(env(nil), filepath.Join(dir, "none"), warn); err == nil || !strings.Contains(err.Error(), "--api-key-file") {
+	if _, err := APIKey(env(nil), filepath.Join(dir, "none"), warn); err == nil || !strings.HasPrefix(err.Error(), "--api-key-file: ") {
 		t.Errorf("missing file: %v", err)
+	}
+	if _, err := APIKey(env(map[string]string{EnvAPIKeyFile: filepath.Join(dir, "none")}), "", warn); err == nil || !strings.HasPrefix(err.Error(), EnvAPIKeyFile+": ") {
+		t.Errorf("missing file named by %s: %v", EnvAPIKeyFile, err)
 	}
 }
 

@@ -132,19 +132,24 @@ func keyAt(n *yaml.Node, line int, prefix string) string {
 	return ""
 }
 
-var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type (\S+)`)
 
 var errorLine = regexp.MustCompile(`^line (\d+): `)
 
 // yamlMessage rewrites yaml.v3's errors in the words of this file, naming
-// the key of a value that does not decode.
+// the key of a value that does not decode, and the key nearest to an
+// unknown one (suggestKey).
 func yamlMessage(err error, root *yaml.Node) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
-	msg = unknownField.ReplaceAllString(msg, `unknown key "$1"`)
 	var lines []string
 	for l := range strings.SplitSeq(msg, "\n") {
 		l = strings.TrimSpace(l)
+		if m := unknownField.FindStringSubmatch(l); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			lines = append(lines, fmt.Sprintf("line %d: unknown key %q%s", line, m[2], suggestKey(root, line, m[2], m[3])))
+			continue
+		}
 		if plain, ok := plainTypeError(l, root); ok {
 			lines = append(lines, plain)
 			continue

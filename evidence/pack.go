@@ -21,6 +21,18 @@
 // Verify checks all of it again: the manifests, the ledger's chain, the
 // closed record against the close's own hashes in the chain, and, given
 // the store, the store's ledger and Parquet against the pack.
+//
+// [Write] packs the standing close of a period, or an earlier close of it
+// that was reopened since (the Close of its [Source]: the ledger is then
+// cut where that close was reopened). [Verify] works with or without the
+// store. It is strict on members (duplicates, paths, kinds), reads them as
+// a stream in bounded memory within the bag's Payload-Oxum, and ties every
+// data file to the chain: derived again from it, or hashed by the close.
+//
+// The snapshot's per-table figures (tables.json) are handed in by the
+// caller ([Figures], which billsnap and the workspace wire from
+// readmodel.ManifestOf; [SnapshotRecord] takes them as a value): the
+// package makes no query of its own, and its tests link no DuckDB.
 package evidence
 
 import (

@@ -3,6 +3,7 @@ package extract
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 )
 
@@ -70,6 +71,34 @@ func (e *APIError) Error() string {
 		fmt.Fprintf(&b, " (help: %s)", e.Helplink)
 	}
 	return b.String()
+}
+
+// ListNotFoundError is a 404 answered for a list: the service has no list
+// where the configuration sends billsnap, so base_url or front_url is
+// wrong (a missing record is never a 404 of a list).
+type ListNotFoundError struct {
+	*APIError
+	Under string // the URL the list is under: base_url or front_url
+}
+
+func (e *ListNotFoundError) Error() string {
+	return e.APIError.Error() + ": the service has no such list: check base_url and front_url (this one is under " + e.Under + ")"
+}
+
+func (e *ListNotFoundError) Unwrap() error { return e.APIError }
+
+// listNotFound is err as a *ListNotFoundError when it is a 404 answered
+// for a list of coll; other errors are returned as they are.
+func listNotFound(err error, coll Collection) error {
+	api, ok := err.(*APIError)
+	if !ok || api.Status != http.StatusNotFound {
+		return err
+	}
+	under := "base_url"
+	if coll.Front {
+		under = "front_url"
+	}
+	return &ListNotFoundError{APIError: api, Under: under}
 }
 
 // decodeAPIError reads an error body of spec §7; a body that is not one is

@@ -199,7 +199,8 @@ func (c *Client) try(ctx context.Context, coll Collection, rawURL string) (*Page
 	if len(body) > MaxBodyBytes {
 		return nil, badPage("the body is larger than %d bytes", MaxBodyBytes)
 	}
-	return c.answer(resp, body)
+	page, err := c.answer(resp, body)
+	return page, listNotFound(err, coll)
 }
 
 // newRequest is a request to the service with the headers every request

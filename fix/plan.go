@@ -1,8 +1,17 @@
 // Package fix turns findings into a reviewable plan of writes the
-// service's own operations can make (mark an invoice paid, spec §4.5; set
-// a charge's quantity by its reference, §4.3), and applies a plan: once,
-// with every request and answer on record, a write whose fate is unknown
-// read back before it is sent again, and nothing sent twice.
+// service's own operations can make (markpaid: mark an invoice paid, spec
+// §4.5; setamount: set a charge's quantity by its reference, §4.3), and
+// applies a plan: once, with every request and answer on record, a write
+// whose fate is unknown read back before it is sent again, and nothing
+// sent twice.
+//
+// A [Plan] is tied to its findings and carries its digest. Before it is
+// applied it is checked: [Plan.CheckDigest] (the plan is as it was made)
+// and [CheckLatest] (it was made from the latest complete snapshot), each
+// failing with a [*PlanError], which job.CheckPlan makes a usage error.
+// An [Applier] applies it. A [ReadBack] reads a write's fate back from the
+// service: an invoice's PaymentDate from the invoices list, a quantity
+// through package recheck.
 package fix
 
 import (

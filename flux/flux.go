@@ -1,10 +1,16 @@
-// Package flux is the month-over-month review of a period: each measure
-// of the business (billed, collected, credited, open receivables, money
-// at risk) per currency, this period against the month before, and
-// whether its change is over the threshold that asks for an explanation
-// before the period is signed off. Data and pure functions, no SQL: the
-// workspace reads the figures (snapshot/readmodel) and the explanations
-// (ledger) and hands them here.
+// Package flux is the month-over-month review of a period (docs/flux.md):
+// each measure of the business (billed, collected, credited, open
+// receivables, money at risk) per currency, this period against the month
+// before, and whether its change is over the threshold that asks for an
+// explanation before the period is signed off.
+//
+// [Options] are the threshold, the configuration's flux key, validated
+// here. [Lines] makes each measure's line per currency, exactly, with no
+// floating point. [Explain] gives the lines the ledger's explanations,
+// current or stale; [Unexplained] is what still needs one.
+//
+// Data and pure functions, no SQL: the workspace reads the figures
+// (snapshot/readmodel's FiguresOf) and the ledger, and hands them here.
 package flux
 
 import (

@@ -38,7 +38,7 @@ type Env struct {
 	ReadModel   func(ctx context.Context) (*sql.DB, error) // the store's read model, for the metrics; nil: the runs' metrics only
 	Out         layout.Dir                                 // the output directory, whose journal records the run
 	MetricsFile string                                     // "" writes none
-	Metrics     *schedule.Metrics                          // refreshed after the run when not nil (for /metrics)
+	Metrics     *schedule.Metrics                          // refreshed after the run (for /metrics); keeps the runs the journal could not take; nil: one for this run only
 	Log         *slog.Logger
 	Now         func() time.Time
 	Redact      func(string) string // takes secrets out of recorded errors
@@ -55,10 +55,29 @@ var ErrPanic = errors.New("the job panicked")
 // becomes a failed run. It refreshes the metrics file after the run, and
 // returns fn's error (or the panic as an error wrapping ErrPanic) with the
 // outcome.
+//
+// A run the journal cannot take (a disk full or read-only) is still on
+// record: when its start cannot be written, fn does not run and the run
+// fails (exit 1); when its end cannot, it ends as fn did. Either way the
+// run is kept in the metrics' backlog (Metrics.Unrecorded), counted in the
+// metrics, told to the notifications and logged, and written into the
+// journal by the next run that can write, before its own start.
 func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (Outcome, error)) (Outcome, error) {
-	entry, err := journal.New(env.Out.Runs(), env.Now).Start(journal.Run{Job: j.Name, Schedule: j.Schedule, Period: j.Period})
+	if env.Metrics == nil {
+		env.Metrics = schedule.NewMetrics()
+	}
+	backlog := env.Metrics.Unrecorded()
+	if n, _ := backlog.Pending(); n > 0 {
+		if err := backlog.Flush(env.Out.Runs()); err != nil {
+			env.Log.Debug("the runs not on record still cannot be written", "error", err)
+		} else {
+			env.Log.Info("runs that could not be recorded are now in the journal", "runs", n)
+		}
+	}
+	begin := journal.Run{Job: j.Name, Schedule: j.Schedule, Period: j.Period}
+	entry, err := journal.New(env.Out.Runs(), env.Now).Start(begin)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("recording the run: %w", err)
+		return Outcome{}, env.unrecorded(ctx, begin, err)
 	}
 	stop := entry.KeepAlive(journal.Beat)
 	var store Store
@@ -83,7 +102,8 @@ func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (O
 		end.Findings = &n
 	}
 	if ferr := entry.Finish(end); ferr != nil {
-		env.Log.Error("recording the end of a run", "job", j.Name, "error", ferr)
+		env.Log.Error("recording the end of a run: kept in memory until the journal can take it", "job", j.Name, "error", ferr)
+		backlog.Add(entry.Run(), ferr)
 	}
 	if store != nil {
 		store.Close()
@@ -93,12 +113,23 @@ func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (O
 	return out, err
 }
 
-// refreshMetrics recomputes the metrics after a run and writes the textfile.
+// unrecorded ends a run whose start the journal could not take (err): it
+// fails, is kept in the backlog, logged, told to the notifications and
+// counted in the metrics. It returns the run's error.
+func (env Env) unrecorded(ctx context.Context, begin journal.Run, err error) error {
+	err = fmt.Errorf("recording the run: %w", err)
+	run := journal.Unwritten(begin, env.Now(), ExitFailure, env.Redact(err.Error()))
+	env.Metrics.Unrecorded().Add(run, err)
+	env.Log.Error("the run could not be recorded: kept in memory until the journal can take it", "job", begin.Job, "error", run.Error)
+	env.Notify.AfterRun(ctx, run, nil)
+	env.refreshMetrics(ctx)
+	return err
+}
+
+// refreshMetrics recomputes the metrics after a run (env.Metrics, set by
+// Do) and writes the textfile.
 func (env Env) refreshMetrics(ctx context.Context) {
 	m := env.Metrics
-	if m == nil {
-		m = schedule.NewMetrics()
-	}
 	var db *sql.DB
 	if env.ReadModel != nil {
 		var err error

@@ -27,7 +27,8 @@ type Func func(context.Context, *snapshot.Store) (Outcome, error)
 // A run that found no directory and never reached the service
 // (ErrUnreached) leaves none: it removes the one it made, its record with
 // it.
-// metrics, when not nil, is refreshed after the run (for /metrics).
+// metrics, when not nil, is refreshed after the run (for /metrics) and
+// keeps the runs the journal could not take until a run can write them.
 func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, redact func(string) string, metrics *schedule.Metrics, fn Func) (Outcome, error) {
 	open := snapshot.OpenShared
 	if j.ExportLock {

@@ -8,6 +8,7 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
 )
 
@@ -19,5 +20,6 @@ func WorkOf(ctx context.Context, out string, db *sql.DB, rep *findings.Report) (
 	if err != nil {
 		return worklist.Reading{}, err
 	}
-	return worklist.Read(ctx, db, entries, rep.AsOf)
+	started, err := readmodel.SnapshotStarts(ctx, db)
+	return worklist.Read(entries, started, rep.AsOf), err
 }

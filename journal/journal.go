@@ -5,7 +5,15 @@
 // of the store can lock it away, and a run refused by a lock, failed at
 // start or killed is on record like any other. A run whose file still
 // says running but whose process is gone, or whose heartbeat stopped, is
-// read as killed, with the time it was last seen alive.
+// read as killed, with the time it was last seen alive. A run whose record
+// cannot be written (a disk full or read-only) is kept in a [Backlog] by
+// the process that ran it, and written by the next run that can.
+//
+// It also records the notifications' deliveries ([Deliveries]), and keeps
+// both within retention ([Retain]): the runs that started before the
+// oldest complete snapshot kept are pruned, but for the newest few, and
+// deliveries are kept a week at the least. What was pruned is counted
+// ([Pruned]).
 package journal
 
 import (
@@ -107,12 +115,18 @@ func (j *Journal) Start(r Run) (*Entry, error) {
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	now := j.now().UTC()
+	r = begun(r, j.now())
+	e := &Entry{j: j, run: r, path: filepath.Join(j.dir, r.ID+".json")}
+	return e, e.write()
+}
+
+// begun is r running from now: its ID, process, host and start set.
+func begun(r Run, now time.Time) Run {
+	now = now.UTC()
 	r.PID, r.Started, r.Alive, r.Status = os.Getpid(), now, now, Running
 	r.Host, _ = os.Hostname()
 	r.ID = fmt.Sprintf("%s-%s-%d", now.Format(idTime), r.Job, r.PID)
-	e := &Entry{j: j, run: r, path: filepath.Join(j.dir, r.ID+".json")}
-	return e, e.write()
+	return r
 }
 
 // Run is the record as it stands.
@@ -160,7 +174,8 @@ func (e *Entry) write() error {
 }
 
 // writeLocked replaces the run's file whole: a temporary file renamed
-// over it, so a reader never sees half a record.
+// over it, so a reader never sees half a record; a temporary file that
+// could not be written whole is removed.
 func (e *Entry) writeLocked() error {
 	b, err := json.Marshal(e.run)
 	if err != nil {
@@ -168,9 +183,11 @@ func (e *Entry) writeLocked() error {
 	}
 	tmp := e.path + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		os.Remove(tmp) // a disk full leaves it empty or cut short
 		return fmt.Errorf("journal: %w", err)
 	}
 	if err := os.Rename(tmp, e.path); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("journal: %w", err)
 	}
 	return nil

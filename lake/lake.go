@@ -19,6 +19,13 @@
 // PREFIX/_billsnap/latest. A snapshot without its manifest does not
 // exist, and its files are removed by the next prune; prune deletes a
 // snapshot's manifest before its data.
+//
+// This package is what publishing is, without the code that reaches the
+// lake: the [Manifest] and its files, the [Local] files to publish, the
+// URL's check ([Check]), the iceberg options ([Iceberg]), the [Catalog]
+// interface and how a catalog is opened (a [CatalogOpener] that a
+// program's main passes down). It imports no SDK, so config and snapshot,
+// which use its types, link none.
 package lake
 
 import (

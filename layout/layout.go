@@ -1,6 +1,10 @@
 // Package layout names every path of an output directory: the files and
-// folders readers see, and billsnap's private ones under DIR/.billsnap.
-// No other package spells a path of the store; each asks Dir.
+// folders readers see (the records, the incomplete snapshots, the lock),
+// and billsnap's private ones under DIR/.billsnap (the state, the history,
+// the journal, the ledger, the record of writes and of notifications).
+// The configured ones (duckdb.file, parquet.dir) are named through
+// [Dir.Under]. No other package spells a path of the store; each asks
+// [Dir].
 package layout
 
 import "path/filepath"
@@ -79,6 +83,11 @@ func (d Dir) RunsRecord() string { return d.private("runs.jsonl") }
 
 // Runs is the journal of every run, a file a run.
 func (d Dir) Runs() string { return d.private("runs") }
+
+// ReadyProbe is the pattern (os.CreateTemp's) of the file readiness
+// writes and removes in the journal's folder to learn that the store can
+// take a run; the journal reads only its *.json.
+const ReadyProbe = ".readyz-*"
 
 // Ledger is the audited record of what finance does in the workspace.
 // Package ledger keeps two files beside it, named from it: its head as

@@ -1,5 +1,7 @@
 // Package ledger is the record of what finance does in the workspace:
-// waivers made and lifted, periods signed off. It is one append-only file
+// waivers made and lifted, findings assigned, flux lines explained,
+// sign-offs, periods closed and reopened, and the entries written after a
+// close marked as its post-close adjustments. It is one append-only file
 // of JSON lines in DIR/.billsnap/ledger.jsonl, each line an audit record
 // (who, when, from where, what), chained to the line before it by its
 // hash (chain.go). Nothing is ever rewritten: a waiver is lifted by a

@@ -45,12 +45,20 @@ var (
 )
 
 // Metrics is the last computed set of metrics; it serves /metrics and
-// writes the textfile. It is safe for concurrent use.
+// writes the textfile. It keeps the runs that could not be journaled
+// (Unrecorded) and counts them with the journal's. It is safe for
+// concurrent use.
 type Metrics struct {
-	mu      sync.Mutex
-	samples []sample
-	reg     *prometheus.Registry
+	mu         sync.Mutex
+	samples    []sample
+	reg        *prometheus.Registry
+	unrecorded journal.Backlog
 }
+
+// Unrecorded is the backlog of runs the journal could not take: the
+// scheduler's memory of them between runs, which the next run that can
+// write flushes into the journal.
+func (m *Metrics) Unrecorded() *journal.Backlog { return &m.unrecorded }
 
 // NewMetrics makes an empty set, registered in its own registry.
 func NewMetrics() *Metrics {
@@ -72,14 +80,16 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 }
 
 // Refresh computes the metrics from the runs of the journal of the output
-// directory out and its record of notifications, and the snapshots and
-// findings of the read model rm (nil: the runs' metrics only).
+// directory out (with those it could not take, Unrecorded) and its record
+// of notifications, and the snapshots and findings of the read model rm
+// (nil: the runs' metrics only).
 func (m *Metrics) Refresh(ctx context.Context, out layout.Dir, rm ReadModel, now time.Time) error {
 	dir := out.Runs()
 	runs, err := journal.List(dir, now)
 	if err != nil {
 		return err
 	}
+	runs = withUnrecorded(runs, m.unrecorded.Runs())
 	pruned, err := journal.ReadPruned(dir)
 	if err != nil {
 		return err
@@ -126,6 +136,23 @@ func compute(ctx context.Context, runs []journal.Run, pruned journal.Pruned, rm 
 		out = append(out, more...)
 	}
 	return out, nil
+}
+
+// withUnrecorded are the journal's runs and the runs it could not take,
+// newest first; a run kept in memory replaces its file in the journal (a
+// run whose end could not be written).
+func withUnrecorded(runs, unrecorded []journal.Run) []journal.Run {
+	if len(unrecorded) == 0 {
+		return runs
+	}
+	kept := map[string]bool{}
+	for _, r := range unrecorded {
+		kept[r.ID] = true
+	}
+	out := slices.DeleteFunc(slices.Clone(runs), func(r journal.Run) bool { return kept[r.ID] })
+	out = append(out, unrecorded...)
+	slices.SortFunc(out, func(a, b journal.Run) int { return cmp.Compare(b.ID, a.ID) })
+	return out
 }
 
 type runCount struct {

@@ -1,14 +1,19 @@
 // Package workbook writes Office Open XML spreadsheets (.xlsx, ECMA-376
 // SpreadsheetML, transitional) as a stream, row by row, with only what
-// billsnap's reports use: text and number cells, a few cell styles, column
-// widths, row heights, frozen and printed header rows, landscape printing
-// one page wide.
+// billsnap's reports use: text, number and boolean cells, a few cell
+// styles, column widths, row heights, frozen and printed header rows,
+// landscape printing one page wide.
 //
 // A Book is planned whole before its first row (its sheets and styles), so
 // that the archive is written in the order spreadsheet programs write it:
 // the package's parts first, then the sheets. A sheet whose row count is
 // planned streams its rows into the archive as they come; any other sheet
 // is held in memory until it ends.
+//
+// The limits of a sheet are kept ([MaxRows], [MaxColumns]): a plan or a
+// row that would break them is refused with an error. A text longer than a
+// cell holds ([MaxCellText], counted in UTF-16 units as spreadsheet
+// programs count) is cut, the cut marked with an ellipsis.
 package workbook
 
 import (

@@ -1,7 +1,14 @@
 // Package worklist is the work a finding asks of finance: who it is
 // assigned to, by when, and how old it is. It holds the policy of default
-// due dates (config key worklist) and the arithmetic of age and aging
-// buckets; the assignments themselves are ledger entries (package ledger).
+// due dates by severity (config key worklist, [Config]) and the
+// arithmetic of age, aging buckets and overdue; the assignments themselves
+// are ledger entries (package ledger).
+//
+// [Read] makes the work of a reconciliation's findings (a [Reading]) of
+// the ledger's assignments and the snapshots' starts, which its caller
+// reads from the store: worklist links no database. [Objects] and [JSONLines] make the findings' JSON
+// objects with their work, which /api/findings and reconcile --format json
+// both write.
 package worklist
 
 import (

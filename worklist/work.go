@@ -1,7 +1,6 @@
 package worklist
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reports"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
 // Work is a finding's work: to whom it is assigned and by when (null:
@@ -92,20 +90,18 @@ func JSONLines(w io.Writer, rep *findings.Report, rd Reading) error {
 	return nil
 }
 
-// Read reads the work of a reconciliation as of asOf: the assignments
-// standing after entries (the ledger's) and their threads of comments,
-// and each snapshot's start in q (the store's read model).
-func Read(ctx context.Context, q readmodel.Querier, entries []ledger.Entry, asOf time.Time) (Reading, error) {
-	rd := Reading{Assigned: ledger.Assignments(entries), Threads: ledger.Comments(entries), Resolved: ledger.Resolutions(entries), Codes: map[string]string{},
-		Started: map[string]time.Time{}, AsOf: asOf}
+// Read is the work of a reconciliation as of asOf: the assignments
+// standing after entries (the ledger's), their threads of comments, their
+// resolutions and the reason codes of the waivers made in the workspace,
+// and started, when each snapshot began (the store's read model gives
+// them: readmodel.SnapshotStarts).
+func Read(entries []ledger.Entry, started map[string]time.Time, asOf time.Time) Reading {
+	rd := Reading{Assigned: ledger.Assignments(entries), Threads: ledger.Comments(entries), Resolved: ledger.Resolutions(entries),
+		Codes: map[string]string{}, Started: started, AsOf: asOf}
 	for _, w := range ledger.Fold(entries).Waivers {
 		rd.Codes[w.ID] = w.ReasonCode
 	}
-	snaps, err := readmodel.Snapshots(ctx, q, 0)
-	for _, sn := range snaps {
-		rd.Started[sn.ID] = sn.Started
-	}
-	return rd, err
+	return rd
 }
 
 // ForReports is the work of findings as the reports show it: assignee,

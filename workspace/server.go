@@ -5,14 +5,22 @@
 //
 // It reads the store as any reader does: the read model, opened read-only
 // and opened again when a publish replaces it, so that it never stops a
-// job and a job never stops it. Its only writes are the ledger's
-// (package ledger): waivers and sign-offs, each an audit record, which
-// the next reconciliation and the reports read. A GET never writes.
+// job and a job never stops it. It writes the ledger (package ledger):
+// waivers, sign-offs and closes, each an audit record, which the next
+// reconciliation and the reports read; and, when a period closes, its
+// closed record (the reports' files beside the findings). A GET never
+// writes.
 //
 // It is safe by default: package guard lets in only who may come in (a
 // loopback Host without a token; else the token, a session or an
 // identity), and keys the forms' CSRF tokens. Writes refuse cross-origin
 // browser requests (Sec-Fetch-Site and Origin).
+//
+// It reads the read model through snapshot/readmodel: the findings list's
+// filter and sort become that package's Filter and Order. It shows what a
+// waiver made since the last reconciliation changes (pending). It answers
+// through package guard and reads one record through package record, both
+// below it.
 package workspace
 
 import (

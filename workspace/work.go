@@ -34,7 +34,8 @@ func (s *Server) workOf(ctx context.Context, db *sql.DB, rc recon) (work, error)
 	if err != nil {
 		return work{}, err
 	}
-	return worklist.Read(ctx, db, entries, rc.AsOf)
+	started, err := readmodel.SnapshotStarts(ctx, db)
+	return worklist.Read(entries, started, rc.AsOf), err
 }
 
 // me is who "me" is in r: the identity, else the name this browser last

@@ -83,7 +83,7 @@ func findLakeProgram(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	remove := func() { os.RemoveAll(dir) }
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, lakeprogram.Name), "./cmd/"+lakeprogram.Name).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "go", "build", "-tags", "lake", "-o", filepath.Join(dir, lakeprogram.Name), "./cmd/"+lakeprogram.Name).CombinedOutput()
 	if err != nil {
 		remove()
 		return nil, fmt.Errorf("building %s for --lake: %v: %s", lakeprogram.Name, err, out)

@@ -2,11 +2,17 @@
 // by side with the floor (GET every page, bodies thrown away) and a serial
 // walker (one page at a time). Each client runs in a child process of its
 // own, so that its CPU time and peak RSS are its own; the sandbox runs in
-// another. With --history it measures instead what everyday operations
-// cost on a store with a year of history against a fresh one (history.go),
-// and with --year it simulates a year of daily runs under retention
-// (year.go).
-// See docs/benchmarks.md.
+// another. DuckDB's own JSON to table to Parquet over the same pages is
+// the anchor (cpu_ratio_to_duckdb).
+//
+// With --history it measures instead what everyday operations cost on a
+// store with a year of history against a fresh one, each timed as the
+// commands run it (job.InStore; history.go). With --year it simulates a
+// year of daily runs under retention, the sandbox churned between days
+// (--churn), and reads the history back as of sampled days (year.go).
+//
+// Like billsnap, it sets job.Service's Lake to the lake's program
+// (cmd/internal/lakeprogram). See docs/benchmarks.md.
 package main
 
 import (

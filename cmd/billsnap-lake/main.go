@@ -1,10 +1,13 @@
+//go:build lake
+
 // Command billsnap-lake levels a store's lake (the configuration's
 // parquet.url) with the store: it publishes to object storage, and
 // commits to the Iceberg catalog, every complete snapshot the store keeps
 // that the lake lacks, commits the latest one's history to the history
-// tables (<table>_history), and prunes what the store no longer keeps. billsnap
-// export runs it after each export when parquet.url is set, so that only
-// this program links the object storage SDKs, Arrow and iceberg-go.
+// tables (<table>_history), and prunes what the store no longer keeps.
+// billsnap export runs it after each export when parquet.url is set, so
+// that only this program links the object storage SDKs, Arrow and
+// iceberg-go.
 //
 //	billsnap-lake publish [--config FILE] [--out DIR] [--parquet-url URL]
 //	billsnap-lake metadata [--config FILE] [--out DIR] [--parquet-url URL]
@@ -13,6 +16,12 @@
 //
 // metadata prints the current metadata file of each Iceberg table, as a
 // JSON object by table, for billsnap lake ddl.
+//
+// main builds the lake linked in (cmd/internal/lakepublish, with
+// lake/iceberg's catalogs and the drivers of lake/drivers) and hands it
+// down as job.Service's Lake. It reads the same configuration as billsnap
+// (--config, the environment, --out, --parquet-url) and reads no API
+// key.
 //
 // Exit codes are billsnap's: 0 ok, 1 failure, 2 usage, 130 interrupted.
 package main

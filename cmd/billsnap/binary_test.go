@@ -63,7 +63,8 @@ func binaryWithTags(t *testing.T, tags string) string {
 	return path
 }
 
-// lakeBinaryBeside builds billsnap-lake with the build tags tags beside
+// lakeBinaryBeside builds billsnap-lake with the build tags tags (and
+// lake, which every file of the lake carries) beside
 // bin, a billsnap binaryWithTags built with the same, once per run: the
 // program an export runs when parquet.url is set.
 func lakeBinaryBeside(t *testing.T, bin, tags string) {
@@ -74,7 +75,7 @@ func lakeBinaryBeside(t *testing.T, bin, tags string) {
 	if _, err := os.Stat(path); err == nil {
 		return
 	}
-	if out, err := exec.Command("go", "build", "-tags", tags, "-o", path, "../"+lakeprogram.Name).CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", tags+",lake", "-o", path, "../"+lakeprogram.Name).CombinedOutput(); err != nil {
 		t.Fatalf("building %s (tags %q): %v: %s", lakeprogram.Name, tags, err, out)
 	}
 }

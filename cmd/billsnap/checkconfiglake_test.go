@@ -1,4 +1,4 @@
-//go:build heavy && !race
+//go:build lake && heavy && !race
 
 // These tests publish to a lake, which only the heavy tier without -race
 // links (drivers_test.go).

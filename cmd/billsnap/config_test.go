@@ -20,7 +20,7 @@ func TestExportAuthFailureNamesTheSettingNotTheKey(t *testing.T) {
 	vars := map[string]string{"BILLSNAP_API_KEY": "not-the-right-key-9c1e", "BILLSNAP_BASE_URL": srv.BaseURL(), "BILLSNAP_FRONT_URL": srv.FrontURL()}
 	var out, errb bytes.Buffer
 	code := runWith(context.Background(), []string{"export", "--out", t.TempDir(), "--progress", "none"}, &out, &errb, func(k string) string { return vars[k] })
-	if code != job.ExitFailure || !strings.Contains(errb.String(), "Authentication Failure") || !strings.Contains(errb.String(), "check BILLSNAP_API_KEY or --api-key-file") {
+	if code != job.ExitFailure || !strings.Contains(errb.String(), "Authentication Failure") || !strings.Contains(errb.String(), "the service refused the API key from BILLSNAP_API_KEY: check the key there") {
 		t.Fatalf("exit %d, stderr %s", code, errb.String())
 	}
 	if strings.Contains(out.String()+errb.String(), "not-the-right-key-9c1e") || strings.Contains(out.String()+errb.String(), "bm90LXRoZS1yaWdodC1rZXktOWMxZQ") {
@@ -54,9 +54,9 @@ func TestConfigProblemsAreUsageErrors(t *testing.T) {
 		{[]string{"export", "--config", good}, nil, job.ExitUsage, "no API key: set BILLSNAP_API_KEY or use --api-key-file"},
 		{[]string{"check-config", "--config", good, "--base-url", "http://10.1.2.3"}, map[string]string{"BILLSNAP_API_KEY": "k"}, job.ExitUsage, "config key base_url: is plain http to 10.1.2.3"},
 		{[]string{"check-config", "--config", good, "--concurrency", "0"}, map[string]string{"BILLSNAP_API_KEY": "k"}, job.ExitUsage, "config key concurrency: must be from 1 to 256, not 0"},
-		{[]string{"check-config", "--config", good, "--api-key-file", keyFile}, nil, job.ExitOK, "configuration OK"},
-		{[]string{"check-config", "--config", good}, map[string]string{"BILLSNAP_API_KEY": "k-123456", "BILLSNAP_FRONT_URL": "https://env.example.com"}, job.ExitOK, "front_url: https://env.example.com"},
-		{[]string{"check-config", "--config", good, "--front-url", "https://flag.example.com"}, map[string]string{"BILLSNAP_API_KEY": "k-123456", "BILLSNAP_FRONT_URL": "https://env.example.com"}, job.ExitOK, "front_url: https://flag.example.com"},
+		{[]string{"check-config", "--offline", "--config", good, "--api-key-file", keyFile}, nil, job.ExitOK, "configuration OK"},
+		{[]string{"check-config", "--offline", "--config", good}, map[string]string{"BILLSNAP_API_KEY": "k-123456", "BILLSNAP_FRONT_URL": "https://env.example.com"}, job.ExitOK, "front_url: https://env.example.com"},
+		{[]string{"check-config", "--offline", "--config", good, "--front-url", "https://flag.example.com"}, map[string]string{"BILLSNAP_API_KEY": "k-123456", "BILLSNAP_FRONT_URL": "https://env.example.com"}, job.ExitOK, "front_url: https://flag.example.com"},
 	} {
 		var out, errb bytes.Buffer
 		code := runWith(context.Background(), tc.args, &out, &errb, func(k string) string { return tc.vars[k] })

@@ -109,16 +109,20 @@ func (f *serviceFlags) secret(env *cliEnv) (*extract.Secret, error) {
 	}
 	s := extract.NewSecret(key)
 	env.setSecret(s)
+	from := f.describeKey(env)
+	env.keySource.Store(&from)
 	return s, nil
 }
 
-// describeKey says where the key came from, never what it is.
+// describeKey says where the key came from, never what it is: the flag
+// --api-key-file, the file BILLSNAP_API_KEY_FILE names, or
+// BILLSNAP_API_KEY.
 func (f *serviceFlags) describeKey(env *cliEnv) string {
 	switch {
 	case f.keyFile != "":
 		return fmt.Sprintf("from --api-key-file %s", f.keyFile)
 	case env.getenv(config.EnvAPIKeyFile) != "":
-		return "from the file in " + config.EnvAPIKeyFile
+		return fmt.Sprintf("from %s (the file %s)", config.EnvAPIKeyFile, env.getenv(config.EnvAPIKeyFile))
 	}
 	return "from " + config.EnvAPIKey
 }
@@ -128,6 +132,10 @@ func (f *serviceFlags) describeKey(env *cliEnv) string {
 type storeFlags struct {
 	fs        *cliFlags
 	file, out string
+	// writes says the command writes in the store it reads (its run in
+	// the journal, what it found): load then refuses an --out billsnap
+	// may not write in, as it does for the commands that export.
+	writes bool
 }
 
 func addStoreFlags(fs *cliFlags) *storeFlags {
@@ -140,8 +148,9 @@ func addStoreFlags(fs *cliFlags) *storeFlags {
 }
 
 // load returns the configuration: defaults, file, environment, --out if
-// given, prepared as for a command that does not talk to the service. Any
-// problem is a usage error (exit 2).
+// given, prepared as for a command that does not talk to the service, its
+// --out usable (checkOut, for writing when f.writes). Any problem is a
+// usage error (exit 2).
 func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
 	env.learnSecret("")
 	c, err := env.loadConfig(f.file)
@@ -151,7 +160,7 @@ func (f *storeFlags) load(env *cliEnv) (config.Config, error) {
 	if given(f.fs, "out") {
 		c.Out = f.out
 	}
-	if err := f.checkOut(c.Out, false); err != nil {
+	if err := f.checkOut(c.Out, f.writes); err != nil {
 		return c, err
 	}
 	return c, prepare(c, false, env.lake)

@@ -129,29 +129,55 @@ func printDemoEnd(w io.Writer, self string, cfg config.Config, paths []string) {
 // on against a sandbox serving the same data: recheck, the fix plan, its
 // dry run and its application, a run that sees the findings resolved,
 // what the fixes changed in the service's records (changes), the
-// workspace. Each is runnable as printed, in one shell, in this order.
+// workspace. Each is runnable as printed, in one shell, in this order;
+// those that end with an exit code other than 0 say which and what it
+// means there, and, under go run, how go run prints it.
 func printNextSteps(w io.Writer, self, out string, d demoData) {
 	sandboxAddr := "127.0.0.1:" + freePort(sandboxPort)
 	workspaceAddr := "127.0.0.1:" + freePort(workspacePort)
 	store := shellWord(out)
-	steps := []string{
-		fmt.Sprintf("%s sandbox --api-key %s --seed %d --customers %d --now %s --listen %s &",
-			self, demoKey, d.seed, d.customers, d.now.Format(time.RFC3339), sandboxAddr),
-		fmt.Sprintf("export BILLSNAP_BASE_URL=http://%s BILLSNAP_FRONT_URL=http://%s BILLSNAP_API_KEY=%s", sandboxAddr, sandboxAddr, demoKey),
-		fmt.Sprintf("%s recheck --out %s", self, store),
-		fmt.Sprintf("%s fix plan --out %s > plan.json", self, store),
-		fmt.Sprintf("%s fix apply --out %s --plan plan.json --dry-run", self, store),
-		fmt.Sprintf("%s fix apply --out %s --plan plan.json", self, store),
-		fmt.Sprintf("%s run --out %s", self, store),
-		fmt.Sprintf("%s changes --out %s", self, store),
-		fmt.Sprintf("%s serve --out %s --listen %s", self, store, workspaceAddr),
+	steps := []nextStep{
+		{cmd: fmt.Sprintf("%s sandbox --api-key %s --seed %d --customers %d --now %s --listen %s &",
+			self, demoKey, d.seed, d.customers, d.now.Format(time.RFC3339), sandboxAddr)},
+		{cmd: fmt.Sprintf("export BILLSNAP_BASE_URL=http://%s BILLSNAP_FRONT_URL=http://%s BILLSNAP_API_KEY=%s", sandboxAddr, sandboxAddr, demoKey)},
+		{cmd: fmt.Sprintf("%s recheck --out %s", self, store), exit: job.ExitMaterial,
+			means: "material findings confirmed, as the sandbox planted them"},
+		{cmd: fmt.Sprintf("%s fix plan --out %s > plan.json", self, store)},
+		{cmd: fmt.Sprintf("%s fix apply --out %s --plan plan.json --dry-run", self, store)},
+		{cmd: fmt.Sprintf("%s fix apply --out %s --plan plan.json", self, store)},
+		{cmd: fmt.Sprintf("%s run --out %s", self, store), exit: job.ExitMaterial,
+			means: "material findings the plan could not fix remain"},
+		{cmd: fmt.Sprintf("%s changes --out %s", self, store)},
+		{cmd: fmt.Sprintf("%s serve --out %s --listen %s", self, store, workspaceAddr)},
 	}
+	goRun := strings.HasPrefix(self, "go run ")
 	fmt.Fprintf(w, "\nCarry on against the same data, served again by a sandbox (docs/remediation.md):\n"+
 		"recheck the findings, plan the fixes, try them, apply them, see them resolved and the records they changed, and review in the workspace\n"+
-		"(then open http://%s/). In one shell, in this order:\n\n", workspaceAddr)
-	for _, s := range steps {
-		fmt.Fprintf(w, "  %s\n", s)
+		"(then open http://%s/). Each step ends with exit 0 unless its comment says otherwise:\n"+
+		"exit 3 means material findings, which the sandbox plants on purpose", workspaceAddr)
+	if goRun {
+		fmt.Fprintf(w, " (go run prints it as \"exit status 3\" and exits 1 itself)")
 	}
+	fmt.Fprintf(w, ". In one shell, in this order:\n\n")
+	for _, s := range steps {
+		if s.exit == job.ExitOK {
+			fmt.Fprintf(w, "  %s\n", s.cmd)
+			continue
+		}
+		how := ""
+		if goRun {
+			how = fmt.Sprintf(" (%q under go run)", fmt.Sprintf("exit status %d", s.exit))
+		}
+		fmt.Fprintf(w, "  %s  # exit %d%s: %s\n", s.cmd, s.exit, how, s.means)
+	}
+}
+
+// nextStep is one of the demo's next steps: the command line, and the
+// exit code it ends with when that is not 0, with what it means there.
+type nextStep struct {
+	cmd   string
+	exit  int
+	means string
 }
 
 // freePort is port when nothing listens on it on loopback, else a free one.

@@ -6,10 +6,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,7 +38,9 @@ func nextSteps(t *testing.T, out string) []string {
 // serving the same data, against which recheck finds every finding still
 // there (none gone), the fix plan's dry run sends nothing, its application
 // resolves exactly the planned findings at the next run, changes shows the
-// record it changed, and the workspace starts. billsnap is installed on PATH, as the README installs it.
+// record it changed, and the workspace starts; each step ends with the
+// exit code its comment says (3, material, for recheck and run), or 0.
+// billsnap is installed on PATH, as the README installs it.
 func TestTheDemosNextStepsRunAsPrinted(t *testing.T) {
 	bin := binaryWithTags(t, "")
 	dir := t.TempDir()
@@ -51,8 +55,14 @@ func TestTheDemosNextStepsRunAsPrinted(t *testing.T) {
 	if len(steps) != 9 || !strings.HasPrefix(steps[0], "billsnap sandbox ") || !strings.HasPrefix(steps[8], "billsnap serve ") {
 		t.Fatalf("next steps %q", steps)
 	}
-	script := strings.Join(steps, "\n") + "\n"
-	sh := exec.Command("bash", "-c", script)
+	var script strings.Builder // each step, then the exit code it ended with
+	for i, s := range steps {
+		script.WriteString(s + "\n")
+		if i < len(steps)-1 {
+			fmt.Fprintf(&script, "echo \"[step %d exit $?]\"\n", i)
+		}
+	}
+	sh := exec.Command("bash", "-c", script.String())
 	sh.Dir, sh.Env = dir, env
 	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pr, pw := io.Pipe()
@@ -74,7 +84,24 @@ func TestTheDemosNextStepsRunAsPrinted(t *testing.T) {
 			t.Errorf("the next steps' output has no %q:\n%s", want, text)
 		}
 	}
+	checkStepExits(t, steps, text)
 	checkPlanResolved(t, bin, dir, env)
+}
+
+// checkStepExits checks that each step ended with the exit code its
+// comment says ("# exit 3: …"), or 0 when it says none.
+func checkStepExits(t *testing.T, steps []string, text string) {
+	t.Helper()
+	said := regexp.MustCompile(`  # exit (\d+)[ :]`)
+	for i, s := range steps[:len(steps)-1] {
+		want := "0"
+		if m := said.FindStringSubmatch(s); m != nil {
+			want = m[1]
+		}
+		if !strings.Contains(text, fmt.Sprintf("[step %d exit %s]", i, want)) {
+			t.Errorf("step %d, %q, did not end with exit %s", i, s, want)
+		}
+	}
 }
 
 // checkPlanResolved checks that the findings the plan fixed are resolved in

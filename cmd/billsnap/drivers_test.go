@@ -1,4 +1,4 @@
-//go:build heavy && !race
+//go:build lake && heavy && !race
 
 package main
 

@@ -3,31 +3,32 @@ package main
 import (
 	"errors"
 
-	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
 )
 
-// exitCodesHelp says what the exit codes (job.Exit*) mean, for --help.
-const exitCodesHelp = `Exit codes:
-  0    ok: the job ran and found nothing material
-  1    failure: the service, the network, the disk, or bad input from the service;
-       for ledger verify and evidence verify, what does not verify
-  2    usage: bad flags, arguments or configuration, an unknown --snapshot
-       (or, for recheck, one not reconciled), a --since, --until or --as-of
-       before the store's history or naming no snapshot of it,
-       a statement query cannot prepare, no store where a command that
-       only reads one (status, reconcile, report, query, changes, serve,
-       ledger, evidence) looks, an unusable --out (a file, a missing parent,
-       no permission), serve on an address that is not loopback without
-       --token-file or workspace.identity, or evidence of a period not closed
+// exitCodesHelp says what the exit codes (job.Exit*) mean in general, for
+// the top-level --help; each command's --help lists the codes it can
+// return, with their meaning for it (pages).
+const exitCodesHelp = `Exit codes (each command's --help lists those it can return, and what they mean for it):
+  0    ok: the command did what it was asked, and found nothing material
+  1    failure: the service, the network, the disk, or what does not verify
+  2    usage: bad flags, arguments or configuration, named in one line
   3    material: discrepancies at or above materiality, or an incomplete snapshot
-  130  interrupted by SIGINT or SIGTERM`
+  130  interrupted by SIGINT or SIGTERM before it finished`
 
-// hint adds what to do about errors a user can fix.
-func hint(err error) string {
-	var api *extract.APIError
-	if errors.As(err, &api) && api.IsAuth() {
-		return "\n  the service refused the API key: check " + config.EnvAPIKey + " or --api-key-file"
+// hint adds what to do about errors a user can fix, naming what the
+// user set (the key's source actually used); "" for an error that
+// carries its hint already (withHint).
+func (env *cliEnv) hint(err error) string {
+	var (
+		api *extract.APIError
+		h   *hinted
+	)
+	switch {
+	case errors.As(err, &h):
+		return ""
+	case errors.As(err, &api) && api.IsAuth():
+		return "\n  the service refused the API key " + env.keyFrom() + ": check the key there"
 	}
 	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/config"
+	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/termsafe"
@@ -92,10 +93,12 @@ func printFieldNotes(out io.Writer, n manifest.FieldNotes) {
 // any: the configuration and the key, the collections and the field
 // mapping, the rules with the rules directory, the waivers, the
 // materiality thresholds, the schedules and the workspace's identities
-// (its tokens file read). It prints what it found.
+// (its tokens file read). Then, unless --offline, it probes the service
+// with the key (probeService). It prints what it found.
 func runCheckConfig(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlags(env, "check-config", "[store flags] [service flags]")
+	fs := newFlags(env, "check-config", "[--offline] [store flags] [service flags]")
 	cf := addServiceFlags(fs)
+	offline := fs.Bool("offline", false, "do not probe the service with the key (one request for the first page of its smallest list)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -103,7 +106,8 @@ func runCheckConfig(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := cf.secret(env); err != nil {
+	secret, err := cf.secret(env)
+	if err != nil {
 		return err
 	}
 	opts, err := job.ReconcileOptions(cfg, "", "")
@@ -122,10 +126,29 @@ func runCheckConfig(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	service := "not probed (--offline)"
+	if !*offline {
+		if service, err = probeService(ctx, env, cfg, secret); err != nil {
+			return err
+		}
+	}
 	printConfig(env.stdout, cfg, cf.describeKey(env), opts, next)
 	fmt.Fprintf(env.stdout, "  workspace: %s\n", identityText(ctl))
 	fmt.Fprintf(env.stdout, "  lake:      %s\n", lake)
+	fmt.Fprintf(env.stdout, "  service:   %s\n", service)
 	return nil
+}
+
+// probeService says what check-config found of the service: the key
+// accepted by one authenticated request (job.ProbeService). A request
+// that fails is a failure (exit 1) naming where the key came from, with
+// its hint.
+func probeService(ctx context.Context, env *cliEnv, cfg config.Config, secret *extract.Secret) (string, error) {
+	url, err := job.ProbeService(ctx, cfg, job.Service{Secret: secret, Log: env.log, Clock: env.clock})
+	if err != nil {
+		return "", env.withHint(fmt.Errorf("probing the service with the API key %s: %w", env.keyFrom(), err))
+	}
+	return fmt.Sprintf("the API key (%s) accepted: GET %s answered", env.keyFrom(), url), nil
 }
 
 // probeLake says what check-config found of parquet.url: none set, or the

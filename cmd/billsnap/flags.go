@@ -27,20 +27,22 @@ type flagGroup struct {
 
 // newFlags makes a subcommand's flag set. The flag package itself prints
 // nothing: a bad flag is one line on stderr (run prints the error), and
-// the usage, which names the exit codes, is printed to stdout only when
-// asked for with --help (env.help). Flags defined directly on it are the
+// the help page (helpPage: what the command does, its usage, its flags,
+// its exit codes) is printed to stdout only when asked for with --help
+// (env.help). Flags defined directly on it are the
 // command's own.
 func newFlags(env *cliEnv, name, synopsis string) *cliFlags {
 	fs := &cliFlags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError)}
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	env.help = func() {
-		fmt.Fprintln(env.stdout, strings.TrimSpace("Usage: billsnap "+name+" "+synopsis))
+		var body strings.Builder
+		fmt.Fprintln(&body, strings.TrimSpace("Usage: billsnap "+name+" "+synopsis))
 		if fs.about != "" {
-			fmt.Fprintf(env.stdout, "\n%s", fs.about)
+			fmt.Fprintf(&body, "\n%s", fs.about)
 		}
-		fs.printGroups(env.stdout)
-		fmt.Fprintf(env.stdout, "\n%s\n", exitCodesHelp)
+		fs.printGroups(&body)
+		fmt.Fprint(env.stdout, helpPage(name, body.String()))
 	}
 	return fs
 }
@@ -102,12 +104,13 @@ func printFlag(w io.Writer, f *flag.Flag) {
 }
 
 // flagError is what a parse of fs returned: --help stays flag.ErrHelp, and
-// a bad flag is a usage error that says how to list the flags.
+// a bad flag is a usage error that suggests the nearest flag, when one is
+// near, and says how to list the flags.
 func flagError(fs *cliFlags, err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	return usage.Errorf("%v ('billsnap %s --help' lists its flags)", err, fs.Name())
+	return usage.Errorf("%v%s ('billsnap %s --help' lists its flags)", err, flagSuggestion(fs.FlagSet, err), fs.Name())
 }
 
 // parseFlags parses args; a bad flag is a usage error, --help is flag.ErrHelp.

@@ -93,7 +93,7 @@ func TestPastedKeyIsRedacted(t *testing.T) {
 		if err := os.WriteFile(path, []byte(yml), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		for _, args := range [][]string{{"check-config"}, {"status"}} {
+		for _, args := range [][]string{{"check-config", "--offline"}, {"status"}} {
 			var out, errb bytes.Buffer
 			runWith(context.Background(), append(args, "--config", path), &out, &errb, keyEnv(key))
 			for _, form := range []string{key, escaped, "Secret"} {

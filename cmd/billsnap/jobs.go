@@ -16,9 +16,13 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 )
 
-// job runs fn as the recorded job j in cfg's store (job.InStore).
+// job runs fn as the recorded job j in cfg's store (job.InStore); its
+// error carries its hint (withHint), so that the journal keeps it.
 func (env *cliEnv) job(ctx context.Context, cfg config.Config, j job.Spec, metrics *schedule.Metrics, fn job.Func) (job.Outcome, error) {
-	return job.InStore(ctx, cfg, j, env.log, env.redact, metrics, fn)
+	return job.InStore(ctx, cfg, j, env.log, env.redact, metrics, func(ctx context.Context, store *snapshot.Store) (job.Outcome, error) {
+		out, err := fn(ctx, store)
+		return out, env.withHint(err)
+	})
 }
 
 // export takes a snapshot with the progress cfg asks for.

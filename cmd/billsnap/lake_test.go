@@ -1,4 +1,4 @@
-//go:build heavy && !race
+//go:build lake && heavy && !race
 
 // The tests that publish to object storage need the in-process lake,
 // which only the heavy tier without -race links (drivers_test.go).

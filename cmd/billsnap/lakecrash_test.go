@@ -1,4 +1,4 @@
-//go:build heavy
+//go:build lake && heavy
 
 package main
 

@@ -1,4 +1,4 @@
-//go:build heavy
+//go:build lake && heavy
 
 package main
 
@@ -73,7 +73,7 @@ func TestTheLakeIsAProgramOfItsOwn(t *testing.T) {
 	}
 	out = filepath.Join(t.TempDir(), "store")
 	code, stderr := export()
-	if code != job.ExitUsage || !strings.Contains(stderr, "go install ./cmd/"+lakeprogram.Name) {
+	if code != job.ExitUsage || !strings.Contains(stderr, "go install -tags lake ./cmd/"+lakeprogram.Name) {
 		t.Errorf("export without %s: exit %d %s", lakeprogram.Name, code, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

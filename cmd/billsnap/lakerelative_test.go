@@ -1,4 +1,4 @@
-//go:build heavy && !race
+//go:build lake && heavy && !race
 
 // The relative lake is checked through its Iceberg tables, read with
 // lake_test.go's helpers, which only the heavy tier without -race has.

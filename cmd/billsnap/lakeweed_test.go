@@ -1,4 +1,4 @@
-//go:build heavy && !race
+//go:build lake && heavy && !race
 
 // These tests run SeaweedFS's weed mini, a real S3 gateway and Iceberg
 // REST catalog, which .ci/run builds (lake/laketest/weedtest).

@@ -78,6 +78,7 @@ func parseTime(s string) (time.Time, error) {
 func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "reconcile", "[store flags] [reconcile flags]")
 	sf := addStoreFlags(fs)
+	sf.writes = true // the run goes in the journal, the findings in the store
 	rf := addReconcileFlags(fs, true, false)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/billsnap/billsnap/config"
@@ -26,11 +27,35 @@ func (r *redactingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// redact takes the API key, once known, out of text.
-func (e *cliEnv) redact(text string) string { return e.secret.Load().Redact(text) }
+// redact takes the API keys, once known, out of text: the one in use and
+// any read before it (a key rotated away is still a secret).
+func (e *cliEnv) redact(text string) string {
+	if keys := e.secrets.Load(); keys != nil {
+		for _, s := range *keys {
+			text = s.Redact(text)
+		}
+	}
+	return text
+}
 
-// setSecret makes every later output redact s.
-func (e *cliEnv) setSecret(s *extract.Secret) { e.secret.Store(s) }
+// setSecret makes every later output redact s, as well as the keys set
+// before it.
+func (e *cliEnv) setSecret(s *extract.Secret) {
+	for {
+		old := e.secrets.Load()
+		var keys []*extract.Secret
+		if old != nil {
+			if slices.ContainsFunc(*old, func(k *extract.Secret) bool { return k.Authorization() == s.Authorization() }) {
+				return
+			}
+			keys = slices.Clone(*old)
+		}
+		keys = append(keys, s)
+		if e.secrets.CompareAndSwap(old, &keys) {
+			return
+		}
+	}
+}
 
 // learnSecret reads the API key, when it can be read, before the
 // configuration is, so that a key pasted into it (a URL, a collection's

@@ -16,6 +16,7 @@ import (
 func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlags(env, "report", "[store flags] [reconcile flags]")
 	sf := addStoreFlags(fs)
+	sf.writes = true // the run goes in the journal, the findings in the store
 	rf := addReconcileFlags(fs, true, true)
 	if err := parseFlags(fs, args); err != nil {
 		return err

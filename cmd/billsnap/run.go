@@ -33,10 +33,11 @@ type cliEnv struct {
 	rawStderr      io.Writer // for telling whether stderr is a terminal
 	log            *slog.Logger
 	getenv         func(string) string
-	secret         atomic.Pointer[extract.Secret]
-	clock          extract.Clock // what retries and re-walks wait on
-	lake           lakeLink      // where exports publish with parquet.url, and lake ddl reads
-	help           func()        // prints the flags of the command being run
+	secrets        atomic.Pointer[[]*extract.Secret] // every API key read, for redaction
+	keySource      atomic.Pointer[string]            // where the API key in use came from (describeKey)
+	clock          extract.Clock                     // what retries and re-walks wait on
+	lake           lakeLink                          // where exports publish with parquet.url, and lake ddl reads
+	help           func()                            // prints the flags of the command being run
 	// tune, when set, changes the configuration after it is loaded and
 	// before the flags: the tests' seam for settings no flag gives (their
 	// DuckDB on one thread). Nil in billsnap.
@@ -125,12 +126,12 @@ func (env *cliEnv) run(ctx context.Context, args []string) int {
 			case err != nil && code == job.ExitInterrupted:
 				fmt.Fprintf(stderr, "billsnap %s: %s\n", c.name, job.Interruption(ctx, err))
 			case err != nil:
-				fmt.Fprintf(stderr, "billsnap %s: %s%s\n", c.name, termsafe.Lines(err.Error()), hint(err)) // an error may quote the service
+				fmt.Fprintf(stderr, "billsnap %s: %s%s\n", c.name, termsafe.Lines(err.Error()), env.hint(err)) // an error may quote the service
 			}
 			return code
 		}
 	}
-	fmt.Fprintf(stderr, "billsnap: unknown command %q\n\n%s", args[0], commandsUsage())
+	fmt.Fprint(stderr, unknownCommand(args[0]))
 	return job.ExitUsage
 }
 
@@ -138,7 +139,7 @@ func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" |
 
 func commandsUsage() string {
 	var b strings.Builder
-	b.WriteString("Usage: billsnap <command> [flags]\n\nCommands:\n")
+	b.WriteString(programDoes + "\n\nUsage: billsnap <command> [flags]\n\nCommands:\n")
 	width := 0
 	for _, c := range commands() {
 		width = max(width, len(c.name))
@@ -173,11 +174,11 @@ func dispatch(ctx context.Context, env *cliEnv, command, help string, args []str
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(env.stdout, help)
+		fmt.Fprint(env.stdout, helpPage(command, help))
 		return nil
 	}
 	if name, ok := strings.CutPrefix(args[0], "-"); ok {
 		return usage.Errorf("flag provided but not defined: -%s ('billsnap %s --help' lists its flags)", strings.TrimPrefix(name, "-"), command)
 	}
-	return usage.Errorf("unknown subcommand %q: want %s", args[0], want)
+	return usage.Errorf("unknown subcommand %q%s (want %s)", args[0], didYouMean(args[0], names), want)
 }

@@ -161,7 +161,7 @@ func waitUntil(t *testing.T, deadline time.Duration, cond func() bool) {
 // and /metrics.
 func checkMetricsEndpoint(t *testing.T, logs *lines) {
 	t.Helper()
-	_, line, _ := strings.Cut(logs.String(), "serving /healthz and /metrics")
+	_, line, _ := strings.Cut(logs.String(), "serving /healthz, /readyz and /metrics")
 	line, _, _ = strings.Cut(line, "\n")
 	_, addr, _ := strings.Cut(line, "addr=")
 	for path, want := range map[string]string{"/healthz": "ok", "/metrics": `billsnap_runs_total{job="reconcile",status="material"}`} {

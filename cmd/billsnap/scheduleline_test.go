@@ -26,7 +26,7 @@ func TestAScheduledRunIsOneLine(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	env := newEnv(&stdout, &stderr, noEnv)
 	sc := schedule.Schedule{Name: "nightly", Spec: "0 3 * * *", Job: "run"}
-	env.scheduled(context.Background(), cfg, extract.NewSecret(exportKey), sc, schedule.NewMetrics())
+	env.scheduled(context.Background(), cfg, func() (*extract.Secret, error) { return extract.NewSecret(exportKey), nil }, sc, schedule.NewMetrics(), nil)
 	if stdout.Len() > 0 {
 		t.Errorf("a scheduled run printed %d bytes to stdout:\n%.300s", stdout.Len(), stdout.String())
 	}

@@ -32,7 +32,7 @@ func transcripts() []transcript {
 		{name: "status-service-flag", args: []string{"status", "--api-key-file", "/nope"}},
 		{name: "reconcile-out-typo", args: []string{"reconcile", "--out", "$TMP/typo"}},
 		{name: "query-two-arguments", args: []string{"query", "--out", "$TMP", "select 1", "select 2"}},
-		{name: "check-config-ok", args: []string{"check-config", "--config", "testdata/cli/ok.yml"}, env: key},
+		{name: "check-config-ok", args: []string{"check-config", "--offline", "--config", "testdata/cli/ok.yml"}, env: key},
 		{name: "check-config-bad-tokens-file", args: []string{"check-config", "--config", "testdata/cli/workspace-tokens.yml"}, env: key},
 		{name: "check-config-header-no-proxies", args: []string{"check-config", "--config", "testdata/cli/workspace-header.yml"}, env: key},
 		{name: "check-config-missing-waivers", args: []string{"check-config", "--config", "testdata/cli/missing-waivers.yml"}, env: key},

@@ -1,7 +1,8 @@
 // Package fileutil makes files and renames durable: copies, fsyncs of
 // files and of the directories that hold renames, several at once. It
-// knows nothing of DuckDB, so that the packages that only move files (the
-// generations' tree) stand below the state's engine.
+// knows nothing of DuckDB, so that the packages that only move files
+// (snapshot/tree) stand below the state's engine (snapshot/state), and
+// their tests link no DuckDB.
 package fileutil
 
 import (

@@ -17,4 +17,7 @@
 // It also caps glibc's malloc arenas at Arenas as the program loads
 // (unless MALLOC_ARENA_MAX says otherwise): each of DuckDB's threads
 // would take an arena of its own, each keeping what was freed in it.
+//
+// Package snapshot links it into every program that opens a store; the
+// scheduler calls Release after each run.
 package heaptrim

@@ -1,4 +1,5 @@
-// Package jsonl is a file of JSON lines that billsnap appends to:
+// Package jsonl is a file of JSON lines that billsnap appends to (the
+// ledger, the record of fix's writes and the record of notifications):
 // writers append under an exclusive lock on the file (flock), each line
 // synced before the lock is let go; readers take no lock and leave out a
 // last line that has no newline yet, so no reader waits for a writer.

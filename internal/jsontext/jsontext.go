@@ -2,6 +2,13 @@
 // arrays and objects nest, so that text too deep for a JSON parser (a
 // browser's, encoding/json's 10,000 levels, DuckDB's, which a million
 // levels run out of memory) is never handed to one.
+//
+// [Depth] and [TooDeep] say how deep a text nests, at once for a text with
+// fewer brackets than the bound. [Valid] says whether a text is JSON at all
+// without recursing, for a page nested deeper than [MaxDepth]. [Quote] and
+// [Unquote] keep a text as a JSON string. Package extract checks a deep
+// page with it, ingest keeps a deep record's _raw as a string, and the
+// workspace's record page shows it as text.
 package jsontext
 
 import (

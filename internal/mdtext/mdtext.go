@@ -1,5 +1,8 @@
 // Package mdtext writes text into Markdown so that it reads as itself:
-// the escaping that the Markdown sinks (the summary, a Teams card) own.
+// the escaping that the Markdown sinks (the summary of package reports, a
+// Teams card of package notify) own. [Escape] puts Markdown's characters
+// behind a backslash, leaves an underscore inside a word as it is, and
+// keeps line breaks or makes them spaces.
 package mdtext
 
 import "strings"

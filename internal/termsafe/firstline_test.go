@@ -16,3 +16,19 @@ func TestFirstLine(t *testing.T) {
 		}
 	}
 }
+
+// Brief keeps the first line of an error and the hint indented right
+// after it, on one line; a panic's stack is left out.
+func TestBrief(t *testing.T) {
+	for in, want := range map[string]string{
+		"":         "",
+		"one line": "one line",
+		"HTTP 401: no\n  the service refused the API key from BILLSNAP_API_KEY: check the key there": "HTTP 401: no — the service refused the API key from BILLSNAP_API_KEY: check the key there",
+		"the job panicked: boom\ngoroutine 1 [running]:\n  main.f()":                                 "the job panicked: boom",
+		"bell\a here\n  hint\x1b[2J": "" + String("bell\a here") + " — " + String("hint\x1b[2J"),
+	} {
+		if got := Brief(in); got != want {
+			t.Errorf("Brief(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

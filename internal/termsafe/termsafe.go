@@ -1,6 +1,9 @@
 // Package termsafe escapes text bound for a terminal, so that what the
 // service, a file or a ledger holds cannot move the cursor, retitle the
-// window, change colours or reorder what is shown.
+// window, change colours or reorder what is shown: the CLI's messages,
+// the query's and status's tables, the terminal report. [String], [Lines]
+// and [FirstLine] escape a text; a [Writer] escapes what is written
+// through it.
 package termsafe
 
 import (
@@ -85,6 +88,23 @@ func Lines(s string) string {
 func FirstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return String(line)
+}
+
+// Brief is String of the first line of s and of the indented lines right
+// after it, joined on one line by " — ": an error with its hint (a line
+// that begins with two spaces, as billsnap prints one), for a table cell
+// or a log line. What follows a line that is not indented (a panic's
+// stack) is left out.
+func Brief(s string) string {
+	lines := strings.Split(s, "\n")
+	out := []string{String(lines[0])}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "  ") || strings.TrimSpace(l) == "" {
+			break
+		}
+		out = append(out, String(strings.TrimSpace(l)))
+	}
+	return strings.Join(out, " — ")
 }
 
 // Writer writes through W with Lines applied to each write: text whose

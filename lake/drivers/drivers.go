@@ -1,3 +1,5 @@
+//go:build lake
+
 // Package drivers registers the object storage drivers of every scheme a
 // lake opens (file, s3, gs, azblob) with gocloud.dev/blob and with
 // iceberg-go's file IO, and iceberg-go's rest catalog (which glue uses

@@ -1,3 +1,5 @@
+//go:build lake
+
 // Package iceberg commits the snapshots published to a lake as Apache
 // Iceberg tables, with github.com/apache/iceberg-go: one table per billsnap
 // table, located at PREFIX/<table> (its metadata under
@@ -25,8 +27,11 @@
 // name mapping (schema.name-mapping.default) for them until no snapshot it
 // keeps lists one.
 //
+// [Catalog.Expire] expires the Iceberg snapshots of billsnap snapshots the
+// store no longer keeps.
+//
 // The catalog is a SQL catalog in a local SQLite file by default (no
-// server), or a REST or Glue catalog. A program that publishes passes Open
+// server; modernc.org/sqlite, pure Go), or a REST or Glue catalog. A program that publishes passes Open
 // down from its main as its lake.CatalogOpener, and links the drivers of
 // its file IO through lake/drivers.
 package iceberg

@@ -1,3 +1,5 @@
+//go:build lake
+
 // Package laketest serves an S3-compatible object store to tests,
 // in-process (gofakes3 on an in-memory backend), over real HTTP.
 package laketest

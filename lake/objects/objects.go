@@ -1,8 +1,16 @@
+//go:build lake
+
 // Package objects is a lake's object storage (the configuration's
 // parquet.url), opened through gocloud.dev/blob: it publishes a snapshot's
 // files in the order package lake describes, lists and reads what is
 // there, and prunes what the store no longer keeps. Only a program that
 // publishes imports it, with the drivers of the schemes (lake/drivers).
+//
+// A snapshot's data goes to each table's data folder (which may be in
+// another bucket, where a catalog located the table), then its manifest,
+// then the pointer to the latest. A prune deletes manifests before data,
+// then whatever the manifests and the catalog's tables no longer
+// reference.
 package objects
 
 import (

@@ -22,9 +22,28 @@
 //	changes/<table>/<S>.parquet    what S changed: inserts, updates (with the
 //	                               fields that changed, old and new), deletes
 //
-// Which steps count is what the state's history_steps lists (a row a
-// table a step): a file of a step the state does not list (a section that
+// Which steps count is what the state's history_steps lists (one row per
+// table and step): a file of a step the state does not list (a section that
 // did not commit) is in no view.
+//
+// # What it offers
+//
+// [Take] takes one table's step: the rows hashed and compared with the
+// index the step before left, the versions closed, the changes with the
+// fields that changed, the new index. The state's history_steps and what
+// reads it: [Heads], [Behind], [Record], [Prunable], [Forget]. A run's
+// staged list of steps: [Stage], [Staged]. [EnsureEmpty] keeps an empty
+// file in each folder, so the views have something to read. [Views] are
+// the read model's relations of history: <table>_history, <table>_asof,
+// changes, changes_between, history_snapshots and snapshot_time;
+// [Relation] and [AsOf] are what query --as-of reads too.
+//
+// It knows no store, and imports nothing of snapshot, runrec or readmodel.
+// Package snapshot takes the steps (its loader's hook takes a table's
+// step as each walk's table is loaded) and records them in the section
+// that records the snapshot complete, or catches history up after a crash;
+// runrec links its folders into the records; readmodel makes its views.
+// docs/history.md is the history as readers see it.
 package history
 
 import (

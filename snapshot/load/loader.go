@@ -1,8 +1,21 @@
 // Package load loads a run's staged Parquet into its DuckDB file (its
-// latest_ tables) while the service is still walked, and digests the ids
-// each table holds there (the count and SHA-256 the store checks before it
-// publishes). It knows nothing of the store: it is handed the file, the
-// tables, the staged files' list and DuckDB's load settings.
+// latest_ tables) while the service is still walked, and digests the IDs
+// each table holds there. It imports nothing of package snapshot: it is
+// handed the file, the tables, the staged files' list and DuckDB's load
+// settings.
+//
+// [Start] starts a [Loader] with a [Target] (the file, the snapshot, the
+// tables and the staged files' list) and its [Settings]. [Loader.Filled],
+// [Loader.Dropped] and [Loader.Ended] are the walk's hooks; [Loader.Wait]
+// waits for the loads, and [Loader.Table] says what was loaded of a table.
+//
+// A load that runs out of memory (state.OutOfMemory) runs again under a
+// doubled limit, from duckdb.load_memory_limit up to duckdb.memory_limit,
+// sizes read as the store's options check them (storeconfig.MemoryBytes).
+//
+// The digest (digest.go, a [Tally]) is the count and SHA-256 of a table's
+// IDs, which the store checks before it publishes. It reads the IDs one
+// range at a time, so that memory stays bounded.
 package load
 
 import (

@@ -1,7 +1,25 @@
-// Package migrate brings billsnap's state to this billsnap's schema: its
-// tables' statements and version (State, run at the start of every
-// section, a no-op once a state is current), and the upgrade of a state
-// whose run records were tables to a file a run (UpgradeRunRecords).
+// Package migrate brings billsnap's state to this billsnap's schema, and
+// gives a store with no state one.
+//
+// [State] runs the statements of the state's tables and records its
+// version ([SchemaVersion]). It runs at the start of every section, and in
+// the fixtures of reconcile, fix and job; once a state is current it does
+// nothing. [Current] is a reading's check of the same.
+// [UpgradeRunRecords] upgrades a state whose run records were tables to
+// one file per run.
+//
+// [Adopt] (adopt.go) adopts a directory whose published database has no
+// state: a store of an earlier billsnap, migrated, or a read model whose
+// state is gone, giving the state back. It fills the state being made and
+// asks the store for its publish steps through a [Publisher], so it
+// imports nothing of package snapshot.
+//
+// oldstore.go reads what an earlier store holds: its state's tables
+// ([CopyStateTables]), its runs into the journal ([MoveRuns]), its
+// incomplete snapshots' rows as Parquet ([ExportIncomplete]) and its
+// latest snapshot into the read model ([CopyLatest]).
+// [RenameOldPartitions] renames its partitions to snapshot_id=, at
+// adoption and at every recovery.
 package migrate
 
 import (

@@ -1,11 +1,3 @@
-// Package readmodel is the one owner of the queries Go code makes of the
-// store's read model and state: the snapshots and their manifests, the
-// stored reconciliations and their totals, the run records (findings,
-// unjudged, rechecks), and what the metrics of runs read. Each query is a
-// typed function over a Querier that returns typed rows; no caller spells
-// SQL naming these tables. It imports nothing of billsnap's above it, so
-// the store, reconcile, the workspace, the scheduler and the jobs all
-// import it.
 package readmodel
 
 import (

@@ -114,3 +114,13 @@ func UntypedColumns(ctx context.Context, q Querier) ([]UntypedColumn, error) {
 		  AND snapshot_id IN (getvariable('snapshot_id'), getvariable('previous_snapshot_id'))
 		ORDER BY ALL`)
 }
+
+// SnapshotStarts gives when each snapshot in q began, by its ID.
+func SnapshotStarts(ctx context.Context, q Querier) (map[string]time.Time, error) {
+	snaps, err := Snapshots(ctx, q, 0)
+	started := make(map[string]time.Time, len(snaps))
+	for _, sn := range snaps {
+		started[sn.ID] = sn.Started
+	}
+	return started, err
+}

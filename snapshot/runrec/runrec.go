@@ -1,13 +1,34 @@
-// Package runrec is the records of a store. The run records: what one
-// reconciliation found (findings, unjudged) and what one recheck found
-// (rechecks), each a Parquet file written once under
-// DIR/.billsnap/history/<kind>/, indexed in the state (run_files); the
-// files a section adds and retires (Section, whose retired files go when
-// the section commits); the sweep of what a failed section left. And the
-// records readers see (Records): billsnap's tables, the journal's runs and
-// the run records, written at each publish into a generation the store
-// shows by its link, and the read model's views of them. (The upgrade of
-// a state whose run records were tables is package migrate's.)
+// Package runrec is the records of a store: the run records, and the
+// records readers see.
+//
+// # Run records
+//
+// What one reconciliation found (findings, unjudged) and what one recheck
+// found (rechecks) is a Parquet file per run, written once under
+// DIR/.billsnap/history/<kind>/ and indexed in the state (the table
+// run_files). A [Section] is a section's part of them: the files it adds
+// and retires, the retired ones deleted when it commits. [Files.Sweep]
+// removes what an aborted section left; [Files.Bind] makes the views
+// reconcile reads over the files of the snapshots it compares.
+//
+// A reconciliation stages what it found outside a section ([Stage], a
+// [Staged] with its [Reconciliation] row and totals), and a section keeps
+// it ([Staged.Keep]). Callers fill the staging tables that [StageTables]
+// makes ([StagedFindings], [StagedUnjudged], [StagedRechecks]). [Plain] is
+// a database that is not a store's state, which keeps the same in tables:
+// reconcile's fixtures.
+//
+// # Records readers see
+//
+// [Records] are billsnap's tables, each snapshot's manifest file, the
+// journal's runs and the run records, written at each publish into a
+// generation of their own under DIR/records (generation.go:
+// [Records.Build], [Records.Show], [Drop]). The store shows the new
+// generation when a section commits; [Records.Views] are the read model's
+// views of them.
+//
+// The upgrade of a state whose run records were tables is package
+// migrate's.
 package runrec
 
 import (

@@ -1,9 +1,22 @@
 // Package state is billsnap's state: a DuckDB file only billsnap opens,
-// changed in sections that are all or nothing (File.Update), each a value
-// of its own (Section) that holds what it built until it commits or
-// aborts; the DuckDB instance the sections and readings run in (Engine);
-// and what they stand on: the inter-process locks (Lock) and the file
-// utilities that make a rename durable.
+// changed in sections that are all or nothing. It knows no table of the
+// state.
+//
+// [File.Update] runs a section under the state lock, on a copy of the
+// state that is renamed over it only when the section succeeds. A
+// [Section] is a value of its own: its database, and what it built, held
+// until it commits or aborts through its hooks ([Section.BeforeCommit],
+// [Section.OnCommit], [Section.OnAbort]).
+//
+// An [Engine] is the DuckDB instance a process's sections and readings run
+// in: a section's statements on one thread, a reading's on as many as
+// duckdb.threads allows.
+//
+// And what they stand on: the inter-process locks ([Lock], [BusyError]);
+// sweeping what ended processes left ([SweepEnded]); DuckDB's quoting
+// ([QuoteIdent], [SQLString]); and its out-of-memory error
+// ([OutOfMemory]), a statement that changed nothing, which the loader and
+// reconcile's rules run again under more memory or fewer threads.
 package state
 
 import (

@@ -1,8 +1,16 @@
 // Package tree is a tree of generations readers see through a link: a
 // Parquet tree (DIR/parquet, DIR/incomplete) or the records
-// (DIR/records). A Parquet tree's snapshots go in and out of the current
-// generation in place, a partition in one rename (Add, Remove); the
-// records get a new generation, which the link is switched to (Point).
+// (DIR/records).
+//
+// A Parquet tree's snapshots go in and out of the current generation in
+// place, a partition in one rename ([Tree.Add], [Tree.Remove]); the records
+// get a new generation, which the link is switched to ([Tree.Point]). A
+// plain directory left by a billsnap from before generations is adopted as
+// the first generation.
+//
+// [PartitionKey] and [Partition] are the Hive partition key of a Parquet
+// tree, which the read model's views read. It imports no DuckDB, so its
+// tests link none.
 package tree
 
 import (

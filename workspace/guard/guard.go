@@ -3,10 +3,11 @@
 // Host is a loopback name (so that a web page cannot reach it by DNS
 // rebinding); with a token, every request shows it (a bearer header, or
 // the HttpOnly, SameSite=Strict cookie of a session a browser gets by
-// logging in, which expires and ends at a logout); with identity
-// (package access), every request shows whose it is. It limits bodies and
-// wrong logins, keys the forms' CSRF tokens, and tells the workspace who
-// acts in a request and whether that user may.
+// logging in, which ends when it expires, at a logout, or when its token
+// is removed); with identity (package access), every request shows whose
+// it is. It limits bodies and wrong logins, keys the forms' CSRF tokens,
+// and tells the workspace who acts in a request ([Actor]) and whether that
+// user may ([Guard.May]).
 //
 // The workspace stands above it: it answers through the workspace's pages
 // (Pages), and imports nothing of the workspace.

@@ -1,8 +1,10 @@
-// Package record reads one record of the store for the workspace's record
-// page and its API: its typed columns and raw JSON, the records it names
-// and that name it, its findings in every reconciliation, the snapshots
-// that hold it and a diff between two of them. It reads through
-// snapshot/readmodel and knows nothing of HTTP or pages.
+// Package record reads one record of the store as the workspace's record
+// page and /api/entities show it ([Load]): its typed columns and raw JSON
+// (as text when it nests too deep), the records it names and that name it,
+// its parent's currency when it has none of its own, its findings in every
+// reconciliation, the snapshots that hold it and a diff between two of
+// them. It reads through snapshot/readmodel and knows nothing of HTTP or
+// pages.
 package record
 
 import (

@@ -1,6 +1,16 @@
-// Package changes resolves the moments billsnap changes compares (a
-// snapshot ID or a time of the store's history) and prints what changed
-// between them as text, JSON or CSV.
+// Package changes resolves the moments billsnap changes compares and prints
+// what changed between them.
+//
+// [Resolve] resolves the two moments against the store's history: each a
+// snapshot ID or a time, by default the latest snapshot against the one
+// before it. A moment before the history, or an ID no snapshot has, is a
+// usage error naming the nearest snapshots. [ParseMoment] parses a time,
+// as query --as-of does too.
+//
+// [Print] prints the changes as text grouped by table (an update's fields
+// as old -> new, values as escaped snippets), as JSON with exactly six
+// keys per change, or as CSV neutralised for spreadsheets; [CheckFormat]
+// checks the format first.
 package changes
 
 import (

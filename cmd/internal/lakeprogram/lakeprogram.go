@@ -1,9 +1,10 @@
 // Package lakeprogram runs the lake's program, billsnap-lake, for a
-// program that does not link the lake (billsnap itself, the benchmark):
-// their mains set Program as job.Service's Lake, so an export with
+// program that does not link the lake (billsnap itself, the benchmark).
+// Their mains set [Program] as job.Service's Lake, so an export with
 // parquet.url set runs billsnap-lake publish once it has published the
 // snapshot, and lake ddl asks billsnap-lake metadata for the Iceberg
-// tables. So billsnap links none of the clouds' SDKs, Arrow or iceberg-go.
+// tables; [Find] says where billsnap-lake is installed. So billsnap links
+// none of the clouds' SDKs, Arrow or iceberg-go.
 package lakeprogram
 
 import (
@@ -73,7 +74,7 @@ func (Program) Metadata(ctx context.Context, cfg config.Config) (map[string]stri
 func (Program) Where(ctx context.Context) string {
 	path, err := Find()
 	if err != nil {
-		return "not installed: go install ./cmd/" + Name
+		return "not installed: go install -tags lake ./cmd/" + Name
 	}
 	out, err := exec.CommandContext(ctx, path, "version").Output()
 	if err != nil {
@@ -159,7 +160,7 @@ func Find() (string, error) {
 	if p, err := exec.LookPath(Name); err == nil {
 		return p, nil
 	}
-	return "", usage.Errorf("parquet.url is set, and the lake's program %s is not installed (beside billsnap, or on PATH): go install ./cmd/%s",
+	return "", usage.Errorf("parquet.url is set, and the lake's program %s is not installed (beside billsnap, or on PATH): go install -tags lake ./cmd/%s",
 		Name, Name)
 }
 

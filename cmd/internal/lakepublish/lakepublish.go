@@ -1,10 +1,16 @@
-// Package lakepublish is the lake linked into a program: it levels a lake
-// with its store, publishing to object storage (lake/objects) and
-// committing to the Iceberg catalog every complete snapshot the store
-// keeps that the lake lacks, and pruning what the store no longer keeps.
+//go:build lake
+
+// Package lakepublish is the lake linked into a program. [Lake] levels a
+// lake with its store after an export: it publishes to object storage
+// (lake/objects) and commits to the Iceberg catalog every complete
+// snapshot the store keeps that the lake lacks, and prunes what the store
+// no longer keeps. It also reads the tables' current metadata
+// ([Lake.Metadata]).
+//
 // billsnap-lake's main sets it as job.Service's Lake, with lake/iceberg's
 // catalogs, and links the drivers of the schemes (lake/drivers); so do
-// cmd/billsnap's tests, which publish in-process.
+// cmd/billsnap's tests, which publish in-process. Package job links no
+// object storage SDK: only a main that imports this package does.
 package lakepublish
 
 import (

@@ -1,6 +1,9 @@
-// Package progress reports an export as it goes, on stderr: a bar on a
-// terminal, log lines otherwise, or nothing; and, when no page has come
-// for a while, what the export waits on.
+// Package progress reports an export as it goes, on stderr. A [Report],
+// made by [New] in the mode the progress option asks for, is told of walks
+// and pages as job.Service's Progress. It draws a bar on a terminal
+// (through the CLI's [Screen], so that log lines go above the bar), writes
+// log lines otherwise, or nothing. When no page has come for 30 seconds it
+// says at WARN what the export waits on.
 package progress
 
 import (

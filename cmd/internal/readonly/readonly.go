@@ -1,6 +1,8 @@
-// Package readonly locks a read model's DuckDB down for billsnap query: it
-// reads the store's own files and nothing else, writes none, and a
-// statement that would write or change something is refused before it runs.
+// Package readonly is billsnap query's read-only guard. [LockDown]
+// confines a read model's DuckDB to the store's own files, writing none,
+// with no setting left changeable. [RefuseWrites] refuses, before it runs,
+// a statement that would write or change something, judged by its
+// prepared statement's type.
 package readonly
 
 import (

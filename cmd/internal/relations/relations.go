@@ -1,7 +1,9 @@
 // Package relations lists the read model's tables and views, each with what
-// it holds, and one's columns, for billsnap query --tables and --columns.
-// Its descriptions are the one source of docs/store.md's table of the read
-// model (DocTable).
+// it holds ([Print], for billsnap query --tables), and one relation's
+// columns with what the read model's columns view says of them
+// ([PrintColumns], for --columns). Its descriptions are the one source of
+// docs/store.md's table of the read model ([DocTable], which a test holds
+// to the doc).
 package relations
 
 import (

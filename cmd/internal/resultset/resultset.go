@@ -1,7 +1,10 @@
-// Package resultset prints the rows of a query's result in one of the formats
-// billsnap query offers: an aligned table, RFC 4180 CSV, JSON or a Markdown
-// pipe table, every value as its DuckDB type says (decimals with all their
-// digits, times in UTC).
+// Package resultset prints the rows of a query's result in one of the
+// formats billsnap query offers ([Formats]): an aligned table, RFC 4180
+// CSV, JSON of typed values, or a Markdown pipe table. Every value is
+// printed as its DuckDB type says (decimals with all their digits, times in
+// UTC, a UUID in its usual form), and cells are escaped for a terminal.
+// [Print] prints a result; [NewPrinter] makes a [Printer] for rows that
+// come one at a time.
 package resultset
 
 import (

@@ -1,9 +1,12 @@
 // Package status prints what billsnap status shows of a store: its last
 // runs (from the journal, which no lock holds), each notification
 // target's last delivery, what the latest complete snapshot received of
-// its fields, and when each schedule fires next; as tables for people
-// (PrintTable) or as one JSON document whose schema docs/operations.md
-// gives (PrintJSON). It only reads.
+// its fields, and when each schedule fires next. It only reads.
+//
+// [PrintTable] prints tables for people. [PrintJSON] prints one JSON
+// document ([Doc] and the types it holds), whose schema is versioned by
+// [Schema] and given in docs/operations.md; cmd/billsnap's TestStatusJSON
+// holds its keys to a golden file.
 package status
 
 import (
@@ -128,7 +131,7 @@ func printRuns(ctx context.Context, w io.Writer, cfg config.Config, n int, now t
 
 // printRunTable writes the runs, newest first: each with the open
 // findings of the reconciliation it made ("-" when it made none, as a
-// failed export or a report).
+// failed export or a report), and its error on one line with its hint.
 func printRunTable(w io.Writer, out string, runs []journal.Run) {
 	fmt.Fprintf(w, "Last runs in %s:\n", out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -143,7 +146,7 @@ func printRunTable(w io.Writer, out string, runs []journal.Run) {
 			findings = strconv.Itoa(*r.Findings)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\n", r.Started.UTC().Format("2006-01-02 15:04:05"), r.Job, dash(r.Schedule),
-			dash(r.Period), r.Status, exit, r.Seconds(), dash(r.Snapshot), findings, termsafe.FirstLine(r.Error))
+			dash(r.Period), r.Status, exit, r.Seconds(), dash(r.Snapshot), findings, termsafe.Brief(r.Error))
 	}
 	tw.Flush()
 }

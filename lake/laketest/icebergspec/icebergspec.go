@@ -1,3 +1,5 @@
+//go:build lake
+
 // Package icebergspec reads the metadata of an Apache Iceberg table (format
 // versions 1 and 2) by the table spec, https://iceberg.apache.org/spec/,
 // and checks it against the spec, so that tests can check the tables

@@ -1,3 +1,5 @@
+//go:build lake
+
 // Package weedtest runs SeaweedFS's all-in-one server (weed mini) for a
 // test: a real S3 gateway and a real Iceberg REST catalog, whose table
 // buckets are S3 Tables' (requests signed with SigV4, service s3tables).

@@ -1,0 +1,125 @@
+package docs
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// module is the import path every package of billsnap starts with.
+const module = "github.com/billsnap/billsnap/"
+
+// floors reads the floors architecture.md gives, top down: the package
+// names (or groups, "name/…") of each numbered line.
+func floors(t *testing.T) [][]string {
+	t.Helper()
+	b, err := os.ReadFile("architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`(?m)^(\d+)\. (.+)$`)
+	name := regexp.MustCompile("`([^`]+)`")
+	var out [][]string
+	for _, m := range line.FindAllStringSubmatch(string(b), -1) {
+		if n, _ := strconv.Atoi(m[1]); n != len(out)+1 {
+			t.Fatalf("architecture.md's floors: floor %s follows floor %d", m[1], len(out))
+		}
+		var names []string
+		for _, nm := range name.FindAllStringSubmatch(m[2], -1) {
+			names = append(names, nm[1])
+		}
+		out = append(out, names)
+	}
+	if len(out) < 2 {
+		t.Fatal("architecture.md gives no floors (a numbered list of packages)")
+	}
+	return out
+}
+
+// placed says on which floor, and in which group ("" when named alone),
+// architecture.md puts pkg (a path within the module); ok is false when
+// on none.
+func placed(fl [][]string, pkg string) (floor int, group string, ok bool) {
+	for i, names := range fl {
+		for _, n := range names {
+			if n == pkg {
+				return i + 1, "", true
+			}
+			if prefix, grp := strings.CutSuffix(n, "/…"); grp && strings.HasPrefix(pkg, prefix+"/") {
+				return i + 1, prefix, true
+			}
+		}
+	}
+	return 0, "", false
+}
+
+// imports lists each package of the module (the lake's included) with the
+// packages of the module its non-test files import.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-tags", "lake", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(f[0], module)
+		deps[pkg] = nil
+		for _, imp := range f[1:] {
+			if p, ok := strings.CutPrefix(imp, module); ok {
+				deps[pkg] = append(deps[pkg], p)
+			}
+		}
+	}
+	return deps
+}
+
+// TestTheFloorsHold holds the code to docs/architecture.md's floors: a
+// package imports only packages on a floor below its own, or of its own
+// group; a package a placed package imports is placed itself (only what
+// tests alone import, the test helpers, may be on no floor).
+func TestTheFloorsHold(t *testing.T) {
+	fl := floors(t)
+	deps := imports(t)
+	for pkg, imps := range deps {
+		f, grp, ok := placed(fl, pkg)
+		if !ok {
+			continue
+		}
+		for _, imp := range imps {
+			g, igrp, ok := placed(fl, imp)
+			switch {
+			case !ok:
+				t.Errorf("%s (floor %d) imports %s, which architecture.md puts on no floor", pkg, f, imp)
+			case grp != "" && (grp == igrp || imp == grp): // a group's own, or the package it extends
+			case g <= f:
+				t.Errorf("%s (floor %d) imports %s (floor %d): an import that does not point down", pkg, f, imp, g)
+			}
+		}
+	}
+}
+
+// TestWhatOnlyReadsLinksNoDuckDB holds docs/testing.md's list of the
+// packages that stand on the store's data types rather than on its engine:
+// neither they nor their tests' builds link DuckDB, whose link costs every
+// test binary seconds.
+func TestWhatOnlyReadsLinksNoDuckDB(t *testing.T) {
+	light := []string{"config", "notify", "schedule", "reports", "evidence", "worklist", "findings", "snapshot/manifest"}
+	for _, pkg := range light {
+		cmd := exec.Command("go", "list", "-deps", "-test", "-f", "{{.ImportPath}}", "./"+pkg)
+		cmd.Dir = ".."
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		if strings.Contains(string(out), "github.com/duckdb/duckdb-go/v2\n") {
+			t.Errorf("%s links DuckDB (go list -deps -test ./%s)", pkg, pkg)
+		}
+	}
+}

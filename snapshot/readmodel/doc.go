@@ -1,0 +1,62 @@
+// Package readmodel owns the read model: the DuckDB file readers open, how
+// it is built and shown, and every query Go code makes of it and of the
+// store's state.
+//
+// # Queries
+//
+// Each query is a typed function over a [Querier] (a *sql.DB or a
+// *sql.Conn) that returns typed rows, one file per family:
+//
+//   - query_snapshots.go: the snapshots ([Snapshots], [ByID], [Latest],
+//     [PreviousComplete], [CompleteIDs], [LastComplete], [UntypedColumns]).
+//   - query_findings.go: the findings of a reconciliation, each with its
+//     latest recheck ([Findings] with a [Filter], an [Order] of a closed set
+//     of [SortKey] values and a [Page]; [CountFindings], [RuleTotals]).
+//   - query_reconciliations.go: the stored reconciliations and their totals
+//     ([ReconciliationsOf], [ReconciledAfter], [AsOf], [Trend]).
+//   - query_runs.go: what the metrics of runs read ([OpenBySeverity],
+//     [NotJudged], [FieldOutcomes], [Records]).
+//   - query_records.go: one record of a snapshot's tables ([RecordOf],
+//     [IDsWhere], [SnapshotsHolding], [RawOf]).
+//   - query_manifest.go: a snapshot's manifest and fields ([Manifest],
+//     [ManifestOf], [Fields], [LatestNotes]), as package manifest's types.
+//   - query_history.go: the history's versions and changes ([Versions],
+//     [Timeline], [ChangesBetween], [ReadAsOf]).
+//   - query_workspace.go and query_flux.go: what the workspace's pages and
+//     the flux review read ([Pending], [FiguresOf]).
+//   - query_copies.go: the benchmark's copies of a snapshot ([CopySnapshot],
+//     [CopyReconciliations], [AddTotals]).
+//
+// Values are placeholders. What is spelled into SQL is only a relation's or
+// a catalogue table's name, or a sort key of the closed set. No other
+// package spells SQL naming snapshots, findings, unjudged, rechecks,
+// reconciliations, reconciliation_totals, snapshot_tables or
+// snapshot_fields; the rules' SQL over the latest_ tables stays in package
+// reconcile.
+//
+// # The model
+//
+// A [Model] is the read model of an output directory: a DuckDB file built
+// from a snapshot's own DuckDB file or from its Parquet, its views over the
+// Parquet trees and the records, and its data dictionary (the views columns
+// and codes, the macro label, each coded column's label in the tree views).
+// [Model.ViewsKey] says when the views must be made again; [Model.Bind]
+// makes the views reconcile reads over two snapshots.
+//
+// The store calls these inside a section of its state. [Model.Sync] builds
+// the model the state asks for (from the snapshot's DuckDB file or its
+// Parquet, [Model.Of], or as a copy with its views made again), and
+// [Model.Show] shows it once the section commits: the private master
+// first, then the public copy.
+//
+// # Readers
+//
+// [Open] opens the public file read-only, attached so that a long-running
+// reader sees each publish; [Query] runs one statement of a caller's;
+// [TornRead] says whether an error came from a publish replacing the file
+// under the reader. The store's OpenRead opens it for callers that have a
+// configuration.
+//
+// It imports nothing of snapshot, reconcile, fix, schedule, job or
+// workspace, so all of them can call it.
+package readmodel
