@@ -17,8 +17,11 @@ type Waiver struct {
 	Rule     string `yaml:"rule"`
 	EntityID string `yaml:"entity_id"`
 	Reason   string `yaml:"reason"`
-	Owner    string `yaml:"owner"`
-	Expires  Date   `yaml:"expires"`
+	// ReasonCode is the code of the catalogue (worklist.reasons) the
+	// waiver gives as why; optional ("": none given).
+	ReasonCode string `yaml:"reason_code"`
+	Owner      string `yaml:"owner"`
+	Expires    Date   `yaml:"expires"`
 	// ID and By are a waiver made in the workspace: its ledger ID and who
 	// made it. A waiver of the file has neither.
 	ID string `yaml:"-"`

@@ -38,6 +38,11 @@ func ReconcileOptions(cfg config.Config, rulesDir, waivers string) (reconcile.Op
 		if o.Waivers, err = findings.LoadWaivers(w); err != nil {
 			return o, usage.Wrap(err)
 		}
+		for i, wv := range o.Waivers {
+			if err := cfg.Worklist.CheckCode(fmt.Sprintf("waivers file %s: waiver %d", w, i+1), wv.ReasonCode); wv.ReasonCode != "" && err != nil {
+				return o, usage.Wrap(err)
+			}
+		}
 	}
 	made, err := workspaceWaivers(cfg.Out)
 	if err != nil {
@@ -99,10 +104,32 @@ func workspaceWaivers(out string) ([]findings.Waiver, error) {
 		if err != nil {
 			return nil, fmt.Errorf("ledger: waiver %s: %w", m.ID, err)
 		}
-		ws = append(ws, findings.Waiver{Rule: m.Rule, EntityID: m.EntityID, Reason: m.Reason, Owner: m.Owner,
+		ws = append(ws, findings.Waiver{Rule: m.Rule, EntityID: m.EntityID, Reason: m.Reason, ReasonCode: m.ReasonCode, Owner: m.Owner,
 			Expires: findings.Date{Time: expires}, ID: m.ID, By: m.By})
 	}
 	return ws, nil
+}
+
+// coded gives each waived finding of rep the reason code of the waiver of
+// ws it is (the same rule, record, reason, owner and expiry): a stored
+// finding keeps its waiver's text, not its code.
+func coded(rep *findings.Report, ws []findings.Waiver) {
+	type key struct{ rule, entity, reason, owner, expires string }
+	codes := map[key]string{}
+	for _, w := range ws {
+		if w.ReasonCode != "" {
+			codes[key{w.Rule, w.EntityID, w.Reason, w.Owner, w.Expires.Format(time.DateOnly)}] = w.ReasonCode
+		}
+	}
+	for i, f := range rep.Findings {
+		if w := f.Waiver; w != nil && w.ReasonCode == "" {
+			if c := codes[key{w.Rule, w.EntityID, w.Reason, w.Owner, w.Expires.Format(time.DateOnly)}]; c != "" {
+				cw := *w
+				cw.ReasonCode = c
+				rep.Findings[i].Waiver = &cw
+			}
+		}
+	}
 }
 
 // Reconcile reconciles a reading of the store's state, outside any
@@ -123,8 +150,12 @@ func Reconcile(ctx context.Context, store *snapshot.Store, opts reconcile.Option
 		}
 		log.Info("reconciling again: the store changed meanwhile", "error", err)
 	}
-	if err != nil || then == nil {
+	if err != nil {
 		return rep, err
+	}
+	coded(rep, opts.Waivers)
+	if then == nil {
+		return rep, nil
 	}
 	rd, err := store.Read(ctx)
 	if err != nil {
@@ -211,6 +242,11 @@ func reportInput(ctx context.Context, cfg config.Config, db *sql.DB, rep *findin
 	if in.Flux, err = reportFlux(ctx, cfg, rep); err != nil {
 		return nil, err
 	}
+	work, err := WorkOf(ctx, cfg.Out, db, rep)
+	if err != nil {
+		return nil, err
+	}
+	in.Work = work.ForReports()
 	if len(rep.Material) > 0 && !demo {
 		in.ExitCode = ExitMaterial
 	}

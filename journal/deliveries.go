@@ -18,10 +18,12 @@ const (
 )
 
 // The events whose deliveries carry findings: the material ones a target
-// was told of, and those it was told are resolved.
+// was told of, those it was told are resolved, and those it was told are
+// overdue (each "key@due": a finding once per due date).
 const (
 	EventMaterial = "material"
 	EventResolved = "resolved"
+	EventOverdue  = "overdue"
 )
 
 // Delivery is one notification to one target, as recorded in
@@ -30,7 +32,7 @@ const (
 type Delivery struct {
 	Time     time.Time `json:"time"`
 	Target   string    `json:"target"` // the target's name, never its URL
-	Event    string    `json:"event"`  // material, failure, stale, resolved, test
+	Event    string    `json:"event"`  // material, failure, stale, resolved, overdue, test
 	Key      string    `json:"key"`    // what makes two events the same: a run's ID, a snapshot's
 	Findings []string  `json:"findings,omitempty"`
 	Result   string    `json:"result"` // DeliverySent, DeliveryFailed or DeliveryNoted

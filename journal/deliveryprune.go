@@ -15,7 +15,8 @@ import (
 // billsnap_notifications_total; and for each target, what
 // Announced makes of them (the findings it was told of and not told
 // resolved, with when, and the newest snapshot told of), as noted
-// deliveries. A line that does not parse is dropped.
+// deliveries, and the overdue findings it was told of. A line that does
+// not parse is dropped.
 func (d Deliveries) Prune(before time.Time) error {
 	ds, err := d.List()
 	if err != nil || !slices.ContainsFunc(ds, func(x Delivery) bool { return x.Time.Before(before) && x.Result != DeliveryPruned && !x.Folded }) {
@@ -77,8 +78,25 @@ func folded(old []Delivery) []Delivery {
 	out := []Delivery{tally}
 	for _, t := range targets {
 		out = append(out, announcedAs(old, t, last)...)
+		if told := Overdue(old, t); len(told) > 0 {
+			out = append(out, Delivery{Time: last, Target: t, Event: EventOverdue, Findings: slices.Sorted(maps.Keys(told)), Result: DeliveryNoted, Folded: true})
+		}
 	}
 	return out
+}
+
+// Overdue are the overdue findings target was told of (sent or noted),
+// each as its delivery keys it ("key@due").
+func Overdue(past []Delivery, target string) map[string]bool {
+	told := map[string]bool{}
+	for _, d := range past {
+		if d.Target == target && d.Event == EventOverdue && (d.Result == DeliverySent || d.Result == DeliveryNoted) {
+			for _, k := range d.Findings {
+				told[k] = true
+			}
+		}
+	}
+	return told
 }
 
 func compareCounts(a, b DeliveryCount) int {

@@ -25,7 +25,7 @@ func (l *Ledger) Waive(a Actor, w Waiver) (Made, error) {
 	var made Made
 	e, err := l.Append(func(so []Entry, st State) (*Entry, error) {
 		for _, m := range st.Standing() {
-			if m.Rule == w.Rule && m.EntityID == w.EntityID && m.Reason == w.Reason && m.Owner == w.Owner && m.Expires == w.Expires {
+			if m.Rule == w.Rule && m.EntityID == w.EntityID && m.Reason == w.Reason && m.ReasonCode == w.ReasonCode && m.Owner == w.Owner && m.Expires == w.Expires {
 				made = m
 				return nil, nil
 			}

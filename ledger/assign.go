@@ -20,6 +20,13 @@ type Assignment struct {
 	Due      string `json:"due"` // YYYY-MM-DD
 }
 
+// LateAt tells whether the assignment is late at asOf: the whole of its
+// due day (UTC) has passed. A due date that does not read is never late.
+func (a Assignment) LateAt(asOf time.Time) bool {
+	d, err := time.Parse(time.DateOnly, a.Due)
+	return err == nil && !asOf.Before(d.AddDate(0, 0, 1))
+}
+
 // Assigned is the assignment that stands for a finding, with who made it
 // and when.
 type Assigned struct {

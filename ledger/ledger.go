@@ -57,6 +57,10 @@ type Entry struct {
 	PostClose string `json:"post_close,omitempty"`
 	// Assign is an assign entry's assignments (assign.go).
 	Assign []Assignment `json:"assignments,omitempty"`
+	// Comment is a comment entry's line of a finding's thread (comment.go).
+	Comment *Comment `json:"comment,omitempty"`
+	// Resolution is a resolve entry's resolution (resolve.go).
+	Resolution *Resolution `json:"resolution,omitempty"`
 	// Auth is how By was established: "header" (a trusted proxy's),
 	// "tokens" (a user's own token), "" as typed (unattributed).
 	Auth string `json:"auth,omitempty"`
@@ -74,8 +78,12 @@ type Waiver struct {
 	Rule     string `json:"rule"`
 	EntityID string `json:"entity_id"`
 	Reason   string `json:"reason"`
-	Owner    string `json:"owner"`
-	Expires  string `json:"expires"` // YYYY-MM-DD
+	// ReasonCode is the code of the catalogue (worklist.reasons) the
+	// waiver gives as why; "" for none (a waiver made before the
+	// catalogue, or through the API without one).
+	ReasonCode string `json:"reason_code,omitempty"`
+	Owner      string `json:"owner"`
+	Expires    string `json:"expires"` // YYYY-MM-DD
 }
 
 // SignOff is a period signed off: the reconciliation it closed, with its

@@ -129,7 +129,7 @@ func (w Waiver) Check() error {
 	if _, err := time.Parse(time.DateOnly, w.Expires); err != nil {
 		return invalid("waiver: expires %q: want a date as YYYY-MM-DD", w.Expires)
 	}
-	return checkLengths(map[string]string{"rule": w.Rule, "entity_id": w.EntityID, "reason": w.Reason, "owner": w.Owner})
+	return checkLengths(map[string]string{"rule": w.Rule, "entity_id": w.EntityID, "reason": w.Reason, "owner": w.Owner, "reason_code": w.ReasonCode})
 }
 
 // Check reports what makes a sign-off unfit to record: no snapshot,

@@ -42,6 +42,10 @@ func (e *Entry) check() string {
 		return e.checkAssign()
 	case ActExplain:
 		return e.checkExplanation()
+	case ActComment:
+		return e.checkComment()
+	case ActResolve:
+		return e.checkResolution()
 	case ActReopen:
 		if e.Reopen == nil {
 			return "a reopen entry without its reopen"

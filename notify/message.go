@@ -16,7 +16,7 @@ import (
 // Message is what a notification says; its JSON is the json format's body
 // (docs/notifications.md).
 type Message struct {
-	Event            string        `json:"event"` // material, failure, stale, resolved, test
+	Event            string        `json:"event"` // material, failure, stale, resolved, overdue, test
 	Job              string        `json:"job,omitempty"`
 	Schedule         string        `json:"schedule,omitempty"`
 	RunID            string        `json:"run_id,omitempty"`
@@ -28,10 +28,12 @@ type Message struct {
 	TopFindings      []TopFinding  `json:"top_findings,omitempty"`
 	NewFindings      int           `json:"new_findings,omitempty"`
 	ResolvedFindings int           `json:"resolved_findings,omitempty"`
-	Error            string        `json:"error,omitempty"`
-	Report           string        `json:"report,omitempty"`    // the reports' directory
-	Workspace        string        `json:"workspace,omitempty"` // the finance workspace
-	Time             time.Time     `json:"time"`
+	// OverdueFindings are the findings an overdue event is about.
+	OverdueFindings []OverdueFinding `json:"overdue_findings,omitempty"`
+	Error           string           `json:"error,omitempty"`
+	Report          string           `json:"report,omitempty"`    // the reports' directory
+	Workspace       string           `json:"workspace,omitempty"` // the finance workspace
+	Time            time.Time        `json:"time"`
 }
 
 // RuleSummary is a material rule: its unwaived findings and what they
@@ -186,6 +188,13 @@ func (m Message) text() string {
 			}
 			fmt.Fprintf(&b, "- %s %s %s: %s %s — %s\n", f.Rule, f.Entity, f.EntityID, amount, f.Currency, f.Detail)
 		}
+	}
+	for _, f := range m.OverdueFindings {
+		amount := f.Amount
+		if noMoney(amount) {
+			amount = findings.NoMoney
+		}
+		fmt.Fprintf(&b, "- %s %s %s, assigned to %s, due %s: %s %s\n", f.Rule, f.Entity, f.EntityID, f.Assignee, f.Due, amount, f.Currency)
 	}
 	line("Reports", m.Report)
 	line("Workspace", m.Workspace)

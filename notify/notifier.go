@@ -77,7 +77,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // AfterRun sends what the end of run calls for: a failure (run's, and
 // those of runs found killed), the material findings of rep new to each
-// target and those resolved since (rep nil: the run reconciled nothing),
+// target and those resolved since, the assigned findings of rep overdue
+// that a target was not told of (rep nil: the run reconciled nothing),
 // and a store gone stale. Problems are logged, never returned.
 func (n *Notifier) AfterRun(ctx context.Context, run journal.Run, rep *findings.Report) {
 	if n == nil {
@@ -91,6 +92,7 @@ func (n *Notifier) AfterRun(ctx context.Context, run journal.Run, rep *findings.
 	n.killed(ctx)
 	if rep != nil {
 		n.findings(ctx, run, rep)
+		n.overdue(ctx, run, rep)
 	}
 	n.CheckStale(ctx)
 }

@@ -23,11 +23,12 @@ const (
 	Failure  = "failure"             // a job failed (exit 1), was refused or killed
 	Stale    = "stale"               // no complete snapshot for longer than stale_after
 	Resolved = journal.EventResolved // material findings announced before are gone
+	Overdue  = journal.EventOverdue  // an assigned finding past its due date, once per finding and due date
 	Test     = "test"                // billsnap notify test
 )
 
 // Events are the events of a target's on key.
-var Events = []string{Material, Failure, Stale, Resolved}
+var Events = []string{Material, Failure, Stale, Resolved, Overdue}
 
 // Formats are the bodies a webhook takes.
 var Formats = []string{"json", "slack", "teams"}

@@ -42,7 +42,7 @@ func wantCustomer(f findings.Finding) [3]string {
 func TestTheCSVNamesEachFindingsCustomer(t *testing.T) {
 	in := customerFixture(t)
 	var b bytes.Buffer
-	if err := CSV(&b, in.Report); err != nil {
+	if err := CSV(&b, in.Report, nil); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()

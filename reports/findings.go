@@ -37,11 +37,12 @@ type FindingJSON struct {
 
 // WaiverJSON is the waiver that covers a finding.
 type WaiverJSON struct {
-	Reason  string `json:"reason"`
-	Owner   string `json:"owner"`
-	Expires string `json:"expires"`
-	ID      string `json:"id,omitempty"` // a waiver made in the workspace: its ID
-	By      string `json:"by,omitempty"` // and who made it
+	Reason     string `json:"reason"`
+	ReasonCode string `json:"reason_code,omitempty"` // the catalogue's code (worklist.reasons), when the waiver gives one
+	Owner      string `json:"owner"`
+	Expires    string `json:"expires"`
+	ID         string `json:"id,omitempty"` // a waiver made in the workspace: its ID
+	By         string `json:"by,omitempty"` // and who made it
 }
 
 func findingJSON(r *findings.Report, f findings.Finding) FindingJSON {
@@ -53,7 +54,7 @@ func findingJSON(r *findings.Report, f findings.Finding) FindingJSON {
 	}
 	if f.Waiver != nil {
 		j.Waived = true
-		j.Waiver = &WaiverJSON{Reason: f.Waiver.Reason, Owner: f.Waiver.Owner, Expires: f.Waiver.Expires.Format("2006-01-02"),
+		j.Waiver = &WaiverJSON{Reason: f.Waiver.Reason, ReasonCode: f.Waiver.ReasonCode, Owner: f.Waiver.Owner, Expires: f.Waiver.Expires.Format("2006-01-02"),
 			ID: f.Waiver.ID, By: f.Waiver.By}
 	}
 	return j
@@ -86,13 +87,16 @@ func JSONArray(w io.Writer, r *findings.Report) error {
 // csvHeader is the header row of CSV.
 var csvHeader = []string{"rule", "severity", "entity", "entity_id", "amount", "currency", "detail", "status", "first_seen",
 	"waived", "waiver_reason", "waiver_owner", "waiver_expires", "snapshot_id", "waiver_id", "waiver_by", "live", "checked_at",
-	"customer_id", "customer_name", "invoice_number"}
+	"customer_id", "customer_name", "invoice_number", "waiver_reason_code", "assignee", "due", "overdue", "comments", "resolution_code"}
 
-// CSV writes every finding as RFC 4180 CSV, UTF-8, with a header row. No
+// CSV writes every finding as RFC 4180 CSV, UTF-8, with a header row,
+// each with its work (work: its waiver's reason code, assignee, due date,
+// overdue when assigned, its comments, one a line, and its resolution's
+// reason code; nil: none). No
 // cell is a live formula: a text cell beginning with = + - @ TAB or CR
 // gets a leading "'" (csvsafe.Text); an amount that is a decimal number is
 // written as it is (csvsafe.Number).
-func CSV(w io.Writer, r *findings.Report) error {
+func CSV(w io.Writer, r *findings.Report, work WorkOf) error {
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
 	if err := cw.Write(csvHeader); err != nil {
@@ -103,6 +107,8 @@ func CSV(w io.Writer, r *findings.Report) error {
 		row := []string{j.Rule, j.Severity, j.Entity, j.EntityID, j.Amount, j.Currency, j.Detail, j.Status, j.FirstSeen,
 			strconv.FormatBool(j.Waived), "", "", "", j.Snapshot, "", "", j.Live, j.CheckedAt,
 			j.CustomerID, j.CustomerName, j.InvoiceNumber}
+		code, assignee, due, overdue, comments, resolution := work.workCells(f)
+		row = append(row, code, assignee, due, overdue, comments, resolution)
 		if w := j.Waiver; w != nil {
 			row[10], row[11], row[12], row[14], row[15] = w.Reason, w.Owner, w.Expires, w.ID, w.By
 		}

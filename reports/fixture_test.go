@@ -6,6 +6,7 @@ import (
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ingest"
+	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 )
@@ -18,7 +19,7 @@ var t0 = time.Date(2026, 11, 22, 3, 0, 5, 0, time.UTC)
 func fixture(t *testing.T) *Input {
 	t.Helper()
 	w := &findings.Waiver{Rule: "paid_without_payment", EntityID: "b2c3d4e5-0000-4000-8000-000000000002", Reason: "paid in cash, booked by hand",
-		Owner: "ann@finance", Expires: findings.Date{Time: time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)}}
+		ReasonCode: "customer_agreement", Owner: "ann@finance", Expires: findings.Date{Time: time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)}}
 	f := func(rule, sev, entity, id string, amount money.Amount, cur, detail, status, first string) findings.Finding {
 		return findings.Finding{Rule: rule, Severity: sev, Entity: entity, EntityID: id, Amount: amount, Currency: cur, Detail: detail, Status: status, FirstSeen: first}
 	}
@@ -63,5 +64,24 @@ func fixture(t *testing.T) *Input {
 			Coerced: 83, Untyped: 2, Example: "c3d4e5f6-0000-4000-8000-000000000003"},
 		{Table: "customers", Field: "Culture", Types: ingest.TypeCounts{String: 278}},
 	}
-	return &Input{Report: rep, Tables: tables, Fields: fields, Trend: trend, ExitCode: 3, Generated: t0.Add(time.Minute), MaxRows: 1}
+	return &Input{Report: rep, Tables: tables, Fields: fields, Trend: trend, ExitCode: 3, Generated: t0.Add(time.Minute), MaxRows: 1,
+		Work: fixtureWork}
+}
+
+// fixtureWork is the fixture's work: its first finding assigned to dana,
+// overdue, with a thread of two comments (one of two lines, one that
+// reads as a formula); its third assigned to erin, not yet due; its
+// resolved one resolved as corrected at the source.
+func fixtureWork(f findings.Finding) FindingWork {
+	switch f.EntityID {
+	case "a1b2c3d4-0000-4000-8000-000000000001":
+		return FindingWork{Assignee: "dana", Due: "2026-11-20", Overdue: true, Comments: []ledger.Commented{
+			{Comment: ledger.Comment{ID: "C1", Rule: f.Rule, EntityID: f.EntityID, Text: "Asked billing ops.\nTicket OPS-42."}, By: "erin", At: t0.Add(-time.Hour)},
+			{Comment: ledger.Comment{ID: "C2", Rule: f.Rule, EntityID: f.EntityID, Text: "=1+1 <b>not bold</b>"}, By: "dana", At: t0.Add(-time.Minute)}}}
+	case "c3d4e5f6-0000-4000-8000-000000000003":
+		return FindingWork{Assignee: "erin", Due: "2026-12-01"}
+	case "d4e5f6a7-0000-4000-8000-000000000004":
+		return FindingWork{Resolution: "corrected_at_source"}
+	}
+	return FindingWork{}
 }

@@ -27,7 +27,8 @@ func TestTextGolden(t *testing.T) {
 
 func TestCSVGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := CSV(&b, fixture(t).Report); err != nil {
+	in := fixture(t)
+	if err := CSV(&b, in.Report, in.Work); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "findings.csv.golden", b.Bytes())

@@ -33,6 +33,9 @@ type Input struct {
 	// Flux is the period's flux review with its explanations; nil for
 	// none (a report of a whole snapshot).
 	Flux *Flux
+	// Work is the findings' work from the workspace's ledger (assignee,
+	// due date, comments); nil for none.
+	Work WorkOf
 }
 
 // Closed is a closed period as a report shows it.

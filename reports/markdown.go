@@ -1,9 +1,11 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/billsnap/billsnap/findings"
@@ -53,6 +55,8 @@ func Markdown(w io.Writer, in *Input, files []string) error {
 		}
 		fmt.Fprintf(ew, "- %s: %s\n", mdText(currencyLabel(c)), mdText(netGross(totals[c])))
 	}
+	markdownWaivedByReason(ew, in)
+	markdownAssigned(ew, in)
 	if n := r.Nameless(); n > 0 {
 		fmt.Fprintf(ew, "\nCustomer's name not found: %s (their customer ID, if any, is shown alone).\n", plural.Of(n, "finding"))
 	}
@@ -171,4 +175,54 @@ func previousText(r *findings.Report) string {
 		return "no earlier complete snapshot to compare with"
 	}
 	return "compared with snapshot " + r.Previous
+}
+
+// markdownWaivedByReason is the waived money by reason code, a line a
+// code; nothing when no finding is waived.
+func markdownWaivedByReason(w io.Writer, in *Input) {
+	for i, t := range in.WaivedByReason() {
+		if i == 0 {
+			fmt.Fprintf(w, "\nWaived, by reason code (worklist.reasons):\n\n")
+		}
+		fmt.Fprintf(w, "- %s\n", mdText(t.Text()))
+	}
+}
+
+// mdAssignedRows is how many assigned findings the Markdown summary lists
+// at most; the CSV and the XLSX list them all.
+const mdAssignedRows = 20
+
+// markdownAssigned is the open findings that are assigned: how many,
+// how many overdue, and a table of them (the overdue first) with
+// assignee, due date and comments.
+func markdownAssigned(w io.Writer, in *Input) {
+	as := in.Assigned()
+	if len(as) == 0 {
+		return
+	}
+	overdue := 0
+	for _, a := range as {
+		if a.Work.Overdue {
+			overdue++
+		}
+	}
+	slices.SortStableFunc(as, func(a, b AssignedFinding) int {
+		return cmp.Or(-cmp.Compare(btoi(a.Work.Overdue), btoi(b.Work.Overdue)), cmp.Compare(a.Work.Due, b.Work.Due))
+	})
+	fmt.Fprintf(w, "\n## Assigned\n\n%s assigned, %d overdue.\n\n| rule | record | assignee | due | overdue | comments |\n|---|---|---|---|---|---:|\n",
+		plural.Of(len(as), "open finding"), overdue)
+	for _, a := range as[:min(len(as), mdAssignedRows)] {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d |\n", mdText(a.Rule), mdText(a.EntityID), mdText(a.Work.Assignee), mdText(a.Work.Due),
+			map[bool]string{true: "**yes**", false: "no"}[a.Work.Overdue], len(a.Work.Comments))
+	}
+	if len(as) > mdAssignedRows {
+		fmt.Fprintf(w, "\nShowing %d of %d; findings.csv lists every finding with its assignee and due date.\n", mdAssignedRows, len(as))
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

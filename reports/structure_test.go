@@ -166,7 +166,7 @@ func TestXLSXHoldsEveryFinding(t *testing.T) {
 			}
 		}
 	}
-	if dim, _ := f.GetSheetDimension("price_mismatch"); dim != fmt.Sprintf("A1:P%d", len(want["price_mismatch"])+1) {
+	if dim, _ := f.GetSheetDimension("price_mismatch"); dim != fmt.Sprintf("A1:V%d", len(want["price_mismatch"])+1) {
 		t.Errorf("dimension %q", dim)
 	}
 }

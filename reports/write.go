@@ -71,7 +71,7 @@ func render(format string, w io.Writer, in *Input) error {
 	case "xlsx":
 		return XLSX(w, in)
 	case "csv":
-		return CSV(w, in.Report)
+		return CSV(w, in.Report, in.Work)
 	}
 	return JSONDocument(w, in)
 }

@@ -36,6 +36,7 @@ var fixedStyles = []workbook.Style{
 // xlsxBook is the report's workbook: its amount style per currency.
 type xlsxBook struct {
 	currency map[string]int
+	work     WorkOf // the findings' work, for the rule sheets
 }
 
 // sheetPage is a sheet of the workbook and what fills it, row by row.
@@ -51,7 +52,7 @@ type sheetPage struct {
 // wide. The findings stream into the archive: memory does not grow with
 // them.
 func XLSX(w io.Writer, in *Input) error {
-	b := &xlsxBook{currency: map[string]int{}}
+	b := &xlsxBook{currency: map[string]int{}, work: in.Work}
 	plan := workbook.Plan{Styles: b.styles(in.Report), Modified: in.Generated}
 	pages := append([]sheetPage{b.summary(in)}, b.rulePages(in.Report)...)
 	pages = append(pages, b.snapshotPage(in), b.signOffPage(in))

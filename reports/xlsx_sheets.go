@@ -58,6 +58,9 @@ func (b *xlsxBook) summary(in *Input) sheetPage {
 		if err := add(); err != nil {
 			return err
 		}
+		if err := b.reasonRows(add, in, currencies); err != nil {
+			return err
+		}
 		if err := addLines(add, "Not judged (values that arrived untyped; no finding is raised for them):", r.NotJudgedNotes()); err != nil {
 			return err
 		}
@@ -84,8 +87,8 @@ func repeat(v float64, n int) []float64 {
 // ruleColumns are the columns of a rule sheet, and their widths.
 var (
 	ruleColumns = []string{"Status", "Entity", "Record ID", "Customer ID", "Customer", "Invoice", "Amount", "Currency", "Detail", "First seen", "Waived",
-		"Waiver reason", "Waiver owner", "Waiver expires", "Waived by", "Live"}
-	ruleWidths = []float64{11, 20, 40, 40, 30, 16, 14, 9, 80, 22, 8, 30, 18, 12, 18, 11}
+		"Waiver reason", "Waiver owner", "Waiver expires", "Waived by", "Live", "Waiver reason code", "Assignee", "Due", "Overdue", "Comments", "Resolution code"}
+	ruleWidths = []float64{11, 20, 40, 40, 30, 16, 14, 9, 80, 22, 8, 30, 18, 12, 18, 11, 20, 18, 12, 9, 60, 20}
 )
 
 // rulePages are the rule sheets: a header, then a row per finding (to a
@@ -133,7 +136,8 @@ func (b *xlsxBook) findingRow(add func(...any) error, f findings.Finding) error 
 	if wv := f.Waiver; wv != nil {
 		row[11], row[12], row[13], row[14] = wv.Reason, wv.Owner, wv.Expires.Format("2006-01-02"), wv.By
 	}
-	return add(row...)
+	code, assignee, due, overdue, comments, resolution := b.work.workCells(f)
+	return add(append(row, code, assignee, due, overdue, wrapped(comments), resolution)...)
 }
 
 func (b *xlsxBook) snapshotPage(in *Input) sheetPage {
@@ -297,4 +301,37 @@ func dash(s string) string {
 		return findings.NoCustomer
 	}
 	return s
+}
+
+// reasonRows are the summary's waived money by reason code: a header,
+// then a row a code with its waived findings and, in the currencies'
+// columns, their net amounts; nothing when no finding is waived.
+func (b *xlsxBook) reasonRows(add func(...any) error, in *Input, currencies []string) error {
+	rs := in.WaivedByReason()
+	if len(rs) == 0 {
+		return nil
+	}
+	head := []string{"Waived, by reason code", "", "", "Waived", "", "", "", "", ""}
+	for _, c := range currencies {
+		head = append(head, "Waived "+currencyLabel(c)+", net")
+	}
+	if err := add(headerRow(head...)...); err != nil {
+		return err
+	}
+	for _, t := range rs {
+		net := map[string]money.Amount{}
+		for _, c := range currencies {
+			if a, ok := t.Net[c]; ok {
+				net[c] = a
+			}
+		}
+		cells, err := b.amountCells(net, t.Gross, currencies)
+		if err != nil {
+			return err
+		}
+		if err := add(append([]any{t.Code, nil, nil, t.Count, nil, nil, nil, nil, nil}, cells...)...); err != nil {
+			return err
+		}
+	}
+	return add()
 }

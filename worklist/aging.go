@@ -1,6 +1,10 @@
 package worklist
 
-import "time"
+import (
+	"time"
+
+	"github.com/billsnap/billsnap/ledger"
+)
 
 // Buckets are the aging buckets, youngest first: ages in whole days.
 var Buckets = []string{"0-1", "2-7", "8-30", ">30"}
@@ -32,6 +36,5 @@ func Bucket(days int) string {
 // late at asOf: the whole of its due day has passed. No due date, or one
 // that does not read, is never overdue.
 func Overdue(due string, asOf time.Time) bool {
-	d, err := time.Parse(time.DateOnly, due)
-	return err == nil && !asOf.Before(d.AddDate(0, 0, 1))
+	return ledger.Assignment{Due: due}.LateAt(asOf)
 }

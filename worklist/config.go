@@ -25,6 +25,9 @@ import (
 // Config is the config key worklist.
 type Config struct {
 	Due Due `yaml:"due"`
+	// Reasons is the catalogue of reason codes that waivers and
+	// resolutions give (reasons.go), in the order forms offer them.
+	Reasons []Reason `yaml:"reasons"`
 }
 
 // Due is how long a finding of each severity is given by default, from
@@ -36,10 +39,14 @@ type Due struct {
 	Low      Days `yaml:"low"`
 }
 
-// Default is 2 days for a critical finding, 5 high, 10 medium, 30 low.
+// Default is 2 days for a critical finding, 5 high, 10 medium, 30 low,
+// and the default catalogue of reasons.
 func Default() Config {
-	return Config{Due: Due{Critical: 2, High: 5, Medium: 10, Low: 30}}
+	return Config{Due: Due{Critical: 2, High: 5, Medium: 10, Low: 30}, Reasons: DefaultReasons()}
 }
+
+// IsZero tells whether c is the zero Config: no policy and no catalogue.
+func (c Config) IsZero() bool { return c.Due == (Due{}) && c.Reasons == nil }
 
 // Validate checks the keys (relative to worklist), every problem an error
 // naming its key.
@@ -53,6 +60,7 @@ func (c Config) Validate() error {
 			errs = append(errs, configkey.Errorf("due."+d.key, "must be from 0d to %dd, not %dd", MaxDays, int(d.v)))
 		}
 	}
+	errs = append(errs, validateReasons(c.Reasons)...)
 	return errors.Join(errs...)
 }
 

@@ -66,3 +66,41 @@ func TestAgesBucketsAndOverdue(t *testing.T) {
 		}
 	}
 }
+
+// The catalogue of reason codes: the default validates; a configured one
+// replaces it whole; a malformed code, a code given twice, a label of two
+// lines and an empty catalogue are refused, each naming its key; a code
+// not in the catalogue is refused naming the codes it has.
+func TestTheCatalogueOfReasons(t *testing.T) {
+	if err := Default().Validate(); err != nil || len(Default().Reasons) < 5 {
+		t.Fatalf("the default: %d reasons, %v", len(Default().Reasons), err)
+	}
+	c := Default()
+	if err := yaml.Unmarshal([]byte("reasons: [{code: fx_rate, label: Exchange rate}, {code: other, label: Other}]"), &c); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Codes(); len(got) != 2 || got[0] != "fx_rate" || c.Validate() != nil {
+		t.Fatalf("configured: %v, %v", got, c.Validate())
+	}
+	if err := c.CheckCode("waiver", "fx_rate"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CheckCode("waiver", "timing"); err == nil || !strings.Contains(err.Error(), `waiver: reason_code "timing" is not in the catalogue (worklist.reasons): want one of fx_rate, other`) {
+		t.Fatalf("an unknown code: %v", err)
+	}
+	for reasons, key := range map[string]string{
+		"[{code: Timing, label: x}]":                 "reasons[0].code",
+		"[{code: a, label: x}, {code: a, label: y}]": "reasons[1].code",
+		"[{code: a, label: \"two\\nlines\"}]":        "reasons[0].label",
+		"[]":                                         "reasons",
+		"[{code: " + strings.Repeat("a", 41) + ", label: x}]": "reasons[0].code",
+	} {
+		c := Default()
+		if err := yaml.Unmarshal([]byte("reasons: "+reasons), &c); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), key+":") {
+			t.Errorf("%s: %v; want an error naming %s", reasons, err, key)
+		}
+	}
+}

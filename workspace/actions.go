@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
 
@@ -20,6 +21,19 @@ import (
 func (s *Server) checkRule(id string) error {
 	if id != "" && !slices.Contains(s.ruleIDs(), id) {
 		return &ledger.InvalidError{Msg: fmt.Sprintf("waiver: no rule %q", id)}
+	}
+	return nil
+}
+
+// checkReasonCode refuses a reason code (of what: a waiver, a
+// resolution) that the catalogue (worklist.reasons) does not have, as an
+// *UnknownError (422); "" is no code, and passes.
+func (s *Server) checkReasonCode(what, code string) error {
+	if code == "" {
+		return nil
+	}
+	if err := s.o.Worklist.CheckCode(what, code); err != nil {
+		return &UnknownError{Msg: err.Error()}
 	}
 	return nil
 }
@@ -34,6 +48,9 @@ func (s *Server) waive(r *http.Request, a ledger.Actor, w ledger.Waiver) (ledger
 		return ledger.Made{}, err
 	}
 	if err := w.Check(); err != nil {
+		return ledger.Made{}, err
+	}
+	if err := s.checkReasonCode("waiver", w.ReasonCode); err != nil {
 		return ledger.Made{}, err
 	}
 	if err := s.checkNamed(r.Context(), w.Rule, w.EntityID); err != nil {
@@ -130,14 +147,15 @@ func unverified(err error) bool {
 type waivePage struct {
 	Rule, EntityID, Back, By string
 	Rules                    []string
-	Standing                 *ledger.Made // the waiver that stands for it already: no form then
+	Reasons                  []worklist.Reason // the catalogue, for the reason code
+	Standing                 *ledger.Made      // the waiver that stands for it already: no form then
 }
 
 // waiveForm is the form that waives a finding, unless a waiver of it
 // stands already.
 func (s *Server) waiveForm(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	p := waivePage{Rule: q.Get("rule"), EntityID: q.Get("entity_id"), Back: guard.LocalPath(q.Get("back")), By: nameCookie(r), Rules: s.ruleIDs()}
+	p := waivePage{Rule: q.Get("rule"), EntityID: q.Get("entity_id"), Back: guard.LocalPath(q.Get("back")), By: nameCookie(r), Rules: s.ruleIDs(), Reasons: s.o.Worklist.Reasons}
 	st, err := s.standing()
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
@@ -157,7 +175,7 @@ func (s *Server) postWaiver(w http.ResponseWriter, r *http.Request) {
 	}
 	f := r.PostForm
 	_, err := s.waive(r, guard.Actor(r, f.Get("by")), ledger.Waiver{Rule: f.Get("rule"), EntityID: f.Get("entity_id"),
-		Reason: strings.TrimSpace(f.Get("reason")), Owner: strings.TrimSpace(f.Get("owner")), Expires: f.Get("expires")})
+		Reason: strings.TrimSpace(f.Get("reason")), ReasonCode: f.Get("reason_code"), Owner: strings.TrimSpace(f.Get("owner")), Expires: f.Get("expires")})
 	if err != nil {
 		s.fail(w, r, actionStatus(err), err)
 		return

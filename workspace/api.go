@@ -162,7 +162,16 @@ func (s *Server) entity(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		s.failEntity(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "entity", v)
+	rules := make([]string, len(v.Findings))
+	for i, f := range v.Findings {
+		rules[i] = f.Rule
+	}
+	threads, err := s.threadsOf(v.ID, rules)
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "entity", entityPage{View: v, Threads: threads, Back: r.URL.EscapedPath(), By: nameCookie(r), Reasons: s.o.Worklist.Reasons})
 }
 
 // readJSON decodes a JSON request body into v: application/json only (a

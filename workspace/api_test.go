@@ -33,7 +33,7 @@ func jsonLines(t *testing.T, rep *findings.Report) []map[string]any {
 
 // /api/findings?snapshot=latest is, object for object and in order, what
 // `reconcile --format json` prints for the same snapshot, with the work of
-// each besides (assignee, due, age_days, overdue); a rule narrows it to
+// each besides (assignee, due, age_days, overdue, comments, resolution_code); a rule narrows it to
 // that rule's.
 func TestAPIFindingsAreTheReconcileJSON(t *testing.T) {
 	t.Parallel()
@@ -134,7 +134,7 @@ func TestAPostedWaiverIsHonouredByTheNextReconcile(t *testing.T) {
 func withoutWork(t *testing.T, objs []map[string]any) {
 	t.Helper()
 	for _, m := range objs {
-		for _, k := range []string{"assignee", "due", "age_days", "overdue"} {
+		for _, k := range []string{"assignee", "due", "age_days", "overdue", "comments", "resolution_code"} {
 			if _, ok := m[k]; !ok {
 				t.Fatalf("an object of /api/findings without %s: %v", k, m)
 			}

@@ -66,6 +66,8 @@ type apiFindingOut struct {
 	Due                    *string `json:"due"`
 	AgeDays                *int    `json:"age_days"`
 	Overdue                *bool   `json:"overdue"`
+	Comments               *int    `json:"comments"`
+	ResolutionCode         *string `json:"resolution_code"`
 }
 
 // findingsOf gets /api/findings with query q as user.

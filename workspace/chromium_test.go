@@ -162,6 +162,7 @@ func TestWorkspaceInChromium(t *testing.T) {
 	b.shot(t, "workspace-findings.png")
 
 	b.do(t, "waiving", chromedp.Click(chromedp.CSS(`#findings a.button`)), chromedp.WaitVisible(chromedp.ID("waive-form")),
+		chromedp.SetValue(chromedp.CSS(`select[name=reason_code]`), "customer_agreement"),
 		chromedp.SendKeys(chromedp.CSS(`input[name=reason]`), "paid by cheque"),
 		chromedp.SendKeys(chromedp.CSS(`input[name=owner]`), "ann@finance"),
 		chromedp.SetValue(chromedp.CSS(`input[name=expires]`), "2099-12-31"),
@@ -186,7 +187,7 @@ func TestWorkspaceInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := ledger.Fold(entries)
-	if len(st.Waivers) != 1 || st.Waivers[0].By != "carol" || st.Waivers[0].Rule != "paid_without_payment" || len(st.SignOffs) != 1 || st.SignOffs[0].Name != "Dana" {
+	if len(st.Waivers) != 1 || st.Waivers[0].By != "carol" || st.Waivers[0].ReasonCode != "customer_agreement" || st.Waivers[0].Rule != "paid_without_payment" || len(st.SignOffs) != 1 || st.SignOffs[0].Name != "Dana" {
 		t.Fatalf("the ledger after the browser's waiver and sign-off: %+v", st)
 	}
 	b.check(t)
@@ -270,6 +271,7 @@ func TestClosingAMonthInChromium(t *testing.T) {
 	}
 	b.do(t, "waiving after the close", chromedp.Navigate(srv.URL+"/waive?rule="+target.Rule+"&entity_id="+target.EntityID+"&back=/"),
 		chromedp.WaitVisible(chromedp.ID("waive-form")),
+		chromedp.SetValue(chromedp.CSS(`select[name=reason_code]`), "credit_note"),
 		chromedp.SendKeys(chromedp.CSS(`input[name=reason]`), "credit note"),
 		chromedp.SendKeys(chromedp.CSS(`input[name=owner]`), "dana"),
 		chromedp.SetValue(chromedp.CSS(`input[name=expires]`), "2099-12-31"),

@@ -130,9 +130,14 @@ func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledge
 	if err != nil {
 		return nil, "", err
 	}
+	wk, err := s.workOf(ctx, db, rc)
+	if err != nil {
+		return nil, "", err
+	}
+	wk.Coded(list)
 	period, _ := findings.ParsePeriod(rc.Period)
 	rep := &findings.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period, Rules: s.o.Reconcile.Rules, Findings: list}
-	in := &reports.Input{Report: rep, Generated: s.o.Now(), MaxRows: 1_000_000, SignOffs: signOffsUpTo(st, so)}
+	in := &reports.Input{Report: rep, Generated: s.o.Now(), MaxRows: 1_000_000, SignOffs: signOffsUpTo(st, so), Work: wk.ForReports()}
 	if in.Flux, err = s.reportFlux(ctx, db, rc); err != nil {
 		return nil, "", err
 	}

@@ -133,7 +133,7 @@ func (s *Server) download(format string) func(http.ResponseWriter, *http.Request
 			s.fail(w, r, http.StatusBadRequest, err)
 			return
 		}
-		rep, _, err := s.filtered(r, db, f, name)
+		rep, wk, err := s.filtered(r, db, f, name)
 		if err != nil {
 			s.failStore(w, r, err)
 			return
@@ -143,10 +143,10 @@ func (s *Server) download(format string) func(http.ResponseWriter, *http.Request
 		switch format {
 		case "csv":
 			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-			err = reports.CSV(w, rep)
+			err = reports.CSV(w, rep, wk.ForReports())
 		default:
 			w.Header().Set("Content-Type", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
-			err = reports.XLSX(w, &reports.Input{Report: rep, Generated: s.o.Now()})
+			err = reports.XLSX(w, &reports.Input{Report: rep, Generated: s.o.Now(), Work: wk.ForReports()})
 		}
 		if err != nil {
 			s.o.Log.Error("workspace: a download stopped short", "format", format, "error", err)
@@ -165,6 +165,7 @@ func (s *Server) filtered(r *http.Request, db *sql.DB, f filter, name string) (*
 	if err != nil {
 		return nil, wk, err
 	}
+	wk.Coded(list)
 	period, _ := findings.ParsePeriod(rc.Period)
 	if rc.Period == "" {
 		period = nil

@@ -106,7 +106,7 @@ func TestAFindingWithoutMoneyReadsADashEverywhere(t *testing.T) {
 	}
 
 	var raw bytes.Buffer
-	if err := reports.CSV(&raw, in.Report); err != nil {
+	if err := reports.CSV(&raw, in.Report, nil); err != nil {
 		t.Fatal(err)
 	}
 	recs, _ := csv.NewReader(&raw).ReadAll()

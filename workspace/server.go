@@ -65,8 +65,8 @@ type Options struct {
 	SessionTTL time.Duration
 	// Timeouts are the connections' (zero fields: DefaultTimeouts').
 	Timeouts Timeouts
-	// Worklist is the policy of assignments' default due dates (zero:
-	// worklist.Default()).
+	// Worklist is the policy of assignments' default due dates and the
+	// catalogue of reason codes (zero: worklist.Default()).
 	Worklist worklist.Config
 	// Flux is the threshold of the flux review (zero: flux.DefaultOptions).
 	Flux flux.Options
@@ -112,8 +112,11 @@ func New(o Options) (*Server, error) {
 		o.Flux = flux.DefaultOptions()
 	}
 	o.Timeouts = o.Timeouts.or(DefaultTimeouts())
-	if o.Worklist == (worklist.Config{}) {
+	if o.Worklist.IsZero() {
 		o.Worklist = worklist.Default()
+	}
+	if o.Worklist.Reasons == nil {
+		o.Worklist.Reasons = worklist.DefaultReasons()
 	}
 	s := &Server{o: o, model: newReadModel(o.Store), mux: http.NewServeMux()}
 	g, err := guard.New(guard.Options{Token: o.Token, Access: o.Access, Log: o.Log, Now: o.Now, SessionTTL: o.SessionTTL, Pages: answers{s}})

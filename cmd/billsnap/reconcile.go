@@ -105,7 +105,7 @@ func runReconcile(ctx context.Context, env *cliEnv, args []string) error {
 func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, opts reconcile.Options, format string) (job.Outcome, error) {
 	var work worklist.Reading
 	var then func(db *sql.DB, rep *findings.Report) error
-	if format == "json" {
+	if format == "json" || format == "csv" {
 		then = func(db *sql.DB, rep *findings.Report) (err error) {
 			work, err = job.WorkOf(ctx, store.Dir(), db, rep)
 			return err
@@ -119,7 +119,7 @@ func reconcileAndPrint(ctx context.Context, env *cliEnv, store *snapshot.Store, 
 	case "json":
 		err = worklist.JSONLines(env.stdout, rep, work)
 	case "csv":
-		err = reports.CSV(env.stdout, rep)
+		err = reports.CSV(env.stdout, rep, work.ForReports())
 	default:
 		err = reports.Text(env.stdout, rep)
 	}

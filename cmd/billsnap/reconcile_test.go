@@ -100,7 +100,7 @@ func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
 		t.Fatalf("with waivers: exit %d %s", code, stderr)
 	}
 	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil || len(rows) != lines+1 || strings.Join(rows[0], ",") != "rule,severity,entity,entity_id,amount,currency,detail,status,first_seen,waived,waiver_reason,waiver_owner,waiver_expires,snapshot_id,waiver_id,waiver_by,live,checked_at,customer_id,customer_name,invoice_number" {
+	if err != nil || len(rows) != lines+1 || strings.Join(rows[0], ",") != "rule,severity,entity,entity_id,amount,currency,detail,status,first_seen,waived,waiver_reason,waiver_owner,waiver_expires,snapshot_id,waiver_id,waiver_by,live,checked_at,customer_id,customer_name,invoice_number,waiver_reason_code,assignee,due,overdue,comments,resolution_code" {
 		t.Fatalf("csv: %d rows, %v", len(rows), err)
 	}
 	for _, r := range rows[1:] {
