@@ -125,25 +125,26 @@ func (s *Server) rule(id string) findings.Rule {
 }
 
 type overviewPage struct {
-	Recon           recon
-	Others          []recon // the snapshot's other reconciliations
-	Verdict         string
-	Rules           []overviewRule
-	Totals          []currencyLine
-	Counts, Amounts template.HTML
-	TrendPoints     int // reconciliations in the trend: one draws no line, and says so
-	Notes           manifest.FieldNotes
-	Incomplete      []manifest.TableStats
-	SignOffs        []signOffView
-	Latest          *signOffView // the period's newest sign-off, of any snapshot
-	Close           *closeView   // the period's close, when it is closed
-	Reopens         []ledger.Entry
-	NotReconciled   string
-	Note            string    // why the reconciliation shown is not the latest snapshot's
-	Pending         int       // open findings waived since this reconciliation
-	NoAmount        bool      // a line whose findings carry no money shows "—"
-	Nameless        int       // open findings whose customer's name is not known
-	Changes         *stepView // the latest complete snapshot's changes
+	Recon         recon
+	Others        []recon // the snapshot's other reconciliations
+	Verdict       string
+	Rules         []overviewRule
+	Totals        []currencyLine
+	Dash          dashboard     // the tiles and charts at the top
+	Counts        template.HTML // the open findings per snapshot of the trend, by severity
+	TrendPoints   int           // reconciliations in the trend: one draws no line, and says so
+	Notes         manifest.FieldNotes
+	Incomplete    []manifest.TableStats
+	SignOffs      []signOffView
+	Latest        *signOffView // the period's newest sign-off, of any snapshot
+	Close         *closeView   // the period's close, when it is closed
+	Reopens       []ledger.Entry
+	NotReconciled string
+	Note          string    // why the reconciliation shown is not the latest snapshot's
+	Pending       int       // open findings waived since this reconciliation
+	NoAmount      bool      // a line whose findings carry no money shows "—"
+	Nameless      int       // open findings whose customer's name is not known
+	Changes       *stepView // the latest complete snapshot's changes
 }
 
 type overviewRule struct {
@@ -243,7 +244,10 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		return err
 	}
 	p.TrendPoints = len(trend)
-	p.Counts, p.Amounts = reports.TrendCharts(trend)
+	p.Counts, _ = reports.TrendCharts(trend)
+	if err := s.fillDashboard(ctx, db, p, trend); err != nil {
+		return err
+	}
 	tables, err := readmodel.Manifest(ctx, db, p.Recon.Snapshot.ID)
 	if err != nil {
 		return err

@@ -1,0 +1,188 @@
+package workspace
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"html/template"
+	"maps"
+	"slices"
+
+	"github.com/billsnap/billsnap/findings"
+	"github.com/billsnap/billsnap/flux"
+	"github.com/billsnap/billsnap/reports"
+	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/worklist"
+)
+
+// dashboard is the top of the overview: the tiles, then the charts, each
+// of one unit (a count, or one currency's money).
+type dashboard struct {
+	// The tiles. AtRisk is the gross per currency of the open findings
+	// (Totals' Gross); Open is the one number of open findings (the
+	// header's); Overdue, Unassigned and New are of those open findings.
+	AtRisk                         []currencyLine
+	Open, Overdue, Unassigned, New int
+
+	AtRiskCharts []currencyChart // money at risk over the trend, one per currency
+	Aging        template.HTML   // the open findings not waived, waived since left out, by age
+	AgingLeft    int             // the open findings waived since this reconciliation, not in Aging
+	ByRule       template.HTML   // the open findings per rule; "" when there are none
+	Flux         []currencyChart // the period's flux lines, one chart per currency
+	FluxNote     string          // why there is no flux chart
+}
+
+// currencyChart is a chart of one currency's money.
+type currencyChart struct {
+	Currency string
+	SVG      template.HTML
+}
+
+// fillDashboard reads p's tiles and charts; p's rules, totals and
+// reconciliation are read, and trend is its trend (oldest first).
+func (s *Server) fillDashboard(ctx context.Context, db *sql.DB, p *overviewPage, trend []findings.TrendPoint) error {
+	d := &p.Dash
+	d.Open = p.Recon.Findings
+	for _, t := range p.Totals {
+		d.AtRisk = append(d.AtRisk, currencyLine{Currency: t.Currency, Gross: t.Gross})
+	}
+	if err := s.fillWork(ctx, db, p); err != nil {
+		return err
+	}
+	d.ByRule = ruleChart(p.Rules)
+	if err := fillAtRisk(ctx, db, p, trend); err != nil {
+		return err
+	}
+	return s.fillFluxCharts(ctx, db, p)
+}
+
+// fillWork counts the tiles' overdue, unassigned and new findings and
+// draws the aging, in one query of p's reconciliation: the overdue and
+// assigned are as the ledger's assignments stand at its as-of moment
+// (worklist), the aging leaves out the findings waived since, as
+// /api/aging does.
+func (s *Server) fillWork(ctx context.Context, db *sql.DB, p *overviewPage) error {
+	entries, err := s.o.Ledger.Read()
+	if err != nil {
+		return err
+	}
+	wk, err := worklist.Read(ctx, db, entries, p.Recon.AsOf)
+	if err != nil {
+		return err
+	}
+	var overdue, assigned []string
+	for k, a := range wk.Assigned {
+		key := readmodel.WaiverKey(k.Rule, k.EntityID)
+		assigned = append(assigned, key)
+		if worklist.Overdue(a.Due, p.Recon.AsOf) {
+			overdue = append(overdue, key)
+		}
+	}
+	st, err := s.standing()
+	if err != nil {
+		return err
+	}
+	rows, err := readmodel.OpenWork(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, overdue, assigned, slices.Collect(maps.Keys(st)))
+	if err != nil {
+		return err
+	}
+	d := &p.Dash
+	buckets := map[string]int{}
+	for _, r := range rows {
+		if r.New {
+			d.New += r.N
+		}
+		if r.Overdue {
+			d.Overdue += r.N
+		}
+		if !r.Assigned {
+			d.Unassigned += r.N
+		}
+		if r.Pending {
+			d.AgingLeft += r.N
+			continue
+		}
+		buckets[worklist.Bucket(worklist.AgeDays(wk.Started[r.FirstSeen], p.Recon.AsOf))] += r.N
+	}
+	bars := make([]reports.Bar, len(worklist.Buckets))
+	for i, b := range worklist.Buckets {
+		bars[i] = reports.Bar{Label: b, N: buckets[b]}
+	}
+	d.Aging = reports.AgingChart("chart-aging-svg", bars)
+	return nil
+}
+
+// ruleChart draws the open findings of each rule that has any, most
+// first; "" when no rule has one.
+func ruleChart(rules []overviewRule) template.HTML {
+	var bars []reports.Bar
+	for _, r := range rules {
+		n := 0
+		for _, l := range r.Lines {
+			n += l.Open
+		}
+		if n > 0 {
+			bars = append(bars, reports.Bar{Label: r.Rule.ID, N: n})
+		}
+	}
+	if len(bars) == 0 {
+		return ""
+	}
+	slices.SortStableFunc(bars, func(a, b reports.Bar) int { return cmp.Compare(b.N, a.N) })
+	return reports.RuleChart("chart-rules-svg", bars)
+}
+
+// fillAtRisk draws the money at risk of each currency over trend, gross,
+// one chart per currency that had any.
+func fillAtRisk(ctx context.Context, db *sql.DB, p *overviewPage, trend []findings.TrendPoint) error {
+	ids := make([]string, len(trend))
+	for i, t := range trend {
+		ids[i] = t.Snapshot
+	}
+	gross, err := readmodel.GrossTrend(ctx, db, p.Recon.Period, ids)
+	if err != nil {
+		return err
+	}
+	currencies := map[string]bool{}
+	for _, g := range gross {
+		for c, a := range g {
+			currencies[c] = currencies[c] || a != 0
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(currencies)) {
+		if !currencies[c] {
+			continue
+		}
+		points := make([]reports.GrossPoint, len(ids))
+		for i, id := range ids {
+			points[i] = reports.GrossPoint{Snapshot: id, Gross: gross[id][c]}
+		}
+		p.Dash.AtRiskCharts = append(p.Dash.AtRiskCharts, currencyChart{Currency: c, SVG: reports.GrossChart("chart-at-risk-"+c+"-svg", c, points)})
+	}
+	return nil
+}
+
+// fillFluxCharts draws the flux lines of p's period, a chart per
+// currency; a reconciliation of a whole snapshot has none, and says so.
+func (s *Server) fillFluxCharts(ctx context.Context, db *sql.DB, p *overviewPage) error {
+	d := &p.Dash
+	if p.Recon.Period == "" {
+		d.FluxNote = "The flux review compares a month with the month before: it is drawn on a month's overview."
+		return nil
+	}
+	v, err := s.fluxOf(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period)
+	if err != nil {
+		return err
+	}
+	byCurrency := map[string][]flux.Line{}
+	for _, l := range v.Lines {
+		byCurrency[l.Currency] = append(byCurrency[l.Currency], l)
+	}
+	for _, c := range slices.Sorted(maps.Keys(byCurrency)) {
+		d.Flux = append(d.Flux, currencyChart{Currency: c, SVG: reports.FluxChart("chart-flux-"+c+"-svg", c, byCurrency[c])})
+	}
+	if len(d.Flux) == 0 {
+		d.FluxNote = "Nothing billed, collected, credited, open or at risk in " + v.Period + " or the month before."
+	}
+	return nil
+}
