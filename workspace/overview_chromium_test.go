@@ -3,7 +3,10 @@
 package workspace
 
 import (
+	"cmp"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +137,21 @@ func TestTheOverviewInChromium(t *testing.T) {
 	}
 	b.shot(t, "overview.png")
 	b.do(t, "the findings", chromedp.Navigate(srv.URL+"/findings?period="+p.String()), chromedp.WaitVisible(chromedp.ID("findings")))
-	b.shot(t, "findings.png")
+	b.shotView(t, "findings.png")
 	b.check(t)
+}
+
+// shotView keeps a screenshot of the window (not the whole page) as
+// name, as shot does.
+func (b *browser) shotView(t *testing.T, name string) {
+	t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	if err != nil || len(png) < 1000 {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	dir := cmp.Or(os.Getenv("BILLSNAP_SCREENSHOT_DIR"), t.TempDir())
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
