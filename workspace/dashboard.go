@@ -10,6 +10,7 @@ import (
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/flux"
+	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
@@ -133,16 +134,29 @@ func ruleChart(rules []overviewRule) template.HTML {
 }
 
 // fillAtRisk draws the money at risk of each currency over trend, gross,
-// one chart per currency that had any.
+// one chart per currency that had any. The shown reconciliation's comes
+// from its rules table (RuleTotals' gross), the earlier ones' from one
+// query of their findings.
 func fillAtRisk(ctx context.Context, db *sql.DB, p *overviewPage, trend []findings.TrendPoint) error {
-	ids := make([]string, len(trend))
-	for i, t := range trend {
-		ids[i] = t.Snapshot
+	var earlier []string
+	for _, t := range trend {
+		if t.Snapshot != p.Recon.Snapshot.ID {
+			earlier = append(earlier, t.Snapshot)
+		}
 	}
-	gross, err := readmodel.GrossTrend(ctx, db, p.Recon.Period, ids)
+	gross, err := readmodel.GrossTrend(ctx, db, p.Recon.Period, earlier)
 	if err != nil {
 		return err
 	}
+	shown := map[string]money.Amount{}
+	for _, r := range p.Rules {
+		for _, l := range r.Lines {
+			if l.Currency != "" && l.Gross != 0 {
+				shown[l.Currency] += l.Gross
+			}
+		}
+	}
+	gross[p.Recon.Snapshot.ID] = shown
 	currencies := map[string]bool{}
 	for _, g := range gross {
 		for c, a := range g {
@@ -153,9 +167,9 @@ func fillAtRisk(ctx context.Context, db *sql.DB, p *overviewPage, trend []findin
 		if !currencies[c] {
 			continue
 		}
-		points := make([]reports.GrossPoint, len(ids))
-		for i, id := range ids {
-			points[i] = reports.GrossPoint{Snapshot: id, Gross: gross[id][c]}
+		points := make([]reports.GrossPoint, len(trend))
+		for i, t := range trend {
+			points[i] = reports.GrossPoint{Snapshot: t.Snapshot, Gross: gross[t.Snapshot][c]}
 		}
 		p.Dash.AtRiskCharts = append(p.Dash.AtRiskCharts, currencyChart{Currency: c, SVG: reports.GrossChart("chart-at-risk-"+c+"-svg", c, points)})
 	}

@@ -224,15 +224,31 @@ func TestTheOverviewOfAMonth(t *testing.T) {
 			t.Errorf("the flux chart of %s lacks %s", l.Currency, mark)
 		}
 	}
-	n := 0
-	for _, m := range regexp.MustCompile(`<figure class="chart" id="chart-at-risk-(\w+)">`).FindAllStringSubmatch(page, -1) {
-		if points := strings.Count(figureOf(page, "chart-at-risk-"+m[1]), "<circle "); points != 2 {
-			t.Errorf("the money at risk in %s: %d points, want the two snapshots", m[1], points)
+	// Each snapshot's point is the gross of its open, unwaived findings.
+	grossAt := map[string]map[string]string{}
+	for _, m := range regexp.MustCompile(`data-snapshot="([^"]+)" data-gross="([^"]+)"><title>[^<]*: (\w+) `).FindAllStringSubmatch(page, -1) {
+		if grossAt[m[1]] == nil {
+			grossAt[m[1]] = map[string]string{}
 		}
-		n++
+		grossAt[m[1]][m[3]] = m[2]
 	}
-	if n == 0 {
-		t.Error("the month's overview draws no money at risk")
+	if len(grossAt) != 2 {
+		t.Errorf("the money at risk is drawn at %d snapshots, want the two", len(grossAt))
+	}
+	for snap, drawn := range grossAt {
+		var open []apiFindingOut
+		getJSON(t, srv, "/api/findings?status=open&waived=no&period="+P+"&snapshot="+snap, &open)
+		want := map[string]money.Amount{}
+		for _, x := range open {
+			if a, err := money.Parse(x.Amount); err == nil && x.Currency != "" {
+				want[x.Currency] += a.Abs()
+			}
+		}
+		for c, g := range drawn {
+			if g != want[c].String() {
+				t.Errorf("the money at risk in %s at %s is drawn at %s, its findings add up to %s", c, snap, g, want[c])
+			}
+		}
 	}
 
 	signOff, closing := section(page, "Sign-off"), section(page, "Close")

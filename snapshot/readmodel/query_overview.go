@@ -82,13 +82,20 @@ type WorkCount struct {
 func OpenWork(ctx context.Context, q Querier, id, period string, overdue, assigned, pending []string) ([]WorkCount, error) {
 	return ofRun(ctx, q, id, period, func(s runSources) ([]WorkCount, error) {
 		fs := s.of(runrec.Findings)
+		// The keys are joined, not looked up in a list per finding: a
+		// store of many assignments costs a hash join, not their number
+		// times the findings'.
+		keys := func(alias string) string {
+			return " LEFT JOIN (SELECT DISTINCT unnest(CAST(? AS VARCHAR[])) AS k) " + alias + " ON " + alias + ".k = f.k"
+		}
 		return collect(ctx, q, func(rows *sql.Rows) (WorkCount, error) {
 			var w WorkCount
 			err := rows.Scan(&w.FirstSeen, &w.New, &w.Overdue, &w.Assigned, &w.Pending, &w.N)
 			return w, err
-		}, `SELECT coalesce(first_seen, ''), status = 'new', list_contains(?, k), list_contains(?, k), list_contains(?, k), count(*)
-			FROM (SELECT *, rule || chr(31) || entity_id AS k FROM `+fs.rel+` WHERE snapshot_id = ? AND `+periodIs+` AND status <> 'resolved' AND NOT waived)
-			GROUP BY ALL ORDER BY ALL`, slices.Concat([]any{nonNil(overdue), nonNil(assigned), nonNil(pending)}, fs.args, []any{id, period})...)
+		}, `SELECT f.first_seen, f.new, o.k IS NOT NULL, a.k IS NOT NULL, p.k IS NOT NULL, count(*)
+			FROM (SELECT coalesce(first_seen, '') AS first_seen, status = 'new' AS new, rule || chr(31) || entity_id AS k FROM `+fs.rel+`
+			      WHERE snapshot_id = ? AND `+periodIs+` AND status <> 'resolved' AND NOT waived) f`+keys("o")+keys("a")+keys("p")+`
+			GROUP BY ALL ORDER BY ALL`, slices.Concat(fs.args, []any{id, period, nonNil(overdue), nonNil(assigned), nonNil(pending)})...)
 	})
 }
 
