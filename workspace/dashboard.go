@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/flux"
@@ -39,17 +40,45 @@ type currencyChart struct {
 	SVG      template.HTML
 }
 
-// fillDashboard reads p's tiles and charts; p's rules, totals and
-// reconciliation are read, and trend is its trend (oldest first).
-func (s *Server) fillDashboard(ctx context.Context, db *sql.DB, p *overviewPage, trend []findings.TrendPoint) error {
+// overviewRows reads the findings of rc grouped for the overview
+// (readmodel.OverviewRows), in one query: the keys of the findings overdue
+// and assigned as the ledger's assignments stand at rc's as-of moment
+// (worklist), and of those a standing waiver names; and the work read.
+func (s *Server) overviewRows(ctx context.Context, db *sql.DB, rc recon) ([]readmodel.OverviewRow, work, error) {
+	entries, err := s.o.Ledger.Read()
+	if err != nil {
+		return nil, work{}, err
+	}
+	wk, err := worklist.Read(ctx, db, entries, rc.AsOf)
+	if err != nil {
+		return nil, wk, err
+	}
+	var overdue, assigned []string
+	for k, a := range wk.Assigned {
+		key := readmodel.WaiverKey(k.Rule, k.EntityID)
+		assigned = append(assigned, key)
+		if worklist.Overdue(a.Due, rc.AsOf) {
+			overdue = append(overdue, key)
+		}
+	}
+	st, err := s.standing()
+	if err != nil {
+		return nil, wk, err
+	}
+	rows, err := readmodel.OverviewRows(ctx, db, rc.Snapshot.ID, rc.Period, overdue, assigned, slices.Collect(maps.Keys(st)))
+	return rows, wk, err
+}
+
+// fillDashboard fills p's tiles and charts; p's rules, totals and
+// reconciliation are read from rows (its findings grouped), wk is their
+// work, and trend its trend (oldest first).
+func (s *Server) fillDashboard(ctx context.Context, db *sql.DB, p *overviewPage, rows []readmodel.OverviewRow, wk work, trend []findings.TrendPoint) error {
 	d := &p.Dash
 	d.Open = p.Recon.Findings
 	for _, t := range p.Totals {
 		d.AtRisk = append(d.AtRisk, currencyLine{Currency: t.Currency, Gross: t.Gross})
 	}
-	if err := s.fillWork(ctx, db, p); err != nil {
-		return err
-	}
+	fillWork(d, rows, wk, p.Recon.AsOf)
 	d.ByRule = ruleChart(p.Rules)
 	if err := fillAtRisk(ctx, db, p, trend); err != nil {
 		return err
@@ -57,40 +86,16 @@ func (s *Server) fillDashboard(ctx context.Context, db *sql.DB, p *overviewPage,
 	return s.fillFluxCharts(ctx, db, p)
 }
 
-// fillWork counts the tiles' overdue, unassigned and new findings and
-// draws the aging, in one query of p's reconciliation: the overdue and
-// assigned are as the ledger's assignments stand at its as-of moment
-// (worklist), the aging leaves out the findings waived since, as
-// /api/aging does.
-func (s *Server) fillWork(ctx context.Context, db *sql.DB, p *overviewPage) error {
-	entries, err := s.o.Ledger.Read()
-	if err != nil {
-		return err
-	}
-	wk, err := worklist.Read(ctx, db, entries, p.Recon.AsOf)
-	if err != nil {
-		return err
-	}
-	var overdue, assigned []string
-	for k, a := range wk.Assigned {
-		key := readmodel.WaiverKey(k.Rule, k.EntityID)
-		assigned = append(assigned, key)
-		if worklist.Overdue(a.Due, p.Recon.AsOf) {
-			overdue = append(overdue, key)
-		}
-	}
-	st, err := s.standing()
-	if err != nil {
-		return err
-	}
-	rows, err := readmodel.OpenWork(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, overdue, assigned, slices.Collect(maps.Keys(st)))
-	if err != nil {
-		return err
-	}
-	d := &p.Dash
+// fillWork counts the tiles' overdue, unassigned and new findings among
+// the open ones of rows, and draws their aging at asOf, those waived
+// since left out, as /api/aging does.
+func fillWork(d *dashboard, rows []readmodel.OverviewRow, wk work, asOf time.Time) {
 	buckets := map[string]int{}
 	for _, r := range rows {
-		if r.New {
+		if !r.Open() {
+			continue
+		}
+		if r.Status == findings.StatusNew {
 			d.New += r.N
 		}
 		if r.Overdue {
@@ -103,14 +108,13 @@ func (s *Server) fillWork(ctx context.Context, db *sql.DB, p *overviewPage) erro
 			d.AgingLeft += r.N
 			continue
 		}
-		buckets[worklist.Bucket(worklist.AgeDays(wk.Started[r.FirstSeen], p.Recon.AsOf))] += r.N
+		buckets[worklist.Bucket(worklist.AgeDays(wk.Started[r.FirstSeen], asOf))] += r.N
 	}
 	bars := make([]reports.Bar, len(worklist.Buckets))
 	for i, b := range worklist.Buckets {
 		bars[i] = reports.Bar{Label: b, N: buckets[b]}
 	}
 	d.Aging = reports.AgingChart("chart-aging-svg", bars)
-	return nil
 }
 
 // ruleChart draws the open findings of each rule that has any, most

@@ -1,6 +1,7 @@
 package readmodel
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"slices"
@@ -64,23 +65,30 @@ func grossOf(ctx context.Context, q Querier, src runSource, period string, ids [
 		GROUP BY ALL ORDER BY ALL`, slices.Concat(src.args, []any{ids, period})...)
 }
 
-// WorkCount is how many open findings, not waived, of one reconciliation
-// were first seen in one snapshot and share the marks: new (not in the
-// snapshot compared with), and named by the keys given of overdue,
-// assigned and pending (WaiverKey) findings.
-type WorkCount struct {
-	FirstSeen                       string
-	New, Overdue, Assigned, Pending bool
-	N                               int
+// OverviewRow is a group of the stored findings of one reconciliation
+// that share their rule, currency ("" for none), status, waived, the
+// snapshot they were first seen in, and whether the keys given of
+// overdue, assigned and pending (WaiverKey) findings name them: their
+// count, the sum of their amounts and of their absolute amounts.
+type OverviewRow struct {
+	Rule, Currency, Status, FirstSeen string
+	Waived                            bool
+	Overdue, Assigned, Pending        bool
+	N                                 int
+	Net, Gross                        money.Amount
 }
 
-// OpenWork counts the open findings not waived of reconciliation (id,
-// period) by when they were first seen and by whether they are new and
-// named by overdue, assigned and pending (lists of WaiverKey): what the
-// overview's tiles and aging are added up from, in one query of its
-// files.
-func OpenWork(ctx context.Context, q Querier, id, period string, overdue, assigned, pending []string) ([]WorkCount, error) {
-	return ofRun(ctx, q, id, period, func(s runSources) ([]WorkCount, error) {
+// Open tells whether the row's findings are open: not resolved, not
+// waived (as reconciled).
+func (r OverviewRow) Open() bool { return r.Status != "resolved" && !r.Waived }
+
+// OverviewRows groups the stored findings of reconciliation (id, period)
+// for the overview, named by overdue, assigned and pending (lists of
+// WaiverKey): its rules table (OverviewTotals, as RuleTotals), what was
+// waived since (as Pending), its tiles and its aging, all from one query
+// of its files, not one each.
+func OverviewRows(ctx context.Context, q Querier, id, period string, overdue, assigned, pending []string) ([]OverviewRow, error) {
+	return ofRun(ctx, q, id, period, func(s runSources) ([]OverviewRow, error) {
 		fs := s.of(runrec.Findings)
 		// The keys are joined, not looked up in a list per finding: a
 		// store of many assignments costs a hash join, not their number
@@ -88,15 +96,88 @@ func OpenWork(ctx context.Context, q Querier, id, period string, overdue, assign
 		keys := func(alias string) string {
 			return " LEFT JOIN (SELECT DISTINCT unnest(CAST(? AS VARCHAR[])) AS k) " + alias + " ON " + alias + ".k = f.k"
 		}
-		return collect(ctx, q, func(rows *sql.Rows) (WorkCount, error) {
-			var w WorkCount
-			err := rows.Scan(&w.FirstSeen, &w.New, &w.Overdue, &w.Assigned, &w.Pending, &w.N)
-			return w, err
-		}, `SELECT f.first_seen, f.new, o.k IS NOT NULL, a.k IS NOT NULL, p.k IS NOT NULL, count(*)
-			FROM (SELECT coalesce(first_seen, '') AS first_seen, status = 'new' AS new, rule || chr(31) || entity_id AS k FROM `+fs.rel+`
-			      WHERE snapshot_id = ? AND `+periodIs+` AND status <> 'resolved' AND NOT waived) f`+keys("o")+keys("a")+keys("p")+`
+		return collect(ctx, q, scanOverviewRow, `SELECT f.rule, f.currency, f.status, f.waived, f.first_seen, o.k IS NOT NULL, a.k IS NOT NULL, p.k IS NOT NULL,
+			count(*), CAST(coalesce(sum(f.amount), 0) AS VARCHAR), CAST(coalesce(sum(abs(f.amount)), 0) AS VARCHAR)
+			FROM (SELECT rule, coalesce(currency, '') AS currency, status, waived, coalesce(first_seen, '') AS first_seen, amount,
+			      rule || chr(31) || entity_id AS k FROM `+fs.rel+` WHERE snapshot_id = ? AND `+periodIs+`) f`+keys("o")+keys("a")+keys("p")+`
 			GROUP BY ALL ORDER BY ALL`, slices.Concat(fs.args, []any{id, period, nonNil(overdue), nonNil(assigned), nonNil(pending)})...)
 	})
+}
+
+func scanOverviewRow(rows *sql.Rows) (OverviewRow, error) {
+	var r OverviewRow
+	var net, gross string
+	if err := rows.Scan(&r.Rule, &r.Currency, &r.Status, &r.Waived, &r.FirstSeen, &r.Overdue, &r.Assigned, &r.Pending, &r.N, &net, &gross); err != nil {
+		return r, err
+	}
+	var err error
+	if r.Net, err = money.Parse(net); err != nil {
+		return r, err
+	}
+	r.Gross, err = money.Parse(gross)
+	return r, err
+}
+
+// OverviewTotals are rows summed per rule and currency as RuleTotals sums
+// the findings: the rules in the order of rules (those it does not name
+// after, by ID), then by currency.
+func OverviewTotals(rows []OverviewRow, rules []string) []RuleTotal {
+	type key struct{ rule, currency string }
+	sums := map[key]*RuleTotal{}
+	var order []key
+	for _, r := range rows {
+		k := key{r.Rule, r.Currency}
+		t := sums[k]
+		if t == nil {
+			t = &RuleTotal{Rule: r.Rule, Currency: r.Currency}
+			sums[k] = t
+			order = append(order, k)
+		}
+		switch r.Status {
+		case "resolved":
+			t.Resolved += r.N
+		case "new":
+			t.New += r.N
+		case "recurring":
+			t.Recurring += r.N
+		}
+		if r.Status == "resolved" {
+			continue
+		}
+		t.Count += r.N
+		if r.Waived {
+			t.Waived += r.N
+			continue
+		}
+		t.Net += r.Net
+		t.Gross += r.Gross
+	}
+	pos := func(rule string) int {
+		if i := slices.Index(rules, rule); i >= 0 {
+			return i
+		}
+		return len(rules)
+	}
+	slices.SortFunc(order, func(a, b key) int {
+		return cmp.Or(cmp.Compare(pos(a.rule), pos(b.rule)), cmp.Compare(a.rule, b.rule), cmp.Compare(a.currency, b.currency))
+	})
+	out := make([]RuleTotal, len(order))
+	for i, k := range order {
+		out[i] = *sums[k]
+	}
+	return out
+}
+
+// OverviewPending counts, per rule, the open findings of rows that a
+// pending key names, as Pending does.
+func OverviewPending(rows []OverviewRow) map[string]int {
+	out := map[string]int{}
+	for _, r := range rows {
+		if r.Pending && r.Open() {
+			out[r.Rule] += r.N
+		}
+	}
+	return out
 }
 
 // nonNil is keys, an empty list for none (a NULL list contains nothing,
