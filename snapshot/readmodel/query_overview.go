@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/snapshot/runrec"
@@ -90,17 +92,28 @@ func (r OverviewRow) Open() bool { return r.Status != "resolved" && !r.Waived }
 func OverviewRows(ctx context.Context, q Querier, id, period string, overdue, assigned, pending []string) ([]OverviewRow, error) {
 	return ofRun(ctx, q, id, period, func(s runSources) ([]OverviewRow, error) {
 		fs := s.of(runrec.Findings)
-		// The keys are joined, not looked up in a list per finding: a
+		// The keys are joined, not looked up in a list per finding (a
 		// store of many assignments costs a hash join, not their number
-		// times the findings'.
-		keys := func(alias string) string {
-			return " LEFT JOIN (SELECT DISTINCT unnest(CAST(? AS VARCHAR[])) AS k) " + alias + " ON " + alias + ".k = f.k"
+		// times the findings'), and only when there are any: a
+		// reconciliation with none groups its findings alone.
+		var marks, joins, key []string
+		args := slices.Concat(fs.args, []any{id, period})
+		for i, list := range [][]string{overdue, assigned, pending} {
+			if len(list) == 0 {
+				marks = append(marks, "false")
+				continue
+			}
+			alias := fmt.Sprintf("k%d", i)
+			marks = append(marks, alias+".k IS NOT NULL")
+			joins = append(joins, " LEFT JOIN (SELECT DISTINCT unnest(CAST(? AS VARCHAR[])) AS k) "+alias+" ON "+alias+".k = f.k")
+			args = append(args, list)
+			key = []string{", rule || chr(31) || entity_id AS k"}
 		}
-		return collect(ctx, q, scanOverviewRow, `SELECT f.rule, f.currency, f.status, f.waived, f.first_seen, o.k IS NOT NULL, a.k IS NOT NULL, p.k IS NOT NULL,
+		return collect(ctx, q, scanOverviewRow, `SELECT f.rule, f.currency, f.status, f.waived, f.first_seen, `+strings.Join(marks, ", ")+`,
 			count(*), CAST(coalesce(sum(f.amount), 0) AS VARCHAR), CAST(coalesce(sum(abs(f.amount)), 0) AS VARCHAR)
-			FROM (SELECT rule, coalesce(currency, '') AS currency, status, waived, coalesce(first_seen, '') AS first_seen, amount,
-			      rule || chr(31) || entity_id AS k FROM `+fs.rel+` WHERE snapshot_id = ? AND `+periodIs+`) f`+keys("o")+keys("a")+keys("p")+`
-			GROUP BY ALL ORDER BY ALL`, slices.Concat(fs.args, []any{id, period, nonNil(overdue), nonNil(assigned), nonNil(pending)})...)
+			FROM (SELECT rule, coalesce(currency, '') AS currency, status, waived, coalesce(first_seen, '') AS first_seen, amount`+strings.Join(key, "")+`
+			      FROM `+fs.rel+` WHERE snapshot_id = ? AND `+periodIs+`) f`+strings.Join(joins, "")+`
+			GROUP BY ALL ORDER BY ALL`, args...)
 	})
 }
 
@@ -178,13 +191,4 @@ func OverviewPending(rows []OverviewRow) map[string]int {
 		}
 	}
 	return out
-}
-
-// nonNil is keys, an empty list for none (a NULL list contains nothing,
-// and says so as NULL, not false).
-func nonNil(keys []string) []string {
-	if keys == nil {
-		return []string{}
-	}
-	return keys
 }
