@@ -200,7 +200,8 @@ func FluxChart(id, currency string, lines []flux.Line) template.HTML {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="13" fill="%s"><title>%s %s, %s: %s</title></rect>`,
 				x0, y+4+15*float64(j), math.Max(x1-x0, 0.5), fill, html.EscapeString(l.Measure), currency, [2]string{"the month before", "this period"}[j], a.Grouped())
 		}
-		fmt.Fprintf(&b, `<g data-measure="%s" data-currency="%s" data-over="%t"></g>`, html.EscapeString(l.Measure), html.EscapeString(currency), l.Over)
+		fmt.Fprintf(&b, `<g data-measure="%s" data-currency="%s" data-over="%t" data-previous="%s" data-current="%s"></g>`,
+			html.EscapeString(l.Measure), html.EscapeString(currency), l.Over, l.Previous, l.Current)
 	}
 	b.WriteString("</svg>")
 	return template.HTML(b.String())

@@ -7,11 +7,13 @@ import (
 	"html/template"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/flux"
 	"github.com/billsnap/billsnap/money"
+	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
@@ -184,23 +186,72 @@ func fillAtRisk(ctx context.Context, db *sql.DB, p *overviewPage, trend []findin
 // currency; a reconciliation of a whole snapshot has none, and says so.
 func (s *Server) fillFluxCharts(ctx context.Context, db *sql.DB, p *overviewPage) error {
 	d := &p.Dash
-	if p.Recon.Period == "" {
+	period, err := findings.ParsePeriod(p.Recon.Period)
+	if err != nil || period == nil {
 		d.FluxNote = "The flux review compares a month with the month before: it is drawn on a month's overview."
 		return nil
 	}
-	v, err := s.fluxOf(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period)
+	// The snapshot's reconciliations, each as reconciled: the money at
+	// risk of the month and of the month before is theirs.
+	version := p.Recon.Period + "@" + p.Recon.At.String()
+	for _, o := range p.Others {
+		version += " " + o.Period + "@" + o.At.String()
+	}
+	lines, err := s.flux.of(ctx, db, p.Recon.Snapshot.ID, period, version, s.ruleIDs(), s.o.Flux)
 	if err != nil {
 		return err
 	}
 	byCurrency := map[string][]flux.Line{}
-	for _, l := range v.Lines {
+	for _, l := range lines {
 		byCurrency[l.Currency] = append(byCurrency[l.Currency], l)
 	}
 	for _, c := range slices.Sorted(maps.Keys(byCurrency)) {
 		d.Flux = append(d.Flux, currencyChart{Currency: c, SVG: reports.FluxChart("chart-flux-"+c+"-svg", c, byCurrency[c])})
 	}
 	if len(d.Flux) == 0 {
-		d.FluxNote = "Nothing billed, collected, credited, open or at risk in " + v.Period + " or the month before."
+		d.FluxNote = "Nothing billed, collected, credited, open or at risk in " + period.String() + " or the month before."
 	}
 	return nil
+}
+
+// fluxCache keeps the flux lines the overview drew, for the read model
+// they were read from and the snapshot's reconciliations as they were.
+// Their figures are the snapshot's records' and those reconciliations'
+// money at risk alone (the explanations, which the ledger changes, are
+// not drawn); a publish opens another model (another *sql.DB) and a
+// reconciliation again is another version, whose lines are read again: a
+// month's overview pays the review once per change, not per view.
+type fluxCache struct {
+	mu    sync.Mutex
+	db    *sql.DB
+	lines map[string][]flux.Line // by snapshot, period and version
+}
+
+// fluxCacheMax is how many reviews the cache keeps for one model.
+const fluxCacheMax = 64
+
+// of is the flux lines of period over snapshot snap in db, without
+// their explanations (reconcile.Flux), kept for db and version (the
+// snapshot's reconciliations).
+func (c *fluxCache) of(ctx context.Context, db *sql.DB, snap string, period *findings.Period, version string, rules []string, o flux.Options) ([]flux.Line, error) {
+	key := snap + " " + period.String() + " " + version
+	c.mu.Lock()
+	if c.db == db {
+		if ls, ok := c.lines[key]; ok {
+			c.mu.Unlock()
+			return ls, nil
+		}
+	}
+	c.mu.Unlock()
+	v, err := reconcile.Flux(ctx, db, snap, period, rules, o, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.db != db || len(c.lines) >= fluxCacheMax {
+		c.db, c.lines = db, map[string][]flux.Line{}
+	}
+	c.lines[key] = v.Lines
+	return v.Lines, nil
 }

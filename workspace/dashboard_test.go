@@ -207,23 +207,7 @@ func TestTheOverviewOfAMonth(t *testing.T) {
 	P := p.String()
 	page := do(t, srv, call{path: "/?period=" + P}).body
 
-	var review struct {
-		Lines []struct {
-			Measure, Currency string
-			Over              bool `json:"over_threshold"`
-		}
-	}
-	getJSON(t, srv, "/api/flux?period="+P, &review)
-	if len(review.Lines) == 0 {
-		t.Fatal("the fixture's month has no flux line")
-	}
-	for _, l := range review.Lines {
-		chart := figureOf(page, "chart-flux-"+l.Currency)
-		checkAccessible(t, "chart-flux-"+l.Currency, chart)
-		if mark := fmt.Sprintf(`data-measure="%s" data-currency="%s" data-over="%t"`, l.Measure, l.Currency, l.Over); !strings.Contains(chart, mark) {
-			t.Errorf("the flux chart of %s lacks %s", l.Currency, mark)
-		}
-	}
+	checkFluxCharts(t, srv, page, P)
 	// Each snapshot's point is the gross of its open, unwaived findings.
 	grossAt := map[string]map[string]string{}
 	for _, m := range regexp.MustCompile(`data-snapshot="([^"]+)" data-gross="([^"]+)"><title>[^<]*: (\w+) `).FindAllStringSubmatch(page, -1) {
@@ -251,6 +235,23 @@ func TestTheOverviewOfAMonth(t *testing.T) {
 		}
 	}
 
+	// A waiver reconciled changes the month's money at risk: the charts
+	// draw the review anew.
+	var target findings.Finding
+	for _, f := range fx.reconciledPeriod(t, srv, P) {
+		if f.Amount != "" && f.Amount != "0.00" && f.Currency != "" {
+			target = findings.Finding{Rule: f.Rule, EntityID: f.EntityID}
+			break
+		}
+	}
+	if a := do(t, srv, call{method: http.MethodPost, path: "/api/waivers", body: waiverBody(target.Rule, target.EntityID),
+		contentType: "application/json"}); a.status != http.StatusCreated {
+		t.Fatalf("POST /api/waivers: %d %s", a.status, a.body)
+	}
+	fx.reconcilePeriod(t, p)
+	page = do(t, srv, call{path: "/?period=" + P}).body
+	checkFluxCharts(t, srv, page, P)
+
 	signOff, closing := section(page, "Sign-off"), section(page, "Close")
 	if !strings.Contains(signOff, `id="signoff-form"`) || strings.Contains(signOff, "close-form") || !strings.Contains(closing, `id="close-needs"`) {
 		t.Errorf("before a sign-off: the sign-off panel\n%s\nthe close panel\n%s", signOff, closing)
@@ -265,5 +266,42 @@ func TestTheOverviewOfAMonth(t *testing.T) {
 	if !strings.Contains(signOff, `id="signoff-form"`) || strings.Contains(signOff, "close-form") || !strings.Contains(closing, `id="close-form"`) ||
 		strings.Contains(closing, "signoff-form") {
 		t.Errorf("after a sign-off: the sign-off panel\n%s\nthe close panel\n%s", signOff, closing)
+	}
+}
+
+// reconciledPeriod are the open, unwaived findings of period P's
+// reconciliation of the latest snapshot, from the API.
+func (fx *fixture) reconciledPeriod(t *testing.T, srv *httptest.Server, P string) []apiFindingOut {
+	t.Helper()
+	var open []apiFindingOut
+	getJSON(t, srv, "/api/findings?status=open&waived=no&period="+P, &open)
+	return open
+}
+
+// checkFluxCharts fails unless page draws each line of /api/flux of
+// period P in its currency's chart, with its figures and whether it is
+// over the threshold, and no other.
+func checkFluxCharts(t *testing.T, srv *httptest.Server, page, P string) {
+	t.Helper()
+	var review struct {
+		Lines []struct {
+			Measure, Currency, Previous, Current string
+			Over                                 bool `json:"over_threshold"`
+		}
+	}
+	getJSON(t, srv, "/api/flux?period="+P, &review)
+	if len(review.Lines) == 0 {
+		t.Fatal("the fixture's month has no flux line")
+	}
+	for _, l := range review.Lines {
+		chart := figureOf(page, "chart-flux-"+l.Currency)
+		checkAccessible(t, "chart-flux-"+l.Currency, chart)
+		mark := fmt.Sprintf(`data-measure="%s" data-currency="%s" data-over="%t" data-previous="%s" data-current="%s"`, l.Measure, l.Currency, l.Over, l.Previous, l.Current)
+		if !strings.Contains(chart, mark) {
+			t.Errorf("the flux chart of %s lacks %s", l.Currency, mark)
+		}
+	}
+	if n := strings.Count(page, "<g data-measure="); n != len(review.Lines) {
+		t.Errorf("the flux charts draw %d lines, the review has %d", n, len(review.Lines))
 	}
 }
