@@ -72,6 +72,7 @@ func countChart(points []findings.TrendPoint) template.HTML {
 	}
 	_, top, step := niceScale(0, most, true)
 	openSVG(&b, "Open findings per snapshot")
+	fmt.Fprintf(&b, `<desc>The open findings of each of the last %d reconciled snapshots, stacked by severity.</desc>`, len(points))
 	axis(&b, 0, top, step, func(v float64) string { return fmt.Sprintf("%.0f", v) })
 	bw := plotW / float64(max(len(points), 1))
 	labels := trendLabels(points)

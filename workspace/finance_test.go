@@ -3,6 +3,7 @@ package workspace
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"os"
@@ -25,7 +26,7 @@ func waiverBody(rule, entityID string) string {
 // rowOf is the findings list's row of record id in body, "" without one.
 func rowOf(body, id string) string {
 	for row := range strings.SplitSeq(body, "</tr>") {
-		if strings.Contains(row, ">"+id+"</a>") {
+		if strings.Contains(row, ` data-entity="`+html.EscapeString(id)+`"`) {
 			return row
 		}
 	}

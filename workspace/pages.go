@@ -5,9 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"html/template"
-	"maps"
 	"net/http"
-	"slices"
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
@@ -131,25 +129,26 @@ func (s *Server) rule(id string) findings.Rule {
 }
 
 type overviewPage struct {
-	Recon           recon
-	Others          []recon // the snapshot's other reconciliations
-	Verdict         string
-	Rules           []overviewRule
-	Totals          []currencyLine
-	Counts, Amounts template.HTML
-	TrendPoints     int // reconciliations in the trend: one draws no line, and says so
-	Notes           manifest.FieldNotes
-	Incomplete      []manifest.TableStats
-	SignOffs        []signOffView
-	Latest          *signOffView // the period's newest sign-off, of any snapshot
-	Close           *closeView   // the period's close, when it is closed
-	Reopens         []ledger.Entry
-	NotReconciled   string
-	Note            string    // why the reconciliation shown is not the latest snapshot's
-	Pending         int       // open findings waived since this reconciliation
-	NoAmount        bool      // a line whose findings carry no money shows "—"
-	Nameless        int       // open findings whose customer's name is not known
-	Changes         *stepView // the latest complete snapshot's changes
+	Recon         recon
+	Others        []recon // the snapshot's other reconciliations
+	Verdict       string
+	Rules         []overviewRule
+	Totals        []currencyLine
+	Dash          dashboard     // the tiles and charts at the top
+	Counts        template.HTML // the open findings per snapshot of the trend, by severity
+	TrendPoints   int           // reconciliations in the trend: one draws no line, and says so
+	Notes         manifest.FieldNotes
+	Incomplete    []manifest.TableStats
+	SignOffs      []signOffView
+	Latest        *signOffView // the period's newest sign-off, of any snapshot
+	Close         *closeView   // the period's close, when it is closed
+	Reopens       []ledger.Entry
+	NotReconciled string
+	Note          string    // why the reconciliation shown is not the latest snapshot's
+	Pending       int       // open findings waived since this reconciliation
+	NoAmount      bool      // a line whose findings carry no money shows "—"
+	Nameless      int       // open findings whose customer's name is not known
+	Changes       *stepView // the latest complete snapshot's changes
 }
 
 type overviewRule struct {
@@ -207,10 +206,11 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 // fillOverview reads the totals, trend, notes and sign-offs of p.Recon.
 func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) error {
 	ctx := r.Context()
-	ts, err := ruleTotals(ctx, db, p.Recon, s.ruleIDs())
+	rows, wk, err := s.overviewRows(ctx, db, p.Recon)
 	if err != nil {
 		return err
 	}
+	ts := readmodel.OverviewTotals(rows, s.ruleIDs())
 	open := 0
 	p.Verdict = "OK"
 	if p.Recon.Material {
@@ -237,8 +237,10 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 	if p.Nameless, err = readmodel.Nameless(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, findings.IncompleteRule); err != nil {
 		return err
 	}
-	if err := s.fillPending(ctx, db, p); err != nil {
-		return err
+	pend := readmodel.OverviewPending(rows)
+	for i := range p.Rules {
+		p.Rules[i].Pending = pend[p.Rules[i].Rule.ID]
+		p.Pending += p.Rules[i].Pending
 	}
 	period, _ := findings.ParsePeriod(p.Recon.Period)
 	if p.Recon.Period == "" {
@@ -249,7 +251,10 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		return err
 	}
 	p.TrendPoints = len(trend)
-	p.Counts, p.Amounts = reports.TrendCharts(trend)
+	p.Counts, _ = reports.TrendCharts(trend)
+	if err := s.fillDashboard(ctx, db, p, rows, wk, trend); err != nil {
+		return err
+	}
 	tables, err := readmodel.Manifest(ctx, db, p.Recon.Snapshot.ID)
 	if err != nil {
 		return err
@@ -290,21 +295,6 @@ func totalLines(ts []ruleTotal) []currencyLine {
 		out = append(out, l)
 	}
 	return out
-}
-
-// fillPending counts, per rule, the open findings of p.Recon that a
-// waiver made since names.
-func (s *Server) fillPending(ctx context.Context, db *sql.DB, p *overviewPage) error {
-	st, err := s.standing()
-	if err != nil {
-		return err
-	}
-	pend, err := readmodel.Pending(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, slices.Collect(maps.Keys(st)))
-	for i := range p.Rules {
-		p.Rules[i].Pending = pend[p.Rules[i].Rule.ID]
-		p.Pending += p.Rules[i].Pending
-	}
-	return err
 }
 
 // fillSignOffs lists the sign-offs of the period, marking those whose

@@ -52,8 +52,11 @@ var funcs = template.FuncMap{
 	"entityURL": func(entity, id string) template.URL {
 		return template.URL("/entities/" + url.PathEscape(entity) + "/" + url.PathEscape(id))
 	},
-	"add":    func(a, b int) int { return a + b },
-	"plural": plural.Any,
+	"idParts":   idParts,
+	"ruleParts": func(rule string) []string { return strings.SplitAfter(rule, "_") },
+	"snapParts": snapParts,
+	"add":       func(a, b int) int { return a + b },
+	"plural":    plural.Any,
 	// waiveURL is the waive form of a finding, coming back to back.
 	"waiveURL": func(rule, entityID, back string) template.URL {
 		return template.URL("/waive?" + url.Values{"rule": {rule}, "entity_id": {entityID}, "back": {back}}.Encode())
@@ -62,6 +65,22 @@ var funcs = template.FuncMap{
 	"assignURL": func(rule, entityID, back string) template.URL {
 		return template.URL("/assign?" + url.Values{"rule": {rule}, "entity_id": {entityID}, "back": {back}}.Encode())
 	},
+}
+
+// idParts is a record's ID cut after each slash, so that a list may
+// break a compound ID (an invoice and its line) between its parts, never
+// inside one: each part is shown unbroken (class nw), a <wbr> between.
+func idParts(id string) []string {
+	return strings.SplitAfter(id, "/")
+}
+
+// snapParts is a snapshot's ID (2026-11-29T115039Z) cut before its
+// time, so that a narrow column shows the day over the time.
+func snapParts(id string) []string {
+	if i := strings.IndexByte(id, 'T'); i > 0 {
+		return []string{id[:i], id[i:]}
+	}
+	return []string{id}
 }
 
 // moneyText is a decimal text as the overview shows amounts: 1,234.50.

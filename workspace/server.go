@@ -100,6 +100,7 @@ type Server struct {
 	model *readModel
 	mux   *http.ServeMux
 	g     *guard.Guard
+	flux  fluxCache // the overview's flux lines, per read model
 }
 
 // New makes the workspace of o.
