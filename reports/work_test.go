@@ -78,6 +78,15 @@ func TestWaivedMoneyIsTotalledByReasonCode(t *testing.T) {
 	if len(coded) != 3 || !strings.HasPrefix(coded[1], "timing|||2|") {
 		t.Errorf("the Summary sheet's rows by reason code: %q", coded)
 	}
+	// Every currency waived has its column, though no unwaived finding is
+	// in it (DKK here).
+	for i, amounts := range [][]string{{"1,234.56"}, {"2.50", "-10.00"}, {"7.00"}} {
+		for _, a := range amounts {
+			if i < len(coded) && !strings.Contains(coded[i], a) {
+				t.Errorf("the Summary sheet's row %q lacks %s", coded[i], a)
+			}
+		}
+	}
 }
 
 // The findings' work is in every report that lists findings: the CSV's
