@@ -205,6 +205,21 @@ func TestBadUserRulesAreRefused(t *testing.T) {
 	}
 }
 
+// A rule's ID is printed as it is in every report, chat message and file
+// name, so it is of a safe alphabet: anything else is refused, naming it.
+func TestARulesIDIsOfASafeAlphabet(t *testing.T) {
+	t.Parallel()
+	const query = "\n-- severity: low\nSELECT 'invoice' AS entity, id AS entity_id, 0 AS amount, currency_code AS currency, '' AS detail FROM cur.invoices"
+	if _, err := ParseRule("ok.sql", "-- id: My_rule_2"+query); err != nil {
+		t.Fatalf("a good ID: %v", err)
+	}
+	for _, id := range []string{"x<b>[y](z)", "<!channel>", "a.b", "naïve", strings.Repeat("x", 65)} {
+		if _, err := ParseRule("bad.sql", "-- id: "+id+query); err == nil || !strings.Contains(err.Error(), "-- id:") {
+			t.Errorf("the ID %q: %v", id, err)
+		}
+	}
+}
+
 // An incomplete snapshot is reconciled, untrusted and material; one whose
 // payments listed a record twice holds it once, so no rule counts a payment
 // twice. The heavy tier adds a drifting TotalCount and invoices listed

@@ -13,6 +13,7 @@ import (
 
 	"github.com/billsnap/billsnap/configkey"
 	"github.com/billsnap/billsnap/findings"
+	"github.com/billsnap/billsnap/internal/snip"
 )
 
 //go:embed rules/*.sql
@@ -24,6 +25,10 @@ var notJudgedMark = regexp.MustCompile(`^--\s*not judged\s*:\s*(.*)$`)
 
 // ParseRule reads a rule file: a header of "-- key: value" lines (id,
 // severity, title, description), then the query.
+// ruleID is the alphabet of a rule's ID, which every report, chat message
+// and file name prints as it is.
+var ruleID = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+
 func ParseRule(source, text string) (findings.Rule, error) {
 	r := findings.Rule{Source: source}
 	var body, notJudged []string
@@ -52,8 +57,8 @@ func ParseRule(source, text string) (findings.Rule, error) {
 	r.SQL = strings.TrimRight(strings.TrimSpace(strings.Join(body, "\n")), ";")
 	r.NotJudged = strings.TrimRight(strings.TrimSpace(strings.Join(notJudged, "\n")), ";")
 	switch {
-	case r.ID == "" || strings.ContainsAny(r.ID, " '\"/"):
-		return r, fmt.Errorf("rule %s: the header needs '-- id: <name>' (letters, digits, _)", source)
+	case !ruleID.MatchString(r.ID):
+		return r, fmt.Errorf("rule %s: the header needs '-- id: <name>' (ASCII letters, digits, _; at most 64), not %q", source, snip.String(r.ID, 80))
 	case !slices.Contains(findings.Severities(), r.Severity):
 		return r, fmt.Errorf("rule %s: severity %q is not one of %s", source, r.Severity, strings.Join(findings.Severities(), ", "))
 	case r.SQL == "":
