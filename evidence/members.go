@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode"
+
+	"github.com/billsnap/billsnap/internal/fileutil"
 )
 
 // The bounds of what Verify reads, whatever the pack.
@@ -237,7 +239,7 @@ func readMember(ctx context.Context, m member, budget, keep int64) (hashed, erro
 	if keep > 0 {
 		w = io.MultiWriter(h, &kept)
 	}
-	n, err := io.Copy(w, io.LimitReader(ctxReader{ctx, rc}, int64(m.f.UncompressedSize64)+1))
+	n, err := io.Copy(w, io.LimitReader(fileutil.ContextReader(ctx, rc), int64(m.f.UncompressedSize64)+1))
 	switch {
 	case ctx.Err() != nil:
 		return hashed{}, fmt.Errorf("%s: %w", m.rel, context.Cause(ctx))
@@ -247,17 +249,4 @@ func readMember(ctx context.Context, m member, budget, keep int64) (hashed, erro
 		return bad("cannot be read: " + err.Error())
 	}
 	return hashed{sum: hex.EncodeToString(h.Sum(nil)), size: n, data: kept.Bytes()}, nil
-}
-
-// ctxReader stops reading once its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

@@ -56,6 +56,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/internal/atomicfile"
+	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 )
@@ -375,12 +376,11 @@ func hashIn(ctx context.Context, r *os.Root, p string) (string, int64, error) {
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		return "", 0, &MismatchError{What: p, Why: "not a regular file in the store"}
 	}
-	h := sha256.New()
-	n, err := io.Copy(h, ctxReader{ctx, f})
+	sum, n, err := fileutil.SHA256(ctx, f)
 	if err != nil {
 		return "", 0, fmt.Errorf("%s: %w", p, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
+	return sum, n, nil
 }
 
 // HashFile is the hex SHA-256 of the file at p, and its size.

@@ -2,16 +2,14 @@ package snapshot
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
@@ -260,23 +258,5 @@ func hashFile(ctx context.Context, p string) (string, int64, error) {
 		return "", 0, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, ctxReader{ctx, f})
-	if err != nil {
-		return "", n, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
-}
-
-// ctxReader stops reading once ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
+	return fileutil.SHA256(ctx, f)
 }
