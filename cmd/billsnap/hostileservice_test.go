@@ -82,6 +82,14 @@ func workspaceCSV(t *testing.T, dir string) []byte {
 // service, for at most two minutes (a hang fails the test).
 func runHostile(t *testing.T, hs *hostile.Server, args ...string) (int, string, string) {
 	t.Helper()
+	code, stdout, stderr, _ := runHostileState(t, hs, args...)
+	return code, stdout, stderr
+}
+
+// runHostileState is runHostile, with the child's process state (its
+// resource use).
+func runHostileState(t *testing.T, hs *hostile.Server, args ...string) (int, string, string, *os.ProcessState) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary(t), args...)
@@ -95,7 +103,7 @@ func runHostile(t *testing.T, hs *hostile.Server, args ...string) (int, string, 
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		t.Fatal(err)
 	}
-	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String(), cmd.ProcessState
 }
 
 // checkRepairedNames checks every customer is kept with its names
