@@ -123,3 +123,33 @@ func TestWhatOnlyReadsLinksNoDuckDB(t *testing.T) {
 		}
 	}
 }
+
+// TestOneMeaningPerName holds the house to one exported type for each of
+// the names a newcomer would otherwise read two ways.
+func TestOneMeaningPerName(t *testing.T) {
+	watched := map[string][]string{"Section": nil, "Store": nil, "Tree": nil}
+	cmd := exec.Command("go", "list", "-tags", "lake", "-f", `{{.Dir}}{{range .GoFiles}} {{.}}{{end}}`, "./...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	decl := regexp.MustCompile(`(?m)^type (Section|Store|Tree)\b`)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		for _, file := range f[1:] {
+			b, err := os.ReadFile(f[0] + "/" + file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range decl.FindAllStringSubmatch(string(b), -1) {
+				watched[m[1]] = append(watched[m[1]], strings.TrimPrefix(f[0], "/")+"/"+file)
+			}
+		}
+	}
+	for name, where := range watched {
+		if len(where) > 1 {
+			t.Errorf("%d exported types named %s: %v", len(where), name, where)
+		}
+	}
+}

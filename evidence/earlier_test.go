@@ -18,7 +18,7 @@ import (
 // close (a sign-off), reopened, waived again, signed off and closed
 // again (C2), each close with a closed record of its own; no read model.
 type reopenedStore struct {
-	store  *Store
+	store  *Against
 	c1, c2 ledger.Closed
 	cutAt  int // the lines of the ledger before C1's reopening
 }
@@ -77,7 +77,7 @@ func newReopened(t testing.TB) reopenedStore {
 	w2, err := l.Waive(dana, ledger.Waiver{Rule: "R1", EntityID: "INV-2", Reason: "late credit", Owner: "dana", Expires: "2099-12-31"})
 	must(err)
 	c2 := closeOn("d2", []string{w1.ID, w2.ID}, record("closes/2026-10/second", "rule,entity_id\nR1,INV-3\n"))
-	return reopenedStore{store: &Store{Root: root, ParquetDir: filepath.Join(root, "parquet"), Ledger: l}, c1: c1, c2: c2, cutAt: len(lines)}
+	return reopenedStore{store: &Against{Root: root, ParquetDir: filepath.Join(root, "parquet"), Ledger: l}, c1: c1, c2: c2, cutAt: len(lines)}
 }
 
 // pack writes the pack src asks of r's store.
@@ -117,7 +117,7 @@ func TestAnEarlierClosesPackIsAsItWasThen(t *testing.T) {
 			if err != nil || p.Close.ID != tc.close.ID || p.Name != "billsnap-evidence-"+testPeriod || p.Head.Entries != tc.lines {
 				t.Fatalf("write: %+v %v", p, err)
 			}
-			for _, store := range []*Store{nil, r.store} {
+			for _, store := range []*Against{nil, r.store} {
 				if v, err := verifyBytes(t, context.Background(), pack, store); err != nil || v.Entries != tc.lines {
 					t.Fatalf("verify (store %v): %+v %v", store != nil, v, err)
 				}

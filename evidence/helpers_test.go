@@ -24,7 +24,7 @@ const testPeriod = "2026-10"
 // ledger (a sign-off, a waiver, the close), a closed record of two files
 // and one Parquet file of the snapshot; and the genuine pack of it.
 type fixture struct {
-	store *Store
+	store *Against
 	pack  []byte
 }
 
@@ -64,7 +64,7 @@ func newFixture(t testing.TB) fixture {
 		Waivers: []string{w.ID}, Files: files}); err != nil {
 		t.Fatal(err)
 	}
-	store := &Store{Root: root, ParquetDir: filepath.Join(root, "parquet"), Ledger: l}
+	store := &Against{Root: root, ParquetDir: filepath.Join(root, "parquet"), Ledger: l}
 	var b bytes.Buffer
 	if _, err := Write(context.Background(), &b, Source{Root: root, ParquetDir: store.ParquetDir, Ledger: l, Period: testPeriod,
 		Software: "billsnap test", Now: at}); err != nil {
@@ -163,7 +163,7 @@ func zipOf(t testing.TB, top string, files bagFiles, before, after []raw) []byte
 }
 
 // verifyBytes writes pack to a file and verifies it.
-func verifyBytes(t testing.TB, ctx context.Context, pack []byte, store *Store) (Verified, error) {
+func verifyBytes(t testing.TB, ctx context.Context, pack []byte, store *Against) (Verified, error) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "pack.zip")
 	if err := os.WriteFile(p, pack, 0o644); err != nil {

@@ -57,7 +57,7 @@ func or(a, b string) string {
 // found and read inside the store (parquetFiles). A snapshot the store no
 // longer holds at all is a note, not a difference (retention may have
 // removed it).
-func checkParquet(ctx context.Context, s *Store, snap string, rows []parquetFile, v *Verified) (bool, error) {
+func checkParquet(ctx context.Context, s *Against, snap string, rows []parquetFile, v *Verified) (bool, error) {
 	have, err := parquetFiles(ctx, s.Root, s.ParquetDir, snap)
 	if err != nil {
 		return false, err
@@ -93,7 +93,7 @@ func checkParquet(ctx context.Context, s *Store, snap string, rows []parquetFile
 // figures of the snapshot and compares it, and tells whether it did.
 // Without the figures (no read model), or when the store no longer holds
 // them, it does not.
-func checkTables(ctx context.Context, s *Store, snap string, payload map[string]hashed, v *Verified) (bool, error) {
+func checkTables(ctx context.Context, s *Against, snap string, payload map[string]hashed, v *Verified) (bool, error) {
 	const p = "data/snapshot/tables.json"
 	got, ok := payload[p]
 	if s.Figures == nil {

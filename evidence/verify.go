@@ -20,10 +20,10 @@ type MismatchError struct{ What, Why string }
 
 func (e *MismatchError) Error() string { return e.What + ": " + e.Why }
 
-// Store is the store a pack is checked against: where it is, where its
+// Against is the store a pack is checked against: where it is, where its
 // Parquet is, its ledger and, when its read model is open, the
 // snapshot's per-table figures in it.
-type Store struct {
+type Against struct {
 	Root, ParquetDir string
 	Ledger           *ledger.Ledger
 	Figures          Figures // nil: tables.json is not recomputed
@@ -52,7 +52,7 @@ type Verified struct {
 // per-table figures the pack's tables.json. ctx bounds it in time. The
 // first difference is a *MismatchError (or the ledger's
 // *ledger.BrokenError) naming the file, member or entry.
-func Verify(ctx context.Context, zipPath string, store *Store) (Verified, error) {
+func Verify(ctx context.Context, zipPath string, store *Against) (Verified, error) {
 	zr, top, members, err := openZip(zipPath)
 	if err != nil {
 		return Verified{}, err
@@ -233,7 +233,7 @@ func strictLines(what string, data []byte) ([][]byte, error) {
 
 // checkStoreLedger checks that the store's ledger still chains and begins
 // with the pack's lines, byte for byte.
-func checkStoreLedger(s *Store, lines [][]byte) error {
+func checkStoreLedger(s *Against, lines [][]byte) error {
 	stored, _, err := s.Ledger.ReadLines()
 	if err != nil {
 		return err

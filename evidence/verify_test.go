@@ -172,7 +172,7 @@ func TestHostilePacksAreRefused(t *testing.T) {
 	for _, h := range hostilePacks {
 		t.Run(h.name, func(t *testing.T) {
 			top, b := unpack(t, fx.pack)
-			var store *Store
+			var store *Against
 			if h.store {
 				store = fx.store
 			}

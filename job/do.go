@@ -15,8 +15,8 @@ import (
 	"github.com/billsnap/billsnap/schedule"
 )
 
-// Store is the open output directory a job works in.
-type Store interface {
+// Opened is the open output directory a job works in.
+type Opened interface {
 	Close() error
 }
 
@@ -34,7 +34,7 @@ type Spec struct {
 
 // Env is what Do needs besides the job.
 type Env struct {
-	Open        func(ctx context.Context) (Store, error)   // opens the output directory, waiting for its lock
+	Open        func(ctx context.Context) (Opened, error)  // opens the output directory, waiting for its lock
 	ReadModel   func(ctx context.Context) (*sql.DB, error) // the store's read model, for the metrics; nil: the runs' metrics only
 	Out         layout.Dir                                 // the output directory, whose journal records the run
 	MetricsFile string                                     // "" writes none
@@ -62,7 +62,7 @@ var ErrPanic = errors.New("the job panicked")
 // run is kept in the metrics' backlog (Metrics.Unrecorded), counted in the
 // metrics, told to the notifications and logged, and written into the
 // journal by the next run that can write, before its own start.
-func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (Outcome, error)) (Outcome, error) {
+func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Opened) (Outcome, error)) (Outcome, error) {
 	if env.Metrics == nil {
 		env.Metrics = schedule.NewMetrics()
 	}
@@ -80,7 +80,7 @@ func Do(ctx context.Context, env Env, j Spec, fn func(context.Context, Store) (O
 		return Outcome{}, env.unrecorded(ctx, begin, err)
 	}
 	stop := entry.KeepAlive(journal.Beat)
-	var store Store
+	var store Opened
 	out, err := guarded(ctx, func(ctx context.Context) (Outcome, error) {
 		if store, err = env.Open(ctx); err != nil {
 			return Outcome{}, err

@@ -32,7 +32,7 @@ func testEnv(t *testing.T) (Env, *sql.DB, *fakeclock.Clock) {
 	}
 	t.Cleanup(func() { db.Close() })
 	clock := fakeclock.New(time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
-	env := Env{Open: func(context.Context) (Store, error) { return dbStore{}, nil }, MetricsFile: filepath.Join(dir, "billsnap.prom"),
+	env := Env{Open: func(context.Context) (Opened, error) { return dbStore{}, nil }, MetricsFile: filepath.Join(dir, "billsnap.prom"),
 		Out:       layout.Dir(dir),
 		ReadModel: func(context.Context) (*sql.DB, error) { return sql.Open("duckdb", filepath.Join(dir, "t.duckdb")) },
 		Log:       slog.New(slog.DiscardHandler), Now: clock.Now, Redact: func(s string) string { return strings.ReplaceAll(s, "s3cret", "[REDACTED]") }}
@@ -43,22 +43,22 @@ func TestDoRecordsEveryOutcome(t *testing.T) {
 	env, _, clock := testEnv(t)
 	ctx := context.Background()
 	step := func(d time.Duration) { clock.Sleep(ctx, d) }
-	Do(ctx, env, Spec{Name: "run", Schedule: "nightly"}, func(context.Context, Store) (Outcome, error) {
+	Do(ctx, env, Spec{Name: "run", Schedule: "nightly"}, func(context.Context, Opened) (Outcome, error) {
 		step(5 * time.Second)
 		return Outcome{Snapshot: "s1"}, nil
 	})
-	Do(ctx, env, Spec{Name: "run", Schedule: "nightly"}, func(context.Context, Store) (Outcome, error) {
+	Do(ctx, env, Spec{Name: "run", Schedule: "nightly"}, func(context.Context, Opened) (Outcome, error) {
 		step(7 * time.Second)
 		return Outcome{Snapshot: "s2", Material: true}, nil
 	})
-	_, err := Do(ctx, env, Spec{Name: "export"}, func(context.Context, Store) (Outcome, error) {
+	_, err := Do(ctx, env, Spec{Name: "export"}, func(context.Context, Opened) (Outcome, error) {
 		step(time.Second)
 		return Outcome{}, errors.New("the service said no to key s3cret")
 	})
 	if err == nil {
 		t.Fatal("the job's error is lost")
 	}
-	_, err = Do(ctx, env, Spec{Name: "reconcile"}, func(context.Context, Store) (Outcome, error) {
+	_, err = Do(ctx, env, Spec{Name: "reconcile"}, func(context.Context, Opened) (Outcome, error) {
 		step(time.Second)
 		panic("boom")
 	})
@@ -66,7 +66,7 @@ func TestDoRecordsEveryOutcome(t *testing.T) {
 		t.Fatalf("panic: %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	Do(cctx, env, Spec{Name: "export"}, func(ctx context.Context, _ Store) (Outcome, error) {
+	Do(cctx, env, Spec{Name: "export"}, func(ctx context.Context, _ Opened) (Outcome, error) {
 		step(time.Second)
 		cancel() // SIGTERM while it runs
 		return Outcome{}, ctx.Err()
@@ -95,8 +95,8 @@ func TestDoRecordsEveryOutcome(t *testing.T) {
 func TestARefusedRunIsOnRecord(t *testing.T) {
 	env, _, clock := testEnv(t)
 	ctx := context.Background()
-	env.Open = func(context.Context) (Store, error) { return nil, busy{} }
-	_, err := Do(ctx, env, Spec{Name: "export"}, func(context.Context, Store) (Outcome, error) {
+	env.Open = func(context.Context) (Opened, error) { return nil, busy{} }
+	_, err := Do(ctx, env, Spec{Name: "export"}, func(context.Context, Opened) (Outcome, error) {
 		t.Fatal("the job ran without its store")
 		return Outcome{}, nil
 	})
@@ -126,11 +126,11 @@ func TestMetricsTextfile(t *testing.T) {
 	db.ExecContext(ctx, "INSERT INTO snapshot_tables (snapshot_id, table_name, collection, parquet_rows, complete) VALUES ('s1', 'customers', 'customers', 278, true)")
 	db.ExecContext(ctx, `CREATE TABLE findings AS SELECT * FROM (VALUES ('s1', '2026-10', 'critical', 'new', false), ('s1', '2026-10', 'high', 'recurring', false),
 		('s1', '2026-10', 'high', 'resolved', false), ('s1', '2026-10', 'high', 'new', true), ('s1', '', 'low', 'new', false)) AS f(snapshot_id, period, severity, status, waived)`)
-	Do(ctx, env, Spec{Name: "run", Period: "2026-10"}, func(context.Context, Store) (Outcome, error) {
+	Do(ctx, env, Spec{Name: "run", Period: "2026-10"}, func(context.Context, Opened) (Outcome, error) {
 		clock.Sleep(ctx, 4*time.Second)
 		return Outcome{Snapshot: "s1", Material: true}, nil
 	})
-	Do(ctx, env, Spec{Name: "export"}, func(context.Context, Store) (Outcome, error) { return Outcome{}, errors.New("no") })
+	Do(ctx, env, Spec{Name: "export"}, func(context.Context, Opened) (Outcome, error) { return Outcome{}, errors.New("no") })
 	b, err := os.ReadFile(env.MetricsFile)
 	if err != nil {
 		t.Fatal(err)

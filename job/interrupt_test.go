@@ -18,7 +18,7 @@ func TestASignalledRunIsRecordedAsInterrupted(t *testing.T) {
 	env, _, clock := testEnv(t)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	_, err := Do(ctx, env, Spec{Name: "export"}, func(ctx context.Context, _ Store) (Outcome, error) {
+	_, err := Do(ctx, env, Spec{Name: "export"}, func(ctx context.Context, _ Opened) (Outcome, error) {
 		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}

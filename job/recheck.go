@@ -36,7 +36,7 @@ func Recheck(ctx context.Context, cfg config.Config, svc Service, store *snapsho
 	if err != nil {
 		return nil, nil, req, err
 	}
-	err = store.Change(ctx, func(sec *snapshot.Section) error {
+	err = store.UpdateAndPublish(ctx, func(sec *snapshot.Section) error {
 		db := sec.DB()
 		conn, err := db.Conn(ctx)
 		if err != nil {

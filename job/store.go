@@ -36,7 +36,7 @@ func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, r
 	}
 	var store *snapshot.Store // what env.Open opened, for fn
 	env := Env{
-		Open: func(ctx context.Context) (Store, error) {
+		Open: func(ctx context.Context) (Opened, error) {
 			s, err := open(ctx, cfg.Options, log, time.Now)
 			if err != nil {
 				return nil, err
@@ -49,7 +49,7 @@ func InStore(ctx context.Context, cfg config.Config, j Spec, log *slog.Logger, r
 		Notify: Notifier(cfg, log, redact),
 	}
 	_, statErr := os.Stat(cfg.Out)
-	out, err := Do(ctx, env, j, func(ctx context.Context, _ Store) (Outcome, error) {
+	out, err := Do(ctx, env, j, func(ctx context.Context, _ Opened) (Outcome, error) {
 		return fn(ctx, store)
 	})
 	if errors.Is(statErr, fs.ErrNotExist) && errors.Is(err, ErrUnreached) {

@@ -37,11 +37,11 @@ func TestARunTheJournalCannotTakeIsStillOnRecord(t *testing.T) {
 	env, _, clock := testEnv(t)
 	env.Metrics = schedule.NewMetrics()
 	ctx := context.Background()
-	Do(ctx, env, Spec{Name: "export", Schedule: "quick"}, func(context.Context, Store) (Outcome, error) { return Outcome{}, nil })
+	Do(ctx, env, Spec{Name: "export", Schedule: "quick"}, func(context.Context, Opened) (Outcome, error) { return Outcome{}, nil })
 
 	clock.Sleep(ctx, time.Second)
 	unblock := blockJournal(t, env)
-	_, err := Do(ctx, env, Spec{Name: "export", Schedule: "quick"}, func(context.Context, Store) (Outcome, error) {
+	_, err := Do(ctx, env, Spec{Name: "export", Schedule: "quick"}, func(context.Context, Opened) (Outcome, error) {
 		t.Error("the job ran though its run could not be recorded")
 		return Outcome{}, nil
 	})
@@ -52,7 +52,7 @@ func TestARunTheJournalCannotTakeIsStillOnRecord(t *testing.T) {
 	unblock()
 
 	clock.Sleep(ctx, time.Second)
-	Do(ctx, env, Spec{Name: "reconcile", Schedule: "quick"}, func(context.Context, Store) (Outcome, error) {
+	Do(ctx, env, Spec{Name: "reconcile", Schedule: "quick"}, func(context.Context, Opened) (Outcome, error) {
 		clock.Sleep(ctx, time.Second)
 		blockJournal(t, env) // the disk fills while the job runs
 		return Outcome{Material: true}, nil
@@ -64,7 +64,7 @@ func TestARunTheJournalCannotTakeIsStillOnRecord(t *testing.T) {
 	unblock()
 
 	clock.Sleep(ctx, time.Minute) // the reconcile's file says running, its heartbeat long stopped
-	if _, err := Do(ctx, env, Spec{Name: "export", Schedule: "quick"}, func(context.Context, Store) (Outcome, error) { return Outcome{}, nil }); err != nil {
+	if _, err := Do(ctx, env, Spec{Name: "export", Schedule: "quick"}, func(context.Context, Opened) (Outcome, error) { return Outcome{}, nil }); err != nil {
 		t.Errorf("the run after: %v", err)
 	}
 	runs, err := journal.List(env.Out.Runs(), clock.Now())

@@ -46,7 +46,7 @@
 //   - section.go: a [Section] of the state, a value holding its DB, the
 //     run records it keeps ([Section.KeepFindings], [Section.KeepRechecks])
 //     and what it built.
-//   - update.go: [Store.Update] runs a function in a section; [Store.Change]
+//   - update.go: [Store.Update] runs a function in a section; [Store.UpdateAndPublish]
 //     does the same and then publishes the read model again. Both first
 //     bring the state to this billsnap's schema and finish a publish that
 //     a crash cut short.

@@ -81,7 +81,7 @@ func TestASectionFinishesAPublishCutShort(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfg.Out, ".billsnap", "publish.pending"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := shared.Change(context.Background(), func(*Section) error { return nil }); err != nil {
+	if err := shared.UpdateAndPublish(context.Background(), func(*Section) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	var latest string

@@ -45,7 +45,7 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 	if got := keptFindings(t, cfg); len(got) != 1 || got[0] != "legacy e1" {
 		t.Fatalf("after the upgrade the findings are %q", got)
 	}
-	err = s.Change(ctx, func(sec *Section) error {
+	err = s.UpdateAndPublish(ctx, func(sec *Section) error {
 		db := sec.DB()
 		conn, err := db.Conn(ctx)
 		if err != nil {
@@ -64,7 +64,7 @@ func TestLegacyRunRecordsBecomeFilesAndAreReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A later publish links the records anew from the run files.
-	if err := s.Change(ctx, func(*Section) error { return nil }); err != nil {
+	if err := s.UpdateAndPublish(ctx, func(*Section) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got := keptFindings(t, cfg); len(got) != 1 || got[0] != "new e2" {

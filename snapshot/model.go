@@ -19,7 +19,7 @@ import (
 // change when a snapshot assigns field IDs).
 func (s *Store) model() readmodel.Model {
 	return readmodel.Model{At: s.at, Public: s.publicPath, Tables: s.tables,
-		Trees: []readmodel.Tree{{Link: s.tree.Link, Status: StatusComplete},
+		Trees: []readmodel.ParquetTree{{Link: s.tree.Link, Status: StatusComplete},
 			{Link: s.incomplete.Link, Status: StatusIncomplete, Prefix: "incomplete_"}},
 		Records: s.recs, RecordsLink: s.recs.Link(), Runs: s.runs, RowGroupSize: s.duck.RowGroupSize, Log: s.log}
 }

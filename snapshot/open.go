@@ -117,7 +117,7 @@ func (s *Store) adopt(ctx context.Context) error {
 	}
 	// The adopted state is not a section of one (there is none yet to
 	// copy), but what it builds is shown as a section's is.
-	sec := &Section{st: &state.Section{DB: db}}
+	sec := &Section{st: &state.Tx{DB: db}}
 	err = migrate.Adopt(ctx, db, migrate.Adoption{At: s.at, Public: s.publicPath, Tables: s.tables, Tree: s.tree, Log: s.log},
 		adoption{s: s, sec: sec})
 	if cerr := db.Close(); err == nil {

@@ -166,7 +166,7 @@ func (s *Store) Keep(ctx context.Context, r *Reading) error {
 	if err := r.end(); err != nil {
 		return err
 	}
-	return s.Change(ctx, func(sec *Section) error {
+	return s.UpdateAndPublish(ctx, func(sec *Section) error {
 		// One transaction: DuckDB writes its log at each commit.
 		tx, err := sec.DB().BeginTx(ctx, nil)
 		if err != nil {

@@ -31,7 +31,7 @@ func TestAChangePublishesRecordsNotTheModel(t *testing.T) {
 	public := filepath.Join(cfg.Out, "billsnap.duckdb")
 	before := inode(t, public)
 	s := openStore(t, cfg)
-	err = s.Change(context.Background(), func(sec *Section) error {
+	err = s.UpdateAndPublish(context.Background(), func(sec *Section) error {
 		db := sec.DB()
 		_, err := db.Exec("INSERT INTO reconciliations VALUES (?, '', now(), now(), 3, true)", sum.ID)
 		return err
@@ -71,7 +71,7 @@ func TestAMasterCutShortIsBuiltAnew(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openStore(t, cfg)
-	err = s.Change(context.Background(), func(*Section) error { return nil })
+	err = s.UpdateAndPublish(context.Background(), func(*Section) error { return nil })
 	s.Close()
 	if err != nil {
 		t.Fatalf("the publish after the master was cut short: %v", err)

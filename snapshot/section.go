@@ -15,13 +15,13 @@ import (
 // KeepRechecks), and what it built beside the state, shown when it
 // commits (publishPending, and its run records' part) and dropped when it
 // aborts (dropRecords). It is valid only inside the fn of the Update or
-// Change that made it.
+// UpdateAndPublish that made it.
 type Section struct {
-	st          *state.Section
+	st          *state.Tx
 	built       string          // a read model built, published when the section commits
 	recordsNext string          // the records' generation built, shown when it commits
 	publicStale bool            // the public file is to be copied from the master when it commits
-	runs        *runrec.Section // the run files it added and retired
+	runs        *runrec.Changes // the run files it added and retired
 }
 
 // DB is the section's copy of billsnap's state, a database only billsnap

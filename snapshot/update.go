@@ -16,7 +16,7 @@ import (
 // brief; an export holds one at its start and one to publish, a
 // reconciliation one.
 func (s *Store) Update(ctx context.Context, fn func(sec *Section) error) error {
-	return s.stateFile().Update(ctx, func(st *state.Section) error {
+	return s.stateFile().Update(ctx, func(st *state.Tx) error {
 		sec := s.newSection(st)
 		if err := s.begin(ctx, sec); err != nil {
 			return err
@@ -25,10 +25,10 @@ func (s *Store) Update(ctx context.Context, fn func(sec *Section) error) error {
 	})
 }
 
-// Change is Update for a change of the state that readers should see: after
+// UpdateAndPublish is Update for a change of the state that readers should see: after
 // fn, the read model is published again with the state's tables as they
 // are (the findings of a reconciliation, a pruned manifest).
-func (s *Store) Change(ctx context.Context, fn func(sec *Section) error) error {
+func (s *Store) UpdateAndPublish(ctx context.Context, fn func(sec *Section) error) error {
 	return s.Update(ctx, func(sec *Section) error {
 		if err := fn(sec); err != nil {
 			return err
@@ -40,7 +40,7 @@ func (s *Store) Change(ctx context.Context, fn func(sec *Section) error) error {
 // newSection is the store's value of section st, whose hooks show what
 // it built when it commits and drop it when it aborts (the sweep marker
 // stays then: the next section sweeps).
-func (s *Store) newSection(st *state.Section) *Section {
+func (s *Store) newSection(st *state.Tx) *Section {
 	sec := &Section{st: st}
 	st.BeforeCommit(func() error { return s.markPending(sec) })
 	st.OnCommit(func() error { return s.publishPending(sec) })

@@ -39,7 +39,7 @@ func inflate(b *testing.B, fx *fixture, n int) {
 		"duplicate_invoicing", "invoice_total_mismatch", "missed_billing_run", "paid_without_payment"} {
 		rules = append(rules, "'"+id+"'")
 	}
-	err = store.Change(ctx, func(sec *snapshot.Section) error {
+	err = store.UpdateAndPublish(ctx, func(sec *snapshot.Section) error {
 		db := sec.DB()
 		conn, err := db.Conn(ctx)
 		if err != nil {

@@ -95,7 +95,7 @@ func newFixture(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	if err := store.Change(context.Background(), func(*snapshot.Section) error { return nil }); err != nil {
+	if err := store.UpdateAndPublish(context.Background(), func(*snapshot.Section) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return fx

@@ -319,7 +319,7 @@ func seedHistory(ctx context.Context, cfg config.Config, n, findings int) error 
 	}
 	defer store.Close()
 	var fakes []readmodel.Copy
-	err = store.Change(ctx, func(sec *snapshot.Section) error {
+	err = store.UpdateAndPublish(ctx, func(sec *snapshot.Section) error {
 		db := sec.DB()
 		conn, err := db.Conn(ctx)
 		if err != nil {

@@ -120,14 +120,14 @@ func runEvidenceVerify(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	vctx, cancel := context.WithTimeoutCause(ctx, *timeout, fmt.Errorf("gave up after --timeout %v", *timeout))
 	defer cancel()
-	var store *evidence.Store
+	var store *evidence.Against
 	if snapshot.Exists(cfg.Options) {
 		db, err := snapshot.OpenRead(vctx, cfg.Options)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
-		store = &evidence.Store{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg), Figures: readmodel.ManifestOf(db)}
+		store = &evidence.Against{Root: cfg.Out, ParquetDir: parquetDir(cfg), Ledger: storeLedgerOf(cfg), Figures: readmodel.ManifestOf(db)}
 	} else if given(sf.fs, "out") {
 		return sf.requireStore(cfg)
 	}

@@ -128,7 +128,7 @@ func copyStore(src, dst string) error {
 		return err
 	}
 	defer store.Close()
-	return store.Change(context.Background(), func(*snapshot.Section) error { return nil })
+	return store.UpdateAndPublish(context.Background(), func(*snapshot.Section) error { return nil })
 }
 
 // exportOnce is the export of o, made by the first caller.

@@ -137,7 +137,7 @@ func emptyStore(t *testing.T) config.Config {
 	t.Helper()
 	cfg, store := openedStore(t)
 	defer store.Close()
-	if err := store.Change(context.Background(), func(*snapshot.Section) error { return nil }); err != nil {
+	if err := store.UpdateAndPublish(context.Background(), func(*snapshot.Section) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return cfg

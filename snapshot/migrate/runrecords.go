@@ -47,7 +47,7 @@ func legacyTables(ctx context.Context, q state.Querier) ([]runrec.Kind, error) {
 // the upgrade leaves the state as it was, and files that the next section
 // sweeps away.
 // What it writes is sec's, the run records' part of the section.
-func UpgradeRunRecords(ctx context.Context, sec *runrec.Section, db *sql.DB, log *slog.Logger) (bool, error) {
+func UpgradeRunRecords(ctx context.Context, sec *runrec.Changes, db *sql.DB, log *slog.Logger) (bool, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return false, err
@@ -72,7 +72,7 @@ func UpgradeRunRecords(ctx context.Context, sec *runrec.Section, db *sql.DB, log
 
 // upgradeTables writes the legacy tables' rows as run files and drops
 // the tables.
-func upgradeTables(ctx context.Context, sec *runrec.Section, conn *sql.Conn, legacy []runrec.Kind, log *slog.Logger) error {
+func upgradeTables(ctx context.Context, sec *runrec.Changes, conn *sql.Conn, legacy []runrec.Kind, log *slog.Logger) error {
 	log.Warn("upgrading billsnap's state: findings, unjudged and rechecks become a file a run", "dir", sec.Dir())
 	if err := runrec.StageTables(ctx, conn); err != nil {
 		return err
@@ -93,7 +93,7 @@ func upgradeTables(ctx context.Context, sec *runrec.Section, conn *sql.Conn, leg
 
 // upgradeKind writes legacy table k's rows as run files, a file for each
 // snapshot and period (each snapshot, for rechecks).
-func upgradeKind(ctx context.Context, sec *runrec.Section, conn *sql.Conn, k runrec.Kind) error {
+func upgradeKind(ctx context.Context, sec *runrec.Changes, conn *sql.Conn, k runrec.Kind) error {
 	staged := map[string]string{runrec.Findings.Name: runrec.StagedFindings, runrec.Unjudged.Name: runrec.StagedUnjudged, runrec.Rechecks.Name: runrec.StagedRechecks}[k.Name]
 	period, cond := "period", "snapshot_id = ? AND period = ?"
 	if k.Name == runrec.Rechecks.Name {

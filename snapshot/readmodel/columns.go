@@ -50,7 +50,7 @@ type kept struct {
 
 // keptColumns reads the columns of the snapshots of each tree's status,
 // from q (the state, in a section).
-func keptColumns(ctx context.Context, q state.Querier, trees []Tree) (map[string]kept, error) {
+func keptColumns(ctx context.Context, q state.Querier, trees []ParquetTree) (map[string]kept, error) {
 	out := map[string]kept{}
 	var statuses []string
 	for _, tr := range trees {

@@ -48,7 +48,7 @@ type Model struct {
 	At           layout.Dir
 	Public       string          // DIR/billsnap.duckdb
 	Tables       []catalog.Table // the store's tables, the configuration's fields applied
-	Trees        []Tree          // the Parquet trees: of complete snapshots first, then of incomplete ones
+	Trees        []ParquetTree   // the Parquet trees: of complete snapshots first, then of incomplete ones
 	Records      runrec.Records
 	RecordsLink  string // DIR/records
 	Runs         runrec.Files
@@ -56,9 +56,9 @@ type Model struct {
 	Log          *slog.Logger
 }
 
-// Tree is a Parquet tree the model's views read: its link, the status its
+// ParquetTree is a Parquet tree the model's views read: its link, the status its
 // snapshots have, and the prefix of its views' names.
-type Tree struct{ Link, Status, Prefix string }
+type ParquetTree struct{ Link, Status, Prefix string }
 
 // modelAlias is the name the model is attached under while it is built.
 const modelAlias = "model_next"

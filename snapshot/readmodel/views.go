@@ -196,7 +196,7 @@ func (s Model) StartFromTemplate(path string) (bool, error) {
 // it is in the tree, and none that retention is taking out; the empty
 // latest_ table when the tree has none. Its files are read by name when
 // byName is set (parquetRelation), else by position.
-func everySnapshot(tr Tree, t catalog.Table, byName bool) string {
+func everySnapshot(tr ParquetTree, t catalog.Table, byName bool) string {
 	glob := filepath.Join(absolute(tr.Link), t.Name, "*", "*.parquet")
 	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
 		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)

@@ -6,7 +6,7 @@
 // What one reconciliation found (findings, unjudged) and what one recheck
 // found (rechecks) is a Parquet file per run, written once under
 // DIR/.billsnap/history/<kind>/ and indexed in the state (the table
-// run_files). A [Section] is a section's part of them: the files it adds
+// run_files). A [Changes] is a section's part of them: the files it adds
 // and retires, the retired ones deleted when it commits. [Files.Sweep]
 // removes what an aborted section left; [Files.Bind] makes the views
 // reconcile reads over the files of the snapshots it compares.
@@ -142,9 +142,9 @@ func StageTables(ctx context.Context, conn *sql.Conn) error {
 	return nil
 }
 
-// Section is what a section of the state does to the run records: the
+// Changes is what a section of the state does to the run records: the
 // files it adds, and those it retires, deleted once it commits.
-type Section struct {
+type Changes struct {
 	files    Files
 	retired  []string // files taken out of the index
 	sweeping bool     // the sweep marker is written
@@ -154,17 +154,17 @@ type Section struct {
 // deleted, and the sweep marker removed, when st commits (its OnCommit
 // hooks run in the order added: add this one after what must come
 // first). When st aborts, the marker stays: the next section sweeps.
-func (h Files) Begin(st *state.Section) *Section {
-	sec := &Section{files: h}
+func (h Files) Begin(st *state.Tx) *Changes {
+	sec := &Changes{files: h}
 	st.OnCommit(func() error { sec.removeRetired(); return nil })
 	return sec
 }
 
 // Dir is the output directory whose run records the section changes.
-func (sec *Section) Dir() string { return string(sec.files.at) }
+func (sec *Changes) Dir() string { return string(sec.files.at) }
 
 // Keep writes table's rows to a new file of kind and indexes it.
-func (sec *Section) Keep(ctx context.Context, conn *sql.Conn, kind Kind, snap string, period sql.NullString, table string) error {
+func (sec *Changes) Keep(ctx context.Context, conn *sql.Conn, kind Kind, snap string, period sql.NullString, table string) error {
 	var rows int64
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&rows); err != nil {
 		return err
@@ -176,7 +176,7 @@ func (sec *Section) Keep(ctx context.Context, conn *sql.Conn, kind Kind, snap st
 
 // Add numbers a new run file f (its kind and snapshot given), has put
 // write it at its path, and indexes it with rows rows.
-func (sec *Section) Add(ctx context.Context, q state.Querier, f File, period sql.NullString, rows int64, put func(path string) error) error {
+func (sec *Changes) Add(ctx context.Context, q state.Querier, f File, period sql.NullString, rows int64, put func(path string) error) error {
 	if err := sec.markSweep(); err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func nextSeq(ctx context.Context, conn state.Querier) (int64, error) {
 
 // Retire takes the files the condition selects out of the index; they
 // are deleted once the section commits.
-func (sec *Section) Retire(ctx context.Context, q state.Querier, cond string, args ...any) error {
+func (sec *Changes) Retire(ctx context.Context, q state.Querier, cond string, args ...any) error {
 	files, err := List(ctx, q, cond, args...)
 	if err != nil || len(files) == 0 {
 		return err
@@ -296,7 +296,7 @@ func (h Files) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]Fi
 }
 
 // markSweep writes the sweep marker, once a section.
-func (sec *Section) markSweep() error {
+func (sec *Changes) markSweep() error {
 	if sec.sweeping {
 		return nil
 	}
@@ -314,7 +314,7 @@ func (sec *Section) markSweep() error {
 
 // removeRetired deletes the files a committed section retired, and the
 // sweep marker.
-func (sec *Section) removeRetired() {
+func (sec *Changes) removeRetired() {
 	for _, p := range sec.retired {
 		os.Remove(p)
 	}

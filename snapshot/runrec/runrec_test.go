@@ -25,7 +25,7 @@ func TestRetiredFilesGoAtCommitAndAbortedOnesAtTheSweep(t *testing.T) {
 	defer e.Close()
 	f := state.File{Path: at.State(), Lock: at.StateLock(), Engine: e}
 	h := New(at)
-	add := func(sec *Section, db *sql.DB) (string, error) {
+	add := func(sec *Changes, db *sql.DB) (string, error) {
 		file := File{Kind: Findings.Name, Snapshot: "s1"}
 		var path string
 		err := sec.Add(ctx, db, file, sql.NullString{String: "", Valid: true}, 0, func(p string) error {
@@ -35,7 +35,7 @@ func TestRetiredFilesGoAtCommitAndAbortedOnesAtTheSweep(t *testing.T) {
 		return path, err
 	}
 	var first string
-	err := f.Update(ctx, func(st *state.Section) error {
+	err := f.Update(ctx, func(st *state.Tx) error {
 		if _, err := st.DB.ExecContext(ctx, IndexSQL+"CREATE TABLE billsnap_meta (key VARCHAR PRIMARY KEY, value VARCHAR);"); err != nil {
 			return err
 		}
@@ -48,7 +48,7 @@ func TestRetiredFilesGoAtCommitAndAbortedOnesAtTheSweep(t *testing.T) {
 	}
 	var second string
 	boom := errors.New("boom")
-	err = f.Update(ctx, func(st *state.Section) error {
+	err = f.Update(ctx, func(st *state.Tx) error {
 		sec := h.Begin(st)
 		if err := sec.Retire(ctx, st.DB, "snapshot_id = ?", "s1"); err != nil {
 			return err
@@ -65,7 +65,7 @@ func TestRetiredFilesGoAtCommitAndAbortedOnesAtTheSweep(t *testing.T) {
 	if !exists(first) || !exists(second) {
 		t.Fatalf("after the abort: %s there %v, %s there %v; want both (the sweep removes the second)", first, exists(first), second, exists(second))
 	}
-	err = f.Update(ctx, func(st *state.Section) error {
+	err = f.Update(ctx, func(st *state.Tx) error {
 		if err := h.Sweep(ctx, st.DB); err != nil {
 			return err
 		}

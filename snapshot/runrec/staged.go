@@ -98,7 +98,7 @@ func (st *Staged) Drop() {
 // Keep records st on q in section sec: its files become the run records
 // of its snapshot and period, in place of an earlier reconciliation's,
 // with its row of reconciliations and its totals.
-func (st *Staged) Keep(ctx context.Context, sec *Section, q state.Querier) error {
+func (st *Staged) Keep(ctx context.Context, sec *Changes, q state.Querier) error {
 	period := sql.NullString{String: st.Rec.Period, Valid: true}
 	for _, f := range st.files {
 		if err := sec.Retire(ctx, q, "kind = ? AND snapshot_id = ? AND period = ?", f.kind.Name, st.Rec.Snapshot, st.Rec.Period); err != nil {

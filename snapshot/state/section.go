@@ -4,9 +4,9 @@
 //
 // [File.Update] runs a section under the state lock, on a copy of the
 // state that is renamed over it only when the section succeeds. A
-// [Section] is a value of its own: its database, and what it built, held
-// until it commits or aborts through its hooks ([Section.BeforeCommit],
-// [Section.OnCommit], [Section.OnAbort]).
+// [Tx] is a value of its own: its database, and what it built, held
+// until it commits or aborts through its hooks ([Tx.BeforeCommit],
+// [Tx.OnCommit], [Tx.OnAbort]).
 //
 // An [Engine] is the DuckDB instance a process's sections and readings run
 // in: a section's statements on one thread, a reading's on as many as
@@ -51,12 +51,12 @@ const LeastWait = 5 * time.Minute
 // 4–5 MB file, which every section copies and syncs.
 const BlockSize = 16 << 10
 
-// Section is one section of the state under way: its database (a copy of
-// the state, attached as AttachedAs) and what is to happen when it
-// commits or aborts. What a section builds beside the state (a read
+// Tx is one section of the state under way, a transaction on a copy of
+// the state file: its database (the copy, attached as AttachedAs) and
+// what is to happen when it commits or aborts. What a section builds beside the state (a read
 // model, the records) is held by the hooks its builder adds, so that
 // nothing of one section outlives it.
-type Section struct {
+type Tx struct {
 	DB      *sql.DB
 	prepare []func() error
 	commit  []func() error
@@ -66,15 +66,15 @@ type Section struct {
 // BeforeCommit adds fn to what runs once the section's work succeeded,
 // before its copy replaces the state (a marker that what it built is to
 // be shown, say); an error of fn aborts the section.
-func (s *Section) BeforeCommit(fn func() error) { s.prepare = append(s.prepare, fn) }
+func (s *Tx) BeforeCommit(fn func() error) { s.prepare = append(s.prepare, fn) }
 
 // OnCommit adds fn to what runs once the section's copy has replaced the
 // state, in the order added; the first error stops them and is Update's.
-func (s *Section) OnCommit(fn func() error) { s.commit = append(s.commit, fn) }
+func (s *Tx) OnCommit(fn func() error) { s.commit = append(s.commit, fn) }
 
 // OnAbort adds fn to what runs when the section fails, before its copy is
 // removed, in the order added.
-func (s *Section) OnAbort(fn func()) { s.abort = append(s.abort, fn) }
+func (s *Tx) OnAbort(fn func()) { s.abort = append(s.abort, fn) }
 
 // TakeLock takes the state's lock, waiting for another billsnap's
 // section at least LeastWait.
@@ -93,14 +93,14 @@ func (f File) TakeLock() (*os.File, error) {
 // written in place: a DuckDB checkpoint rewrites the file's metadata
 // block in place, and a process killed in the middle of that write leaves
 // a block whose checksum no longer matches ("Corrupt database file").
-func (f File) Update(ctx context.Context, fn func(*Section) error) error {
+func (f File) Update(ctx context.Context, fn func(*Tx) error) error {
 	lock, err := f.TakeLock()
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
 	next := f.Path + ".next"
-	sec := &Section{}
+	sec := &Tx{}
 	if err := f.run(ctx, sec, next, fn); err != nil {
 		for _, h := range sec.abort {
 			h()
@@ -120,7 +120,7 @@ func (f File) Update(ctx context.Context, fn func(*Section) error) error {
 
 // run runs fn on a copy of the state at next and, when it succeeds,
 // renames the copy over the state.
-func (f File) run(ctx context.Context, sec *Section, next string, fn func(*Section) error) error {
+func (f File) run(ctx context.Context, sec *Tx, next string, fn func(*Tx) error) error {
 	db, err := f.openCopy(ctx, next)
 	if err != nil {
 		return err

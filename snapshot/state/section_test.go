@@ -18,7 +18,7 @@ func TestSectionCommitsOrAbortsWhole(t *testing.T) {
 	f := File{Path: filepath.Join(dir, "state.duckdb"), Lock: filepath.Join(dir, "state.lock"), Engine: e}
 	var events []string
 	section := func(n int, fail error) error {
-		return f.Update(ctx, func(sec *Section) error {
+		return f.Update(ctx, func(sec *Tx) error {
 			sec.BeforeCommit(func() error { events = append(events, "before"); return nil })
 			sec.OnCommit(func() error { events = append(events, "commit"); return nil })
 			sec.OnAbort(func() { events = append(events, "abort") })
@@ -36,7 +36,7 @@ func TestSectionCommitsOrAbortsWhole(t *testing.T) {
 		t.Fatalf("a failed section: %v", err)
 	}
 	var sum int
-	err := f.Update(ctx, func(sec *Section) error { return sec.DB.QueryRowContext(ctx, "SELECT sum(n) FROM t").Scan(&sum) })
+	err := f.Update(ctx, func(sec *Tx) error { return sec.DB.QueryRowContext(ctx, "SELECT sum(n) FROM t").Scan(&sum) })
 	if err != nil || sum != 1 {
 		t.Errorf("the state holds sum %d (%v), want 1: the failed section's row is not in it", sum, err)
 	}
