@@ -257,13 +257,7 @@ func TestAgesOverdueAndAging(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	srv := serveTwoUsers(t, fx)
-	f := openOf(t, fx)
-	due := time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly)
-	b, _ := json.Marshal(map[string]string{"rule": f.Rule, "entity_id": f.EntityID, "assignee": "dana", "due": due})
-	if a := do(t, srv, asUser("erin", call{method: http.MethodPost, path: "/api/assignments", body: string(b)})); a.status != http.StatusCreated {
-		t.Fatalf("assign: %d %s", a.status, a.body)
-	}
-	fx.reconcileAsOf(t, time.Now().Add(10*24*time.Hour+time.Hour))
+	f := assignedDueTomorrowTenDaysOn(t, fx, srv)
 	all := findingsOf(t, srv, "erin", "")
 	for _, x := range all {
 		if *x.AgeDays != 10 || *x.Overdue != (x.EntityID == f.EntityID && x.Rule == f.Rule) {
@@ -373,4 +367,19 @@ func TestThePagesAssign(t *testing.T) {
 	if audit := do(t, srv, asUser("erin", call{path: "/audit"})); !strings.Contains(audit.body, "assigned "+f.Rule+" "+f.EntityID+" to dana") {
 		t.Fatal("the audit log does not show the assignment")
 	}
+}
+
+// assignedDueTomorrowTenDaysOn assigns an open finding of fx to dana, due
+// tomorrow (as erin), then reconciles fx again ten days on, so that the
+// finding is ten days old and overdue; it gives the finding.
+func assignedDueTomorrowTenDaysOn(t *testing.T, fx *fixture, srv *httptest.Server) findings.Finding {
+	t.Helper()
+	f := openOf(t, fx)
+	due := time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly)
+	b, _ := json.Marshal(map[string]string{"rule": f.Rule, "entity_id": f.EntityID, "assignee": "dana", "due": due})
+	if a := do(t, srv, asUser("erin", call{method: http.MethodPost, path: "/api/assignments", body: string(b)})); a.status != http.StatusCreated {
+		t.Fatalf("assign: %d %s", a.status, a.body)
+	}
+	fx.reconcileAsOf(t, time.Now().Add(10*24*time.Hour+time.Hour))
+	return f
 }

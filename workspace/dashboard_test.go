@@ -79,13 +79,7 @@ func TestTheOverviewsTilesAndCharts(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	srv := serveTwoUsers(t, fx)
-	f := openOf(t, fx)
-	due := time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly)
-	b, _ := json.Marshal(map[string]string{"rule": f.Rule, "entity_id": f.EntityID, "assignee": "dana", "due": due})
-	if a := do(t, srv, asUser("erin", call{method: http.MethodPost, path: "/api/assignments", body: string(b)})); a.status != http.StatusCreated {
-		t.Fatalf("assign: %d %s", a.status, a.body)
-	}
-	fx.reconcileAsOf(t, time.Now().Add(10*24*time.Hour+time.Hour))
+	f := assignedDueTomorrowTenDaysOn(t, fx, srv)
 	page := do(t, srv, asUser("dana", call{path: "/"})).body
 
 	open := findingsOf(t, srv, "erin", "status=open&waived=no")
