@@ -56,10 +56,16 @@ func (d Dir) StateTemp() string { return d.private("state.tmp") }
 // StateLock is held through each section of the state.
 func (d Dir) StateLock() string { return d.private("state.lock") }
 
-// Master is the read model's private copy, which reconcile reads, and
-// MasterNext the one being built.
-func (d Dir) Master() string     { return d.private("model.duckdb") }
-func (d Dir) MasterNext() string { return d.private("model.next.duckdb") }
+// ModelNext is where the next read model is built, before it is renamed
+// over the public file; ModelInfo says what the public file holds (the
+// snapshot of its latest_ tables, the key of its views), written after
+// it.
+func (d Dir) ModelNext() string { return d.private("model.next.duckdb") }
+func (d Dir) ModelInfo() string { return d.private("model.json") }
+
+// OldMaster is the private copy of the read model a billsnap before kept
+// (reconcile read it): removed once a model is published without it.
+func (d Dir) OldMaster() string { return d.private("model.duckdb") }
 
 // ViewsTemplate is the DuckDB file each export's starts as, its views
 // bound.

@@ -252,7 +252,7 @@ func createFixtureTable(ctx context.Context, db *sql.DB, tb catalog.Table, schem
 	id := strings.TrimPrefix(schema, "fx_")
 	for _, q := range []string{tb.CreateSQL(name),
 		"ALTER TABLE " + name + " ALTER snapshot_id SET DEFAULT '" + id + "'",
-		"ALTER TABLE " + name + " ALTER _raw SET DEFAULT '{}'"} {
+		"ALTER TABLE " + name + " ADD COLUMN _raw JSON DEFAULT '{}'"} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return err
 		}

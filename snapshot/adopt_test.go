@@ -97,7 +97,8 @@ func makeOld(t *testing.T, cfg testCfg) {
 	var firstID string
 	db.QueryRow("SELECT id FROM snapshots WHERE status = 'complete'").Scan(&firstID)
 	for _, tb := range catalog.Tables() {
-		exec(tb.CreateSQL(tb.Name))
+		exec(tb.CreateSQL(tb.Name)) // the old store's tables held _raw too
+		exec("ALTER TABLE " + tb.Name + " ADD COLUMN _raw JSON")
 		for _, tree := range []string{"parquet", "incomplete"} {
 			glob := filepath.Join(cfg.Out, tree, tb.Name, "*", "*.parquet")
 			exec(fmt.Sprintf("INSERT INTO %s BY NAME %s", tb.Name, readmodel.ParquetRelation(glob)))

@@ -74,7 +74,7 @@ func TestUntypedValuesAreNullAndCounted(t *testing.T) {
 		total += f.Untyped
 		// The row with an untyped value shows it NULL, with the value in _raw.
 		var n int64
-		q := fmt.Sprintf(`SELECT count(*) FROM latest_%s WHERE %s IS NULL AND json_type(_raw, '$.%s') NOT IN ('NULL')`, f.Table, f.Column, f.Field)
+		q := fmt.Sprintf(`SELECT count(*) FROM %s WHERE snapshot_id = (SELECT id FROM latest_snapshot) AND %s IS NULL AND json_type(_raw, '$.%s') NOT IN ('NULL')`, f.Table, f.Column, f.Field)
 		if err := db.QueryRow(q).Scan(&n); err != nil || n != f.Untyped {
 			t.Errorf("%s.%s: %d rows NULL with a value in _raw (%v); %d counted untyped", f.Table, f.Column, n, err, f.Untyped)
 		}
@@ -200,8 +200,7 @@ func dumpStoreOf(t *testing.T, cfg testCfg, id string) map[string]string {
 	db := readDB(t, cfg)
 	out := map[string]string{}
 	for _, tb := range catalog.Tables() {
-		cols := tb.ColumnNames()
-		cols = cols[:len(cols)-1] // without _raw
+		cols := tb.LatestColumnNames()
 		pq := fmt.Sprintf("read_parquet('%s')", filepath.Join(cfg.Out, "parquet", tb.Name, "snapshot_id="+id, "*.parquet"))
 		out["latest_"+tb.Name] = dumpRows(t, db, "latest_"+tb.Name, cols)
 		out["Parquet of "+tb.Name] = dumpRows(t, db, pq, cols)
@@ -291,7 +290,7 @@ func TestMappedFieldsLandInTheirColumns(t *testing.T) {
 		t.Errorf("mapped: %+v", f)
 	}
 	var n, cultures int
-	if err := readDB(t, cfg).QueryRow(`SELECT count(*), count(culture) FILTER (WHERE culture = (_raw->>'Culture')) FROM latest_customers`).Scan(&n, &cultures); err != nil || n == 0 || cultures != n {
+	if err := readDB(t, cfg).QueryRow(`SELECT count(*), count(culture) FILTER (WHERE culture = (_raw->>'Culture')) FROM customers WHERE snapshot_id = (SELECT id FROM latest_snapshot)`).Scan(&n, &cultures); err != nil || n == 0 || cultures != n {
 		t.Errorf("added column culture: %d of %d rows hold the field (%v)", cultures, n, err)
 	}
 	var added, mapped sql.NullString

@@ -107,19 +107,16 @@ func (s *Store) recover(ctx context.Context, sec *Section) error {
 	if fresh, err := s.unpublished(ctx, db); fresh || err != nil {
 		return err
 	}
-	if noModel != nil {
-		sec.publicStale = true // the master may be whole
-	}
 	return s.syncModel(ctx, sec)
 }
 
 // unpublished tells whether the store has never published anything and
-// has nothing to publish: no snapshot on record, no read model (public
-// or master) and no records. Its read model is made by its first
+// has nothing to publish: no snapshot on record, no read model and no
+// records. Its read model is made by its first
 // publish (or failure); until then readers find no store (ErrNoStore),
 // which is what there is.
 func (s *Store) unpublished(ctx context.Context, db *sql.DB) (bool, error) {
-	if exists(s.publicPath) || exists(s.at.Master()) || exists(s.recs.Link()) {
+	if exists(s.publicPath) || exists(s.recs.Link()) {
 		return false, nil
 	}
 	var n int

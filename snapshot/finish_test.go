@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -51,9 +52,10 @@ func TestAPublishCutShortAfterTheManifestIsFinished(t *testing.T) {
 	}
 }
 
-// A section finishes a publish that a crash cut short after the master
-// was renamed, even when its store was opened before the crash: the
-// public file gets the master's snapshot.
+// A section finishes a publish that a crash cut short after the state
+// committed and before the public file was renamed, even when its store
+// was opened before the crash: the public file gets the state's latest
+// snapshot.
 func TestASectionFinishesAPublishCutShort(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 50, Customers: 20}, "")
@@ -61,9 +63,9 @@ func TestASectionFinishesAPublishCutShort(t *testing.T) {
 	if _, err := take(t, cfg); err != nil {
 		t.Fatal(err)
 	}
-	public := filepath.Join(cfg.Out, "billsnap.duckdb")
-	old := filepath.Join(t.TempDir(), "old.duckdb")
-	if err := fileutil.CopyFile(public, old, false); err != nil {
+	public, info := filepath.Join(cfg.Out, "billsnap.duckdb"), filepath.Join(cfg.Out, ".billsnap", "model.json")
+	old, oldInfo := filepath.Join(t.TempDir(), "old.duckdb"), filepath.Join(t.TempDir(), "old.json")
+	if err := errors.Join(fileutil.CopyFile(public, old, false), fileutil.CopyFile(info, oldInfo, false)); err != nil {
 		t.Fatal(err)
 	}
 	second, err := take(t, cfg)
@@ -74,8 +76,8 @@ func TestASectionFinishesAPublishCutShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The crash: the master renamed, the public file not yet copied.
-	if err := os.Rename(old, public); err != nil {
+	// The crash: the public file and what it holds as they were.
+	if err := errors.Join(os.Rename(old, public), os.Rename(oldInfo, info)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(cfg.Out, ".billsnap", "publish.pending"), nil, 0o644); err != nil {

@@ -31,7 +31,7 @@ func TestANewStorePublishesNothingBeforeItsFirstSnapshot(t *testing.T) {
 			}
 			t.Fatalf("a store opened before any snapshot: OpenRead gives %v, want ErrNoStore", err)
 		}
-		for _, p := range []string{cfg.Out + "/billsnap.duckdb", cfg.Out + "/.billsnap/model.duckdb", cfg.Out + "/records"} {
+		for _, p := range []string{cfg.Out + "/billsnap.duckdb", cfg.Out + "/.billsnap/model.json", cfg.Out + "/records"} {
 			if _, err := os.Lstat(p); err == nil {
 				t.Errorf("a store opened before any snapshot has %s", p)
 			}

@@ -12,8 +12,7 @@ import (
 
 // The read model (package readmodel) is built in a section of the state
 // and published when the section commits: the section's value holds the
-// model it built (built) and whether the public file is to be copied
-// again (publicStale).
+// model it built (built).
 
 // model is the store's read model as the store has it now (its tables
 // change when a snapshot assigns field IDs).
@@ -56,29 +55,28 @@ func (s *Store) markPending(sec *Section) error {
 // committed: the records' generation, then the model
 // (readmodel.Model.Show).
 func (s *Store) publishPending(sec *Section) error {
-	built, stale := sec.built, sec.publicStale
-	sec.built, sec.publicStale = "", false
-	if built == "" && sec.recordsNext == "" && !stale {
+	built := sec.built
+	sec.built = ""
+	if built == "" && sec.recordsNext == "" {
 		return nil
 	}
 	if err := s.showRecords(sec); err != nil {
 		return err
 	}
 	crashpoint.Hit("records.shown")
-	if err := s.model().Show(built, stale); err != nil {
+	if err := s.model().Show(built); err != nil {
 		return err
 	}
 	return os.Remove(s.at.PublishPending())
 }
 
-// finishPublish publishes the state and the master again when a crash cut
-// a publish short.
+// finishPublish publishes the records and the read model again when a
+// crash cut a publish short.
 func (s *Store) finishPublish(ctx context.Context, sec *Section) error {
 	if _, err := os.Stat(s.at.PublishPending()); err != nil {
 		return nil
 	}
 	s.log.Warn("finishing the publication a run left unfinished")
-	sec.publicStale = true
 	return s.syncModel(ctx, sec)
 }
 

@@ -52,29 +52,37 @@ func TestAChangePublishesRecordsNotTheModel(t *testing.T) {
 	}
 }
 
-// A master cut short (a power cut after its rename: it is not synced) is
-// built anew from the Parquet at the next publish, and the public file
-// holds the latest snapshot whole again.
-func TestAMasterCutShortIsBuiltAnew(t *testing.T) {
+// A read model whose model.json is torn (a power cut after the public
+// file's rename, before model.json was whole) is built anew from the
+// Parquet at the next publish, and the public file holds the latest
+// snapshot whole again; the master a billsnap before kept is removed.
+func TestAModelOfUnknownContentIsBuiltAnew(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 48, Customers: 20}, "")
 	cfg := testConfig(srv, t.TempDir())
 	if _, err := take(t, cfg); err != nil {
 		t.Fatal(err)
 	}
-	master := filepath.Join(cfg.Out, ".billsnap", "model.duckdb")
-	fi, err := os.Stat(master)
-	if err != nil {
+	info := filepath.Join(cfg.Out, ".billsnap", "model.json")
+	if err := os.WriteFile(info, []byte(`{"latest": "`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Truncate(master, fi.Size()/2); err != nil {
+	old := filepath.Join(cfg.Out, ".billsnap", "model.duckdb")
+	if err := os.WriteFile(old, []byte("an old master"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	before := inode(t, filepath.Join(cfg.Out, "billsnap.duckdb"))
 	s := openStore(t, cfg)
-	err = s.UpdateAndPublish(context.Background(), func(*Section) error { return nil })
+	err := s.UpdateAndPublish(context.Background(), func(*Section) error { return nil })
 	s.Close()
 	if err != nil {
-		t.Fatalf("the publish after the master was cut short: %v", err)
+		t.Fatalf("the publish after model.json was torn: %v", err)
+	}
+	if inode(t, filepath.Join(cfg.Out, "billsnap.duckdb")) == before {
+		t.Error("the read model was not built anew")
+	}
+	if _, err := os.Stat(old); err == nil {
+		t.Error("the master a billsnap before kept is still there")
 	}
 	db := readDB(t, cfg)
 	want := srv.AnswerKey().Tables["customers"].Count

@@ -20,7 +20,6 @@ type Section struct {
 	st          *state.Tx
 	built       string          // a read model built, published when the section commits
 	recordsNext string          // the records' generation built, shown when it commits
-	publicStale bool            // the public file is to be copied from the master when it commits
 	runs        *runrec.Changes // the run files it added and retired
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/snapshot/history"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/state"
 )
 
 // History (package history) is moved by complete snapshots only, in the
@@ -30,10 +31,11 @@ import (
 // name, where no view reads them before the state lists the step.
 func (r *Run) historyStaging() string { return filepath.Join(r.stage(), "history") }
 
-// stepTable takes the run's step of table, from its latest_ table
-// (loaded whole: the loader calls it once a walk has ended) and the head
-// the run began with, its files written in history's folders. A table
-// loaded again after a re-walk is stepped again.
+// stepTable takes the run's step of table, from its staged Parquet
+// (written whole: the loader calls it once a walk has ended and its files
+// are loaded) and the head the run began with, its files written in
+// history's folders. A table loaded again after a re-walk is stepped
+// again.
 func (r *Run) stepTable(table string) error {
 	t, _ := r.s.table(table)
 	conn, err := r.db.Conn(context.Background())
@@ -42,7 +44,8 @@ func (r *Run) stepTable(table string) error {
 	}
 	defer conn.Close()
 	in := r.s.stepInput(t, r.ID, history.TimeOf(r.Started), r.heads[table], r.s.at.History())
-	in.Rows = "SELECT * FROM latest_" + table
+	in.Rows = fmt.Sprintf("SELECT id, CAST(_raw AS JSON) AS _raw FROM read_parquet(%s)",
+		state.SQLString(filepath.Join(r.stage(), table, "*.parquet")))
 	step, err := history.Take(context.Background(), conn, in)
 	if err != nil {
 		return err

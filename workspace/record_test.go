@@ -132,7 +132,7 @@ func deepestCustomers(t *testing.T, fx *fixture) (deep, shallow string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	q := "SELECT arg_max(id, length(CAST(_raw AS VARCHAR))), arg_min(id, length(CAST(_raw AS VARCHAR))) FROM latest_customers"
+	q := "SELECT arg_max(id, length(CAST(_raw AS VARCHAR))), arg_min(id, length(CAST(_raw AS VARCHAR))) FROM customers WHERE snapshot_id = (SELECT id FROM latest_snapshot)"
 	if err := db.QueryRow(q).Scan(&deep, &shallow); err != nil {
 		t.Fatal(err)
 	}

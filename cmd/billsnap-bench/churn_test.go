@@ -184,7 +184,7 @@ func TestTheStorePrintsWhatTheSandboxServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	got, err := storePrints(ctx, db, func(t string) string { return "latest_" + t })
+	got, err := storePrints(ctx, db, func(t string) string { return t + " WHERE snapshot_id = (SELECT id FROM latest_snapshot)" })
 	if err != nil {
 		t.Fatal(err)
 	}

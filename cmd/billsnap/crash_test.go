@@ -89,7 +89,6 @@ var crashMoments = []crashMoment{
 	{at: "model.built"},
 	{at: "state.written#4"}, // the publish committed in the state; the read model not published yet
 	{at: "records.shown"},   // the records show the new snapshot; the read model not published yet
-	{at: "model.master"},
 	{at: "model.copied"},
 	{at: "model.public", after: next},
 	{at: "publish.done", after: next},
@@ -99,7 +98,7 @@ var crashMoments = []crashMoment{
 	{file: ".billsnap/state.duckdb.next", events: unix.IN_MODIFY, n: 6},
 	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 3}, // the manifest committed
 	{file: ".billsnap/state.duckdb", events: unix.IN_MOVED_TO, n: 4},
-	{file: "billsnap.duckdb.next", events: unix.IN_MODIFY, n: 1},
+	{file: ".billsnap/model.next.duckdb", events: unix.IN_MODIFY, n: 1},
 	{file: "billsnap.duckdb", events: unix.IN_MOVED_TO, n: 1},
 	{file: "records", events: unix.IN_MOVED_TO, n: 1},
 }
@@ -154,7 +153,7 @@ func (b *crashBench) recovers(t *testing.T, dir string) {
 	checkCleanedUp(t, dir)
 }
 
-// An export killed at any of 32 moments leaves a store that opens, whose
+// An export killed at any of 31 moments leaves a store that opens, whose
 // readers see the previous complete snapshot (or, after the commit point,
 // the new one) whole, with nothing half published in the Parquet tree; the
 // next export completes and cleans up.

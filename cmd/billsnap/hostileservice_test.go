@@ -118,7 +118,7 @@ func checkRepairedNames(t *testing.T, dir string, customers int, stdout, stderr 
 	// string of its text (fields.md): its name is looked for in the text.
 	err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE full_name LIKE '%`+bad+`' AND company_name LIKE '%`+"\ufffd"+bad+
 		`' AND CASE WHEN json_type(_raw) = 'VARCHAR' THEN contains(_raw->>'$', '\\ud800\\xFF\\xFE\\xC3(')
-			ELSE (_raw->>'$.CompanyName') LIKE '%\ud800\xFF\xFE\xC3(' END) FROM latest_customers`).Scan(&n, &repaired)
+			ELSE (_raw->>'$.CompanyName') LIKE '%\ud800\xFF\xFE\xC3(' END) FROM customers WHERE snapshot_id = (SELECT id FROM latest_snapshot)`).Scan(&n, &repaired)
 	if err != nil || n != customers || repaired != customers {
 		t.Errorf("%d customers, %d with both names repaired (%v); want %d", n, repaired, err, customers)
 	}
@@ -146,7 +146,7 @@ func checkRepairedNames(t *testing.T, dir string, customers int, stdout, stderr 
 func checkDeepValueKept(t *testing.T, dir, stdout string) {
 	t.Helper()
 	var n int
-	err := openDB(t, dir).QueryRow(`SELECT count(*) FROM latest_customers WHERE email IS NULL AND length(_raw) > 400000`).Scan(&n)
+	err := openDB(t, dir).QueryRow(`SELECT count(*) FROM customers WHERE snapshot_id = (SELECT id FROM latest_snapshot) AND email IS NULL AND length(_raw) > 400000`).Scan(&n)
 	if err != nil || n != 1 {
 		t.Errorf("%d customers with the deep Email kept NULL in email and whole in _raw (%v); want 1", n, err)
 	}

@@ -29,12 +29,11 @@ var names = []string{
 	"publish.manifest", // the manifest is committed with status publishing
 	"tree.add",         // (Hit and Err) a table's partition was renamed into the Parquet tree
 	"publish.complete", // the snapshot is recorded complete; staging is left
-	"model.built",      // the next read model is built beside the master
+	"model.built",      // the next read model is built, beside what it holds (model.next.duckdb.json)
 	"state.written",    // a section of the state committed (renamed over it)
 	"records.shown",    // the records show the section's changes
-	"model.master",     // the next read model is the master
-	"model.copied",     // the master's copy is beside the public file
-	"model.public",     // the copy is renamed over the public file
+	"model.copied",     // the next read model is durable, not yet renamed over the public file
+	"model.public",     // the next read model is renamed over the public file; model.json not yet
 	"publish.done",     // staging removed
 	"prune.committed",  // pruned snapshots are gone from the state and the records, not yet from Parquet
 	"close",            // everything done, DuckDB not yet closed

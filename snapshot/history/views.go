@@ -16,13 +16,15 @@ import (
 //	history_snapshots       every complete snapshot that moved history, and its time
 //	snapshot_time(id)       a snapshot's time, from its ID
 //	<table>_history         every version of every record, current ones included
-//	<table>_asof(ts)        the table as it stood at ts: latest_<table>'s columns
+//	<table>_asof(ts)        the table as it stood at ts: latest_<table>'s columns and _raw
 //	changes                 the change feed, step by step
 //	changes_between(t0, t1) what changed between the tables as they stood at t0 and at t1
 //
-// The current versions are the read model's latest_ rows, joined with the
-// index of the snapshot they hold.
-func Views(link string, tables []catalog.Table) []string {
+// The current versions are the rows of the snapshot the read model's
+// latest_ tables hold, read from rows(t) (every complete snapshot's rows
+// of table t, _raw with them: the Parquet tree), joined with the index of
+// that snapshot.
+func Views(link string, tables []catalog.Table, rows func(catalog.Table) string) []string {
 	out := []string{
 		`CREATE OR REPLACE VIEW history_snapshots AS SELECT snapshot AS snapshot_id, min("at") AS "at" FROM history_steps GROUP BY snapshot ORDER BY "at", snapshot_id`,
 		`CREATE OR REPLACE MACRO snapshot_time(snap) AS coalesce((SELECT h."at" FROM history_snapshots h WHERE h.snapshot_id = snap),
@@ -30,34 +32,35 @@ func Views(link string, tables []catalog.Table) []string {
 		`CREATE OR REPLACE MACRO history_snapshot_at(ts) AS (SELECT h.snapshot_id FROM history_snapshots h WHERE h."at" <= CAST(ts AS TIMESTAMPTZ) ORDER BY h."at" DESC, h.snapshot_id DESC LIMIT 1)`,
 	}
 	for _, t := range tables {
-		out = append(out, historyView(link, t), asofMacro(t))
+		out = append(out, historyView(link, t, rows(t)), asofMacro(t))
 	}
 	return append(out, changesView(link), changesBetween(tables))
 }
 
 // historyView is <table>_history (Relation).
-func historyView(link string, t catalog.Table) string {
-	return fmt.Sprintf("CREATE OR REPLACE VIEW %s_history AS %s", t.Name, Relation(link, t, "latest_"+t.Name))
+func historyView(link string, t catalog.Table, rows string) string {
+	return fmt.Sprintf("CREATE OR REPLACE VIEW %s_history AS %s", t.Name, Relation(link, t, "latest_"+t.Name, rows))
 }
 
 // Relation is the relation of every version of table t, with the
-// columns of latest (the table's latest_ relation) but snapshot_id: the
-// versions closed, from the files of the steps the records (at link) list, and the
-// current versions, the rows of latest (the table's latest_ relation)
-// joined with the index of the snapshot they hold.
-func Relation(link string, t catalog.Table, latest string) string {
+// columns of latest (the table's latest_ relation) but snapshot_id, and
+// _raw: the versions closed, from the files of the steps the records (at
+// link) list, and the current versions, the rows of the snapshot latest
+// holds, read from rows (every snapshot's rows of t, snapshot_id and _raw
+// among them), joined with that snapshot's index.
+func Relation(link string, t catalog.Table, latest, rows string) string {
 	versions := filepath.Join(link, Versions, t.Name, "*.parquet")
 	current := filepath.Join(link, Current, t.Name, "*.parquet")
-	return fmt.Sprintf(`SELECT * EXCLUDE (snapshot_id), NULL::TIMESTAMPTZ AS valid_from, NULL::TIMESTAMPTZ AS valid_to,
+	return fmt.Sprintf(`SELECT * EXCLUDE (snapshot_id), NULL::JSON AS _raw, NULL::TIMESTAMPTZ AS valid_from, NULL::TIMESTAMPTZ AS valid_to,
 			NULL::VARCHAR AS snapshot_from, NULL::VARCHAR AS snapshot_to FROM %[1]s WHERE false
 		UNION ALL BY NAME
 		SELECT * EXCLUDE (filename) REPLACE (CAST(_raw AS JSON) AS _raw) FROM read_parquet(%[2]s, filename = true, union_by_name = true)
 		WHERE parse_filename(filename, true) IN (SELECT snapshot FROM history_steps WHERE table_name = %[4]s)
 		UNION ALL BY NAME
-		SELECT l.* EXCLUDE (snapshot_id), c.valid_from, NULL::TIMESTAMPTZ AS valid_to, c.snapshot_from, NULL::VARCHAR AS snapshot_to
-		FROM %[1]s l JOIN read_parquet(%[3]s, filename = true) c ON l.id = c.id
-		WHERE parse_filename(c.filename, true) = (SELECT snapshot_id FROM %[1]s LIMIT 1)`,
-		latest, state.SQLString(versions), state.SQLString(current), state.SQLString(t.Name))
+		SELECT r.* EXCLUDE (snapshot_id), c.valid_from, NULL::TIMESTAMPTZ AS valid_to, c.snapshot_from, NULL::VARCHAR AS snapshot_to
+		FROM (%[5]s) r JOIN read_parquet(%[3]s, filename = true) c ON r.id = c.id
+		WHERE r.snapshot_id = (SELECT snapshot_id FROM %[1]s LIMIT 1) AND parse_filename(c.filename, true) = (SELECT snapshot_id FROM %[1]s LIMIT 1)`,
+		latest, state.SQLString(versions), state.SQLString(current), state.SQLString(t.Name), rows)
 }
 
 // asofMacro is <table>_asof(ts) (AsOf).

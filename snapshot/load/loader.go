@@ -264,7 +264,7 @@ func (l *Loader) loadFile(t catalog.Table, file string) error {
 	if l.files[t.Name][file] {
 		return nil
 	}
-	cols := strings.Join(t.ColumnNames(), ", ")
+	cols := strings.Join(t.LatestColumnNames(), ", ")
 	q := fmt.Sprintf("INSERT INTO latest_%s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, state.SQLString(file))
 	res, err := l.exec(t.Name, t.Name+" from "+filepath.Base(file), q, l.ids.snap)
 	var n int64

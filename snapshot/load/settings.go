@@ -20,15 +20,15 @@ func (l *Loader) settings() error {
 }
 
 // Uncompressed are the columns of the latest_ tables a run stores
-// uncompressed when it loads under set (catalog.Table.CreateSQL): id and
-// _raw, each row's own, which DuckDB's dictionary does not compress and
+// uncompressed when it loads under set (catalog.Table.CreateSQL): id,
+// each row's own, which DuckDB's dictionary does not compress and
 // would otherwise analyse in every row group it writes. None when
 // duckdb.fsst is on, whose FSST compresses them.
 func Uncompressed(set Settings) []string {
 	if set.FSST {
 		return nil
 	}
-	return []string{"id", "_raw"}
+	return []string{"id"}
 }
 
 // setting sets DuckDB's setting name (memory_limit, threads) of the run's

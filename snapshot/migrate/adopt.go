@@ -113,7 +113,7 @@ func migrateData(ctx context.Context, db *sql.DB, conn *sql.Conn, a Adoption, p 
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	next := a.At.MasterNext()
+	next := a.At.ModelNext()
 	os.Remove(next)
 	if err := p.EmptyModel(ctx, next); err != nil {
 		return err

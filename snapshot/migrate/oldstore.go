@@ -68,7 +68,7 @@ func CopyLatest(ctx context.Context, conn *sql.Conn, path, latest string, tables
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+modelAlias)
 	for _, t := range tables {
-		q := fmt.Sprintf("INSERT INTO %s.latest_%s BY NAME SELECT * FROM %s.%s WHERE snapshot_id = ?", modelAlias, t.Name, OldAlias, t.Name)
+		q := fmt.Sprintf("INSERT INTO %s.latest_%s BY NAME SELECT * EXCLUDE (_raw) FROM %s.%s WHERE snapshot_id = ?", modelAlias, t.Name, OldAlias, t.Name)
 		if _, err := conn.ExecContext(ctx, q, latest); err != nil {
 			return fmt.Errorf("copying the latest %s: %w", t.Name, err)
 		}

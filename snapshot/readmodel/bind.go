@@ -14,33 +14,20 @@ import (
 )
 
 // Bind makes the views cur.<table> and prev.<table> on conn show the
-// snapshots cur and prev, for reconcile: the latest complete snapshot
-// from the read model's master (native tables), another from its
-// Parquet, in the tree of complete snapshots or of incomplete ones. prev
-// "" gives empty views. It makes prev.stored_findings and
-// cur.stored_rechecks too (runrec.Files.Bind), the run records reconcile reads,
-// and returns the files of prev's findings it bound. cur and prev are
-// databases in memory; conn is a connection of the state (a Reading's,
-// or a section's, whose end detaches them and the master, attached
-// read-only).
+// snapshots cur and prev, for reconcile, from their Parquet, in the tree
+// of complete snapshots or of incomplete ones. prev "" gives empty views.
+// It makes prev.stored_findings and cur.stored_rechecks too
+// (runrec.Files.Bind), the run records reconcile reads, and returns the
+// files of prev's findings it bound. cur and prev are databases in
+// memory; conn is a connection of the state (a Reading's, or a
+// section's).
 func (s Model) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]runrec.File, error) {
-	latest := ""
-	if _, err := os.Stat(s.At.Master()); err == nil {
-		err := s.attachMaster(ctx, conn)
-		if err == nil {
-			err = conn.QueryRowContext(ctx, "SELECT value FROM "+masterAlias+".billsnap_model WHERE key = 'latest'").Scan(&latest)
-		}
-		if err != nil {
-			s.Log.Warn("the read model's master cannot be read; reconcile reads the snapshot's Parquet", "error", err)
-			latest = ""
-		}
-	}
 	for _, schema := range []struct{ name, id string }{{"cur", cur}, {"prev", prev}} {
 		if _, err := conn.ExecContext(ctx, "ATTACH IF NOT EXISTS ':memory:' AS "+schema.name); err != nil {
 			return nil, err
 		}
 		for _, t := range s.Tables {
-			rel, err := s.relation(t, schema.id, latest)
+			rel, err := s.relation(t, schema.id)
 			if err != nil {
 				return nil, err
 			}
@@ -53,14 +40,10 @@ func (s Model) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]ru
 	return s.Runs.Bind(ctx, conn, cur, prev)
 }
 
-// relation is the relation of table t's rows of snapshot id; latest is
-// the snapshot the master holds.
-func (s Model) relation(t catalog.Table, id, latest string) (string, error) {
-	switch {
-	case id == "":
+// relation is the relation of table t's rows of snapshot id.
+func (s Model) relation(t catalog.Table, id string) (string, error) {
+	if id == "" {
 		return fmt.Sprintf("SELECT * FROM cur.%s WHERE false", t.Name), nil
-	case id == latest:
-		return fmt.Sprintf("SELECT * FROM %s.latest_%s", masterAlias, t.Name), nil
 	}
 	for _, tr := range s.Trees {
 		dir := filepath.Join(absolute(tr.Link), t.Name, tree.Partition(id))

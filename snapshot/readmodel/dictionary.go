@@ -92,6 +92,25 @@ func labelled(t catalog.Table, rel string) string {
 	return fmt.Sprintf("SELECT %s, * EXCLUDE (%s) FROM (%s)", strings.Join(list, ", "), strings.Join(named, ", "), rel)
 }
 
+// unlabelled is rel, a relation of table t that labelled made, without
+// its labels: the columns as the Parquet has them.
+func unlabelled(t catalog.Table, rel string) string {
+	var labels []string
+	for _, d := range t.Docs() {
+		if len(d.Codes) > 0 {
+			labels = append(labels, quoteIdent(catalog.LabelColumn(d.Name)))
+		}
+	}
+	if len(labels) == 0 {
+		return "SELECT * FROM " + rel
+	}
+	return fmt.Sprintf("SELECT * EXCLUDE (%s) FROM %s", strings.Join(labels, ", "), rel)
+}
+
+// treeRows is the relation of every complete snapshot's rows of table t,
+// as the Parquet has them (_raw among them): its view, without labels.
+func treeRows(t catalog.Table) string { return unlabelled(t, quoteIdent(t.Name)) }
+
 // labelSQL is the expression of coded column d's label column: NULL for
 // a code the catalogue does not know.
 func labelSQL(d catalog.ColumnDoc) string {
@@ -125,7 +144,7 @@ func documented(tables []catalog.Table) []relationColumns {
 			return catalog.ColumnDoc{Name: "snapshot_id", Type: "VARCHAR", Description: about}
 		}
 		out = append(out,
-			relationColumns{"latest_" + t.Name, append([]catalog.ColumnDoc{snap("the snapshot the row is of, the newest complete one (snapshots.id)")}, docs...)},
+			relationColumns{"latest_" + t.Name, append([]catalog.ColumnDoc{snap("the snapshot the row is of, the newest complete one (snapshots.id)")}, docs[:len(docs)-1]...)}, // no _raw
 			relationColumns{t.Name, append([]catalog.ColumnDoc{snap("the complete snapshot the row is of (snapshots.id)")}, withLabels(docs)...)},
 			relationColumns{"incomplete_" + t.Name, append([]catalog.ColumnDoc{snap("the incomplete snapshot the row is of (snapshots.id)")}, withLabels(docs)...)},
 			relationColumns{t.Name + "_history", append(docs, validity...)})

@@ -45,9 +45,11 @@
 //
 // The store calls these inside a section of its state. [Model.Sync] builds
 // the model the state asks for (from the snapshot's DuckDB file or its
-// Parquet, [Model.Of], or as a copy with its views made again), and
-// [Model.Show] shows it once the section commits: the private master
-// first, then the public copy.
+// Parquet, [Model.Of]), and [Model.Show] shows it once the section
+// commits: made durable and renamed over the public file, then what it
+// holds written beside the state (model.json, [Model.Held]). billsnap
+// never opens the public file; its latest_ tables hold every column but
+// _raw, which the views read from the Parquet.
 //
 // # Readers
 //

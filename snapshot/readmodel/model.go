@@ -3,6 +3,8 @@ package readmodel
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -38,8 +40,12 @@ import (
 // change (a tree no longer empty, a directory moved: they name absolute
 // paths); a reconciliation publishes records only.
 //
-// billsnap keeps the model's master in DIR/.billsnap/model.duckdb (what
-// reconcile reads) and publishes a copy of it as DIR/billsnap.duckdb.
+// The model is built at DIR/.billsnap/model.next.duckdb, made durable and
+// renamed over DIR/billsnap.duckdb; DIR/.billsnap/model.json, written
+// after it, says what it holds (Info). billsnap never opens the public
+// file with DuckDB (a reader may hold it open for writing, and then
+// DuckDB's lock on it refuses every other process): reconcile reads the
+// snapshots' Parquet.
 
 // Model is the read model of an output directory, as its store has it
 // now: where its files are, the tables of its latest_ tables and views,
@@ -64,10 +70,11 @@ type ParquetTree struct{ Link, Status, Prefix string }
 const modelAlias = "model_next"
 
 // Build makes base, a private DuckDB file holding latest_<table> tables,
-// the next read model: it writes its views; the store's section publishes
-// it once the state is committed, so that readers never see what the
-// state might yet not record. latest is the snapshot its latest_ tables
-// hold ("" when none); db is the state, in a section.
+// the next read model: it writes its views, and beside it what it holds
+// (Info); the store's section publishes it once the state is committed
+// (Show), so that readers never see what the state might yet not record.
+// latest is the snapshot its latest_ tables hold ("" when none); db is
+// the state, in a section.
 func (s Model) Build(ctx context.Context, db *sql.DB, base, latest string) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -78,14 +85,12 @@ func (s Model) Build(ctx context.Context, db *sql.DB, base, latest string) error
 	if _, err := conn.ExecContext(ctx, attach); err != nil {
 		return fmt.Errorf("read model: %w", err)
 	}
-	err = s.fillModel(ctx, conn, latest)
+	views, err := s.fillModel(ctx, conn, latest)
 	if _, derr := conn.ExecContext(context.WithoutCancel(ctx), "USE "+state.AttachedAs+"; DETACH DATABASE IF EXISTS "+modelAlias); err == nil && derr != nil {
 		err = derr
 	}
 	if err == nil {
-		// The master is about to be replaced: what a section attached of
-		// it would go on showing the old one.
-		_, err = conn.ExecContext(ctx, "DETACH DATABASE IF EXISTS "+masterAlias)
+		err = writeInfo(infoOf(base), Info{Latest: latest, Views: views})
 	}
 	if err != nil {
 		return fmt.Errorf("read model: %w", err)
@@ -115,73 +120,56 @@ func fillIn(ctx context.Context, conn *sql.Conn, alias string, stmts []string) e
 	return err
 }
 
-// CopyToPublic publishes the master: a copy written beside the public
-// file, made durable, and renamed over it.
-func (s Model) CopyToPublic() error {
-	tmp := s.Public + ".next"
-	if err := fileutil.CopyFile(s.At.Master(), tmp, true); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("publishing the read model: %w", err)
-	}
-	crashpoint.Hit("model.copied")
-	if err := os.Rename(tmp, s.Public); err != nil {
-		return fmt.Errorf("publishing the read model: %w", err)
-	}
-	fileutil.SyncDir(filepath.Dir(s.Public))
-	crashpoint.Hit("model.public")
-	return nil
-}
-
 // Next is where the next model is built, emptied.
 func (s Model) Next() string {
-	next := s.At.MasterNext()
-	os.Remove(next)
-	os.Remove(next + ".wal")
+	next := s.At.ModelNext()
+	for _, p := range []string{next, next + ".wal", infoOf(next)} {
+		os.Remove(p)
+	}
 	return next
 }
 
-// masterAlias is the name the master is attached under, read-only, in a
-// section of the state: by reconcile (Bind) and to read what it holds.
-const masterAlias = "model"
-
-// attachMaster attaches the master on conn, read-only, unless it is.
-func (s Model) attachMaster(ctx context.Context, conn *sql.Conn) error {
-	q := fmt.Sprintf("ATTACH IF NOT EXISTS %s AS %s (READ_ONLY)", state.SQLString(s.At.Master()), masterAlias)
-	if _, err := conn.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("read model: %w", err)
-	}
-	return nil
+// Info is what a read model holds: the snapshot of its latest_ tables
+// ("" for none) and the key of its views.
+type Info struct {
+	Latest string `json:"latest"`
+	Views  string `json:"views"`
 }
 
-// Info is what the read model holds: the snapshot of its latest_ tables
-// ("" for none) and the digest of its views; of built, the model a
-// section built ("" for none), else of the master; os.ErrNotExist when
-// there is neither. db is the state, in a section.
-func (s Model) Info(ctx context.Context, db *sql.DB, built string) (latest, views string, err error) {
-	conn, err := db.Conn(ctx)
+// infoOf is where what the model file path holds is written beside it.
+func infoOf(path string) string { return path + ".json" }
+
+// writeInfo writes info to path, durable.
+func writeInfo(path string, info Info) error {
+	b, err := json.Marshal(info)
 	if err != nil {
-		return "", "", err
+		return err
 	}
-	defer conn.Close()
-	alias := masterAlias
-	switch _, err := os.Stat(s.At.Master()); {
-	case built != "":
-		alias = "model_built"
-		q := fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", state.SQLString(built), alias)
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return "", "", fmt.Errorf("read model: %w", err)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+alias)
-	case err != nil:
-		return "", "", os.ErrNotExist
-	default:
-		if err := s.attachMaster(ctx, conn); err != nil {
-			return "", "", err
-		}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return err
 	}
-	err = conn.QueryRowContext(ctx, "SELECT max(value) FILTER (key = 'latest'), coalesce(max(value) FILTER (key = 'views'), '') FROM "+
-		alias+".billsnap_model").Scan(&latest, &views)
-	return latest, views, err
+	return fileutil.SyncFile(path)
+}
+
+// Held is what the read model holds: of built, the model a section built
+// ("" for none), else of the public file as model.json says;
+// os.ErrNotExist when there is neither, or the public file is gone.
+func (s Model) Held(built string) (Info, error) {
+	path := s.At.ModelInfo()
+	if built != "" {
+		path = infoOf(built)
+	} else if _, err := os.Stat(s.Public); err != nil {
+		return Info{}, os.ErrNotExist
+	}
+	var info Info
+	b, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(b, &info)
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		err = fmt.Errorf("read model: what it holds (%s): %w", path, err)
+	}
+	return info, err
 }
 
 // Empty makes a model file at path with empty latest_ tables: the
@@ -239,7 +227,7 @@ func (s Model) FromParquet(ctx context.Context, db *sql.DB, id, path string) err
 	s.Log.Warn("building the read model from the Parquet of the latest snapshot", "snapshot", id)
 	for _, t := range s.Tables {
 		glob := filepath.Join(s.Trees[0].Link, t.Name, tree.Partition(id), "*.parquet")
-		q := fmt.Sprintf("INSERT INTO %s.latest_%s BY NAME %s", modelAlias, t.Name, ParquetRelation(glob))
+		q := fmt.Sprintf("INSERT INTO %s.latest_%s BY NAME SELECT * EXCLUDE (_raw) FROM (%s)", modelAlias, t.Name, ParquetRelation(glob))
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("read model: loading %s: %w", t.Name, err)
 		}

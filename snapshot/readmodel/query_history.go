@@ -132,9 +132,9 @@ func ReadAsOf(ctx context.Context, db *sql.DB, ts time.Time, link string, tables
 	}
 	at := state.SQLString(ts.UTC().Format(time.RFC3339Nano)) + "::TIMESTAMPTZ"
 	for _, t := range tables {
-		own := state.AttachedAs + ".main.latest_" + t.Name
-		q := fmt.Sprintf("CREATE OR REPLACE TEMP VIEW latest_%s AS %s", t.Name,
-			history.AsOf("("+history.Relation(absolute(link), t, own)+")", at))
+		own := state.AttachedAs + ".main."
+		rel := history.Relation(absolute(link), t, own+"latest_"+t.Name, unlabelled(t, own+quoteIdent(t.Name)))
+		q := fmt.Sprintf("CREATE OR REPLACE TEMP VIEW latest_%s AS %s", t.Name, history.AsOf("("+rel+")", at))
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("as of %s: %w", ts.UTC().Format(time.RFC3339), err)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/internal/fileutil"
@@ -15,40 +16,36 @@ import (
 // the one it has is not: its latest_ tables must hold the state's latest
 // complete snapshot, and its views must be the ones the state makes.
 // built is the model the section built already ("" for none), which is
-// the one it has then, else the master. Sync returns the model it built,
-// to be shown once the section commits (Show), or "" when the model
-// needs nothing (the records are all that changed). A model whose latest
-// snapshot is not the state's is built from the snapshot's DuckDB file in
-// staging, or from its Parquet (Of); one whose views alone differ is a
-// copy with the views made again.
+// the one it has then, else the public file (Held). Sync returns the
+// model it built, to be shown once the section commits (Show), or "" when
+// the model needs nothing (the records are all that changed). A model
+// whose latest snapshot is not the state's is built from the snapshot's
+// DuckDB file in staging, or from its Parquet (Of); one whose views alone
+// differ is the section's model with the views made again, or, when the
+// public file is the one, a model built anew from the Parquet: billsnap
+// never reads the public file, which a reader may have changed.
 func (s Model) Sync(ctx context.Context, db *sql.DB, built string) (string, error) {
 	var latest string
 	err := db.QueryRowContext(ctx, "SELECT id FROM latest_snapshot").Scan(&latest)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", err
 	}
-	held, views, err := s.Info(ctx, db, built)
+	held, err := s.Held(built)
 	var want string
-	if err == nil && held == latest {
+	if err == nil && held.Latest == latest {
 		if want, err = s.ViewsKey(ctx, db); err != nil {
 			return "", err
 		}
 	}
 	switch {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
-		s.Log.Warn("the read model's master cannot be read; building it anew", "error", err)
+		s.Log.Warn("what the read model holds cannot be read; building it anew", "error", err)
 	case err != nil:
-	case held != latest:
-	case views == want:
+	case held.Latest != latest:
+	case held.Views == want:
 		return "", nil
 	case built != "":
-		return s.build(ctx, db, built, held)
-	default:
-		next := s.Next()
-		if err := fileutil.CopyFile(s.At.Master(), next, false); err != nil { // private: the public copy is made durable
-			return "", err
-		}
-		return s.build(ctx, db, next, held)
+		return s.build(ctx, db, built, held.Latest)
 	}
 	if latest == "" {
 		next := s.Next()
@@ -88,25 +85,30 @@ func (s Model) Of(ctx context.Context, db *sql.DB, id string) (string, error) {
 }
 
 // Show shows built, a model Sync or Build made ("" for none), once the
-// state has committed: renamed over the master, which is then copied over
-// the public file (CopyToPublic), as it is also when stale says the public
-// file is to be copied again.
-func (s Model) Show(built string, stale bool) error {
-	if built != "" {
-		// The master is not made durable before its rename (only the
-		// public copy is): after a power cut it may be cut short, and the
-		// next publish builds it anew (Sync).
-		if _, err := os.Stat(built + ".wal"); err == nil {
-			return fmt.Errorf("read model: %s still has a WAL after its checkpoint", built)
-		}
-		if err := os.Rename(built, s.At.Master()); err != nil {
-			return fmt.Errorf("read model: %w", err)
-		}
-		fileutil.SyncDir(s.At.Private())
-		crashpoint.Hit("model.master")
-	}
-	if built == "" && !stale {
+// state has committed: made durable, renamed over the public file, and
+// what it holds written after it (model.json). A crash between the two
+// leaves model.json saying less than the public file holds, and the next
+// publish builds the model again.
+func (s Model) Show(built string) error {
+	if built == "" {
 		return nil
 	}
-	return s.CopyToPublic()
+	if _, err := os.Stat(built + ".wal"); err == nil {
+		return fmt.Errorf("read model: %s still has a WAL after its checkpoint", built)
+	}
+	if err := fileutil.SyncFile(built); err != nil {
+		return fmt.Errorf("publishing the read model: %w", err)
+	}
+	crashpoint.Hit("model.copied")
+	if err := os.Rename(built, s.Public); err != nil {
+		return fmt.Errorf("publishing the read model: %w", err)
+	}
+	fileutil.SyncDir(filepath.Dir(s.Public))
+	crashpoint.Hit("model.public")
+	if err := os.Rename(infoOf(built), s.At.ModelInfo()); err != nil {
+		return fmt.Errorf("publishing the read model: %w", err)
+	}
+	fileutil.SyncDir(s.At.Private())
+	os.Remove(s.At.OldMaster())
+	return nil
 }

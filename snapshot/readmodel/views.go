@@ -46,8 +46,7 @@ type viewSet struct {
 // views are the views a model must have now; q is the state, in a
 // section.
 func (s Model) views(ctx context.Context, q state.Querier) (viewSet, error) {
-	stmts := append(s.Records.Views(absolute(s.RecordsLink)), history.Views(absolute(s.RecordsLink), s.Tables)...)
-	stmts = append(stmts, dictionary(s.Tables)...)
+	stmts := s.Records.Views(absolute(s.RecordsLink))
 	keyed := slices.Clone(stmts)
 	columns, err := keptColumns(ctx, q, s.Trees)
 	if err != nil {
@@ -60,6 +59,10 @@ func (s Model) views(ctx context.Context, q state.Querier) (viewSet, error) {
 			keyed = append(keyed, stmts[len(stmts)-1], columnList(t), kept.lists[t.Name])
 		}
 	}
+	// history's views read the current versions through the tree's views
+	rest := append(history.Views(absolute(s.RecordsLink), s.Tables, treeRows), dictionary(s.Tables)...)
+	stmts = append(stmts, rest...)
+	keyed = append(keyed, rest...)
 	return viewSet{stmts: stmts, key: digest(keyed)}, nil
 }
 
@@ -71,17 +74,17 @@ func digest(stmts []string) string {
 
 // fillModel writes the model attached on conn: its views (none when it
 // has the views it must have: a run's DuckDB file that started as the
-// template) and the snapshot its latest_ tables hold; the template is
-// made anew when the model's views had to be though the master has them:
-// views the same over two publishes. (Views that change at a publish —
-// a store's first, or the first after the fields key changed — may change
-// again at the next; the template would be written for nothing.) A
-// template that cannot be saved costs the next publish the views'
-// binding, nothing else.
-func (s Model) fillModel(ctx context.Context, conn *sql.Conn, latest string) error {
+// template) and the snapshot its latest_ tables hold; it returns the key
+// of its views. The template is made anew when the model's views had to
+// be though the public model has them: views the same over two publishes.
+// (Views that change at a publish — a store's first, or the first after
+// the fields key changed — may change again at the next; the template
+// would be written for nothing.) A template that cannot be saved costs
+// the next publish the views' binding, nothing else.
+func (s Model) fillModel(ctx context.Context, conn *sql.Conn, latest string) (string, error) {
 	want, err := s.views(ctx, conn)
 	if err != nil {
-		return err
+		return "", err
 	}
 	have, err := viewsKey(ctx, conn, modelAlias)
 	if err != nil {
@@ -93,31 +96,14 @@ func (s Model) fillModel(ctx context.Context, conn *sql.Conn, latest string) err
 	}
 	stmts = append(stmts, latestView(latest), modelInfoSQL(latest, want.key), "USE "+state.AttachedAs)
 	if err := fillIn(ctx, conn, modelAlias, stmts); err != nil {
-		return err
+		return "", err
 	}
-	if have != want.key && s.masterViews(ctx, conn) == want.key {
+	if held, err := s.Held(""); have != want.key && err == nil && held.Views == want.key {
 		if err := s.saveTemplate(ctx, conn, want); err != nil {
 			s.Log.Warn("the next export will bind the read model's views again", "error", err)
 		}
 	}
-	return nil
-}
-
-// masterViews is the key of the master's views, attaching it on conn: ""
-// when there is no master, or when it cannot be read (logged).
-func (s Model) masterViews(ctx context.Context, conn *sql.Conn) string {
-	if _, err := os.Stat(s.At.Master()); err != nil {
-		return ""
-	}
-	err := s.attachMaster(ctx, conn)
-	var key string
-	if err == nil {
-		key, err = viewsKey(ctx, conn, masterAlias)
-	}
-	if err != nil {
-		s.Log.Warn("the read model's master cannot be read: the template of its views is not saved", "error", err)
-	}
-	return key
+	return want.key, nil
 }
 
 // viewsKey is the key of the views of the model attached on conn as
@@ -199,7 +185,7 @@ func (s Model) StartFromTemplate(path string) (bool, error) {
 func everySnapshot(tr ParquetTree, t catalog.Table, byName bool) string {
 	glob := filepath.Join(absolute(tr.Link), t.Name, "*", "*.parquet")
 	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
-		return fmt.Sprintf("SELECT * FROM latest_%s WHERE false", t.Name)
+		return fmt.Sprintf("SELECT *, NULL::JSON AS _raw FROM latest_%s WHERE false", t.Name)
 	}
 	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName), tree.PartitionKey, state.SQLString(tr.Status))
 }

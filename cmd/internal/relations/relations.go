@@ -29,7 +29,7 @@ type relationDoc struct{ name, about string }
 // is this list (TestStoreDocListsTheReadModel).
 func readModelDocs() []relationDoc {
 	return []relationDoc{
-		{"latest_<table>", "the newest complete snapshot's TABLE: native DuckDB tables"},
+		{"latest_<table>", "the newest complete snapshot's TABLE: native DuckDB tables, every column but `_raw` (the `<table>` view has it)"},
 		{"<table>", "every complete snapshot's TABLE, `snapshot_id` naming the snapshot: a view over the Parquet tree"},
 		{"incomplete_<table>", "the incomplete snapshots' TABLE: a view over their Parquet tree"},
 		{"snapshots", "each snapshot: id, started, finished, status (`running`, `publishing`, `complete`, `incomplete`, `failed`), base and front URL, error"},
