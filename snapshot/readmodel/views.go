@@ -187,7 +187,7 @@ func everySnapshot(tr ParquetTree, t catalog.Table, byName bool) string {
 	if !hasParquet(filepath.Dir(filepath.Dir(glob))) {
 		return fmt.Sprintf("SELECT *, NULL::JSON AS _raw FROM latest_%s WHERE false", t.Name)
 	}
-	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName), tree.PartitionKey, state.SQLString(tr.Status))
+	return fmt.Sprintf("%s\n\t\tWHERE %s IN (SELECT id FROM snapshots WHERE status = %s)", readParquet(glob, byName, "JSON"), tree.PartitionKey, state.SQLString(tr.Status))
 }
 
 // hasParquet tells whether a partition of the table directory dir holds a
@@ -219,22 +219,28 @@ func hasParquet(dir string) bool {
 // older snapshots), _raw as JSON. DuckDB reads every key=value directory
 // of a path as a Hive partition: those above the tree (an output
 // directory under /data/env=prod/) are left out.
-func ParquetRelation(glob string) string { return readParquet(glob, true) }
+func ParquetRelation(glob string) string { return readParquet(glob, true, "JSON") }
+
+// ParquetText is ParquetRelation with _raw the text the files hold
+// (VARCHAR), for a reader that hashes it or reads a few of its members:
+// casting every record to JSON parses it, which cost about six times the
+// hash of the text (hash(_raw) 78 ms against 518 ms for 98,774 charges).
+func ParquetText(glob string) string { return readParquet(glob, true, "VARCHAR") }
 
 // readParquet is ParquetRelation, reading the files' columns by name
 // when byName is set and by position (the first file's) when not: for
 // files that all have the same columns, whose footers DuckDB then need
 // not all read to bind the relation.
-func readParquet(glob string, byName bool) string {
+func readParquet(glob string, byName bool, raw string) string {
 	exclude := []string{state.SQLString(tree.PartitionKey), "'_raw'"}
 	for _, dir := range strings.Split(filepath.Dir(filepath.Dir(filepath.Dir(glob))), string(filepath.Separator)) {
 		if k, _, ok := strings.Cut(dir, "="); ok && k != "" {
 			exclude = append(exclude, state.SQLString(k))
 		}
 	}
-	return fmt.Sprintf(`SELECT %[2]s, COLUMNS(c -> NOT list_contains([%[3]s], c)), CAST(_raw AS JSON) AS _raw
+	return fmt.Sprintf(`SELECT %[2]s, COLUMNS(c -> NOT list_contains([%[3]s], c)), CAST(_raw AS %[5]s) AS _raw
 		FROM read_parquet(%[1]s, hive_partitioning = true, hive_types = {'%[2]s': VARCHAR}, union_by_name = %[4]t)`,
-		state.SQLString(glob), tree.PartitionKey, strings.Join(exclude, ", "), byName)
+		state.SQLString(glob), tree.PartitionKey, strings.Join(exclude, ", "), byName, raw)
 }
 
 func absolute(path string) string {
