@@ -11,7 +11,6 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/extract"
-	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
@@ -81,7 +80,7 @@ func printFieldNotes(out io.Writer, n manifest.FieldNotes) {
 	}
 	for _, group := range []struct {
 		label  string
-		fields []ingest.FieldStats
+		fields []manifest.FieldStats
 	}{{"", n.Drifted}, {"new ", n.New}, {"absent ", n.Absent}} {
 		for _, f := range group.fields {
 			fmt.Fprintf(out, "  %s%s: %s\n", group.label, termsafe.String(f.Name()), termsafe.String(f.Summary())) // field names come from the service

@@ -12,7 +12,6 @@ import (
 
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/findings"
-	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
@@ -164,7 +163,7 @@ func TestRecheckAndFieldNotesEscapeControlCharacters(t *testing.T) {
 	var b bytes.Buffer
 	printRecheck(&b, &findings.Report{}, []recheck.Result{{Finding: findings.Finding{Rule: "missed_billing_run", EntityID: hostile},
 		Live: recheck.Changed, Detail: "Amount " + hostile}})
-	printFieldNotes(&b, manifest.FieldNotes{New: []ingest.FieldStats{{Table: "customers", Field: hostile, Kind: "string"}}})
+	printFieldNotes(&b, manifest.FieldNotes{New: []manifest.FieldStats{{Table: "customers", Field: hostile, Kind: "string"}}})
 	if strings.ContainsAny(b.String(), "\x1b\x07\u009b") || strings.Count(b.String(), `\x1b]0;owned\x07\u009b31m`) != 3 {
 		t.Errorf("%q", b.String())
 	}
