@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -114,6 +115,18 @@ func TestWhatOnlyReadsLinksNoDuckDB(t *testing.T) {
 	for _, pkg := range light {
 		if linked(t, pkg, "github.com/duckdb/duckdb-go/v2") {
 			t.Errorf("%s links DuckDB (go list -deps -test ./%s)", pkg, pkg)
+		}
+	}
+}
+
+// TestOnlyTheStoreBuildsTheReadModel holds the read model's two rooms
+// apart: snapshot/modelfile, which builds and shows the model, is
+// imported by snapshot alone; every other reader goes through
+// snapshot/readmodel.
+func TestOnlyTheStoreBuildsTheReadModel(t *testing.T) {
+	for pkg, deps := range imports(t) {
+		if pkg != "snapshot" && slices.Contains(deps, "snapshot/modelfile") {
+			t.Errorf("%s imports snapshot/modelfile, which only snapshot may", pkg)
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/snapshot/manifest"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/modelfile"
 )
 
 // Summary is a published (or incomplete) snapshot.
@@ -165,7 +165,7 @@ func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []manifest.TableSt
 	if err := r.fieldRows(ctx, tx, fields); err != nil {
 		return err
 	}
-	if err := readmodel.RecordColumns(ctx, tx, r.ID, r.s.tables); err != nil {
+	if err := modelfile.RecordColumns(ctx, tx, r.ID, r.s.tables); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, "UPDATE snapshots SET status = ?, finished = ? WHERE id = ?", status, r.s.now().UTC(), r.ID)

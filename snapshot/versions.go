@@ -10,7 +10,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/snapshot/history"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/modelfile"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -81,10 +81,10 @@ func (r *Run) stageHistory() error {
 // Rows are id's Parquet in the tree.
 func (s *Store) stepInput(t catalog.Table, id string, at time.Time, head history.Head, root string) history.Input {
 	in := history.Input{Table: t, To: id, At: at, Root: root,
-		Rows: readmodel.ParquetText(filepath.Join(s.partitionDir(t.Name, id), "*.parquet"))}
+		Rows: modelfile.ParquetText(filepath.Join(s.partitionDir(t.Name, id), "*.parquet"))}
 	if head.Snapshot != "" {
 		in.Previous = head.Snapshot
-		in.PreviousRows = readmodel.ParquetText(filepath.Join(s.partitionDir(t.Name, head.Snapshot), "*.parquet"))
+		in.PreviousRows = modelfile.ParquetText(filepath.Join(s.partitionDir(t.Name, head.Snapshot), "*.parquet"))
 		in.PreviousIndex = history.File(s.at.History(), history.Current, t.Name, head.Snapshot)
 	}
 	return in

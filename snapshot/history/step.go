@@ -22,7 +22,7 @@ type Input struct {
 	Rows string
 	// Previous is the step before ("" for the base); PreviousRows the
 	// relation of its rows, every column as a snapshot's Parquet has them
-	// (readmodel.ParquetText); PreviousIndex its index file.
+	// (modelfile.ParquetText); PreviousIndex its index file.
 	Previous, PreviousRows, PreviousIndex string
 	Root                                  string // where the step's files go
 }

@@ -1,4 +1,4 @@
-package readmodel
+package modelfile
 
 import (
 	"fmt"
@@ -92,24 +92,9 @@ func labelled(t catalog.Table, rel string) string {
 	return fmt.Sprintf("SELECT %s, * EXCLUDE (%s) FROM (%s)", strings.Join(list, ", "), strings.Join(named, ", "), rel)
 }
 
-// unlabelled is rel, a relation of table t that labelled made, without
-// its labels: the columns as the Parquet has them.
-func unlabelled(t catalog.Table, rel string) string {
-	var labels []string
-	for _, d := range t.Docs() {
-		if len(d.Codes) > 0 {
-			labels = append(labels, quoteIdent(catalog.LabelColumn(d.Name)))
-		}
-	}
-	if len(labels) == 0 {
-		return "SELECT * FROM " + rel
-	}
-	return fmt.Sprintf("SELECT * EXCLUDE (%s) FROM %s", strings.Join(labels, ", "), rel)
-}
-
 // treeRows is the relation of every complete snapshot's rows of table t,
 // as the Parquet has them (_raw among them): its view, without labels.
-func treeRows(t catalog.Table) string { return unlabelled(t, quoteIdent(t.Name)) }
+func treeRows(t catalog.Table) string { return t.WithoutLabels(quoteIdent(t.Name)) }
 
 // labelSQL is the expression of coded column d's label column: NULL for
 // a code the catalogue does not know.

@@ -1,4 +1,4 @@
-package readmodel
+package modelfile
 
 import (
 	"context"
@@ -18,34 +18,6 @@ import (
 	"github.com/billsnap/billsnap/snapshot/state"
 	"github.com/billsnap/billsnap/snapshot/tree"
 )
-
-// The read model is a DuckDB file built whole and then renamed into place,
-// never changed after: a reader that opened it keeps a consistent view of
-// its latest_ tables (the old inode), and one that opens the path
-// afterwards gets the new one. It holds
-//
-//	latest_<table>      the latest complete snapshot, native tables
-//	<table>             every complete snapshot: a view over the Parquet tree
-//	incomplete_<table>  the incomplete snapshots: a view over their tree
-//	snapshots, snapshot_tables, snapshot_fields, reconciliations,
-//	reconciliation_totals, field_ids, runs, and the run records
-//	findings, unjudged, rechecks
-//	                    views over the records (runrec.Records)
-//	latest_snapshot     the snapshot its latest_ tables hold, a view
-//	billsnap_model      that snapshot's ID, and a digest of the views
-//
-// The views read through links that a publish switches, so they show
-// what was published last when a query runs. A new model is built when
-// the latest complete snapshot changes, or when the views it must have
-// change (a tree no longer empty, a directory moved: they name absolute
-// paths); a reconciliation publishes records only.
-//
-// The model is built at DIR/.billsnap/model.next.duckdb, made durable and
-// renamed over DIR/billsnap.duckdb; DIR/.billsnap/model.json, written
-// after it, says what it holds (Info). billsnap never opens the public
-// file with DuckDB (a reader may hold it open for writing, and then
-// DuckDB's lock on it refuses every other process): reconcile reads the
-// snapshots' Parquet.
 
 // Model is the read model of an output directory, as its store has it
 // now: where its files are, the tables of its latest_ tables and views,

@@ -1,23 +1,23 @@
-package readmodel_test
+package modelfile_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/billsnap/billsnap/catalog"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/modelfile"
 )
 
 // The dictionary is in the views' key: a description or a code's label
 // that changes makes the views anew, as a statement that changes does.
 func TestTheDictionaryIsInTheViewsKey(t *testing.T) {
 	t.Parallel()
-	db, ctx := state(t), context.Background()
+	db, ctx := stateDB(t), context.Background()
 	key := func(edit func(tables []catalog.Table)) string {
 		t.Helper()
 		tables := catalog.Tables()
 		edit(tables)
-		k, err := readmodel.Model{Tables: tables, RecordsLink: "/records"}.ViewsKey(ctx, db)
+		k, err := modelfile.Model{Tables: tables, RecordsLink: "/records"}.ViewsKey(ctx, db)
 		if err != nil {
 			t.Fatal(err)
 		}
