@@ -1,6 +1,6 @@
 //go:build heavy
 
-package main
+package crash
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -112,14 +113,14 @@ type crashBench struct {
 }
 
 func newCrashBench(t *testing.T) *crashBench {
-	b := &crashBench{bin: binaryWithTags(t, "crashpoints"), template: t.TempDir(),
+	b := &crashBench{bin: e2etest.BinaryWithTags(t, "crashpoints"), template: t.TempDir(),
 		first:  sandboxtest.Start(t, sandbox.Options{Seed: 61, Customers: 60, Planted: 1}, ""),
 		second: sandboxtest.Start(t, sandbox.Options{Seed: 62, Customers: 300, Planted: 1}, "")}
-	if out, err := childExport(b.bin, b.first, b.template).CombinedOutput(); err != nil {
+	if out, err := e2etest.ChildExport(b.bin, b.first, b.template).CombinedOutput(); err != nil {
 		t.Fatalf("first export: %v\n%s", err, out)
 	}
-	withDB(t, b.template, func(db *sql.DB) { db.QueryRow("SELECT id FROM latest_snapshot").Scan(&b.firstID) })
-	b.published = fileHash(t, filepath.Join(b.template, "billsnap.duckdb"))
+	e2etest.WithDB(t, b.template, func(db *sql.DB) { db.QueryRow("SELECT id FROM latest_snapshot").Scan(&b.firstID) })
+	b.published = e2etest.FileHash(t, filepath.Join(b.template, "billsnap.duckdb"))
 	return b
 }
 
@@ -144,13 +145,13 @@ func (b *crashBench) key(id string) sandbox.AnswerKey {
 // and cleans up.
 func (b *crashBench) recovers(t *testing.T, dir string) {
 	t.Helper()
-	if out, err := childExport(b.bin, b.second, dir).CombinedOutput(); err != nil {
+	if out, err := e2etest.ChildExport(b.bin, b.second, dir).CombinedOutput(); err != nil {
 		t.Fatalf("the export after the crash: %v\n%s", err, out)
 	}
-	if latest := checkReaders(t, dir, b.key); latest == b.firstID {
+	if latest := e2etest.CheckReaders(t, dir, b.key); latest == b.firstID {
 		t.Error("the export after the crash did not become latest")
 	}
-	checkCleanedUp(t, dir)
+	e2etest.CheckCleanedUp(t, dir)
 }
 
 // An export killed at any of 31 moments leaves a store that opens, whose
@@ -170,13 +171,13 @@ func TestCrashAtAnyMomentKeepsTheLastGoodSnapshot(t *testing.T) {
 				after = traced(points)
 				t.Logf("killed after crash point %s", points[len(points)-1])
 			}
-			latest := checkReaders(t, dir, b.key)
+			latest := e2etest.CheckReaders(t, dir, b.key)
 			if after != either && (latest != b.firstID) != (after == next) {
 				t.Errorf("after the crash (at %s) latest_ is snapshot %s (the first is %s)", points[len(points)-1], latest, b.firstID)
 			}
 			// The file readers open was never written in place: it is the
 			// one before, byte for byte, or a new one whole.
-			if latest == b.firstID && fileHash(t, filepath.Join(dir, "billsnap.duckdb")) != b.published {
+			if latest == b.firstID && e2etest.FileHash(t, filepath.Join(dir, "billsnap.duckdb")) != b.published {
 				t.Error("the read model shows the previous snapshot but is not the previous file byte for byte")
 			}
 			b.recovers(t, dir)
@@ -197,13 +198,13 @@ func TestDiskFullKeepsTheLastGoodSnapshot(t *testing.T) {
 		t.Run(at, func(t *testing.T) {
 			t.Parallel()
 			dir := b.store(t)
-			out, err := childExport(b.bin, b.second, dir, "BILLSNAP_FAIL_AT="+at).CombinedOutput()
+			out, err := e2etest.ChildExport(b.bin, b.second, dir, "BILLSNAP_FAIL_AT="+at).CombinedOutput()
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) || exit.ExitCode() != job.ExitFailure || !strings.Contains(string(out), "no space left on device") {
 				t.Fatalf("a full disk: %v; output:\n%s", err, out)
 			}
 			t.Logf("%s", out)
-			if latest := checkReaders(t, dir, b.key); latest != b.firstID {
+			if latest := e2etest.CheckReaders(t, dir, b.key); latest != b.firstID {
 				t.Errorf("after a full disk latest_ is %s", latest)
 			}
 			if _, err := os.Stat(filepath.Join(dir, ".staging")); os.IsNotExist(err) == keptStaging {
@@ -226,7 +227,7 @@ func crash(t *testing.T, bin string, srv *sandbox.Server, dir string, m crashMom
 	}
 	cfg := filepath.Join(t.TempDir(), "billsnap.yml")
 	os.WriteFile(cfg, fmt.Appendf(nil, "retention: {keep: %d}\n", m.keep), 0o644)
-	cmd := childExport(bin, srv, dir, env...)
+	cmd := e2etest.ChildExport(bin, srv, dir, env...)
 	cmd.Args = append(cmd.Args, "--config", cfg)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -291,11 +292,11 @@ func killOnChange(t *testing.T, started <-chan *os.Process, dir, file string, ev
 // larger size: a panic's output holds no key.
 func TestTheKeyAppearsInNoPanic(t *testing.T) {
 	t.Parallel()
-	out := keyAppearsInNoOutput(t, binaryWithTags(t, "crashpoints"), 150, append([]keyStep{
-		{"html=0.3", nil, []string{"export"}, job.ExitFailure},
-		{"loop=Invoices@2", nil, []string{"export"}, job.ExitFailure},
-		{"", []string{"BILLSNAP_PANIC_AT=walk.page#3"}, []string{"export"}, 2},
-		{"", []string{"BILLSNAP_PANIC_AT=publish.verified"}, []string{"export"}, job.ExitFailure},
+	out := e2etest.KeyAppearsInNoOutput(t, e2etest.BinaryWithTags(t, "crashpoints"), 150, append([]e2etest.KeyStep{
+		{Faults: "html=0.3", Args: []string{"export"}, Code: job.ExitFailure},
+		{Faults: "loop=Invoices@2", Args: []string{"export"}, Code: job.ExitFailure},
+		{Env: []string{"BILLSNAP_PANIC_AT=walk.page#3"}, Args: []string{"export"}, Code: 2},
+		{Env: []string{"BILLSNAP_PANIC_AT=publish.verified"}, Args: []string{"export"}, Code: job.ExitFailure},
 	}, keyReread...))
 	if !strings.Contains(out, "panic: crashpoint walk.page") || !strings.Contains(out, "the job panicked") {
 		t.Error("the panics did not happen")
@@ -304,7 +305,7 @@ func TestTheKeyAppearsInNoPanic(t *testing.T) {
 
 // keyReread are the heavy tier's key test's reconcile and report of the
 // store its exports left, before the read commands.
-var keyReread = []keyStep{
-	{"", nil, []string{"reconcile", "--format", "json"}, job.ExitMaterial},
-	{"", nil, []string{"report", "--format", "md,html,xlsx,csv,json"}, job.ExitMaterial},
+var keyReread = []e2etest.KeyStep{
+	{Args: []string{"reconcile", "--format", "json"}, Code: job.ExitMaterial},
+	{Args: []string{"report", "--format", "md,html,xlsx,csv,json"}, Code: job.ExitMaterial},
 }

@@ -1,6 +1,6 @@
 //go:build heavy
 
-package main
+package crash
 
 import (
 	"os"
@@ -10,10 +10,13 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
+
+func TestMain(m *testing.M) { e2etest.Main(m) }
 
 // A reconcile killed (SIGKILL) after it wrote its run records and before
 // the state committed them leaves the findings readers see as they were,
@@ -24,11 +27,11 @@ func TestAReconcileKilledAfterWritingItsRunRecords(t *testing.T) {
 	srv, dir, want := reconciledThenKilled(t, 81, "history.kept")
 	// An export writes no run record: what the killed reconcile wrote
 	// must be swept, not overwritten by a reconcile that writes the same.
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
 		t.Fatalf("the export after the kill: exit %d %s", code, stderr)
 	}
 	checkRunFiles(t, dir)
-	if got := rows(t, openDB(t, dir), recordQueries["findings"]); len(want) == 0 || !reflect.DeepEqual(got, want) {
+	if got := e2etest.Rows(t, e2etest.OpenDB(t, dir), e2etest.RecordQueries["findings"]); len(want) == 0 || !reflect.DeepEqual(got, want) {
 		t.Errorf("findings after a killed reconcile and an export: %d rows, %d before", len(got), len(want))
 	}
 }
@@ -44,14 +47,14 @@ func TestAReconcileKilledAfterStagingItsRunRecords(t *testing.T) {
 	if left, _ := os.ReadDir(staging); len(left) == 0 {
 		t.Fatal("the killed reconcile staged no file")
 	}
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
 		t.Fatalf("the export after the kill: exit %d %s", code, stderr)
 	}
 	if left, _ := os.ReadDir(staging); len(left) != 0 {
 		t.Errorf("after the next section, %d staged files are left", len(left))
 	}
 	checkRunFiles(t, dir)
-	if got := rows(t, openDB(t, dir), recordQueries["findings"]); !reflect.DeepEqual(got, want) {
+	if got := e2etest.Rows(t, e2etest.OpenDB(t, dir), e2etest.RecordQueries["findings"]); !reflect.DeepEqual(got, want) {
 		t.Errorf("findings after a killed reconcile and an export: %d rows, %d before", len(got), len(want))
 	}
 }
@@ -60,15 +63,15 @@ func TestAReconcileKilledAfterStagingItsRunRecords(t *testing.T) {
 // command upgrades again, to the same findings, with no file left over.
 func TestAnUpgradeKilledAfterWritingTheFiles(t *testing.T) {
 	t.Parallel()
-	bin := binaryWithTags(t, "crashpoints")
-	dir := untar(t, filepath.Join("testdata", "store-v5.tgz"))
-	legacy := legacyRows(t, filepath.Join(dir, ".billsnap", "state.duckdb"))
+	bin := e2etest.BinaryWithTags(t, "crashpoints")
+	dir := e2etest.Untar(t, filepath.Join("..", "e2etest", "testdata", "store-v5.tgz"))
+	legacy := e2etest.LegacyRows(t, filepath.Join(dir, ".billsnap", "state.duckdb"))
 	reconcileKilled(t, bin, dir, "history.upgraded")
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 3, Customers: 12, Planted: 2}, "")
-	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitMaterial {
+	if code, _, stderr := e2etest.CLI(t, srv, "reconcile", "--out", dir); code != job.ExitMaterial {
 		t.Fatalf("the reconcile after the kill: exit %d %s", code, stderr)
 	}
-	if got := rows(t, openDB(t, dir), recordQueries["findings"]); !reflect.DeepEqual(got, legacy["findings"]) {
+	if got := e2etest.Rows(t, e2etest.OpenDB(t, dir), e2etest.RecordQueries["findings"]); !reflect.DeepEqual(got, legacy["findings"]) {
 		t.Errorf("findings after a killed upgrade: %d rows, %d before it", len(got), len(legacy["findings"]))
 	}
 	checkRunFiles(t, dir)
@@ -79,14 +82,14 @@ func TestAnUpgradeKilledAfterWritingTheFiles(t *testing.T) {
 // see are then as they were (want).
 func reconciledThenKilled(t *testing.T, seed uint64, at string) (*sandbox.Server, string, [][]string) {
 	t.Helper()
-	bin := binaryWithTags(t, "crashpoints")
-	srv, dir := exported(t, sandbox.Options{Seed: seed, Customers: 20, Planted: 2})
-	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitMaterial {
+	bin := e2etest.BinaryWithTags(t, "crashpoints")
+	srv, dir := e2etest.Exported(t, sandbox.Options{Seed: seed, Customers: 20, Planted: 2})
+	if code, _, stderr := e2etest.CLI(t, srv, "reconcile", "--out", dir); code != job.ExitMaterial {
 		t.Fatalf("reconcile: exit %d %s", code, stderr)
 	}
-	want := rows(t, openDB(t, dir), recordQueries["findings"])
+	want := e2etest.Rows(t, e2etest.OpenDB(t, dir), e2etest.RecordQueries["findings"])
 	reconcileKilled(t, bin, dir, at)
-	if got := rows(t, openDB(t, dir), recordQueries["findings"]); !reflect.DeepEqual(got, want) {
+	if got := e2etest.Rows(t, e2etest.OpenDB(t, dir), e2etest.RecordQueries["findings"]); !reflect.DeepEqual(got, want) {
 		t.Errorf("findings readers see after a reconcile killed at %s: %d rows, %d before", at, len(got), len(want))
 	}
 	return srv, dir, want
@@ -108,7 +111,7 @@ func reconcileKilled(t *testing.T, bin, dir, at string) {
 // its state lists.
 func checkRunFiles(t *testing.T, dir string) {
 	t.Helper()
-	state := readOnly(t, filepath.Join(dir, ".billsnap", "state.duckdb"))
+	state := e2etest.ReadOnly(t, filepath.Join(dir, ".billsnap", "state.duckdb"))
 	var listed int
 	if err := state.QueryRow("SELECT count(*) FROM run_files").Scan(&listed); err != nil {
 		t.Fatal(err)

@@ -1,27 +1,34 @@
-package main
+package e2etest
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
+	"github.com/billsnap/billsnap/internal/syncbuf"
 )
+
+// module is the import path of billsnap's packages.
+const module = "github.com/billsnap/billsnap/"
 
 var (
 	binaryMu    sync.Mutex
 	binaryPaths = map[string]string{} // by build tags
 )
 
-// binary is billsnap for tests that drive the program as a child process:
-// the test binary itself, which runs billsnap's main as a child (TestMain).
-func binary(t *testing.T) string {
+// Binary is billsnap for tests that drive the program as a child process:
+// the test binary itself, which runs billsnap's main as a child (Main).
+func Binary(t *testing.T) string {
 	t.Helper()
 	path, err := os.Executable()
 	if err != nil {
@@ -30,21 +37,21 @@ func binary(t *testing.T) string {
 	return path
 }
 
-// manyProcesses skips a test with -short: a test that runs many billsnap
+// ManyProcesses skips a test with -short: a test that runs many billsnap
 // processes against one store. .ci/run's race step passes -short: there
 // each child is the race-built test binary, several times slower, and the
 // code the children run is raced in-process by the tests that call run.
-func manyProcesses(t *testing.T) {
+func ManyProcesses(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: many billsnap processes; the fast tier runs it")
 	}
 }
 
-// binaryWithTags builds billsnap with the build tags tags, once per run:
+// BinaryWithTags builds billsnap with the build tags tags, once per run:
 // for the crash points (internal/crashpoint), which the test binary does
 // not have.
-func binaryWithTags(t *testing.T, tags string) string {
+func BinaryWithTags(t *testing.T, tags string) string {
 	t.Helper()
 	binaryMu.Lock()
 	defer binaryMu.Unlock()
@@ -56,18 +63,18 @@ func binaryWithTags(t *testing.T, tags string) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "billsnap")
-	if out, err := exec.Command("go", "build", "-tags", tags, "-o", path, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", tags, "-o", path, module+"cmd/billsnap").CombinedOutput(); err != nil {
 		t.Fatalf("building billsnap (tags %q): %v: %s", tags, err, out)
 	}
 	binaryPaths[tags] = path
 	return path
 }
 
-// lakeBinaryBeside builds billsnap-lake with the build tags tags (and
+// LakeBinaryBeside builds billsnap-lake with the build tags tags (and
 // lake, which every file of the lake carries) beside
-// bin, a billsnap binaryWithTags built with the same, once per run: the
+// bin, a billsnap BinaryWithTags built with the same, once per run: the
 // program an export runs when parquet.url is set.
-func lakeBinaryBeside(t *testing.T, bin, tags string) {
+func LakeBinaryBeside(t *testing.T, bin, tags string) {
 	t.Helper()
 	binaryMu.Lock()
 	defer binaryMu.Unlock()
@@ -75,12 +82,12 @@ func lakeBinaryBeside(t *testing.T, bin, tags string) {
 	if _, err := os.Stat(path); err == nil {
 		return
 	}
-	if out, err := exec.Command("go", "build", "-tags", tags+",lake", "-o", path, "../"+lakeprogram.Name).CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", tags+",lake", "-o", path, module+"cmd/"+lakeprogram.Name).CombinedOutput(); err != nil {
 		t.Fatalf("building %s (tags %q): %v: %s", lakeprogram.Name, tags, err, out)
 	}
 }
 
-// removeBinaries deletes what binaryWithTags built: each is the size of
+// removeBinaries deletes what BinaryWithTags built: each is the size of
 // billsnap, and a heavy run that left them would fill the temporary
 // directory run by run.
 func removeBinaries() {
@@ -92,16 +99,16 @@ func removeBinaries() {
 	}
 }
 
-// lines collects a child's output line by line and lets a test wait for a
+// Lines collects a child's output line by line and lets a test wait for a
 // line that contains a text.
-type lines struct {
+type Lines struct {
 	mu   sync.Mutex
 	all  []string
 	more chan struct{}
 }
 
-func collect(r io.Reader) *lines {
-	l := &lines{more: make(chan struct{}, 1)}
+func Collect(r io.Reader) *Lines {
+	l := &Lines{more: make(chan struct{}, 1)}
 	go func() {
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -119,7 +126,7 @@ func collect(r io.Reader) *lines {
 }
 
 // count is how many lines so far contain text.
-func (l *lines) count(text string) int {
+func (l *Lines) count(text string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
@@ -131,8 +138,8 @@ func (l *lines) count(text string) int {
 	return n
 }
 
-// waitFor waits until n lines contain text, or fails the test at deadline.
-func (l *lines) waitFor(t *testing.T, text string, n int, deadline time.Duration) {
+// WaitFor waits until n lines contain text, or fails the test at deadline.
+func (l *Lines) WaitFor(t *testing.T, text string, n int, deadline time.Duration) {
 	t.Helper()
 	timeout := time.After(deadline)
 	for l.count(text) < n {
@@ -144,8 +151,55 @@ func (l *lines) waitFor(t *testing.T, text string, n int, deadline time.Duration
 	}
 }
 
-func (l *lines) String() string {
+func (l *Lines) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return strings.Join(l.all, "\n")
 }
+
+// Stop sends SIGTERM and returns the exit code.
+func Stop(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
+}
+
+// WaitUntil polls cond until it holds, or fails the test at deadline.
+func WaitUntil(t *testing.T, deadline time.Duration, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("condition not met within %s", deadline)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// ReadURL reads serve's log until the line that gives its URL, and copies
+// the rest into logs.
+func ReadURL(t *testing.T, r io.Reader, logs *syncbuf.Buffer) string {
+	t.Helper()
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadString('\n')
+		logs.Write([]byte(line))
+		if m := upRE.FindStringSubmatch(line); m != nil {
+			go io.Copy(logs, br)
+			return m[1]
+		}
+		if err != nil {
+			t.Fatalf("serve never said where it listens:\n%s", logs.String())
+		}
+	}
+}
+
+var upRE = regexp.MustCompile(`url=(http://\S+/)`)

@@ -1,18 +1,19 @@
 //go:build lake && heavy && !race
 
-package main
+package e2etest
 
 // The heavy tier's tests publish in-process: the test binary links the
 // lake (lakepublish with lake/iceberg's catalogs, and lake/drivers), where
-// billsnap itself runs billsnap-lake (newEnv). The fast tier and a race
-// build link none of it (drivers_nolake_test.go) and leave out the tests
-// that publish to object storage (lake_test.go, lakerelative_test.go), so
-// that they neither compile nor link the clouds' SDKs, Arrow and
-// iceberg-go into this package's test binary: the lake's own packages
-// (lake/iceberg, lake/objects) test it in the fast tier.
+// billsnap itself runs billsnap-lake (cli.Main). The fast tier and a race
+// build link none of it (drivers_nolake.go) and leave out the tests that
+// publish to object storage (e2e/lake's lake_test.go, lakerelative_test.go),
+// so that they neither compile nor link the clouds' SDKs, Arrow and
+// iceberg-go into a test binary: the lake's own packages (lake/iceberg,
+// lake/objects) test it in the fast tier.
 import (
 	"os"
 
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 	"github.com/billsnap/billsnap/cmd/internal/lakepublish"
 	"github.com/billsnap/billsnap/lake/iceberg"
 	"github.com/billsnap/billsnap/lake/laketest"
@@ -20,8 +21,8 @@ import (
 	_ "github.com/billsnap/billsnap/lake/drivers"
 )
 
-// testLake is the lake the tests' runs publish to: linked in.
-func testLake() lakeLink { return lakepublish.Lake{Catalogs: iceberg.Open} }
+// TestLake is the lake the tests' runs publish to: linked in.
+func TestLake() cli.Lake { return lakepublish.Lake{Catalogs: iceberg.Open} }
 
 // setLakeCredentials puts the credentials of the tests' object stores
 // (laketest.Serve) in the environment, before any test runs, so that the

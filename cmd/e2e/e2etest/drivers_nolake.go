@@ -1,13 +1,16 @@
 //go:build !lake || !heavy || race
 
-package main
+package e2etest
 
-import "github.com/billsnap/billsnap/cmd/internal/lakeprogram"
+import (
+	"github.com/billsnap/billsnap/cmd/internal/cli"
+	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
+)
 
-// testLake is the lake the tests' runs publish to. The fast tier and a
-// race build link no lake (drivers_test.go links it for the heavy tier's
+// TestLake is the lake the tests' runs publish to. The fast tier and a
+// race build link no lake (drivers.go links it for the heavy tier's
 // object storage tests), so it is billsnap's own: the lake's program.
-func testLake() lakeLink { return lakeprogram.Program{} }
+func TestLake() cli.Lake { return lakeprogram.Program{} }
 
 // setLakeCredentials does nothing: without the heavy tier's in-process
 // lake, no test publishes to object storage.

@@ -1,4 +1,4 @@
-package main
+package e2etest
 
 import (
 	"context"
@@ -18,75 +18,75 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 )
 
-// exportedOptions is the sandbox of the tests that need a store holding
-// one complete snapshot and nothing else (exported): any such store
+// ExportedOptions is the sandbox of the tests that need a store holding
+// one complete snapshot and nothing else (Exported): any such store
 // serves, so they share one export.
-var exportedOptions = sandbox.Options{Seed: 79, Customers: 30, Planted: 3}
+var ExportedOptions = sandbox.Options{Seed: 79, Customers: 30, Planted: 3}
 
-// cleanOptions is the sandbox of the tests that need a store holding one
+// CleanOptions is the sandbox of the tests that need a store holding one
 // complete snapshot of data no rule flags before their own jobs run on it
-// (exported): they share one export, as exportedOptions' tests do.
-var cleanOptions = sandbox.Options{Seed: 81, Customers: 30}
+// (Exported): they share one export, as ExportedOptions' tests do.
+var CleanOptions = sandbox.Options{Seed: 81, Customers: 30}
 
 // exports are the stores exported once per test binary, by sandbox
-// options, that exported copies; removeExports deletes them.
+// options, that Exported copies; removeExports deletes them.
 var exports = struct {
 	sync.Mutex
-	dir    string
+	Dir    string
 	stores map[sandbox.Options]*export
 }{stores: map[sandbox.Options]*export{}}
 
 // export is a store exported once: the sandbox's options with its clock
 // set (the same options give the same records), the directory, and why it
-// could not be made; and, made once too when a test asks (reconciled), a
+// could not be made; and, made once too when a test asks (Reconciled), a
 // copy of it holding one reconciliation.
 type export struct {
 	once       sync.Once
 	o          sandbox.Options
-	dir        string
-	err        error
+	Dir        string
+	Err        error
 	reconciled made
 }
 
 // made is a store made once from an export, and why it could not be.
 type made struct {
 	once sync.Once
-	dir  string
-	err  error
+	Dir  string
+	Err  error
 }
 
-// exported starts a sandbox of o and gives a new store in which it is
+// Exported starts a sandbox of o and gives a new store in which it is
 // exported: a copy of the store exported once per test binary from a
 // sandbox equal to the one it starts (its clock the same), so that a test
 // may change both. The copy's read model is published again at its own
 // path (its views name the directory), as after a move.
-func exported(t *testing.T, o sandbox.Options) (*sandbox.Server, string) {
+func Exported(t *testing.T, o sandbox.Options) (*sandbox.Server, string) {
 	t.Helper()
-	e := exportOnce(t, o)
-	return copied(t, e.o, e.dir, e.err)
+	e := ExportOnce(t, o)
+	return copied(t, e.o, e.Dir, e.Err)
 }
 
-// reconciled is exported's store after billsnap reconcile of its snapshot:
+// Reconciled is Exported's store after billsnap reconcile of its snapshot:
 // a copy of one store made so once per test binary, for the tests to which
 // any reconciliation of the export serves.
-func reconciled(t *testing.T, o sandbox.Options) (*sandbox.Server, string) {
+func Reconciled(t *testing.T, o sandbox.Options) (*sandbox.Server, string) {
 	t.Helper()
-	e := exportOnce(t, o)
+	e := ExportOnce(t, o)
 	r := &e.reconciled
 	r.once.Do(func() {
-		if r.err = e.err; r.err != nil {
+		if r.Err = e.Err; r.Err != nil {
 			return
 		}
-		if r.dir, r.err = os.MkdirTemp(filepath.Dir(e.dir), "reconciled-"); r.err == nil {
-			r.err = reconcileCopy(t, e, r.dir)
+		if r.Dir, r.Err = os.MkdirTemp(filepath.Dir(e.Dir), "reconciled-"); r.Err == nil {
+			r.Err = reconcileCopy(t, e, r.Dir)
 		}
 	})
-	return copied(t, e.o, r.dir, r.err)
+	return copied(t, e.o, r.Dir, r.Err)
 }
 
 // reconcileCopy copies e's store into dir and reconciles it there.
 func reconcileCopy(t *testing.T, e *export, dir string) error {
-	if err := copyStore(e.dir, dir); err != nil {
+	if err := CopyStore(e.Dir, dir); err != nil {
 		return err
 	}
 	srv, err := sandbox.Start("127.0.0.1:0", sandbox.New(sandbox.Config{Data: e.o, APIKey: sandboxtest.Key}))
@@ -94,7 +94,7 @@ func reconcileCopy(t *testing.T, e *export, dir string) error {
 		return err
 	}
 	defer srv.Close()
-	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir); code != job.ExitOK && code != job.ExitMaterial {
+	if code, _, stderr := CLI(t, srv, "reconcile", "--out", dir); code != job.ExitOK && code != job.ExitMaterial {
 		return fmt.Errorf("reconcile: exit %d: %s", code, stderr)
 	}
 	return nil
@@ -109,15 +109,15 @@ func copied(t *testing.T, o sandbox.Options, from string, err error) (*sandbox.S
 	}
 	srv := sandboxtest.Start(t, o, "")
 	dir := t.TempDir()
-	if err := copyStore(from, dir); err != nil {
+	if err := CopyStore(from, dir); err != nil {
 		t.Fatal(err)
 	}
 	return srv, dir
 }
 
-// copyStore copies the store src into dst, which exists, and publishes
+// CopyStore copies the store src into dst, which exists, and publishes
 // the copy's read model again at dst (its views name the directory).
-func copyStore(src, dst string) error {
+func CopyStore(src, dst string) error {
 	if err := copyTree(src, dst); err != nil {
 		return err
 	}
@@ -131,8 +131,8 @@ func copyStore(src, dst string) error {
 	return store.UpdateAndPublish(context.Background(), func(*snapshot.Section) error { return nil })
 }
 
-// exportOnce is the export of o, made by the first caller.
-func exportOnce(t *testing.T, o sandbox.Options) *export {
+// ExportOnce is the export of o, made by the first caller.
+func ExportOnce(t *testing.T, o sandbox.Options) *export {
 	exports.Lock()
 	e := exports.stores[o]
 	if e == nil {
@@ -142,17 +142,17 @@ func exportOnce(t *testing.T, o sandbox.Options) *export {
 		}
 		exports.stores[o] = e
 	}
-	if exports.dir == "" {
-		exports.dir, e.err = os.MkdirTemp("", "billsnap-exports-")
+	if exports.Dir == "" {
+		exports.Dir, e.Err = os.MkdirTemp("", "billsnap-exports-")
 	}
-	root := exports.dir
+	root := exports.Dir
 	exports.Unlock()
 	e.once.Do(func() {
-		if e.err == nil {
-			e.dir, e.err = os.MkdirTemp(root, "store-")
+		if e.Err == nil {
+			e.Dir, e.Err = os.MkdirTemp(root, "store-")
 		}
-		if e.err == nil {
-			e.err = exportInto(t, e.o, e.dir)
+		if e.Err == nil {
+			e.Err = exportInto(t, e.o, e.Dir)
 		}
 	})
 	return e
@@ -165,7 +165,7 @@ func exportInto(t *testing.T, o sandbox.Options, dir string) error {
 		return err
 	}
 	defer srv.Close()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+	if code, _, stderr := CLI(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
 		return fmt.Errorf("export: exit %d: %s", code, stderr)
 	}
 	return nil
@@ -175,10 +175,10 @@ func exportInto(t *testing.T, o sandbox.Options, dir string) error {
 func removeExports() {
 	exports.Lock()
 	defer exports.Unlock()
-	if exports.dir != "" {
-		os.RemoveAll(exports.dir)
+	if exports.Dir != "" {
+		os.RemoveAll(exports.Dir)
 	}
-	exports.dir, exports.stores = "", map[sandbox.Options]*export{}
+	exports.Dir, exports.stores = "", map[sandbox.Options]*export{}
 }
 
 // copyTree copies the directory src into dst, which exists: files with

@@ -1,4 +1,4 @@
-package main
+package e2etest
 
 import (
 	"context"
@@ -6,20 +6,27 @@ import (
 	"os/signal"
 	"syscall"
 	"testing"
+
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 )
 
-// asMainEnv set to 1 makes the test binary run billsnap instead of its
+// AsMainEnv set to 1 makes the test binary run billsnap instead of its
 // tests (asMain). The tests that drive billsnap as a child process run
-// the test binary itself (binary), so the fast tier links no second
+// the test binary itself (Binary), so the fast tier links no second
 // binary of DuckDB's size; every child inherits it, and a child that must
-// run a test (the reader of concurrency_test.go) sets it empty.
-const asMainEnv = "BILLSNAP_TEST_AS_MAIN"
+// run a test (the reader of e2e/store's concurrency_test.go) sets it
+// empty.
+const AsMainEnv = "BILLSNAP_TEST_AS_MAIN"
 
-func TestMain(m *testing.M) {
-	if os.Getenv(asMainEnv) == "1" {
+// Main is the TestMain of every package of tests that uses these helpers:
+// in a child the tests started (AsMainEnv) it runs billsnap; else it puts
+// the lake's test credentials in the environment, runs the tests and
+// removes the binaries and the exports they made.
+func Main(m *testing.M) {
+	if os.Getenv(AsMainEnv) == "1" {
 		asMain()
 	}
-	os.Setenv(asMainEnv, "1")
+	os.Setenv(AsMainEnv, "1")
 	aws, err := os.MkdirTemp("", "billsnap-test-aws-")
 	if err != nil {
 		panic(err)
@@ -33,15 +40,13 @@ func TestMain(m *testing.M) {
 }
 
 // asMain is billsnap's main as a child of the tests: the same program,
-// with its DuckDB's queries on one thread, as cli's in-process runs
-// (oneThread): no test of a child is about the threads. The binaries
-// built with build tags (binaryWithTags: the crash matrix, the soaks) are
+// with its DuckDB's queries on one thread, as CLI's in-process runs
+// (OneThread): no test of a child is about the threads. The binaries
+// built with build tags (BinaryWithTags: the crash matrix, the soaks) are
 // billsnap's own main, on the default.
 func asMain() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	env := newEnv(os.Stdout, os.Stderr, lookupEnv)
-	env.tune = oneThread
-	code := env.run(ctx, os.Args[1:])
+	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr, cli.Options{Getenv: os.Getenv, Tune: OneThread})
 	stop()
 	os.Exit(code)
 }

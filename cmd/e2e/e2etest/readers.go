@@ -1,4 +1,4 @@
-package main
+package e2etest
 
 import (
 	"crypto/sha256"
@@ -23,17 +23,17 @@ import (
 // What readers of an output directory see, checked by the crash, soak
 // and concurrency tests.
 
-// childExport is the real binary exporting srv into dir.
-func childExport(bin string, srv *sandbox.Server, dir string, env ...string) *exec.Cmd {
+// ChildExport is the real binary exporting srv into dir.
+func ChildExport(bin string, srv *sandbox.Server, dir string, env ...string) *exec.Cmd {
 	cmd := exec.Command(bin, "export", "--out", dir, "--progress", "none")
-	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(),
+	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+ExportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(),
 		"BILLSNAP_FRONT_URL="+srv.FrontURL(), "BILLSNAP_OUT=")
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }
 
-// fileHash is the SHA-256 of a file's bytes, in hex.
-func fileHash(t *testing.T, path string) string {
+// FileHash is the SHA-256 of a file's bytes, in hex.
+func FileHash(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -43,9 +43,9 @@ func fileHash(t *testing.T, path string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// withDB opens the store's DuckDB file read-only, as a reader would, and
+// WithDB opens the store's DuckDB file read-only, as a reader would, and
 // closes it after fn.
-func withDB(t *testing.T, dir string, fn func(*sql.DB)) {
+func WithDB(t *testing.T, dir string, fn func(*sql.DB)) {
 	t.Helper()
 	db, err := sql.Open("duckdb", filepath.Join(dir, "billsnap.duckdb")+"?access_mode=READ_ONLY")
 	if err == nil {
@@ -58,7 +58,7 @@ func withDB(t *testing.T, dir string, fn func(*sql.DB)) {
 	fn(db)
 }
 
-// checkReaders checks what readers of dir see: latest_ tables equal to
+// CheckReaders checks what readers of dir see: latest_ tables equal to
 // the answer key of the latest complete snapshot; in the read model's
 // views of every snapshot, exactly the snapshots the records list as
 // complete, each whole and equal to its answer key; in the Parquet tree
@@ -67,11 +67,11 @@ func withDB(t *testing.T, dir string, fn func(*sql.DB)) {
 // answer key, every table of a complete one (one still publishing or
 // pruned, which the next start finishes, may have only some), and
 // nothing else. It returns the latest snapshot's ID.
-func checkReaders(t *testing.T, dir string, key func(id string) sandbox.AnswerKey) (latest string) {
+func CheckReaders(t *testing.T, dir string, key func(id string) sandbox.AnswerKey) (latest string) {
 	t.Helper()
-	parts := partitionsOf(t, filepath.Join(dir, "parquet"))
+	parts := PartitionsOf(t, filepath.Join(dir, "parquet"))
 	recorded := stateStatuses(t, dir)
-	withDB(t, dir, func(db *sql.DB) {
+	WithDB(t, dir, func(db *sql.DB) {
 		if err := db.QueryRow("SELECT id FROM latest_snapshot").Scan(&latest); err != nil {
 			t.Fatalf("no latest snapshot: %v", err)
 		}
@@ -156,7 +156,7 @@ func withRows(ids []string, table string, key func(id string) sandbox.AnswerKey)
 func checkTables(t *testing.T, db *sql.DB, key sandbox.AnswerKey, from func(table string) string) {
 	t.Helper()
 	for table, want := range key.Tables {
-		got, distinct, err := tableKeyOf(db, from(table))
+		got, distinct, err := TableKeyOf(db, from(table))
 		if err != nil {
 			t.Errorf("%s: %v", from(table), err)
 			continue
@@ -167,18 +167,18 @@ func checkTables(t *testing.T, db *sql.DB, key sandbox.AnswerKey, from func(tabl
 	}
 }
 
-// tableKeyOf is the answer-key figures (count, hash of the sorted IDs) of
+// TableKeyOf is the answer-key figures (count, hash of the sorted IDs) of
 // the rows of from, and how many distinct IDs they hold.
-func tableKeyOf(db *sql.DB, from string) (k sandbox.TableKey, distinct int, err error) {
-	err = db.QueryRow("SELECT count(DISTINCT id), "+idsHash+" FROM "+from).Scan(&distinct, &k.Count, &k.IDsSHA256)
+func TableKeyOf(db *sql.DB, from string) (k sandbox.TableKey, distinct int, err error) {
+	err = db.QueryRow("SELECT count(DISTINCT id), "+IDsHash+" FROM "+from).Scan(&distinct, &k.Count, &k.IDsSHA256)
 	return k, distinct, err
 }
 
 var partFile = regexp.MustCompile(`^[a-z_]+/snapshot_id=[0-9TZ-]+/part-\d{5}\.parquet$`)
 
-// partitionsOf lists the snapshots in a Parquet tree with their tables,
+// PartitionsOf lists the snapshots in a Parquet tree with their tables,
 // and fails the test on any file that is not a part of a partition.
-func partitionsOf(t *testing.T, root string) map[string][]string {
+func PartitionsOf(t *testing.T, root string) map[string][]string {
 	t.Helper()
 	parts := map[string][]string{}
 	err := filepath.WalkDir(root+"/", func(path string, d fs.DirEntry, err error) error {
@@ -203,10 +203,10 @@ func partitionsOf(t *testing.T, root string) map[string][]string {
 	return parts
 }
 
-// checkCleanedUp checks that a completed export left no staging, one
+// CheckCleanedUp checks that a completed export left no staging, one
 // generation of the Parquet tree and of the records, no publish unfinished
 // and no unfinished snapshot.
-func checkCleanedUp(t *testing.T, dir string) {
+func CheckCleanedUp(t *testing.T, dir string) {
 	t.Helper()
 	for _, left := range []string{".staging", ".billsnap/publish.pending", "billsnap.duckdb.next"} {
 		if _, err := os.Stat(filepath.Join(dir, left)); !os.IsNotExist(err) {
@@ -249,38 +249,4 @@ func stateStatuses(t *testing.T, dir string) map[string]string {
 		out[id] = st
 	}
 	return out
-}
-
-// status and query only read: after them every file and directory of the
-// store is as it was, its size and modification time included.
-func TestStatusAndQueryWriteNothing(t *testing.T) {
-	t.Parallel()
-	srv, dir := reconciled(t, exportedOptions)
-	before := treeState(t, dir)
-	for _, args := range [][]string{{"status", "--out", dir}, {"query", "--out", dir, "SELECT count(*) FROM findings"}} {
-		if code, _, stderr := cli(t, srv, args...); code != 0 {
-			t.Fatalf("%s: %d %s", args[0], code, stderr)
-		}
-	}
-	if after := treeState(t, dir); after != before {
-		t.Errorf("status and query changed the store:\nbefore %s\nafter  %s", before, after)
-	}
-}
-
-// treeState is every entry under dir with its size and modification time.
-func treeState(t *testing.T, dir string) string {
-	t.Helper()
-	var b strings.Builder
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			t.Fatal(err)
-		}
-		info, err := d.Info()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&b, "%s %d %d\n", strings.TrimPrefix(p, dir), info.Size(), info.ModTime().UnixNano())
-		return nil
-	})
-	return b.String()
 }

@@ -1,4 +1,4 @@
-package main
+package fix
 
 import (
 	"encoding/json"
@@ -9,11 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/fix"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/sandbox"
 )
+
+func TestMain(m *testing.M) { e2etest.Main(m) }
 
 // eligible are the invoices of the sandbox's planted rule-12 cases that a
 // markpaid repairs (named by a settled payment, no PaymentDate, settled
@@ -70,8 +73,8 @@ func eligible(srv *sandbox.Server) map[string]string {
 // reconcile, resolves those findings; a second apply sends nothing.
 func TestFixPlanAndApply(t *testing.T) {
 	t.Parallel()
-	srv, dir := reconciled(t, exportedOptions)
-	code, out, stderr := cli(t, srv, "fix", "plan", "--out", dir)
+	srv, dir := e2etest.Reconciled(t, e2etest.ExportedOptions)
+	code, out, stderr := e2etest.CLI(t, srv, "fix", "plan", "--out", dir)
 	if code != job.ExitOK {
 		t.Fatalf("fix plan: %d %s", code, stderr)
 	}
@@ -100,27 +103,27 @@ func TestFixPlanAndApply(t *testing.T) {
 	checkAmounts(t, srv, dir)
 
 	before := srv.Requests()
-	code, out, stderr = cli(t, srv, "fix", "apply", "--out", dir, "--plan", planFile, "--dry-run")
+	code, out, stderr = e2etest.CLI(t, srv, "fix", "apply", "--out", dir, "--plan", planFile, "--dry-run")
 	if code != job.ExitOK || srv.Requests() != before || strings.Count(out, "PUT ") != len(want) {
 		t.Fatalf("dry run: exit %d, %d requests sent\n%s%s", code, srv.Requests()-before, out, stderr)
 	}
 	proxy := &writeProxy{target: srv.URL, drop: 2}
 	via := &sandbox.Server{Sandbox: srv.Sandbox, URL: newProxyServer(t, proxy)}
-	code, out, stderr = cli(t, via, "fix", "apply", "--out", dir, "--plan", planFile)
+	code, out, stderr = e2etest.CLI(t, via, "fix", "apply", "--out", dir, "--plan", planFile)
 	if code != job.ExitOK || !strings.Contains(out, "writes sent") {
 		t.Fatalf("apply through a connection that drops an answer: exit %d\n%s%s", code, out, stderr)
 	}
 	checkReadBack(t, proxy, dir, len(p.Actions))
 	checkResolved(t, srv, dir, p)
-	if code, _, stderr := cli(t, srv, "fix", "apply", "--out", dir, "--plan", planFile); code != job.ExitUsage || !strings.Contains(stderr, "and the latest is") {
+	if code, _, stderr := e2etest.CLI(t, srv, "fix", "apply", "--out", dir, "--plan", planFile); code != job.ExitUsage || !strings.Contains(stderr, "and the latest is") {
 		t.Errorf("a plan of an older snapshot: exit %d, %s", code, stderr)
 	}
 	tampered := filepath.Join(dir, "tampered.json")
 	os.WriteFile(tampered, []byte(strings.Replace(out0, p.Actions[0].PaymentDate, "2020-01-01T00:00:00Z", 1)), 0o644)
-	if code, _, stderr := cli(t, srv, "fix", "apply", "--out", dir, "--plan", tampered); code != job.ExitUsage || !strings.Contains(stderr, "it was changed after it was made") {
+	if code, _, stderr := e2etest.CLI(t, srv, "fix", "apply", "--out", dir, "--plan", tampered); code != job.ExitUsage || !strings.Contains(stderr, "it was changed after it was made") {
 		t.Errorf("a plan changed after it was made: exit %d, %s", code, stderr)
 	}
-	code, out, stderr = cli(t, srv, "fix", "apply", "--out", dir, "--plan", planFile, "--force")
+	code, out, stderr = e2etest.CLI(t, srv, "fix", "apply", "--out", dir, "--plan", planFile, "--force")
 	if code != job.ExitOK || !strings.Contains(out, "; 0 writes sent") {
 		t.Fatalf("a second apply: exit %d\n%s%s", code, out, stderr)
 	}
@@ -130,10 +133,10 @@ func TestFixPlanAndApply(t *testing.T) {
 // are resolved, and no other rule-12 finding is.
 func checkResolved(t *testing.T, srv *sandbox.Server, dir string, p fix.Plan) {
 	t.Helper()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
 		t.Fatalf("export after apply: %d %s", code, stderr)
 	}
-	_, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	_, out, _ := e2etest.CLI(t, srv, "reconcile", "--out", dir, "--format", "json")
 	var repaired []string
 	for _, a := range p.Actions {
 		repaired = append(repaired, a.Finding.EntityID)
@@ -166,7 +169,7 @@ func checkAmounts(t *testing.T, srv *sandbox.Server, dir string) {
 	ref := referenceOf(t, srv, target)
 	amounts := filepath.Join(dir, "amounts.csv")
 	os.WriteFile(amounts, []byte("reference_id,amount\n"+ref+",0\n"), 0o644)
-	code, plan, stderr := cli(t, srv, "fix", "plan", "--out", dir, "--amounts", amounts)
+	code, plan, stderr := e2etest.CLI(t, srv, "fix", "plan", "--out", dir, "--amounts", amounts)
 	var p fix.Plan
 	if code != job.ExitOK || json.Unmarshal([]byte(plan), &p) != nil {
 		t.Fatalf("fix plan --amounts: exit %d\n%s%s", code, plan, stderr)
@@ -180,7 +183,7 @@ func checkAmounts(t *testing.T, srv *sandbox.Server, dir string) {
 		"reference_id,amount\n00000000-0000-4000-8000-000000000000,1\n": "reference 00000000-0000-4000-8000-000000000000: no open finding is about a charge of this reference",
 	} {
 		os.WriteFile(amounts, []byte(body), 0o644)
-		if code, _, stderr := cli(t, srv, "fix", "plan", "--out", dir, "--amounts", amounts); code != job.ExitUsage || !strings.Contains(stderr, want) {
+		if code, _, stderr := e2etest.CLI(t, srv, "fix", "plan", "--out", dir, "--amounts", amounts); code != job.ExitUsage || !strings.Contains(stderr, want) {
 			t.Errorf("amounts %q: exit %d, %s", body, code, stderr)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build heavy
 
-package main
+package fix
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/fix"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
@@ -20,8 +21,8 @@ import (
 // the rest; the first write is not sent again.
 func TestAnApplyKilledMidwayIsCompletedByTheNext(t *testing.T) {
 	t.Parallel()
-	bin := binaryWithTags(t, "crashpoints")
-	srv, dir := reconciled(t, sandbox.Options{Seed: 80, Customers: 30, Planted: 6})
+	bin := e2etest.BinaryWithTags(t, "crashpoints")
+	srv, dir := e2etest.Reconciled(t, sandbox.Options{Seed: 80, Customers: 30, Planted: 6})
 	planFile, plan := planned(t, srv, dir)
 	actions := strings.Count(plan, `"op": "markpaid"`)
 	if actions < 3 {
@@ -30,7 +31,7 @@ func TestAnApplyKilledMidwayIsCompletedByTheNext(t *testing.T) {
 	proxy := &writeProxy{target: srv.URL}
 	ps := newProxyServer(t, proxy)
 	cmd := exec.Command(bin, "fix", "apply", "--out", dir, "--plan", planFile)
-	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+ps, "BILLSNAP_FRONT_URL="+ps,
+	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+e2etest.ExportKey, "BILLSNAP_BASE_URL="+ps, "BILLSNAP_FRONT_URL="+ps,
 		"BILLSNAP_OUT=", "BILLSNAP_CRASH_AT=fix.sending#2")
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
@@ -44,7 +45,7 @@ func TestAnApplyKilledMidwayIsCompletedByTheNext(t *testing.T) {
 		t.Fatalf("%d writes reached the service before the kill, want 1", proxy.puts.Load())
 	}
 	via := &sandbox.Server{Sandbox: srv.Sandbox, URL: ps}
-	code, stdout, stderr := cli(t, via, "fix", "apply", "--out", dir, "--plan", planFile)
+	code, stdout, stderr := e2etest.CLI(t, via, "fix", "apply", "--out", dir, "--plan", planFile)
 	if code != job.ExitOK {
 		t.Fatalf("the next apply: exit %d\n%s%s", code, stdout, stderr)
 	}

@@ -1,4 +1,4 @@
-package main
+package fix
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/fix"
 	"github.com/billsnap/billsnap/layout"
 )
@@ -67,7 +68,7 @@ func checkReadBack(t *testing.T, proxy *writeProxy, dir string, actions int) {
 		case e.Event == fix.EvReadBack && e.Outcome == fix.Done:
 			readBack++
 		}
-		if strings.Contains(e.URL+e.Request+e.Response+e.Note, exportKey) {
+		if strings.Contains(e.URL+e.Request+e.Response+e.Note, e2etest.ExportKey) {
 			t.Errorf("the record holds the key: %+v", e)
 		}
 	}

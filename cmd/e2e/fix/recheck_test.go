@@ -1,4 +1,4 @@
-package main
+package fix
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reports"
@@ -38,7 +39,7 @@ func decodeLines[T any](t *testing.T, out string) []T {
 // finding, is recheck's own test (TestRecheckClassesEachFinding).
 func TestRecheckSeesAChargeChangedThroughTheAPI(t *testing.T) {
 	t.Parallel()
-	srv, dir := reconciled(t, exportedOptions)
+	srv, dir := e2etest.Reconciled(t, e2etest.ExportedOptions)
 	target := reports.FindingJSON{Rule: "missed_billing_run"}
 	for _, e := range srv.Dataset().Expected {
 		if e.Rule == target.Rule {
@@ -49,27 +50,27 @@ func TestRecheckSeesAChargeChangedThroughTheAPI(t *testing.T) {
 		t.Fatal("no missed_billing_run planted")
 	}
 	setQuantity(t, srv, referenceOf(t, srv, target.EntityID), 0)
-	code, out, stderr := cli(t, srv, "recheck", "--out", dir, "--format", "json")
+	code, out, stderr := e2etest.CLI(t, srv, "recheck", "--out", dir, "--format", "json")
 	if code != job.ExitMaterial {
 		t.Errorf("recheck: exit %d, want 3 (the other findings are still material)\n%s", code, stderr)
 	}
-	lines := decodeLines[recheckJSON](t, out)
+	lines := decodeLines[map[string]string](t, out) // recheck --format json's lines
 	changed := 0
 	for _, l := range lines {
-		if l.Rule == target.Rule && l.EntityID == target.EntityID {
+		if l["rule"] == target.Rule && l["entity_id"] == target.EntityID {
 			changed++
-			if l.Live != "changed" || !strings.Contains(l.Detail, "Amount ") {
-				t.Errorf("the changed finding: %s, detail %q", l.Live, l.Detail)
+			if l["live"] != "changed" || !strings.Contains(l["detail"], "Amount ") {
+				t.Errorf("the changed finding: %s, detail %q", l["live"], l["detail"])
 			}
 		}
-		if l.Live == "" || l.CheckedAt == "" {
-			t.Errorf("%s %s: %q at %q", l.Rule, l.EntityID, l.Live, l.CheckedAt)
+		if l["live"] == "" || l["checked_at"] == "" {
+			t.Errorf("%s %s: %q at %q", l["rule"], l["entity_id"], l["live"], l["checked_at"])
 		}
 	}
 	if changed != 1 || len(lines) < 2 {
 		t.Errorf("%d lines, %d of them the finding changed", len(lines), changed)
 	}
-	_, out, _ = cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	_, out, _ = e2etest.CLI(t, srv, "reconcile", "--out", dir, "--format", "json")
 	for _, f := range decodeLines[reports.FindingJSON](t, out) {
 		if f.Rule == target.Rule && f.EntityID == target.EntityID && (f.Live != "changed" || f.CheckedAt == "") {
 			t.Errorf("reconcile's JSON after the recheck: %+v", f)
@@ -94,7 +95,7 @@ func setQuantity(t *testing.T, srv *sandbox.Server, ref string, q int) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]int{"quantity": q})
 	req, _ := http.NewRequest(http.MethodPut, srv.BaseURL()+"/v3/subscriptioncharges/"+ref+"/setamountbyreferenceid", bytes.NewReader(body))
-	req.Header.Set("Authorization", extract.NewSecret(exportKey).Authorization())
+	req.Header.Set("Authorization", extract.NewSecret(e2etest.ExportKey).Authorization())
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -110,7 +111,7 @@ func setQuantity(t *testing.T, srv *sandbox.Server, ref string, q int) {
 // dir/plan.json; it returns the file and the plan.
 func planned(t *testing.T, srv *sandbox.Server, dir string) (string, string) {
 	t.Helper()
-	code, plan, stderr := cli(t, srv, "fix", "plan", "--out", dir)
+	code, plan, stderr := e2etest.CLI(t, srv, "fix", "plan", "--out", dir)
 	if code != job.ExitOK {
 		t.Fatalf("fix plan: %d %s", code, stderr)
 	}

@@ -1,6 +1,6 @@
 //go:build heavy
 
-package main
+package hostile
 
 import (
 	"syscall"

@@ -1,4 +1,4 @@
-package main
+package hostile
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
@@ -53,7 +54,7 @@ func TestAHostileServiceBreaksNoPromise(t *testing.T) {
 // child process) gives to download for the latest snapshot of dir.
 func workspaceCSV(t *testing.T, dir string) []byte {
 	t.Helper()
-	cmd := exec.Command(binary(t), "serve", "--out", dir, "--listen", "127.0.0.1:0")
+	cmd := exec.Command(e2etest.Binary(t), "serve", "--out", dir, "--listen", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +67,7 @@ func workspaceCSV(t *testing.T, dir string) []byte {
 		cmd.Wait()
 	}()
 	var logs syncbuf.Buffer
-	resp, err := http.Get(readURL(t, stderr, &logs) + "findings.csv")
+	resp, err := http.Get(e2etest.ReadURL(t, stderr, &logs) + "findings.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func runHostileState(t *testing.T, hs *hostile.Server, args ...string) (int, str
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary(t), args...)
+	cmd := exec.CommandContext(ctx, e2etest.Binary(t), args...)
 	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+sandboxtest.Key, "BILLSNAP_BASE_URL="+hs.BaseURL(), "BILLSNAP_FRONT_URL="+hs.FrontURL())
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -111,7 +112,7 @@ func runHostileState(t *testing.T, hs *hostile.Server, args ...string) (int, str
 // (snapshot_fields), the report's Fields section (stdout) and the log.
 func checkRepairedNames(t *testing.T, dir string, customers int, stdout, stderr string) {
 	t.Helper()
-	db := openDB(t, dir)
+	db := e2etest.OpenDB(t, dir)
 	var n, repaired int
 	bad := "\ufffd\ufffd\ufffd("
 	// The customer whose Email is nested too deep has its _raw as a JSON
@@ -146,7 +147,7 @@ func checkRepairedNames(t *testing.T, dir string, customers int, stdout, stderr 
 func checkDeepValueKept(t *testing.T, dir, stdout string) {
 	t.Helper()
 	var n int
-	err := openDB(t, dir).QueryRow(`SELECT count(*) FROM customers WHERE snapshot_id = (SELECT id FROM latest_snapshot) AND email IS NULL AND length(_raw) > 400000`).Scan(&n)
+	err := e2etest.OpenDB(t, dir).QueryRow(`SELECT count(*) FROM customers WHERE snapshot_id = (SELECT id FROM latest_snapshot) AND email IS NULL AND length(_raw) > 400000`).Scan(&n)
 	if err != nil || n != 1 {
 		t.Errorf("%d customers with the deep Email kept NULL in email and whole in _raw (%v); want 1", n, err)
 	}

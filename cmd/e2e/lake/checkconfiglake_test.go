@@ -1,9 +1,9 @@
 //go:build lake && heavy && !race
 
 // These tests publish to a lake, which only the heavy tier without -race
-// links (drivers_test.go).
+// links (e2etest/drivers.go).
 
-package main
+package lake
 
 import (
 	"os"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake/laketest"
 	"github.com/billsnap/billsnap/sandbox"
@@ -26,7 +27,7 @@ func TestCheckConfigProbesTheLake(t *testing.T) {
 	dir := t.TempDir()
 	folder := filepath.Join(dir, "lake")
 	for _, url := range []string{"file://" + folder, laketest.Serve(t, "probe")} {
-		code, stdout, stderr := cli(t, srv, "check-config", "--out", filepath.Join(dir, "out"), "--parquet-url", url)
+		code, stdout, stderr := e2etest.CLI(t, srv, "check-config", "--out", filepath.Join(dir, "out"), "--parquet-url", url)
 		if code != job.ExitOK || !strings.Contains(stdout, "lake:      "+url) || !strings.Contains(stdout, "reachable and writable") {
 			t.Errorf("%s: exit %d\n%s%s", url, code, stdout, stderr)
 		}
@@ -39,7 +40,7 @@ func TestCheckConfigProbesTheLake(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := "file://" + notAFolder
-	code, _, stderr := cli(t, srv, "check-config", "--out", filepath.Join(dir, "out"), "--parquet-url", url)
+	code, _, stderr := e2etest.CLI(t, srv, "check-config", "--out", filepath.Join(dir, "out"), "--parquet-url", url)
 	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); code != job.ExitUsage || len(lines) > 2 || !strings.Contains(stderr, "parquet.url "+url) {
 		t.Errorf("a lake that is a file: exit %d\n%s", code, stderr)
 	}

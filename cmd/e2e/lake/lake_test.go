@@ -1,9 +1,9 @@
 //go:build lake && heavy && !race
 
 // The tests that publish to object storage need the in-process lake,
-// which only the heavy tier without -race links (drivers_test.go).
+// which only the heavy tier without -race links (e2etest/drivers.go).
 
-package main
+package lake
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/iceberg"
@@ -68,7 +69,7 @@ func checkLakeAgainstKey(t *testing.T, l *objects.Lake, key sandbox.AnswerKey) {
 	for table, want := range key.Tables {
 		var n int
 		var h string
-		q := "SELECT " + idsHash + " FROM read_parquet('" + filepath.Join(tree, table, "**", "*.parquet") + "', hive_partitioning = true) WHERE snapshot_id = ?"
+		q := "SELECT " + e2etest.IDsHash + " FROM read_parquet('" + filepath.Join(tree, table, "**", "*.parquet") + "', hive_partitioning = true) WHERE snapshot_id = ?"
 		if err := db.QueryRow(q, latest).Scan(&n, &h); err != nil {
 			t.Fatalf("%s: %v", table, err)
 		}
@@ -104,7 +105,7 @@ func icebergTablesOnObjectStorage(t *testing.T, url string) {
 	export := func(srv *sandbox.Server, keep int) {
 		t.Helper()
 		os.WriteFile(conf, fmt.Appendf(nil, "retention: {keep: %d}\n", keep), 0o644)
-		if code, _, stderr := cli(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 			t.Fatalf("export: %d %s", code, stderr)
 		}
 	}
@@ -179,7 +180,7 @@ func checkBySpec(t *testing.T, l *objects.Lake, url, loc string) {
 // in the lake.
 func checkTrinoRegisters(t *testing.T, srv *sandbox.Server, dir, url string, l *objects.Lake) {
 	t.Helper()
-	code, stdout, stderr := cli(t, srv, "lake", "ddl", "--engine", "trino", "--out", dir, "--parquet-url", url)
+	code, stdout, stderr := e2etest.CLI(t, srv, "lake", "ddl", "--engine", "trino", "--out", dir, "--parquet-url", url)
 	if code != job.ExitOK {
 		t.Fatalf("lake ddl: %d %s", code, stderr)
 	}
@@ -277,7 +278,7 @@ func TestLakeDDLForDuckDBReadsTheLake(t *testing.T) {
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 85, Customers: 25, Planted: 1}, "")
 	dir, lakeDir := t.TempDir(), t.TempDir()
 	url := "file://" + lakeDir
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 		t.Fatalf("export: %d %s", code, stderr)
 	}
 	parts, _ := filepath.Glob(filepath.Join(lakeDir, "customers", "data", "snapshot_id=*", "*.parquet"))
@@ -286,7 +287,7 @@ func TestLakeDDLForDuckDBReadsTheLake(t *testing.T) {
 	if b, err := os.ReadFile(parts[0]); err != nil || os.WriteFile(filepath.Join(orphan, "part-cut-00000.parquet"), b, 0o644) != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := cli(t, srv, "lake", "ddl", "--engine", "duckdb", "--hive", "--out", dir, "--parquet-url", url)
+	code, stdout, stderr := e2etest.CLI(t, srv, "lake", "ddl", "--engine", "duckdb", "--hive", "--out", dir, "--parquet-url", url)
 	if code != job.ExitOK {
 		t.Fatalf("lake ddl: %d %s", code, stderr)
 	}
@@ -301,7 +302,7 @@ func TestLakeDDLForDuckDBReadsTheLake(t *testing.T) {
 	for table, want := range srv.AnswerKey().Tables {
 		var n int
 		var h string
-		if err := db.QueryRow("SELECT "+idsHash+" FROM billsnap.latest_"+table).Scan(&n, &h); err != nil {
+		if err := db.QueryRow("SELECT "+e2etest.IDsHash+" FROM billsnap.latest_"+table).Scan(&n, &h); err != nil {
 			t.Fatalf("%s: %v", table, err)
 		}
 		if n != want.Count || h != want.IDsSHA256 {
@@ -326,7 +327,7 @@ func TestAnAddedColumnEvolvesTheIcebergTable(t *testing.T) {
 	conf := filepath.Join(dir, "c.yml")
 	for _, yml := range []string{"retention: {keep: 2}\n", "retention: {keep: 2}\nfields: {customers: {culture: {field: Culture, type: string}}}\n"} {
 		os.WriteFile(conf, []byte(yml), 0o644)
-		if code, _, stderr := cli(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 			t.Fatalf("export: %d %s", code, stderr)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build lake && heavy
 
-package main
+package lake
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
@@ -32,12 +33,12 @@ import (
 // parquet.url and the store.
 func killedMidPublish(t *testing.T, seed uint64, at string) (*sandbox.Server, string, string) {
 	t.Helper()
-	bin := binaryWithTags(t, "crashpoints")
-	lakeBinaryBeside(t, bin, "crashpoints")
+	bin := e2etest.BinaryWithTags(t, "crashpoints")
+	e2etest.LakeBinaryBeside(t, bin, "crashpoints")
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: seed, Customers: 30}, "")
 	url := laketest.Start(t, "billing")
 	dir := t.TempDir()
-	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT="+at)
+	cmd := e2etest.ChildExport(bin, srv, dir, "BILLSNAP_CRASH_AT="+at)
 	cmd.Args = append(cmd.Args, "--parquet-url", url)
 	if out, err := cmd.CombinedOutput(); !lakeKilled(err, out) {
 		t.Fatalf("the export's lake program was not killed: %v\n%s", err, out)
@@ -65,7 +66,7 @@ func TestAnExportKilledMidPublishToObjectStorage(t *testing.T) {
 	if len(ms) != 0 || latest != "" || len(keys) < 3 || len(keys) >= 15 {
 		t.Fatalf("after the kill: %d manifests, latest %q, %d data files (want 0, none, 3 to 14)", len(ms), latest, len(keys))
 	}
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 		t.Fatalf("the next export: %d %s", code, stderr)
 	}
 	ms, _ = l.Manifests(ctx)
@@ -118,7 +119,7 @@ func TestAnExportKilledAfterSettingAnIcebergSchema(t *testing.T) {
 	bin, srv, url, dir := exportedToALake(t, 88)
 	conf := filepath.Join(dir, "fields.yml")
 	os.WriteFile(conf, []byte("fields: {customers: {culture: {field: Culture, type: string}}}\n"), 0o644)
-	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT=iceberg.schema#1")
+	cmd := e2etest.ChildExport(bin, srv, dir, "BILLSNAP_CRASH_AT=iceberg.schema#1")
 	cmd.Args = append(cmd.Args, "--parquet-url", url, "--config", conf)
 	if out, err := cmd.CombinedOutput(); !lakeKilled(err, out) {
 		t.Fatalf("the export's lake program was not killed: %v\n%s", err, out)
@@ -144,7 +145,7 @@ func lakeKilled(err error, out []byte) bool {
 func checkCommitCompleted(t *testing.T, srv *sandbox.Server, url, dir string, args ...string) {
 	t.Helper()
 	args = append([]string{"export", "--out", dir, "--progress", "none", "--parquet-url", url}, args...)
-	if code, _, stderr := cli(t, srv, args...); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, args...); code != job.ExitOK {
 		t.Fatalf("the next export: %d %s", code, stderr)
 	}
 	ctx := context.Background()
@@ -189,7 +190,7 @@ func TestAnExportKilledMidLakeHistoryCommit(t *testing.T) {
 		t.Fatalf("after the first export the history tables hold %v, want its snapshot", first)
 	}
 	change(t, srv, srv.Dataset().Customers[0].ID, func(c *sandbox.Customer) { c.Email = "new-" + c.Email })
-	cmd := childExport(bin, srv, dir, "BILLSNAP_CRASH_AT=lake.history#2")
+	cmd := e2etest.ChildExport(bin, srv, dir, "BILLSNAP_CRASH_AT=lake.history#2")
 	cmd.Args = append(cmd.Args, "--parquet-url", url)
 	if out, err := cmd.CombinedOutput(); !lakeKilled(err, out) {
 		t.Fatalf("the export's lake program was not killed: %v\n%s", err, out)
@@ -202,7 +203,7 @@ func TestAnExportKilledMidLakeHistoryCommit(t *testing.T) {
 	if len(held) != 2 || others != len(srv.AnswerKey().Tables)-1 {
 		t.Fatalf("after the kill the history tables hold %v, want one the killed export's snapshot and the others %v", held, first)
 	}
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 		t.Fatalf("the next export: %d %s", code, stderr)
 	}
 	checkHistoryInLake(t, srv, dir, url, 1)
@@ -263,11 +264,11 @@ func checkHistoryReferenced(t *testing.T, url, dir string) {
 // a first export into a new store on it: where a crash test starts.
 func exportedToALake(t *testing.T, seed uint64) (bin string, srv *sandbox.Server, url, dir string) {
 	t.Helper()
-	bin = binaryWithTags(t, "crashpoints")
-	lakeBinaryBeside(t, bin, "crashpoints")
+	bin = e2etest.BinaryWithTags(t, "crashpoints")
+	e2etest.LakeBinaryBeside(t, bin, "crashpoints")
 	srv = sandboxtest.Start(t, sandbox.Options{Seed: seed, Customers: 25}, "")
 	url, dir = laketest.Start(t, "billing"), t.TempDir()
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 		t.Fatalf("the first export: %d %s", code, stderr)
 	}
 	return bin, srv, url, dir

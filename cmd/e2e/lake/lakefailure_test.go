@@ -1,9 +1,9 @@
 //go:build lake && heavy && !race
 
 // These tests publish to a lake, which only the heavy tier without -race
-// links (drivers_test.go).
+// links (e2etest/drivers.go).
 
-package main
+package lake
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake/objects"
 	"github.com/billsnap/billsnap/sandbox"
@@ -33,11 +34,11 @@ func TestAFailedPublishIsRecordedInWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := "file://" + lakeDir
-	if code, _, stderr := cli(t, srv, "export", "--out", out, "--progress", "none", "--parquet-url", url); code != job.ExitFailure {
+	if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", out, "--progress", "none", "--parquet-url", url); code != job.ExitFailure {
 		t.Fatalf("export to a lake that is a file: exit %d, want 1: %s", code, stderr)
 	}
 	var stdout, stderr bytes.Buffer
-	if code := runWith(context.Background(), []string{"status", "--format", "json", "--out", out}, &stdout, &stderr, noEnv); code != job.ExitOK {
+	if code := e2etest.RunWith(context.Background(), []string{"status", "--format", "json", "--out", out}, &stdout, &stderr, e2etest.NoEnv); code != job.ExitOK {
 		t.Fatalf("status: exit %d: %s", code, stderr.String())
 	}
 	var doc struct {
@@ -54,7 +55,7 @@ func TestAFailedPublishIsRecordedInWords(t *testing.T) {
 	if err := os.Remove(lakeDir); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := cli(t, srv, "export", "--out", out, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", out, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 		t.Fatalf("the next export: exit %d: %s", code, stderr)
 	}
 	l, err := objects.Open(context.Background(), url, time.Now)

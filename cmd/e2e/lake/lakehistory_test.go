@@ -1,6 +1,6 @@
 //go:build lake && heavy && !race
 
-package main
+package lake
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/iceberg"
@@ -47,7 +48,7 @@ func TestHistoryTablesInTheLake(t *testing.T) {
 	export := func(keep int) {
 		t.Helper()
 		os.WriteFile(conf, fmt.Appendf(nil, "retention: {keep: %d}\n", keep), 0o644)
-		if code, _, stderr := cli(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 			t.Fatalf("export: %d %s", code, stderr)
 		}
 	}
@@ -240,7 +241,7 @@ func TestALakeFromBeforeHistoryGainsIt(t *testing.T) {
 	url := "file://" + lakeDir
 	export := func() {
 		t.Helper()
-		if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 			t.Fatalf("export: %d %s", code, stderr)
 		}
 	}

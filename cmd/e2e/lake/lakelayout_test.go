@@ -1,6 +1,6 @@
 //go:build lake && heavy && !race
 
-package main
+package lake
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/iceberg"
@@ -35,7 +36,7 @@ func TestALakeInTheEarlierLayoutKeepsWorking(t *testing.T) {
 	second := sandboxtest.Start(t, sandbox.Options{Seed: 95, Customers: 27, Planted: 1}, "")
 	dir, lakeDir := t.TempDir(), t.TempDir()
 	url := "file://" + lakeDir
-	if code, _, stderr := cli(t, first, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, first, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
 		t.Fatalf("export: %d %s", code, stderr)
 	}
 	old := publishInTheEarlierLayout(t, dir, url)
@@ -112,7 +113,7 @@ func publishInTheEarlierLayout(t *testing.T, dir, url string) string {
 // the answer key of its export, and its latest_ view the newest.
 func checkHiveViewsRead(t *testing.T, srv *sandbox.Server, dir, url string, keys map[string]sandbox.AnswerKey) {
 	t.Helper()
-	code, stdout, stderr := cli(t, srv, "lake", "ddl", "--engine", "duckdb", "--hive", "--out", dir, "--parquet-url", url)
+	code, stdout, stderr := e2etest.CLI(t, srv, "lake", "ddl", "--engine", "duckdb", "--hive", "--out", dir, "--parquet-url", url)
 	if code != job.ExitOK {
 		t.Fatalf("lake ddl: %d %s", code, stderr)
 	}
@@ -126,7 +127,7 @@ func checkHiveViewsRead(t *testing.T, srv *sandbox.Server, dir, url string, keys
 		for table, want := range key.Tables {
 			var n int
 			var h string
-			if err := db.QueryRow("SELECT "+idsHash+" FROM billsnap."+table+" WHERE snapshot_id = ?", id).Scan(&n, &h); err != nil {
+			if err := db.QueryRow("SELECT "+e2etest.IDsHash+" FROM billsnap."+table+" WHERE snapshot_id = ?", id).Scan(&n, &h); err != nil {
 				t.Fatalf("%s: %v", table, err)
 			}
 			if n != want.Count || h != want.IDsSHA256 {
@@ -137,7 +138,7 @@ func checkHiveViewsRead(t *testing.T, srv *sandbox.Server, dir, url string, keys
 	for table, want := range keys[newest].Tables {
 		var n int
 		var h string
-		if err := db.QueryRow("SELECT "+idsHash+" FROM billsnap.latest_"+table).Scan(&n, &h); err != nil || n != want.Count || h != want.IDsSHA256 {
+		if err := db.QueryRow("SELECT "+e2etest.IDsHash+" FROM billsnap.latest_"+table).Scan(&n, &h); err != nil || n != want.Count || h != want.IDsSHA256 {
 			t.Errorf("billsnap.latest_%s: %d rows, hash %.12s (%v); answer key %d, %.12s", table, n, h, err, want.Count, want.IDsSHA256)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build lake && heavy
 
-package main
+package lake
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/cmd/internal/lakeprogram"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake/laketest"
@@ -20,13 +21,15 @@ import (
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
 
+func TestMain(m *testing.M) { e2etest.Main(m) }
+
 // billsnap links no lake: an export with parquet.url runs billsnap-lake,
 // found beside it, which publishes the snapshot (and billsnap version
 // names it). Without the lake's program the export is a usage error
 // before anything is walked, naming the line that installs it.
 func TestTheLakeIsAProgramOfItsOwn(t *testing.T) {
-	built := binaryWithTags(t, "crashpoints")
-	lakeBinaryBeside(t, built, "crashpoints")
+	built := e2etest.BinaryWithTags(t, "crashpoints")
+	e2etest.LakeBinaryBeside(t, built, "crashpoints")
 	dir := t.TempDir() // the two programs, and nothing else on the way
 	for _, name := range []string{"billsnap", lakeprogram.Name} {
 		b, err := os.ReadFile(filepath.Join(filepath.Dir(built), name))
@@ -41,7 +44,7 @@ func TestTheLakeIsAProgramOfItsOwn(t *testing.T) {
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 84, Customers: 10}, "")
 	url, out := laketest.Start(t, "billing"), filepath.Join(t.TempDir(), "store")
 	export := func() (int, string) {
-		cmd := childExport(bin, srv, out, "PATH=/usr/bin:/bin")
+		cmd := e2etest.ChildExport(bin, srv, out, "PATH=/usr/bin:/bin")
 		cmd.Args = append(cmd.Args, "--parquet-url", url)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

@@ -3,7 +3,7 @@
 // The relative lake is checked through its Iceberg tables, read with
 // lake_test.go's helpers, which only the heavy tier without -race has.
 
-package main
+package lake
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake/objects"
 	"github.com/billsnap/billsnap/sandbox"
@@ -31,7 +32,7 @@ func TestARelativeFileLakeIsBesideTheConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(folder, "out")
-		if code, _, stderr := cli(t, srv, "export", "--out", out, "--config", conf, "--progress", "none"); code != job.ExitOK {
+		if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", out, "--config", conf, "--progress", "none"); code != job.ExitOK {
 			t.Fatalf("%s: export exit %d: %s", raw, code, stderr)
 		}
 		url := "file://" + filepath.Join(folder, "lake")

@@ -1,6 +1,6 @@
 //go:build lake && heavy && !race
 
-package main
+package lake
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/iceberg"
@@ -82,7 +83,7 @@ func exportTo(t *testing.T, srv *sandbox.Server, dir, url, yml string) string {
 	t.Helper()
 	conf := filepath.Join(dir, "lakespec.yml")
 	os.WriteFile(conf, []byte(yml), 0o644)
-	code, _, stderr := cli(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url)
+	code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url)
 	if code != job.ExitOK {
 		t.Fatalf("export: %d %s", code, stderr)
 	}
@@ -238,7 +239,7 @@ func (lk readLakeTables) checkByFieldID(t *testing.T, table, held string, sc ice
 	}
 	var n int
 	var h string
-	if err := lk.db.QueryRow("SELECT "+idsHash+" FROM "+byID).Scan(&n, &h); err != nil {
+	if err := lk.db.QueryRow("SELECT "+e2etest.IDsHash+" FROM "+byID).Scan(&n, &h); err != nil {
 		t.Fatal(err)
 	}
 	if diff != 0 || n != want.Count || h != want.IDsSHA256 {

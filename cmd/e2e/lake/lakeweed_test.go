@@ -3,7 +3,7 @@
 // These tests run SeaweedFS's weed mini, a real S3 gateway and Iceberg
 // REST catalog, which .ci/run builds (lake/laketest/weedtest).
 
-package main
+package lake
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/lake"
 	"github.com/billsnap/billsnap/lake/iceberg"
@@ -57,7 +58,7 @@ func TestARESTCatalogOnSeaweedFS(t *testing.T) {
 	}
 	checkConfig := func(want string) {
 		t.Helper()
-		code, stdout, stderr := cli(t, srv, "check-config", "--out", dir, "--config", conf, "--parquet-url", url)
+		code, stdout, stderr := e2etest.CLI(t, srv, "check-config", "--out", dir, "--config", conf, "--parquet-url", url)
 		if code != job.ExitOK || !strings.Contains(stdout, want) {
 			t.Errorf("check-config: exit %d, want a line with %q\n%s%s", code, want, stdout, stderr)
 		}
@@ -67,7 +68,7 @@ func TestARESTCatalogOnSeaweedFS(t *testing.T) {
 	checkConfig("the rest catalog " + s.Iceberg + " answered (auth sigv4): namespace billsnap missing, created, 0 tables")
 	for _, keep := range []int{2, 2, 1} {
 		write(keep, s.Iceberg)
-		if code, _, stderr := cli(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
+		if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--config", conf, "--progress", "none", "--parquet-url", url); code != job.ExitOK {
 			t.Fatalf("export (keep %d): %d %s", keep, code, stderr)
 		}
 	}
@@ -89,7 +90,7 @@ func TestARESTCatalogOnSeaweedFS(t *testing.T) {
 	checkConfig(fmt.Sprintf("answered (auth oauth2): namespace billsnap present, %d tables", 2*len(srv.AnswerKey().Tables)))
 
 	write(2, "http://127.0.0.1:1")
-	code, _, stderr := cli(t, srv, "check-config", "--out", dir, "--config", conf, "--parquet-url", url)
+	code, _, stderr := e2etest.CLI(t, srv, "check-config", "--out", dir, "--config", conf, "--parquet-url", url)
 	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); code != job.ExitUsage || len(lines) > 2 || !strings.Contains(stderr, "iceberg.uri http://127.0.0.1:1") {
 		t.Errorf("a catalog that does not answer: exit %d\n%s", code, stderr)
 	}
@@ -183,7 +184,7 @@ func checkRESTDDL(t *testing.T, srv *sandbox.Server, dir, conf, url string, s *w
 		"spark": {"spark.sql.catalog.billsnap.uri=" + s.Iceberg + "\n", "spark.sql.catalog.billsnap.rest.sigv4-enabled=true\n",
 			"spark.sql.catalog.billsnap.rest.signing-name=s3tables\n", "spark.sql.catalog.billsnap.s3.endpoint=" + s.S3 + "\n"},
 	} {
-		code, stdout, stderr := cli(t, srv, "lake", "ddl", "--engine", engine, "--out", dir, "--config", conf, "--parquet-url", url)
+		code, stdout, stderr := e2etest.CLI(t, srv, "lake", "ddl", "--engine", engine, "--out", dir, "--config", conf, "--parquet-url", url)
 		for _, w := range want {
 			if code != job.ExitOK || !strings.Contains(stdout, w) {
 				t.Errorf("lake ddl --engine %s: exit %d, no %q\n%s%s", engine, code, w, stdout, stderr)

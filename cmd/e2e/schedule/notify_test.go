@@ -1,7 +1,6 @@
-package main
+package schedule
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -10,26 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/notify"
 	"github.com/billsnap/billsnap/notify/notifytest"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
 )
-
-// events decodes the json bodies a receiver got.
-func events(t *testing.T, r *notifytest.Receiver) []notify.Message {
-	t.Helper()
-	var out []notify.Message
-	for _, b := range r.Bodies() {
-		var m notify.Message
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatalf("%v: %s", err, b)
-		}
-		out = append(out, m)
-	}
-	return out
-}
 
 // A json webhook on [material, failure]: a reconciliation with material
 // findings (of the shared export) posts once (event material); the same
@@ -39,7 +25,7 @@ func events(t *testing.T, r *notifytest.Receiver) []notify.Message {
 // output.
 func TestAWebhookHearsOfMaterialOnceAndOfAFailure(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, exportedOptions)
+	srv, dir := e2etest.Exported(t, e2etest.ExportedOptions)
 	hook, broken := notifytest.StartReceiver(t, 0), notifytest.StartReceiver(t, http.StatusNotFound)
 	etc := t.TempDir() // where the configuration is
 	conf := filepath.Join(etc, "c.yml")
@@ -47,24 +33,24 @@ func TestAWebhookHearsOfMaterialOnceAndOfAFailure(t *testing.T) {
 		"    - {name: broken, url: %q, format: json, on: [material, failure]}\n", hook.URL, broken.URL), 0o644)
 	var output strings.Builder
 	for range 2 {
-		code, stdout, stderr := cli(t, srv, "reconcile", "--out", dir, "--config", conf)
+		code, stdout, stderr := e2etest.CLI(t, srv, "reconcile", "--out", dir, "--config", conf)
 		output.WriteString(stdout + stderr)
 		if code != job.ExitMaterial { // a target that fails changes nothing
 			t.Fatalf("reconcile: exit %d, want 3 (material)\n%s", code, stderr)
 		}
 	}
-	ev := events(t, hook)
+	ev := notifytest.Decode[notify.Message](t, hook)
 	if len(ev) != 1 || ev[0].Event != notify.Material || ev[0].ExitCode != job.ExitMaterial || len(ev[0].Rules) == 0 || len(ev[0].TopFindings) == 0 {
 		t.Fatalf("after two reconciliations: %+v, want one material event", ev)
 	}
 	wrong := filepath.Join(etc, "wrong.key")
 	os.WriteFile(wrong, []byte("wrong-key-0123456789"), 0o600)
-	code, stdout, stderr := cli(t, srv, "run", "--out", dir, "--config", conf, "--progress", "none", "--api-key-file", wrong)
+	code, stdout, stderr := e2etest.CLI(t, srv, "run", "--out", dir, "--config", conf, "--progress", "none", "--api-key-file", wrong)
 	output.WriteString(stdout + stderr)
 	if code != job.ExitFailure {
 		t.Fatalf("run with a wrong key: exit %d\n%s", code, stderr)
 	}
-	ev = events(t, hook)
+	ev = notifytest.Decode[notify.Message](t, hook)
 	if len(ev) != 2 || ev[1].Event != notify.Failure || ev[1].ExitCode != job.ExitFailure || ev[1].Error == "" {
 		t.Fatalf("after a run with a wrong key: %+v", ev[1:])
 	}
@@ -75,37 +61,7 @@ func TestAWebhookHearsOfMaterialOnceAndOfAFailure(t *testing.T) {
 			t.Errorf("the metrics file has no %s", want)
 		}
 	}
-	sweepSecrets(t, dir, output.String(), hook, nil, sandboxtest.Key, "wrong-key-0123456789", "secret-token")
-}
-
-// sweepSecrets fails when a secret is in a payload a receiver got, a mail
-// the SMTP server took, the output or a file of the store.
-func sweepSecrets(t *testing.T, dir, output string, hook *notifytest.Receiver, mail *notifytest.SMTP, secrets ...string) {
-	t.Helper()
-	places := map[string]string{"the output": output}
-	for i, b := range hook.Bodies() {
-		places[fmt.Sprintf("payload %d", i)] = string(b)
-	}
-	if mail != nil {
-		for i, m := range mail.Mails() {
-			places[fmt.Sprintf("mail %d", i)] = string(m)
-		}
-		places["the SMTP conversation"] = mail.Transcript() // AUTH PLAIN carries the password base64-encoded, never as it is
-	}
-	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			b, _ := os.ReadFile(path)
-			places[path] = string(b)
-		}
-		return nil
-	})
-	for where, text := range places {
-		for _, s := range secrets {
-			if strings.Contains(text, s) {
-				t.Errorf("%q is in %s", s, where)
-			}
-		}
-	}
+	notifytest.SweepSecrets(t, dir, output.String(), hook, nil, sandboxtest.Key, "wrong-key-0123456789", "secret-token")
 }
 
 // billsnap notify test reports each target's result: a json webhook, a
@@ -124,7 +80,7 @@ func TestNotifyTestReportsEachTarget(t *testing.T) {
     - {name: old, url: %q, format: teams, on: [material]}
   email: {host: %s, port: %d, ca_file: %s, user: %s, password_env: BILLSNAP_TEST_SMTP_PASSWORD, from: billsnap@example.com, to: [finance@example.com], on: [material]}
 `, good.URL, good.URL, gone.URL, mail.Host, mail.Port, mail.CAFile, mail.User), 0o644)
-	code, stdout, stderr := cli(t, srv, "notify", "test", "--out", dir, "--config", conf)
+	code, stdout, stderr := e2etest.CLI(t, srv, "notify", "test", "--out", dir, "--config", conf)
 	want := []string{`(?m)^ops\s+ok$`, `(?m)^chat\s+ok$`, `(?m)^old\s+failed: POST: answered 404 Not Found$`, `(?m)^email\s+ok$`}
 	for _, w := range want {
 		if !regexp.MustCompile(w).MatchString(stdout) {
@@ -134,11 +90,11 @@ func TestNotifyTestReportsEachTarget(t *testing.T) {
 	if code != job.ExitFailure || len(good.Bodies()) != 2 || len(mail.Mails()) != 1 {
 		t.Errorf("exit %d (want 1: a target failed), %d posts, %d mails\n%s", code, len(good.Bodies()), len(mail.Mails()), stderr)
 	}
-	_, status, _ := cli(t, srv, "status", "--out", dir, "--config", conf)
+	_, status, _ := e2etest.CLI(t, srv, "status", "--out", dir, "--config", conf)
 	if !regexp.MustCompile(`(?m)^  old\s+\S+ \S+\s+test\s+failed\s+\S+ \S+\s+POST: answered 404`).MatchString(status) {
 		t.Errorf("status does not show the failing target:\n%s", status)
 	}
-	sweepSecrets(t, dir, stdout+stderr+status, good, mail, mail.Pass, "secret-token", sandboxtest.Key)
+	notifytest.SweepSecrets(t, dir, stdout+stderr+status, good, mail, mail.Pass, "secret-token", sandboxtest.Key)
 }
 
 // The setup docs/notifications.md shows (Slack by url_file, email over
@@ -150,7 +106,7 @@ func TestTheDocumentedSetupWorks(t *testing.T) {
 	mail := notifytest.StartSMTP(t, false, "billsnap", "smtp-Pa55word")
 	t.Setenv("BILLSNAP_SMTP_PASSWORD", mail.Pass)
 	dir := t.TempDir()
-	doc, err := os.ReadFile("../../docs/notifications.md")
+	doc, err := os.ReadFile("../../../docs/notifications.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,10 +120,10 @@ func TestTheDocumentedSetupWorks(t *testing.T) {
 		`ca_file: ""`, "ca_file: "+mail.CAFile).Replace(string(block[1]))
 	conf := filepath.Join(dir, "c.yml")
 	os.WriteFile(conf, []byte(yml), 0o644)
-	if code, _, stderr := cli(t, srv, "check-config", "--out", dir, "--config", conf); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "check-config", "--out", dir, "--config", conf); code != job.ExitOK {
 		t.Fatalf("check-config of the documented setup: %d\n%s", code, stderr)
 	}
-	code, stdout, stderr := cli(t, srv, "notify", "test", "--out", dir, "--config", conf)
+	code, stdout, stderr := e2etest.CLI(t, srv, "notify", "test", "--out", dir, "--config", conf)
 	if code != job.ExitOK || !regexp.MustCompile(`(?m)^finance-slack\s+ok$`).MatchString(stdout) || !regexp.MustCompile(`(?m)^email\s+ok$`).MatchString(stdout) {
 		t.Fatalf("notify test of the documented setup: exit %d\n%s%s", code, stdout, stderr)
 	}

@@ -1,10 +1,9 @@
-package main
+package schedule
 
 import (
 	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,10 +13,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
@@ -27,40 +26,27 @@ import (
 	"github.com/billsnap/billsnap/snapshot"
 )
 
+func TestMain(m *testing.M) { e2etest.Main(m) }
+
 // startSchedule starts `billsnap schedule` as a child process against srv
 // with one schedule, its configuration in dir and its store in out, and
 // returns it with its stderr lines.
-func startSchedule(t *testing.T, srv *sandbox.Server, dir, out, spec, job string, extra ...string) (*exec.Cmd, *lines) {
+func startSchedule(t *testing.T, srv *sandbox.Server, dir, out, spec, job string, extra ...string) (*exec.Cmd, *e2etest.Lines) {
 	t.Helper()
 	cfg := filepath.Join(dir, "billsnap.yml")
 	body := fmt.Sprintf("out: %s\nprogress: none\nlock_wait: 30s\nschedules:\n  - {name: quick, spec: %q, job: %s}\n", out, spec, job)
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary(t), append([]string{"schedule", "--config", cfg}, extra...)...)
-	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(), "BILLSNAP_FRONT_URL="+srv.FrontURL())
+	cmd := exec.Command(e2etest.Binary(t), append([]string{"schedule", "--config", cfg}, extra...)...)
+	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+e2etest.ExportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(), "BILLSNAP_FRONT_URL="+srv.FrontURL())
 	stderr, _ := cmd.StderrPipe()
 	cmd.Stdout = &bytes.Buffer{}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
-	return cmd, collect(stderr)
-}
-
-// stop sends SIGTERM and returns the exit code.
-func stop(t *testing.T, cmd *exec.Cmd) int {
-	t.Helper()
-	cmd.Process.Signal(syscall.SIGTERM)
-	err := cmd.Wait()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 0
+	return cmd, e2etest.Collect(stderr)
 }
 
 var twoOrMoreMaterial = regexp.MustCompile(`billsnap_runs_total\{job="reconcile",status="material"\} ([2-9]|\d\d+)\n`)
@@ -72,19 +58,19 @@ var twoOrMoreMaterial = regexp.MustCompile(`billsnap_runs_total\{job="reconcile"
 // TestAScheduledRunIsOneLine's and TestAReaderHoldingTheStoreStopsNoJob's.
 func TestScheduleRunsTwiceAndStopsOnSIGTERM(t *testing.T) {
 	t.Parallel()
-	srv, out := exported(t, exportedOptions)
+	srv, out := e2etest.Exported(t, e2etest.ExportedOptions)
 	dir := t.TempDir()
 	cmd, logs := startSchedule(t, srv, dir, out, "@every 2s", "reconcile", "--listen", "127.0.0.1:0")
-	logs.waitFor(t, "run found something material", 2, 90*time.Second)
+	logs.WaitFor(t, "run found something material", 2, 90*time.Second)
 	checkMetricsEndpoint(t, logs)
-	if code := stop(t, cmd); code != 0 {
+	if code := e2etest.Stop(t, cmd); code != 0 {
 		t.Fatalf("exit %d after SIGTERM; stderr:\n%s", code, logs)
 	}
 	if !strings.Contains(logs.String(), "msg=stopped") {
 		t.Errorf("no clean stop logged:\n%s", logs)
 	}
 	var status bytes.Buffer
-	code := runWith(context.Background(), []string{"status", "--config", filepath.Join(dir, "billsnap.yml")}, &status, &status, noEnv)
+	code := e2etest.RunWith(context.Background(), []string{"status", "--config", filepath.Join(dir, "billsnap.yml")}, &status, &status, e2etest.NoEnv)
 	if code != job.ExitOK || strings.Count(status.String(), " quick ") < 3 || strings.Count(status.String(), " material ") < 2 {
 		t.Errorf("status: exit %d\n%s", code, status.String())
 	}
@@ -104,11 +90,11 @@ func TestScheduleRunsTwiceAndStopsOnSIGTERM(t *testing.T) {
 // interrupted, exit 0.
 func TestSIGTERMMidExport(t *testing.T) {
 	t.Parallel()
-	previous, out := exported(t, cleanOptions)
+	previous, out := e2etest.Exported(t, e2etest.CleanOptions)
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 82, Customers: 300}, "latency=40ms")
 	cmd, logs := startSchedule(t, srv, t.TempDir(), out, "@every 1s", "export")
-	waitUntil(t, 60*time.Second, func() bool { return srv.Requests() > 30 }) // the export is walking
-	if code := stop(t, cmd); code != 0 {
+	e2etest.WaitUntil(t, 60*time.Second, func() bool { return srv.Requests() > 30 }) // the export is walking
+	if code := e2etest.Stop(t, cmd); code != 0 {
 		t.Fatalf("exit %d after SIGTERM; stderr:\n%s", code, logs)
 	}
 	cfg := config.Default()
@@ -131,7 +117,7 @@ func TestSIGTERMMidExport(t *testing.T) {
 	if latest != runs[1].Snapshot || !strings.HasPrefix(failed, "interrupted") {
 		t.Errorf("latest %s (want %s), failed snapshot's error %q", latest, runs[1].Snapshot, failed)
 	}
-	if n := countRows(t, openDB(t, cfg.Out), "SELECT count(*) FROM customers"); n != previous.AnswerKey().Tables["customers"].Count {
+	if n := countRows(t, e2etest.OpenDB(t, cfg.Out), "SELECT count(*) FROM customers"); n != previous.AnswerKey().Tables["customers"].Count {
 		t.Errorf("%d customer rows: the interrupted export left rows", n)
 	}
 }
@@ -145,21 +131,9 @@ func countRows(t *testing.T, db *sql.DB, q string) int {
 	return n
 }
 
-// waitUntil polls cond until it holds, or fails the test at deadline.
-func waitUntil(t *testing.T, deadline time.Duration, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("condition not met within %s", deadline)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // checkMetricsEndpoint reads the address from the log and checks /healthz
 // and /metrics.
-func checkMetricsEndpoint(t *testing.T, logs *lines) {
+func checkMetricsEndpoint(t *testing.T, logs *e2etest.Lines) {
 	t.Helper()
 	_, line, _ := strings.Cut(logs.String(), "serving /healthz, /readyz and /metrics")
 	line, _, _ = strings.Cut(line, "\n")

@@ -1,4 +1,4 @@
-package main
+package store
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
@@ -68,7 +69,7 @@ type reader struct {
 func holdReadModel(t *testing.T, dir string) *reader {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldsTheReadModel$")
-	cmd.Env = append(os.Environ(), holdEnv+"="+filepath.Join(dir, "billsnap.duckdb"), asMainEnv+"=")
+	cmd.Env = append(os.Environ(), holdEnv+"="+filepath.Join(dir, "billsnap.duckdb"), e2etest.AsMainEnv+"=")
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -96,21 +97,21 @@ func (r *reader) ask(t *testing.T) string {
 // that opens afterwards sees the new snapshot.
 func TestAReaderHoldingTheStoreStopsNoJob(t *testing.T) {
 	t.Parallel()
-	manyProcesses(t)
-	_, dir := exported(t, cleanOptions)
+	e2etest.ManyProcesses(t)
+	_, dir := e2etest.Exported(t, e2etest.CleanOptions)
 	second := sandboxtest.Start(t, sandbox.Options{Seed: 82, Customers: 50, Planted: 1}, "")
 	r := holdReadModel(t, dir)
 	before := r.ask(t)
 	if !strings.HasPrefix(before, "latest=") {
 		t.Fatalf("the reader: %s", before)
 	}
-	held := fileHash(t, filepath.Join(dir, "billsnap.duckdb"))
+	held := e2etest.FileHash(t, filepath.Join(dir, "billsnap.duckdb"))
 	for _, args := range [][]string{
 		{"export", "--out", dir, "--progress", "none"},
 		{"reconcile", "--out", dir},
 		{"report", "--out", dir},
 	} {
-		if code, _, stderr := cli(t, second, args...); code != job.ExitOK && code != job.ExitMaterial {
+		if code, _, stderr := e2etest.CLI(t, second, args...); code != job.ExitOK && code != job.ExitMaterial {
 			t.Errorf("%s while a reader holds the store: exit %d\n%s", args[0], code, stderr)
 		}
 		if got := r.ask(t); got != before {
@@ -119,15 +120,15 @@ func TestAReaderHoldingTheStoreStopsNoJob(t *testing.T) {
 	}
 	conf := filepath.Join(t.TempDir(), "billsnap.yml")
 	os.WriteFile(conf, fmt.Appendf(nil, "out: %s\nprogress: none\nschedules:\n  - {name: quick, spec: '@every 1s', job: run}\n", dir), 0o644)
-	sched := exec.Command(binary(t), "schedule", "--config", conf)
-	sched.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+second.BaseURL(), "BILLSNAP_FRONT_URL="+second.FrontURL())
+	sched := exec.Command(e2etest.Binary(t), "schedule", "--config", conf)
+	sched.Env = append(os.Environ(), "BILLSNAP_API_KEY="+e2etest.ExportKey, "BILLSNAP_BASE_URL="+second.BaseURL(), "BILLSNAP_FRONT_URL="+second.FrontURL())
 	stderr, _ := sched.StderrPipe()
 	if err := sched.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sched.Process.Kill() })
-	collect(stderr).waitFor(t, "run found something material", 1, 90*time.Second)
-	stop(t, sched)
+	e2etest.Collect(stderr).WaitFor(t, "run found something material", 1, 90*time.Second)
+	e2etest.Stop(t, sched)
 	if got := r.ask(t); got != before {
 		t.Errorf("after a scheduled run the held session sees %q, not %q", got, before)
 	}
@@ -137,7 +138,7 @@ func TestAReaderHoldingTheStoreStopsNoJob(t *testing.T) {
 	}
 	// The file the session opened was never written: read through the
 	// session's own descriptor, its bytes are those it opened.
-	if got := fileHash(t, r.openFile(t, filepath.Join(dir, "billsnap.duckdb"))); got != held {
+	if got := e2etest.FileHash(t, r.openFile(t, filepath.Join(dir, "billsnap.duckdb"))); got != held {
 		t.Error("the file the session holds was written in place")
 	}
 }
@@ -159,7 +160,7 @@ func (r *reader) openFile(t *testing.T, path string) string {
 // readAnswer is what a reader that opens the read model of dir now sees.
 func readAnswer(t *testing.T, dir string) string {
 	t.Helper()
-	db := openDB(t, dir)
+	db := e2etest.OpenDB(t, dir)
 	defer db.Close()
 	var id string
 	var n int
@@ -173,11 +174,11 @@ func readAnswer(t *testing.T, dir string) string {
 // export runs, and sees the last published state.
 func TestQueriesSucceedDuringAnExport(t *testing.T) {
 	t.Parallel()
-	manyProcesses(t)
+	e2etest.ManyProcesses(t)
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 83, Customers: 200}, "latency=5ms")
-	_, dir := exported(t, cleanOptions)
-	bin := binary(t)
-	export := childExport(bin, srv, dir)
+	_, dir := e2etest.Exported(t, e2etest.CleanOptions)
+	bin := e2etest.Binary(t)
+	export := e2etest.ChildExport(bin, srv, dir)
 	if err := export.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -222,18 +223,18 @@ func TestQueriesSucceedDuringAnExport(t *testing.T) {
 // the time it ran and a non-zero exit).
 func TestEveryRunIsCounted(t *testing.T) {
 	t.Parallel()
-	manyProcesses(t)
+	e2etest.ManyProcesses(t)
 	// The store begins with the shared export's run on record, ok: it is
 	// the first run started.
-	service, dir := exported(t, exportedOptions)
+	service, dir := e2etest.Exported(t, e2etest.ExportedOptions)
 	slow := sandboxtest.Start(t, sandbox.Options{Seed: 86, Customers: 200}, "latency=250ms")
-	bin := binary(t)
+	bin := e2etest.Binary(t)
 	started := 1
 	run := func(srv *sandbox.Server, args ...string) {
 		t.Helper()
 		started++
 		cmd := exec.Command(bin, append(args, "--out", dir)...)
-		cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(), "BILLSNAP_FRONT_URL="+srv.FrontURL())
+		cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+e2etest.ExportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(), "BILLSNAP_FRONT_URL="+srv.FrontURL())
 		cmd.Run()
 	}
 	run(service, "reconcile")
@@ -254,11 +255,11 @@ func TestEveryRunIsCounted(t *testing.T) {
 	holder.Close()
 
 	started++
-	killed := childExport(bin, slow, dir)
+	killed := e2etest.ChildExport(bin, slow, dir)
 	if err := killed.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 60*time.Second, func() bool { // seen alive after its start: its heartbeat ran
+	e2etest.WaitUntil(t, 60*time.Second, func() bool { // seen alive after its start: its heartbeat ran
 		runs, _ := journal.List(layout.Dir(dir).Runs(), time.Now())
 		return len(runs) > 0 && runs[0].Status == journal.Running && runs[0].Alive.After(runs[0].Started)
 	})
@@ -281,7 +282,7 @@ func TestEveryRunIsCounted(t *testing.T) {
 	if fmt.Sprint(byStatus) != fmt.Sprint(want) {
 		t.Errorf("runs by status %v, want %v", byStatus, want)
 	}
-	prom := readFile(t, filepath.Join(dir, "billsnap.prom"))
+	prom := e2etest.ReadFile(t, filepath.Join(dir, "billsnap.prom"))
 	total := 0
 	for _, line := range strings.Split(prom, "\n") {
 		if strings.HasPrefix(line, "billsnap_runs_total{") {
@@ -293,7 +294,7 @@ func TestEveryRunIsCounted(t *testing.T) {
 	if total != started {
 		t.Errorf("billsnap_runs_total sums to %d, %d runs started:\n%s", total, started, prom)
 	}
-	status := runOut(t, service, "status", "--out", dir)
+	status := e2etest.RunOut(t, service, "status", "--out", dir)
 	if !strings.Contains(status, "killed    137") || !strings.Contains(status, "refused   1") {
 		t.Errorf("status:\n%s", status)
 	}

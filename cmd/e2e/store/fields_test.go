@@ -1,4 +1,4 @@
-package main
+package store
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -17,7 +18,7 @@ func TestAContractFieldOfAWrongTypeStopsTheExport(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 2, Customers: 20}, `set=SubscriptionCharges.Amount@150:"abc"`)
 	dir := t.TempDir()
-	code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none")
+	code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--progress", "none")
 	id := srv.Dataset().Charges[149].ID
 	want := "collection subscription_charges, page 2, GET " + srv.URL + "/SubscriptionCharges/?page=2: record " + id +
 		`, field Amount: want a decimal number, got "abc"`
@@ -36,23 +37,23 @@ func TestAnUntypedAssumedFieldIsShownEverywhere(t *testing.T) {
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 2, Customers: 20}, `set=PaymentMethods.Active@1:"maybe"`)
 	id := srv.Dataset().PaymentMethods[0].ID
 	dir := t.TempDir()
-	code, _, stderr := cli(t, srv, "run", "--out", dir, "--progress", "none")
+	code, _, stderr := e2etest.CLI(t, srv, "run", "--out", dir, "--progress", "none")
 	if code != job.ExitOK {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	var active any = "unset"
-	if err := openDB(t, dir).QueryRow("SELECT active FROM latest_payment_methods WHERE id = ?", id).Scan(&active); err != nil || active != nil {
+	if err := e2etest.OpenDB(t, dir).QueryRow("SELECT active FROM latest_payment_methods WHERE id = ?", id).Scan(&active); err != nil || active != nil {
 		t.Errorf("active of %s: %v, %v; want NULL", id, active, err)
 	}
 	line := "payment_methods.Active (active): a boolean column; arrived as string 1, boolean"
 	checks := map[string]string{
 		"the log (stderr)": stderr,
-		"status":           runOut(t, srv, "status", "--out", dir),
-		"metrics":          readFile(t, filepath.Join(dir, "billsnap.prom")),
+		"status":           e2etest.RunOut(t, srv, "status", "--out", dir),
+		"metrics":          e2etest.ReadFile(t, filepath.Join(dir, "billsnap.prom")),
 	}
 	reports, _ := filepath.Glob(filepath.Join(dir, "reports", "*"))
 	for _, name := range []string{"summary.md", "report.html", "findings.xlsx"} {
-		checks[name] = readFile(t, filepath.Join(reports[0], name))
+		checks[name] = e2etest.ReadFile(t, filepath.Join(reports[0], name))
 	}
 	for where, text := range checks {
 		var want []string
@@ -76,7 +77,7 @@ func TestAnUntypedAssumedFieldIsShownEverywhere(t *testing.T) {
 			}
 		}
 	}
-	if code, out, _ := cli(t, srv, "export", "--out", t.TempDir(), "--progress", "none"); code != job.ExitOK ||
+	if code, out, _ := e2etest.CLI(t, srv, "export", "--out", t.TempDir(), "--progress", "none"); code != job.ExitOK ||
 		!strings.Contains(out, "fields:  0 values coerced, 1 untyped") || !strings.Contains(out, line) {
 		t.Errorf("export: exit %d; the summary does not show the field:\n%s", code, out)
 	}
@@ -90,43 +91,20 @@ func TestARenamedFieldMappedInTheConfigLands(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(t.TempDir(), "billsnap.yml")
 	os.WriteFile(cfg, []byte("fields:\n  invoices:\n    invoice_number: InvoiceNo\n"), 0o644)
-	if code, out, stderr := cli(t, srv, "check-config", "--config", cfg); code != job.ExitOK {
+	if code, out, stderr := e2etest.CLI(t, srv, "check-config", "--config", cfg); code != job.ExitOK {
 		t.Fatalf("check-config: exit %d\n%s%s", code, out, stderr)
 	}
-	if code, _, stderr := cli(t, srv, "export", "--config", cfg, "--out", dir, "--progress", "none"); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "export", "--config", cfg, "--out", dir, "--progress", "none"); code != job.ExitOK {
 		t.Fatalf("export: exit %d\n%s", code, stderr)
 	}
 	var n, numbered int
-	openDB(t, dir).QueryRow("SELECT count(*), count(invoice_number) FILTER (WHERE invoice_number = (_raw->>'InvoiceNo')) FROM invoices WHERE snapshot_id = (SELECT id FROM latest_snapshot)").Scan(&n, &numbered)
+	e2etest.OpenDB(t, dir).QueryRow("SELECT count(*), count(invoice_number) FILTER (WHERE invoice_number = (_raw->>'InvoiceNo')) FROM invoices WHERE snapshot_id = (SELECT id FROM latest_snapshot)").Scan(&n, &numbered)
 	if n == 0 || numbered != n {
 		t.Errorf("%d of %d invoices have their InvoiceNo in invoice_number", numbered, n)
 	}
 	os.WriteFile(cfg, []byte("fields:\n  subscription_charges:\n    amount: Quantity\n"), 0o644)
-	code, _, stderr := cli(t, srv, "check-config", "--config", cfg)
+	code, _, stderr := e2etest.CLI(t, srv, "check-config", "--config", cfg)
 	if code != job.ExitUsage || !strings.Contains(stderr, "config key fields.subscription_charges.amount: Amount is a field the spec defines") {
 		t.Errorf("check-config of a contract field mapped: exit %d\n%s", code, stderr)
 	}
-}
-
-// runOut is a command's stdout; it fails the test unless it exits 0.
-func runOut(t *testing.T, srv *sandbox.Server, args ...string) string {
-	t.Helper()
-	code, out, stderr := cli(t, srv, args...)
-	if code != job.ExitOK {
-		t.Fatalf("%v: exit %d\n%s", args, code, stderr)
-	}
-	return out
-}
-
-// readFile is a file's text; an XLSX workbook's is its XML parts'.
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasSuffix(path, ".xlsx") {
-		return string(b)
-	}
-	return string(unzipAll(t, b))
 }

@@ -1,6 +1,6 @@
 //go:build heavy
 
-package main
+package store
 
 import (
 	"database/sql"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -25,7 +26,7 @@ var soakSeeds = flag.Int("soak.seeds", 4, "fault soak: how many sandboxes of ~50
 // the answer key's IDs, each once. The faults are real (the sandbox
 // answers ~9% of requests with one); retries wait on a fake clock.
 //
-//	go test ./cmd/billsnap -run TestFaultSoak -soak.seeds=50 -timeout 30m
+//	go test -tags heavy ./cmd/e2e/store -run TestFaultSoak -soak.seeds=50 -timeout 30m
 func TestFaultSoak(t *testing.T) {
 	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "billsnap.yml")
@@ -36,19 +37,19 @@ func TestFaultSoak(t *testing.T) {
 	for i := range *soakSeeds {
 		seed := uint64(1000 + i)
 		t.Run(fmt.Sprint("seed-", seed), func(t *testing.T) {
-			srv := sandboxtest.Start(t, sandbox.Options{Seed: seed, Customers: 1300, Planted: 1}, soakFaults)
+			srv := sandboxtest.Start(t, sandbox.Options{Seed: seed, Customers: 1300, Planted: 1}, e2etest.SoakFaults)
 			key := srv.AnswerKey()
 			if n := key.Records(); n < 50_000 {
 				t.Fatalf("the sandbox holds %d records; the soak wants 50,000", n)
 			}
 			dir := t.TempDir()
-			code, stdout, stderr := cli(t, srv, "export", "--config", cfg, "--out", dir, "--progress", "none")
+			code, stdout, stderr := e2etest.CLI(t, srv, "export", "--config", cfg, "--out", dir, "--progress", "none")
 			if code != job.ExitOK {
 				t.Fatalf("exit %d under faults:\n%s\n%s", code, stderr, stdout)
 			}
-			checkReaders(t, dir, func(string) sandbox.AnswerKey { return key })
+			e2etest.CheckReaders(t, dir, func(string) sandbox.AnswerKey { return key })
 			var pages int64
-			withDB(t, dir, func(db *sql.DB) {
+			e2etest.WithDB(t, dir, func(db *sql.DB) {
 				db.QueryRow("SELECT sum(pages) FROM snapshot_tables WHERE table_name = collection").Scan(&pages)
 			})
 			t.Logf("%d records, %d pages, %d requests", key.Records(), pages, srv.Requests())
@@ -87,7 +88,7 @@ func driftSpec(rng *rand.Rand, key sandbox.AnswerKey) string {
 // saw is walked again); one that cannot get a consistent walk is recorded
 // incomplete (exit 3), publishes nothing and names its problem.
 //
-//	go test ./cmd/billsnap -run TestDriftSoak -drift.seeds=200
+//	go test -tags heavy ./cmd/e2e/store -run TestDriftSoak -drift.seeds=200
 func TestDriftSoak(t *testing.T) {
 	t.Parallel()
 	outcomes := map[int]int{}
@@ -99,9 +100,9 @@ func TestDriftSoak(t *testing.T) {
 		t.Run(fmt.Sprintf("seed-%d/%s", seed, spec), func(t *testing.T) {
 			srv := sandboxtest.Start(t, opts, spec)
 			dir := t.TempDir()
-			code, stdout, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none")
+			code, stdout, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--progress", "none")
 			outcomes[code]++
-			withDB(t, dir, func(db *sql.DB) {
+			e2etest.WithDB(t, dir, func(db *sql.DB) {
 				var walks int
 				db.QueryRow("SELECT sum(walks - 1) FROM snapshot_tables WHERE table_name = collection").Scan(&walks)
 				rewalks += walks
@@ -126,11 +127,11 @@ func TestDriftSoak(t *testing.T) {
 // DuckDB and in Parquet, equals one of the states the table was in.
 func checkConsistent(t *testing.T, dir string, states map[string][]sandbox.TableKey) {
 	t.Helper()
-	withDB(t, dir, func(db *sql.DB) {
+	e2etest.WithDB(t, dir, func(db *sql.DB) {
 		for table, keys := range states {
 			for _, from := range []string{"latest_" + table,
 				fmt.Sprintf("read_parquet('%s')", filepath.Join(dir, "parquet", table, "*", "*.parquet"))} {
-				got, distinct, _ := tableKeyOf(db, from)
+				got, distinct, _ := e2etest.TableKeyOf(db, from)
 				if !slices.Contains(keys, got) || distinct != got.Count {
 					t.Errorf("%s: %d rows (%d distinct), hash %.12s: not a state the table was in (%d states)", from, got.Count, distinct, got.IDsSHA256, len(keys))
 				}
@@ -146,10 +147,10 @@ func checkIncomplete(t *testing.T, dir, stdout string) {
 	if !strings.Contains(stdout, "is incomplete: ") {
 		t.Errorf("an incomplete snapshot does not say why:\n%s", stdout)
 	}
-	if parts := partitionsOf(t, filepath.Join(dir, "parquet")); len(parts) != 0 {
+	if parts := e2etest.PartitionsOf(t, filepath.Join(dir, "parquet")); len(parts) != 0 {
 		t.Errorf("an incomplete snapshot published Parquet: %v", parts)
 	}
-	withDB(t, dir, func(db *sql.DB) {
+	e2etest.WithDB(t, dir, func(db *sql.DB) {
 		var latest, incomplete, problems int
 		db.QueryRow(`SELECT (SELECT count(*) FROM latest_snapshot), (SELECT count(*) FROM snapshots WHERE status = 'incomplete'),
 			(SELECT count(*) FROM snapshot_tables WHERE NOT complete AND problem IS NOT NULL)`).Scan(&latest, &incomplete, &problems)

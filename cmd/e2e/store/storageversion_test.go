@@ -1,10 +1,11 @@
-package main
+package store
 
 import (
 	"context"
 	"path/filepath"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/config"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
@@ -20,12 +21,12 @@ const readersStorageVersion = "v1.0.0+"
 // is built with.
 func TestTheReadModelKeepsItsStorageVersion(t *testing.T) {
 	t.Parallel()
-	e := exportOnce(t, exportedOptions)
-	if e.err != nil {
-		t.Fatalf("the shared export: %v", e.err)
+	e := e2etest.ExportOnce(t, e2etest.ExportedOptions)
+	if e.Err != nil {
+		t.Fatalf("the shared export: %v", e.Err)
 	}
 	ctx := context.Background()
-	db, err := readmodel.Open(ctx, filepath.Join(e.dir, config.Default().DuckDB.File))
+	db, err := readmodel.Open(ctx, filepath.Join(e.Dir, config.Default().DuckDB.File))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,23 +1,27 @@
 //go:build heavy
 
-package main
+package workspace
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 )
 
 // closeDocScript is the shell blocks of docs/close.md, in order, with the
 // sandbox's and the workspace's ports moved to free ones.
 func closeDocScript(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../../docs/close.md")
+	b, err := os.ReadFile("../../../docs/close.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,9 +36,19 @@ func closeDocScript(t *testing.T) string {
 	}
 	s := script.String()
 	for _, port := range []string{"8081", "8080"} {
-		s = strings.ReplaceAll(s, "127.0.0.1:"+port, "127.0.0.1:"+freePort("0"))
+		s = strings.ReplaceAll(s, "127.0.0.1:"+port, "127.0.0.1:"+freePort(t))
 	}
 	return s
+}
+
+// freePort is a port on loopback that nothing listens on.
+func freePort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
 // The close as docs/close.md tells it, run as it stands in one shell with
@@ -44,7 +58,7 @@ func closeDocScript(t *testing.T) string {
 // part, the ledger's chain, the evidence pack verified with the store and
 // by the zip alone, and the reopening.
 func TestTheCloseRunsAsDocumented(t *testing.T) {
-	bin := binaryWithTags(t, "")
+	bin := e2etest.BinaryWithTags(t, "")
 	sh := exec.Command("bash", "-c", closeDocScript(t))
 	sh.Dir = t.TempDir()
 	var env []string

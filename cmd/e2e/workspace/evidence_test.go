@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"archive/zip"
@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/layout"
@@ -35,9 +37,9 @@ const closeToken = "dana-token-0123456789abcdef"
 // file and the period.
 func closedStore(t *testing.T) (*sandbox.Server, string, string, string) {
 	t.Helper()
-	srv, dir := exported(t, exportedOptions)
+	srv, dir := e2etest.Exported(t, e2etest.ExportedOptions)
 	period := time.Now().UTC().AddDate(0, -1, 0).Format("2006-01")
-	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir, "--period", period); code != job.ExitMaterial && code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "reconcile", "--out", dir, "--period", period); code != job.ExitMaterial && code != job.ExitOK {
 		t.Fatalf("reconcile: %d %s", code, stderr)
 	}
 	sum := sha256.Sum256([]byte(closeToken))
@@ -71,14 +73,12 @@ func serveIn(t *testing.T, args ...string) (string, func()) {
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		env := newEnv(io.Discard, pw, func(string) string { return "" })
-		env.tune = oneThread
-		code := env.run(ctx, append([]string{"serve"}, args...))
+		code := cli.Run(ctx, append([]string{"serve"}, args...), io.Discard, pw, cli.Options{Tune: e2etest.OneThread})
 		pw.Close()
 		done <- code
 	}()
 	var logs syncbuf.Buffer
-	base := readURL(t, pr, &logs)
+	base := e2etest.ReadURL(t, pr, &logs)
 	return base, func() {
 		cancel()
 		if code := <-done; code != job.ExitOK {
@@ -192,36 +192,36 @@ func TestAnEvidencePackShowsAnyChange(t *testing.T) {
 	t.Parallel()
 	srv, dir, cfg, period := closedStore(t)
 	pack := filepath.Join(t.TempDir(), "pack.zip")
-	code, out, stderr := cli(t, srv, "evidence", "--config", cfg, "--period", period, "-o", pack)
+	code, out, stderr := e2etest.CLI(t, srv, "evidence", "--config", cfg, "--period", period, "-o", pack)
 	if code != job.ExitOK || !strings.Contains(out, "closed in C") {
 		t.Fatalf("evidence: exit %d: %s %s", code, out, stderr)
 	}
-	code, out, stderr = cli(t, srv, "evidence", "verify", pack, "--config", cfg)
+	code, out, stderr = e2etest.CLI(t, srv, "evidence", "verify", pack, "--config", cfg)
 	if code != job.ExitOK || !strings.Contains(out, "intact") || !strings.Contains(out, "the store "+dir+" agrees") || strings.Contains(out, "not tied") {
 		t.Fatalf("evidence verify: exit %d: %s %s", code, out, stderr)
 	}
-	code, out, stderr = cli(t, srv, "evidence", "verify", pack)
+	code, out, stderr = e2etest.CLI(t, srv, "evidence", "verify", pack)
 	if code != job.ExitOK || strings.Contains(out, "not tied") {
 		t.Fatalf("evidence verify without the store (the close recorded the snapshot's files): exit %d: %s %s", code, out, stderr)
 	}
-	if code, _, stderr := cli(t, srv, "evidence", "verify", pack, "--timeout", "0s"); code != job.ExitUsage || !strings.Contains(stderr, "--timeout") {
+	if code, _, stderr := e2etest.CLI(t, srv, "evidence", "verify", pack, "--timeout", "0s"); code != job.ExitUsage || !strings.Contains(stderr, "--timeout") {
 		t.Fatalf("evidence verify --timeout 0s: exit %d: %s", code, stderr)
 	}
 	stopped, stop := context.WithCancel(context.Background())
 	stop() // as SIGINT or SIGTERM does, through main's signal context
 	var errb bytes.Buffer
-	if code := newEnv(io.Discard, &errb, func(string) string { return "" }).run(stopped, []string{"evidence", "verify", pack}); code != job.ExitInterrupted {
+	if code := cli.Run(stopped, []string{"evidence", "verify", pack}, io.Discard, &errb, cli.Options{}); code != job.ExitInterrupted {
 		t.Fatalf("evidence verify, interrupted: exit %d: %s", code, errb.String())
 	}
 	forged := filepath.Join(t.TempDir(), "forged.zip")
 	for _, p := range []string{"data/snapshot/tables.json", "data/snapshot/parquet-manifest.csv"} {
 		rebag(t, pack, forged, p, func(b []byte) []byte { return append(b, ' ') })
-		code, _, stderr := cli(t, srv, "evidence", "verify", forged)
+		code, _, stderr := e2etest.CLI(t, srv, "evidence", "verify", forged)
 		if code != job.ExitFailure || !strings.Contains(stderr, p+": its SHA-256 is") || !strings.Contains(stderr, "it was rewritten") {
 			t.Fatalf("%s rewritten, the bag's manifests recomputed: exit %d: %s", p, code, stderr)
 		}
 	}
-	if code, _, stderr := cli(t, srv, "evidence", "--config", cfg, "--period", "2001-01", "-o", pack+".x"); code != job.ExitUsage || !strings.Contains(stderr, "not closed") {
+	if code, _, stderr := e2etest.CLI(t, srv, "evidence", "--config", cfg, "--period", "2001-01", "-o", pack+".x"); code != job.ExitUsage || !strings.Contains(stderr, "not closed") {
 		t.Fatalf("evidence of a period not closed: exit %d: %s", code, stderr)
 	}
 
@@ -252,7 +252,7 @@ func TestAnEvidencePackShowsAnyChange(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.zip")
 	for _, name := range names {
 		rezip(t, pack, bad, name, flipByte)
-		code, _, stderr := cli(t, srv, "evidence", "verify", bad)
+		code, _, stderr := e2etest.CLI(t, srv, "evidence", "verify", bad)
 		inBag := name[strings.Index(name, "/")+1:]
 		if code != job.ExitFailure || !strings.Contains(stderr, inBag) {
 			t.Errorf("%s changed: exit %d: %s", inBag, code, stderr)
@@ -265,7 +265,7 @@ func TestAnEvidencePackShowsAnyChange(t *testing.T) {
 	for i := range lines {
 		edited := bytes.Join(append(append(append([][]byte{}, lines[:i]...), bytes.Replace(lines[i], []byte(`"by":"dana"`), []byte(`"by":"dann"`), 1)), lines[i+1:]...), nil)
 		os.WriteFile(ledgerPath, append(bytes.TrimSuffix(edited, []byte{'\n'}), '\n'), 0o644)
-		code, _, stderr := cli(t, srv, "evidence", "verify", pack, "--config", cfg)
+		code, _, stderr := e2etest.CLI(t, srv, "evidence", "verify", pack, "--config", cfg)
 		if want := "line " + strconv.Itoa(i+1) + " "; code != job.ExitFailure || !strings.Contains(stderr, want) {
 			t.Errorf("the store's ledger line %d changed: exit %d: %s", i+1, code, stderr)
 		}
@@ -278,7 +278,7 @@ func TestAnEvidencePackShowsAnyChange(t *testing.T) {
 	}
 	pq, _ := os.ReadFile(files[0])
 	os.WriteFile(files[0], flipByte(pq), 0o644)
-	code, _, stderr = cli(t, srv, "evidence", "verify", pack, "--config", cfg)
+	code, _, stderr = e2etest.CLI(t, srv, "evidence", "verify", pack, "--config", cfg)
 	if rel, _ := filepath.Rel(dir, files[0]); code != job.ExitFailure || !strings.Contains(stderr, filepath.ToSlash(rel)) {
 		t.Errorf("a Parquet file of the store changed: exit %d: %s", code, stderr)
 	}

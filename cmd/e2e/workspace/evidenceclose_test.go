@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
@@ -22,7 +23,7 @@ import (
 // closed again on the same record, reopened again.
 func TestEvidenceOfAnEarlierClose(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, exportedOptions)
+	srv, dir := e2etest.Exported(t, e2etest.ExportedOptions)
 	snaps, _ := filepath.Glob(filepath.Join(dir, "parquet", "invoices", "snapshot_id=*"))
 	if len(snaps) != 1 {
 		t.Fatalf("the shared export holds %d snapshots of invoices", len(snaps))
@@ -53,11 +54,11 @@ func TestEvidenceOfAnEarlierClose(t *testing.T) {
 		closes = append(closes, c.ID)
 	}
 	pack := filepath.Join(t.TempDir(), "first.zip")
-	if code, out, stderr := cli(t, srv, "evidence", "--out", dir, "--close", closes[0], "-o", pack); code != job.ExitOK ||
+	if code, out, stderr := e2etest.CLI(t, srv, "evidence", "--out", dir, "--close", closes[0], "-o", pack); code != job.ExitOK ||
 		!strings.HasPrefix(out, pack+": period "+period+", closed in "+closes[0]+" by dana") {
 		t.Fatalf("evidence --close %s: exit %d: %s %s", closes[0], code, out, stderr)
 	}
-	if code, out, stderr := cli(t, srv, "evidence", "verify", pack, "--out", dir); code != job.ExitOK || !strings.Contains(out, "intact") ||
+	if code, out, stderr := e2etest.CLI(t, srv, "evidence", "verify", pack, "--out", dir); code != job.ExitOK || !strings.Contains(out, "intact") ||
 		!strings.Contains(out, "(2 entries") || !strings.Contains(out, "the store "+dir+" agrees") {
 		t.Fatalf("evidence verify of the first close's pack: exit %d: %s %s", code, out, stderr)
 	}
@@ -69,7 +70,7 @@ func TestEvidenceOfAnEarlierClose(t *testing.T) {
 		{[]string{"--close", "C99"}, `close "C99": the ledger holds no such close (its closes: ` + closes[0] + " (2026-10, reopened), "},
 		{[]string{"--close", closes[1], "--period", "2026-09"}, "close " + closes[1] + " closed period 2026-10, not 2026-09"},
 	} {
-		code, _, stderr := cli(t, srv, append([]string{"evidence", "--out", dir, "-o", pack + ".x"}, tc.args...)...)
+		code, _, stderr := e2etest.CLI(t, srv, append([]string{"evidence", "--out", dir, "-o", pack + ".x"}, tc.args...)...)
 		if code != job.ExitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("evidence %v: exit %d: %s", tc.args, code, stderr)
 		}

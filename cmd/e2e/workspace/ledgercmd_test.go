@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/layout"
@@ -24,13 +25,13 @@ import (
 // alone (serve does not), and ledger chain refuses a chained one, exit 1.
 func TestLedgerVerifyNamesTheEditedLine(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, exportedOptions)
+	srv, dir := e2etest.Exported(t, e2etest.ExportedOptions)
 	path := layout.Dir(dir).Ledger()
 	old := `{"seq":1,"at":"2026-10-01T09:00:00Z","by":"ann","action":"waive","waiver":{"id":"W1","rule":"r","entity_id":"e1","reason":"x","owner":"o","expires":"2026-12-31"}}` + "\n"
 	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := cli(t, srv, "ledger", "verify", "--out", dir); code != job.ExitFailure || !strings.Contains(stderr, "line 1 (seq 1)") {
+	if code, _, stderr := e2etest.CLI(t, srv, "ledger", "verify", "--out", dir); code != job.ExitFailure || !strings.Contains(stderr, "line 1 (seq 1)") {
 		t.Fatalf("verify of an unchained ledger: exit %d: %s", code, stderr)
 	}
 	_, stop := serveIn(t, "--out", dir, "--listen", "127.0.0.1:0")
@@ -38,10 +39,10 @@ func TestLedgerVerifyNamesTheEditedLine(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != old {
 		t.Fatalf("serve changed an unchained ledger: %s", b)
 	}
-	if code, out, stderr := cli(t, srv, "ledger", "chain", "--out", dir); code != job.ExitOK || !strings.Contains(out, "1 line chained") {
+	if code, out, stderr := e2etest.CLI(t, srv, "ledger", "chain", "--out", dir); code != job.ExitOK || !strings.Contains(out, "1 line chained") {
 		t.Fatalf("ledger chain: exit %d: %s %s", code, out, stderr)
 	}
-	if code, _, stderr := cli(t, srv, "ledger", "chain", "--out", dir); code != job.ExitFailure || !strings.Contains(stderr, "carries chain fields already") {
+	if code, _, stderr := e2etest.CLI(t, srv, "ledger", "chain", "--out", dir); code != job.ExitFailure || !strings.Contains(stderr, "carries chain fields already") {
 		t.Fatalf("ledger chain of a chained ledger: exit %d: %s", code, stderr)
 	}
 	l := ledger.New(path, time.Now)
@@ -50,18 +51,18 @@ func TestLedgerVerifyNamesTheEditedLine(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, out, stderr := cli(t, srv, "ledger", "verify", "--out", dir)
+	code, out, stderr := e2etest.CLI(t, srv, "ledger", "verify", "--out", dir)
 	if code != job.ExitOK || !strings.Contains(out, "3 entries, the chain holds") || !strings.Contains(out, "(seq 3) reached") {
 		t.Fatalf("verify: exit %d: %s %s", code, out, stderr)
 	}
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, bytes.Replace(b, []byte(`"entity_id":"e2"`), []byte(`"entity_id":"e9"`), 1), 0o644)
-	code, _, stderr = cli(t, srv, "ledger", "verify", "--out", dir)
+	code, _, stderr = e2etest.CLI(t, srv, "ledger", "verify", "--out", dir)
 	if code != job.ExitFailure || !strings.Contains(stderr, "line 2 (seq 2) does not fit the chain") {
 		t.Fatalf("verify of an edited line 2: exit %d: %s", code, stderr)
 	}
 	os.WriteFile(path, b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1], 0o644)
-	code, _, stderr = cli(t, srv, "ledger", "verify", "--out", dir)
+	code, _, stderr = e2etest.CLI(t, srv, "ledger", "verify", "--out", dir)
 	if code != job.ExitFailure || !strings.Contains(stderr, "the ledger ends at seq 2 (line 2), and its head recorded at") {
 		t.Fatalf("verify of a ledger without its last line: exit %d: %s", code, stderr)
 	}
@@ -72,7 +73,7 @@ func TestLedgerVerifyNamesTheEditedLine(t *testing.T) {
 // waiver.
 func malformedStore(t *testing.T) (*sandbox.Server, string) {
 	t.Helper()
-	srv, dir := exported(t, exportedOptions)
+	srv, dir := e2etest.Exported(t, e2etest.ExportedOptions)
 	path := layout.Dir(dir).Ledger()
 	if _, err := ledger.New(path, time.Now).Waive(ledger.Actor{By: "bob"}, ledger.Waiver{Rule: "paid_without_payment", EntityID: "e1",
 		Reason: "x", Owner: "o", Expires: "2099-12-31"}); err != nil {
@@ -86,8 +87,8 @@ func malformedStore(t *testing.T) (*sandbox.Server, string) {
 // and stderr.
 func child(t *testing.T, srv *sandbox.Server, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+exportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(),
+	cmd := exec.Command(e2etest.Binary(t), args...)
+	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY="+e2etest.ExportKey, "BILLSNAP_BASE_URL="+srv.BaseURL(),
 		"BILLSNAP_FRONT_URL="+srv.FrontURL(), "BILLSNAP_OUT=")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -121,8 +122,8 @@ func TestAMalformedLineIsAFailureNeverAPanic(t *testing.T) {
 // read model.
 func TestServeStopsOnSIGTERMAfterFailedRequests(t *testing.T) {
 	t.Parallel()
-	_, dir := reconciled(t, exportedOptions)
-	cmd := exec.Command(binary(t), "serve", "--out", dir, "--listen", "127.0.0.1:0")
+	_, dir := e2etest.Reconciled(t, e2etest.ExportedOptions)
+	cmd := exec.Command(e2etest.Binary(t), "serve", "--out", dir, "--listen", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "BILLSNAP_OUT=")
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
@@ -132,7 +133,7 @@ func TestServeStopsOnSIGTERMAfterFailedRequests(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait(); pw.Close() }()
 	var logs syncbuf.Buffer
-	base := readURL(t, pr, &logs)
+	base := e2etest.ReadURL(t, pr, &logs)
 	ledgertest.Append(t, layout.Dir(dir).Ledger(), `{"seq":1,"at":"2026-11-25T12:00:00Z","by":"m","action":"waive"}`)
 	for _, p := range []string{"", "findings", "findings.csv", "api/findings", "api/waivers", "waivers", "audit"} {
 		resp, err := http.Get(base + p)

@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"bufio"
@@ -7,31 +7,34 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 	"github.com/billsnap/billsnap/internal/syncbuf"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
 )
 
+func TestMain(m *testing.M) { e2etest.Main(m) }
+
 // billsnap serve answers /api/findings?snapshot=latest with what billsnap
 // reconcile --format json prints for the same snapshot, an assignment of
 // the ledger included in both, and stops with exit 0 when interrupted.
 func TestServeAnswersWhatReconcilePrints(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, exportedOptions)
-	_, lines, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	srv, dir := e2etest.Exported(t, e2etest.ExportedOptions)
+	_, lines, _ := e2etest.CLI(t, srv, "reconcile", "--out", dir, "--format", "json")
 	var one ledger.Assignment
 	json.Unmarshal([]byte(strings.SplitN(lines, "\n", 2)[0]), &one)
 	one.Assignee, one.Due = "erin", "2099-01-31"
 	if _, err := ledger.New(layout.Dir(dir).Ledger(), time.Now).Assign(ledger.Actor{By: "dana"}, []ledger.Assignment{one}); err != nil {
 		t.Fatal(err)
 	}
-	code, lines, stderr := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	code, lines, stderr := e2etest.CLI(t, srv, "reconcile", "--out", dir, "--format", "json")
 	if code != job.ExitMaterial || !strings.Contains(strings.SplitN(lines, "\n", 2)[0], `"assignee":"erin","due":"2099-01-31","age_days":0,"overdue":false`) {
 		t.Fatalf("reconcile: %d %s\n%s", code, stderr, lines)
 	}
@@ -44,14 +47,12 @@ func TestServeAnswersWhatReconcilePrints(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		env := newEnv(io.Discard, pw, func(string) string { return "" })
-		env.tune = oneThread
-		code := env.run(ctx, []string{"serve", "--out", dir, "--listen", "127.0.0.1:0"})
+		code := cli.Run(ctx, []string{"serve", "--out", dir, "--listen", "127.0.0.1:0"}, io.Discard, pw, cli.Options{Tune: e2etest.OneThread})
 		pw.Close()
 		done <- code
 	}()
 	var logs syncbuf.Buffer
-	base := readURL(t, pr, &logs)
+	base := e2etest.ReadURL(t, pr, &logs)
 	resp, err := http.Get(base + "api/findings?snapshot=latest")
 	if err != nil {
 		t.Fatal(err)
@@ -70,26 +71,6 @@ func TestServeAnswersWhatReconcilePrints(t *testing.T) {
 	stop()
 	if code := <-done; code != job.ExitOK {
 		t.Fatalf("serve interrupted: exit %d\n%s", code, logs.String())
-	}
-}
-
-var upRE = regexp.MustCompile(`url=(http://\S+/)`)
-
-// readURL reads serve's log until the line that gives its URL, and copies
-// the rest into logs.
-func readURL(t *testing.T, r io.Reader, logs *syncbuf.Buffer) string {
-	t.Helper()
-	br := bufio.NewReader(r)
-	for {
-		line, err := br.ReadString('\n')
-		logs.Write([]byte(line))
-		if m := upRE.FindStringSubmatch(line); m != nil {
-			go io.Copy(logs, br)
-			return m[1]
-		}
-		if err != nil {
-			t.Fatalf("serve never said where it listens:\n%s", logs.String())
-		}
 	}
 }
 

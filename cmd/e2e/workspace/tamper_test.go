@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"database/sql"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
@@ -26,18 +27,18 @@ func TestATamperedSnapshotIsRefusedBeforeItIsTrusted(t *testing.T) {
 	rel, _ := filepath.Rel(dir, files[0])
 
 	pack := filepath.Join(t.TempDir(), "pack.zip")
-	code, out, stderr := cli(t, srv, "evidence", "--config", cfg, "--period", period, "-o", pack)
+	code, out, stderr := e2etest.CLI(t, srv, "evidence", "--config", cfg, "--period", period, "-o", pack)
 	if code != job.ExitFailure || !strings.Contains(stderr, rel+" does not hash to the snapshot's manifest: SHA-256 ") {
 		t.Errorf("evidence of a tampered snapshot: exit %d: %s %s", code, out, stderr)
 	}
 	if _, err := os.Stat(pack); err == nil {
 		t.Errorf("evidence wrote %s from a tampered snapshot", pack)
 	}
-	code, out, stderr = cli(t, srv, "reconcile", "--out", dir, "--period", period)
+	code, out, stderr = e2etest.CLI(t, srv, "reconcile", "--out", dir, "--period", period)
 	if code != job.ExitFailure || !strings.Contains(stderr, rel+" does not hash to the snapshot's manifest") {
 		t.Errorf("reconcile --period %s (closed) of a tampered snapshot: exit %d: %s", period, code, stderr)
 	}
-	code, out, stderr = cli(t, srv, "status", "--verify", "--out", dir)
+	code, out, stderr = e2etest.CLI(t, srv, "status", "--verify", "--out", dir)
 	if code != job.ExitFailure || !strings.Contains(out, "DIFFERS  "+rel+": SHA-256 ") || !strings.Contains(stderr, "1 Parquet file differs") {
 		t.Errorf("status --verify of a tampered snapshot: exit %d: %s %s", code, out, stderr)
 	}

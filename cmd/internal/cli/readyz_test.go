@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -7,9 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +94,7 @@ func TestOnCallSeesEveryFailureOfAScheduledRun(t *testing.T) {
 	}
 	failures := func(step string, n int, want string) {
 		t.Helper()
-		ev := events(t, hook)
+		ev := notifytest.Decode[notify.Message](t, hook)
 		if len(ev) != n || ev[n-1].Event != notify.Failure || !strings.Contains(ev[n-1].Error, want) {
 			t.Errorf("%s: %d events, want %d, the last a failure with %q: %+v", step, len(ev), n, want, ev)
 		}
@@ -133,47 +131,5 @@ func TestOnCallSeesEveryFailureOfAScheduledRun(t *testing.T) {
 	if err := ready.Check(time.Now().Add(time.Minute)); err == nil || !strings.Contains(err.Error(), "schedule quick is stale") {
 		t.Errorf("a minute without a run: %v", err)
 	}
-	sweepSecrets(t, out, stdout.String()+stderr.String()+status.String(), hook, nil, wrongKey, exportKey)
-}
-
-// billsnap schedule itself: with a wrong key in BILLSNAP_API_KEY_FILE
-// /readyz answers 503 while /healthz answers 200 and the failed runs are
-// counted; once the file holds the right key, /readyz answers 200 with no
-// restart.
-func TestScheduleReadsTheKeyFileAtEveryRun(t *testing.T) {
-	t.Parallel()
-	srv, out := exported(t, exportedOptions)
-	dir := t.TempDir()
-	keyFile := filepath.Join(dir, "key")
-	os.WriteFile(keyFile, []byte("wrong-key-6b6b6b6b6b\n"), 0o600)
-	cfg := filepath.Join(dir, "billsnap.yml")
-	os.WriteFile(cfg, fmt.Appendf(nil, "out: %s\nprogress: none\nschedules:\n  - {name: quick, spec: '@every 1s', job: export}\n", out), 0o600)
-	cmd := exec.Command(binary(t), "schedule", "--config", cfg, "--listen", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY=", "BILLSNAP_API_KEY_FILE="+keyFile, "BILLSNAP_BASE_URL="+srv.BaseURL(), "BILLSNAP_FRONT_URL="+srv.FrontURL())
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
-	logs := collect(stderr)
-	logs.waitFor(t, "run failed", 2, 60*time.Second)
-	_, addr, _ := strings.Cut(logs.String(), "addr=")
-	addr, _, _ = strings.Cut(addr, "\n")
-	if code, body := get(t, addr, "/readyz"); code != 503 || !strings.Contains(body, "the last run of schedule quick failed (exit 1)") {
-		t.Errorf("wrong key: /readyz %d %q", code, body)
-	}
-	if code, _ := get(t, addr, "/healthz"); code != 200 {
-		t.Errorf("wrong key: /healthz %d", code)
-	}
-	if _, prom := get(t, addr, "/metrics"); !regexp.MustCompile(`billsnap_runs_total\{job="export",status="failed"\} [2-9]`).MatchString(prom) {
-		t.Errorf("wrong key: the failed runs are not counted:\n%s", prom)
-	}
-	os.WriteFile(keyFile, []byte(exportKey+"\n"), 0o600)
-	logs.waitFor(t, "run ok", 1, 60*time.Second)
-	if code, body := get(t, addr, "/readyz"); code != 200 {
-		t.Errorf("key corrected: /readyz %d %q", code, body)
-	}
-	if code := stop(t, cmd); code != 0 {
-		t.Errorf("exit %d after SIGTERM", code)
-	}
+	notifytest.SweepSecrets(t, out, stdout.String()+stderr.String()+status.String(), hook, nil, wrongKey, exportKey)
 }
