@@ -21,13 +21,8 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
-
-// ConflictError is an action the state of the period does not allow yet:
-// a close with no sign-off, or of findings changed since it.
-type ConflictError struct{ Msg string }
-
-func (e *ConflictError) Error() string { return e.Msg }
 
 // closeFormats are the files of a closed record, besides findings.jsonl.
 var closeFormats = []string{"md", "html", "xlsx", "csv", "json"}
@@ -56,7 +51,7 @@ func (s *Server) closePeriod(r *http.Request, db *sql.DB, a ledger.Actor, period
 	}
 	so, ok := newestSignOff(st, period)
 	if !ok {
-		return ledger.Closed{}, &ConflictError{Msg: fmt.Sprintf("period %s has no sign-off: sign it off before closing it", period)}
+		return ledger.Closed{}, &recon.ConflictError{Msg: fmt.Sprintf("period %s has no sign-off: sign it off before closing it", period)}
 	}
 	c, dir, err := s.freeze(r.Context(), db, so, st)
 	if err != nil {
@@ -98,16 +93,16 @@ func newestSignOff(st ledger.State, period string) (ledger.Signed, bool) {
 // freeze writes the closed record of the reconciliation so signed, and
 // gives the close that records it and the record's directory.
 func (s *Server) freeze(ctx context.Context, db *sql.DB, so ledger.Signed, st ledger.State) (ledger.Close, string, error) {
-	rc, _, err := findRecon(ctx, db, so.Snapshot, so.Period)
+	rc, _, err := recon.Find(ctx, db, so.Snapshot, so.Period)
 	if err != nil {
 		return ledger.Close{}, "", err
 	}
-	now, err := signOffOf(ctx, db, rc, s.ruleIDs())
+	now, err := recon.SignOffOf(ctx, db, rc, s.ruleIDs())
 	if err != nil {
 		return ledger.Close{}, "", err
 	}
 	if now.Digest != so.Digest {
-		return ledger.Close{}, "", &ConflictError{Msg: fmt.Sprintf("the findings of snapshot %s for %s are no longer the ones signed off in %s (a waiver or a reconciliation since): sign off again, then close",
+		return ledger.Close{}, "", &recon.ConflictError{Msg: fmt.Sprintf("the findings of snapshot %s for %s are no longer the ones signed off in %s (a waiver or a reconciliation since): sign off again, then close",
 			rc.Snapshot.ID, rc.Period, so.ID)}
 	}
 	c := ledger.Close{Period: so.Period, Snapshot: so.Snapshot, SignOff: so.ID, Findings: now.Findings, Digest: now.Digest, Totals: now.Totals, Waivers: []string{}}
@@ -125,8 +120,8 @@ func (s *Server) freeze(ctx context.Context, db *sql.DB, so ledger.Signed, st le
 // file with its SHA-256 and its path relative to the store, and the
 // directory. A directory of its own for each close asked: a second close
 // sent at once never rewrites the files of the first.
-func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledger.Signed, st ledger.State) ([]ledger.File, string, error) {
-	list, _, err := listFindings(ctx, db, filter{Page: 1}, rc.Snapshot.ID, rc.Period, s.ruleIDs(), 0)
+func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon.Recon, so ledger.Signed, st ledger.State) ([]ledger.File, string, error) {
+	list, _, err := recon.List(ctx, db, recon.Filter{Page: 1}, rc.Snapshot.ID, rc.Period, s.ruleIDs(), 0)
 	if err != nil {
 		return nil, "", err
 	}
@@ -276,7 +271,7 @@ type closeView struct {
 	ledger.Closed
 	Figures     []currencyLine // the closed totals
 	Adjustments []ledger.Entry // the ledger's post-close adjustments, oldest first
-	Later       []recon        // reconciliations of the period after the close whose findings differ
+	Later       []recon.Recon  // reconciliations of the period after the close whose findings differ
 	Reopens     []ledger.Entry // earlier closes of the period reopened, newest first
 }
 
@@ -309,15 +304,15 @@ func (s *Server) periodClose(ctx context.Context, db *sql.DB, period string) (*c
 
 // reconciledAfter are the reconciliations of c's period stored after c
 // whose open findings are not the ones closed, newest first.
-func reconciledAfter(ctx context.Context, db *sql.DB, c ledger.Closed) ([]recon, error) {
+func reconciledAfter(ctx context.Context, db *sql.DB, c ledger.Closed) ([]recon.Recon, error) {
 	all, err := readmodel.ReconciledAfter(ctx, db, c.Period, c.At)
 	if err != nil {
 		return nil, err
 	}
-	var out []recon
+	var out []recon.Recon
 	for _, stored := range all {
-		rc := reconOf(stored)
-		d, _, err := digest(ctx, db, rc)
+		rc := recon.OfStored(stored)
+		d, _, err := recon.Digest(ctx, db, rc)
 		if err != nil {
 			return nil, err
 		}

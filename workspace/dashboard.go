@@ -17,6 +17,7 @@ import (
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
 
 // dashboard is the top of the overview: the tiles, then the charts, each
@@ -46,7 +47,7 @@ type currencyChart struct {
 // (readmodel.OverviewRows), in one query: the keys of the findings overdue
 // and assigned as the ledger's assignments stand at rc's as-of moment
 // (worklist), and of those a standing waiver names; and the work read.
-func (s *Server) overviewRows(ctx context.Context, db *sql.DB, rc recon) ([]readmodel.OverviewRow, work, error) {
+func (s *Server) overviewRows(ctx context.Context, db *sql.DB, rc recon.Recon) ([]readmodel.OverviewRow, work, error) {
 	entries, err := s.o.Ledger.Read()
 	if err != nil {
 		return nil, work{}, err

@@ -18,6 +18,7 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/workspace/guard"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
 
 // fluxView is a period's flux review over one snapshot's records
@@ -55,9 +56,9 @@ func (s *Server) fluxOf(ctx context.Context, db *sql.DB, snapshot, period string
 
 // checkFlux refuses a sign-off of rc while a line of its period's flux
 // review is over the threshold with no current explanation
-// (*ConflictError, naming the lines). A reconciliation of a whole
+// (*recon.ConflictError, naming the lines). A reconciliation of a whole
 // snapshot has no period, and no review.
-func (s *Server) checkFlux(ctx context.Context, db *sql.DB, rc recon) error {
+func (s *Server) checkFlux(ctx context.Context, db *sql.DB, rc recon.Recon) error {
 	if rc.Period == "" {
 		return nil
 	}
@@ -76,7 +77,7 @@ func (s *Server) checkFlux(ctx context.Context, db *sql.DB, rc recon) error {
 			names[i] += ", its explanation stale"
 		}
 	}
-	return &ConflictError{Msg: fmt.Sprintf("the flux review of %s has %s over the threshold without a current explanation: %s; explain them (/flux?period=%s) before signing off",
+	return &recon.ConflictError{Msg: fmt.Sprintf("the flux review of %s has %s over the threshold without a current explanation: %s; explain them (/flux?period=%s) before signing off",
 		rc.Period, plural.Of(len(un), "line"), strings.Join(names, "; "), rc.Period)}
 }
 
@@ -255,7 +256,7 @@ func (s *Server) postExplanation(w http.ResponseWriter, r *http.Request, db *sql
 
 // reportFlux is the flux review of rc's period as the reports of its
 // closed record show it; nil for a reconciliation of a whole snapshot.
-func (s *Server) reportFlux(ctx context.Context, db *sql.DB, rc recon) (*reports.Flux, error) {
+func (s *Server) reportFlux(ctx context.Context, db *sql.DB, rc recon.Recon) (*reports.Flux, error) {
 	if rc.Period == "" {
 		return nil, nil
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/workspace/changes"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
 
 func (s *Server) routes() {
@@ -129,8 +131,8 @@ func (s *Server) rule(id string) findings.Rule {
 }
 
 type overviewPage struct {
-	Recon         recon
-	Others        []recon // the snapshot's other reconciliations
+	Recon         recon.Recon
+	Others        []recon.Recon // the snapshot's other reconciliations
 	Verdict       string
 	Rules         []overviewRule
 	Totals        []currencyLine
@@ -144,11 +146,11 @@ type overviewPage struct {
 	Close         *closeView   // the period's close, when it is closed
 	Reopens       []ledger.Entry
 	NotReconciled string
-	Note          string    // why the reconciliation shown is not the latest snapshot's
-	Pending       int       // open findings waived since this reconciliation
-	NoAmount      bool      // a line whose findings carry no money shows "—"
-	Nameless      int       // open findings whose customer's name is not known
-	Changes       *stepView // the latest complete snapshot's changes
+	Note          string        // why the reconciliation shown is not the latest snapshot's
+	Pending       int           // open findings waived since this reconciliation
+	NoAmount      bool          // a line whose findings carry no money shows "—"
+	Nameless      int           // open findings whose customer's name is not known
+	Changes       *changes.Step // the latest complete snapshot's changes
 }
 
 type overviewRule struct {
@@ -161,7 +163,7 @@ type overviewRule struct {
 // findings not waived; NoAmount, that they carry no money (the rules that
 // name a record, not a sum: their amount is 0), so "—" shows, not 0.00.
 type ruleLine struct {
-	ruleTotal
+	recon.RuleTotal
 	Open     int
 	NoAmount bool
 }
@@ -180,10 +182,10 @@ type signOffView struct {
 // overview shows the latest reconciliation (or the one asked for).
 func (s *Server) overview(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	ctx := r.Context()
-	rc, all, note, err := shownRecon(ctx, db, r.FormValue("snapshot"), r.FormValue("period"))
+	rc, all, note, err := recon.Shown(ctx, db, r.FormValue("snapshot"), r.FormValue("period"))
 	var nr *reconcile.NotReconciledError
 	if errors.As(err, &nr) {
-		s.render(w, r, http.StatusOK, "overview", overviewPage{NotReconciled: nr.Error(), Recon: recon{Snapshot: findings.SnapshotInfo{ID: nr.Snapshot}}})
+		s.render(w, r, http.StatusOK, "overview", overviewPage{NotReconciled: nr.Error(), Recon: recon.Recon{Snapshot: findings.SnapshotInfo{ID: nr.Snapshot}}})
 		return
 	}
 	if err != nil {
@@ -223,7 +225,7 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		if n := len(p.Rules); n == 0 || p.Rules[n-1].Rule.ID != t.Rule {
 			p.Rules = append(p.Rules, overviewRule{Rule: s.rule(t.Rule)})
 		}
-		l := ruleLine{ruleTotal: t, Open: t.Count - t.Waived}
+		l := ruleLine{RuleTotal: t, Open: t.Count - t.Waived}
 		l.NoAmount = l.Open > 0 && t.Gross == 0
 		open += l.Open
 		p.NoAmount = p.NoAmount || l.NoAmount
@@ -264,7 +266,7 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 		return err
 	}
 	p.Notes = manifest.Notes(fields, tables)
-	if p.Changes, err = overviewChanges(ctx, db); err != nil {
+	if p.Changes, err = changes.Overview(ctx, db); err != nil {
 		return err
 	}
 	for _, t := range tables {
@@ -281,8 +283,8 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 
 // totalLines are ts's totals per currency; a currency whose open,
 // unwaived findings carry no money says "—".
-func totalLines(ts []ruleTotal) []currencyLine {
-	totals, open := currencyTotals(ts), map[string]int{}
+func totalLines(ts []recon.RuleTotal) []currencyLine {
+	totals, open := recon.CurrencyTotals(ts), map[string]int{}
 	for _, t := range ts {
 		open[t.Currency] += t.Count - t.Waived
 	}
@@ -313,7 +315,7 @@ func (s *Server) fillSignOffs(r *http.Request, db *sql.DB, p *overviewPage) erro
 	if len(ofPeriod) == 0 {
 		return nil
 	}
-	d, _, err := digest(r.Context(), db, p.Recon)
+	d, _, err := recon.Digest(r.Context(), db, p.Recon)
 	if err != nil {
 		return err
 	}
