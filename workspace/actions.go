@@ -77,7 +77,7 @@ func (s *Server) lift(r *http.Request, a ledger.Actor, id string) (ledger.Made, 
 }
 
 // signOff signs off the reconciliation (snap, period) for a, when r's
-// user may sign off and its period's flux review is explained (checkFlux);
+// user may sign off and its period's flux review is explained (fluxreview.Reviewer.Check);
 // with identity, the name signed is the user's.
 func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, period, name, role, comment string) (ledger.Signed, error) {
 	if err := s.mayWrite(r, access.RoleSignOff, &a); err != nil {
@@ -90,7 +90,7 @@ func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, peri
 	if err != nil {
 		return ledger.Signed{}, err
 	}
-	if err := s.checkFlux(r.Context(), db, rc); err != nil {
+	if err := s.review().Check(r.Context(), db, rc); err != nil {
 		return ledger.Signed{}, err
 	}
 	so, err := recon.SignOffOf(r.Context(), db, rc, s.ruleIDs())

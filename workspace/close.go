@@ -133,7 +133,7 @@ func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon.Recon, so
 	period, _ := findings.ParsePeriod(rc.Period)
 	rep := &findings.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period, Rules: s.o.Reconcile.Rules, Findings: list}
 	in := &reports.Input{Report: rep, Generated: s.o.Now(), MaxRows: 1_000_000, SignOffs: signOffsUpTo(st, so), Work: wk.ForReports()}
-	if in.Flux, err = s.reportFlux(ctx, db, rc); err != nil {
+	if in.Flux, err = s.review().ForReports(ctx, db, rc); err != nil {
 		return nil, "", err
 	}
 	root := s.o.Store.Out

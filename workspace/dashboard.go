@@ -7,13 +7,11 @@ import (
 	"html/template"
 	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/flux"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
@@ -199,7 +197,7 @@ func (s *Server) fillFluxCharts(ctx context.Context, db *sql.DB, p *overviewPage
 	for _, o := range p.Others {
 		version += " " + o.Period + "@" + o.At.String()
 	}
-	lines, err := s.flux.of(ctx, db, p.Recon.Snapshot.ID, period, version, s.ruleIDs(), s.o.Flux)
+	lines, err := s.flux.Lines(ctx, db, p.Recon.Snapshot.ID, period, version, s.ruleIDs(), s.o.Flux)
 	if err != nil {
 		return err
 	}
@@ -214,46 +212,4 @@ func (s *Server) fillFluxCharts(ctx context.Context, db *sql.DB, p *overviewPage
 		d.FluxNote = "Nothing billed, collected, credited, open or at risk in " + period.String() + " or the month before."
 	}
 	return nil
-}
-
-// fluxCache keeps the flux lines the overview drew, for the read model
-// they were read from and the snapshot's reconciliations as they were.
-// Their figures are the snapshot's records' and those reconciliations'
-// money at risk alone (the explanations, which the ledger changes, are
-// not drawn); a publish opens another model (another *sql.DB) and a
-// reconciliation again is another version, whose lines are read again: a
-// month's overview pays the review once per change, not per view.
-type fluxCache struct {
-	mu    sync.Mutex
-	db    *sql.DB
-	lines map[string][]flux.Line // by snapshot, period and version
-}
-
-// fluxCacheMax is how many reviews the cache keeps for one model.
-const fluxCacheMax = 64
-
-// of is the flux lines of period over snapshot snap in db, without
-// their explanations (reconcile.Flux), kept for db and version (the
-// snapshot's reconciliations).
-func (c *fluxCache) of(ctx context.Context, db *sql.DB, snap string, period *findings.Period, version string, rules []string, o flux.Options) ([]flux.Line, error) {
-	key := snap + " " + period.String() + " " + version
-	c.mu.Lock()
-	if c.db == db {
-		if ls, ok := c.lines[key]; ok {
-			c.mu.Unlock()
-			return ls, nil
-		}
-	}
-	c.mu.Unlock()
-	v, err := reconcile.Flux(ctx, db, snap, period, rules, o, nil)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.db != db || len(c.lines) >= fluxCacheMax {
-		c.db, c.lines = db, map[string][]flux.Line{}
-	}
-	c.lines[key] = v.Lines
-	return v.Lines, nil
 }

@@ -40,6 +40,7 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
 	"github.com/billsnap/billsnap/worklist"
+	"github.com/billsnap/billsnap/workspace/fluxreview"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
 
@@ -100,7 +101,7 @@ type Server struct {
 	model *readModel
 	mux   *http.ServeMux
 	g     *guard.Guard
-	flux  fluxCache // the overview's flux lines, per read model
+	flux  fluxreview.Cache // the overview's flux lines, per read model
 }
 
 // New makes the workspace of o.
