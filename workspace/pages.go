@@ -14,6 +14,7 @@ import (
 	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/workspace/changes"
+	"github.com/billsnap/billsnap/workspace/closing"
 	"github.com/billsnap/billsnap/workspace/recon"
 )
 
@@ -111,13 +112,7 @@ type attempt struct{ err error }
 type attemptKey struct{}
 
 // ruleIDs are the rules' IDs in their order.
-func (s *Server) ruleIDs() []string {
-	ids := make([]string, len(s.o.Reconcile.Rules))
-	for i, r := range s.o.Reconcile.Rules {
-		ids[i] = r.ID
-	}
-	return ids
-}
+func (s *Server) ruleIDs() []string { return recon.RuleIDs(s.o.Reconcile.Rules) }
 
 // rule returns the rule with the given ID; an unknown one (a user rule
 // since removed) is shown by its ID.
@@ -142,8 +137,8 @@ type overviewPage struct {
 	Notes         manifest.FieldNotes
 	Incomplete    []manifest.TableStats
 	SignOffs      []signOffView
-	Latest        *signOffView // the period's newest sign-off, of any snapshot
-	Close         *closeView   // the period's close, when it is closed
+	Latest        *signOffView  // the period's newest sign-off, of any snapshot
+	Close         *closing.View // the period's close, when it is closed
 	Reopens       []ledger.Entry
 	NotReconciled string
 	Note          string        // why the reconciliation shown is not the latest snapshot's
@@ -277,7 +272,7 @@ func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) erro
 	if err := s.fillSignOffs(r, db, p); err != nil {
 		return err
 	}
-	p.Close, p.Reopens, err = s.periodClose(ctx, db, p.Recon.Period)
+	p.Close, p.Reopens, err = s.closer().State(ctx, db, p.Recon.Period)
 	return err
 }
 

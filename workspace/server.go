@@ -40,6 +40,7 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
 	"github.com/billsnap/billsnap/worklist"
+	"github.com/billsnap/billsnap/workspace/closing"
 	"github.com/billsnap/billsnap/workspace/fluxreview"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
@@ -126,7 +127,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s.g = g
-	o.Ledger.Covering((&covering{root: o.Store.Out, sets: map[string]map[[2]string]bool{}}).covers)
+	o.Ledger.Covering(closing.NewCovering(o.Store.Out).Covers)
 	s.routes()
 	return s, nil
 }

@@ -87,6 +87,15 @@ func Shown(ctx context.Context, db *sql.DB, snapshot, period string) (Recon, []R
 	return rc, all, fmt.Sprintf("The latest snapshot, %s, is not reconciled yet (billsnap reconcile); this is the newest reconciled one.", nr.Snapshot), err
 }
 
+// RuleIDs are the IDs of rules, in their order.
+func RuleIDs(rules []findings.Rule) []string {
+	ids := make([]string, len(rules))
+	for i, r := range rules {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
 // RuleTotal is one rule's findings in one currency.
 type RuleTotal = readmodel.RuleTotal
 
