@@ -41,8 +41,8 @@ import (
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
 	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/closing"
-	"github.com/billsnap/billsnap/workspace/fluxreview"
 	"github.com/billsnap/billsnap/workspace/guard"
+	"github.com/billsnap/billsnap/workspace/overview"
 )
 
 // Options configure a workspace.
@@ -102,7 +102,7 @@ type Server struct {
 	model *readModel
 	mux   *http.ServeMux
 	g     *guard.Guard
-	flux  fluxreview.Cache // the overview's flux lines, per read model
+	flux  overview.Cache // the overview's flux lines, per read model
 }
 
 // New makes the workspace of o.

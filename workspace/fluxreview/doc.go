@@ -3,8 +3,7 @@
 // snapshot and explained by the ledger (Reviewer.Of), the check that
 // holds a sign-off until every line over the threshold is explained
 // (Check), an explanation recorded (Explain), the review's JSON (Out),
-// what a closed record's reports show of it (ForReports), and the
-// overview's flux lines kept per read model (Cache).
+// and what a closed record's reports show of it (ForReports).
 //
 // The figures and the threshold are package flux's and reconcile's; who
 // may explain is the workspace's to check. It imports no workspace

@@ -96,6 +96,17 @@ func RuleIDs(rules []findings.Rule) []string {
 	return ids
 }
 
+// Rule is the rule of rules with the given ID; an unknown one (a user
+// rule since removed) is shown by its ID.
+func Rule(rules []findings.Rule, id string) findings.Rule {
+	for _, r := range rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	return findings.Rule{ID: id, Title: id}
+}
+
 // RuleTotal is one rule's findings in one currency.
 type RuleTotal = readmodel.RuleTotal
 

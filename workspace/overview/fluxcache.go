@@ -1,4 +1,4 @@
-package fluxreview
+package overview
 
 import (
 	"context"
