@@ -19,8 +19,10 @@
 // It reads the read model through snapshot/readmodel: the findings list's
 // filter and sort become that package's Filter and Order. It shows what a
 // waiver made since the last reconciliation changes (pending). It answers
-// through package guard and reads one record through package record, both
-// below it.
+// through package guard and reads one record through package record; the
+// reconciliations it reads are package recon's, and its rooms (overview,
+// closing, fluxreview, changes) read what their pages show; all stand
+// below it and import none of it.
 package workspace
 
 import (
