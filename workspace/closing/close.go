@@ -1,4 +1,4 @@
-package workspace
+package closing
 
 import (
 	"context"
@@ -6,14 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
-	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/evidence"
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/atomicfile"
@@ -21,32 +21,40 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/storeconfig"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
-
-// ConflictError is an action the state of the period does not allow yet:
-// a close with no sign-off, or of findings changed since it.
-type ConflictError struct{ Msg string }
-
-func (e *ConflictError) Error() string { return e.Msg }
 
 // closeFormats are the files of a closed record, besides findings.jsonl.
 var closeFormats = []string{"md", "html", "xlsx", "csv", "json"}
 
-// closePeriod closes period for a, when r's user may: it freezes the
-// reconciliation of the period's newest sign-off, when its findings are
-// still the ones signed, as files of a closed record, and records the
-// close with their SHA-256 in the ledger.
-func (s *Server) closePeriod(r *http.Request, db *sql.DB, a ledger.Actor, period, comment string) (ledger.Closed, error) {
-	if err := s.mayWrite(r, access.RoleClose, &a); err != nil {
-		return ledger.Closed{}, err
-	}
+// Closer closes the periods of a store: it freezes a signed-off
+// reconciliation as a closed record (the reports' files beside the
+// findings, the rules' SQL and the snapshot's manifest) and records the
+// close, with each file's SHA-256, in the ledger.
+type Closer struct {
+	Ledger *ledger.Ledger
+	Log    *slog.Logger
+	Now    func() time.Time
+	Store  storeconfig.Options // where the store is, and its Parquet
+	Rules  []findings.Rule     // the rules in their order, whose SQL the record keeps
+	// Flux is the flux review of a reconciliation's period as the
+	// record's reports show it (nil for a whole snapshot's).
+	Flux func(ctx context.Context, db *sql.DB, rc recon.Recon) (*reports.Flux, error)
+}
+
+// Close closes period for a: it freezes the reconciliation of the
+// period's newest sign-off, when its findings are still the ones signed,
+// as files of a closed record, and records the close with their SHA-256
+// in the ledger. Who may close is the caller's to check.
+func (c Closer) Close(ctx context.Context, db *sql.DB, a ledger.Actor, period, comment string) (ledger.Closed, error) {
 	if _, err := findings.ParsePeriod(period); err != nil || period == "" {
 		return ledger.Closed{}, &ledger.InvalidError{Msg: fmt.Sprintf("close: period %q: want YYYY-MM", period)}
 	}
-	if _, err := s.o.Ledger.Verify(); err != nil { // before the closed record is written
+	if _, err := c.Ledger.Verify(); err != nil { // before the closed record is written
 		return ledger.Closed{}, &ledger.RefusedError{Err: err}
 	}
-	entries, err := s.o.Ledger.Read()
+	entries, err := c.Ledger.Read()
 	if err != nil {
 		return ledger.Closed{}, err
 	}
@@ -56,33 +64,31 @@ func (s *Server) closePeriod(r *http.Request, db *sql.DB, a ledger.Actor, period
 	}
 	so, ok := newestSignOff(st, period)
 	if !ok {
-		return ledger.Closed{}, &ConflictError{Msg: fmt.Sprintf("period %s has no sign-off: sign it off before closing it", period)}
+		return ledger.Closed{}, &recon.ConflictError{Msg: fmt.Sprintf("period %s has no sign-off: sign it off before closing it", period)}
 	}
-	c, dir, err := s.freeze(r.Context(), db, so, st)
+	cl, dir, err := c.freeze(ctx, db, so, st)
 	if err != nil {
 		return ledger.Closed{}, err
 	}
-	c.Comment = comment
-	closed, err := s.o.Ledger.ClosePeriod(a, c)
-	if err != nil || len(closed.Files) == 0 || closed.Files[0].Path != c.Files[0].Path {
+	cl.Comment = comment
+	closed, err := c.Ledger.ClosePeriod(a, cl)
+	if err != nil || len(closed.Files) == 0 || closed.Files[0].Path != cl.Files[0].Path {
 		os.RemoveAll(dir) // another close of the same came first: its record stands
 	}
 	if err == nil {
-		s.o.Log.Info("workspace: period closed", "id", closed.ID, "period", period, "snapshot", closed.Snapshot, "by", a.By, "from", a.From)
+		c.Log.Info("workspace: period closed", "id", closed.ID, "period", period, "snapshot", closed.Snapshot, "by", a.By, "from", a.From)
 	}
 	return closed, err
 }
 
-// reopenPeriod reopens period for reason, when r's user may close.
-func (s *Server) reopenPeriod(r *http.Request, a ledger.Actor, period, reason string) (ledger.Closed, error) {
-	if err := s.mayWrite(r, access.RoleClose, &a); err != nil {
-		return ledger.Closed{}, err
-	}
-	c, err := s.o.Ledger.ReopenPeriod(a, period, reason)
+// Reopen reopens period for reason, by a. Who may reopen is the
+// caller's to check.
+func (c Closer) Reopen(a ledger.Actor, period, reason string) (ledger.Closed, error) {
+	cl, err := c.Ledger.ReopenPeriod(a, period, reason)
 	if err == nil {
-		s.o.Log.Info("workspace: period reopened", "id", c.ID, "period", period, "by", a.By, "from", a.From)
+		c.Log.Info("workspace: period reopened", "id", cl.ID, "period", period, "by", a.By, "from", a.From)
 	}
-	return c, err
+	return cl, err
 }
 
 // newestSignOff is the period's newest sign-off, of any snapshot.
@@ -97,26 +103,26 @@ func newestSignOff(st ledger.State, period string) (ledger.Signed, bool) {
 
 // freeze writes the closed record of the reconciliation so signed, and
 // gives the close that records it and the record's directory.
-func (s *Server) freeze(ctx context.Context, db *sql.DB, so ledger.Signed, st ledger.State) (ledger.Close, string, error) {
-	rc, _, err := findRecon(ctx, db, so.Snapshot, so.Period)
+func (c Closer) freeze(ctx context.Context, db *sql.DB, so ledger.Signed, st ledger.State) (ledger.Close, string, error) {
+	rc, _, err := recon.Find(ctx, db, so.Snapshot, so.Period)
 	if err != nil {
 		return ledger.Close{}, "", err
 	}
-	now, err := signOffOf(ctx, db, rc, s.ruleIDs())
+	now, err := recon.SignOffOf(ctx, db, rc, recon.RuleIDs(c.Rules))
 	if err != nil {
 		return ledger.Close{}, "", err
 	}
 	if now.Digest != so.Digest {
-		return ledger.Close{}, "", &ConflictError{Msg: fmt.Sprintf("the findings of snapshot %s for %s are no longer the ones signed off in %s (a waiver or a reconciliation since): sign off again, then close",
+		return ledger.Close{}, "", &recon.ConflictError{Msg: fmt.Sprintf("the findings of snapshot %s for %s are no longer the ones signed off in %s (a waiver or a reconciliation since): sign off again, then close",
 			rc.Snapshot.ID, rc.Period, so.ID)}
 	}
-	c := ledger.Close{Period: so.Period, Snapshot: so.Snapshot, SignOff: so.ID, Findings: now.Findings, Digest: now.Digest, Totals: now.Totals, Waivers: []string{}}
+	cl := ledger.Close{Period: so.Period, Snapshot: so.Snapshot, SignOff: so.ID, Findings: now.Findings, Digest: now.Digest, Totals: now.Totals, Waivers: []string{}}
 	for _, w := range st.Standing() {
-		c.Waivers = append(c.Waivers, w.ID)
+		cl.Waivers = append(cl.Waivers, w.ID)
 	}
-	files, dir, err := s.writeRecord(ctx, db, rc, so, st)
-	c.Files = files
-	return c, dir, err
+	files, dir, err := c.writeRecord(ctx, db, rc, so, st)
+	cl.Files = files
+	return cl, dir, err
 }
 
 // writeRecord writes the reports of rc (with its period's flux review),
@@ -125,23 +131,23 @@ func (s *Server) freeze(ctx context.Context, db *sql.DB, so ledger.Signed, st le
 // file with its SHA-256 and its path relative to the store, and the
 // directory. A directory of its own for each close asked: a second close
 // sent at once never rewrites the files of the first.
-func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledger.Signed, st ledger.State) ([]ledger.File, string, error) {
-	list, _, err := listFindings(ctx, db, filter{Page: 1}, rc.Snapshot.ID, rc.Period, s.ruleIDs(), 0)
+func (c Closer) writeRecord(ctx context.Context, db *sql.DB, rc recon.Recon, so ledger.Signed, st ledger.State) ([]ledger.File, string, error) {
+	list, _, err := recon.List(ctx, db, recon.Filter{Page: 1}, rc.Snapshot.ID, rc.Period, recon.RuleIDs(c.Rules), 0)
 	if err != nil {
 		return nil, "", err
 	}
-	wk, err := s.workOf(ctx, db, rc)
+	wk, err := recon.WorkOf(ctx, db, c.Ledger, rc)
 	if err != nil {
 		return nil, "", err
 	}
 	wk.Coded(list)
 	period, _ := findings.ParsePeriod(rc.Period)
-	rep := &findings.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period, Rules: s.o.Reconcile.Rules, Findings: list}
-	in := &reports.Input{Report: rep, Generated: s.o.Now(), MaxRows: 1_000_000, SignOffs: signOffsUpTo(st, so), Work: wk.ForReports()}
-	if in.Flux, err = s.reportFlux(ctx, db, rc); err != nil {
+	rep := &findings.Report{Snapshot: rc.Snapshot, Previous: rc.Previous, AsOf: rc.AsOf, Period: period, Rules: c.Rules, Findings: list}
+	in := &reports.Input{Report: rep, Generated: c.Now(), MaxRows: 1_000_000, SignOffs: signOffsUpTo(st, so), Work: wk.ForReports()}
+	if in.Flux, err = c.Flux(ctx, db, rc); err != nil {
 		return nil, "", err
 	}
-	root := s.o.Store.Out
+	root := c.Store.Out
 	parent := filepath.Join(layout.Dir(root).Closes(), rc.Period)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, "", err
@@ -150,12 +156,12 @@ func (s *Server) writeRecord(ctx context.Context, db *sql.DB, rc recon, so ledge
 	if err != nil {
 		return nil, "", err
 	}
-	files, err := writeRecordFiles(root, dir, in, s.o.Reconcile.Rules, func() ([]string, error) {
+	files, err := writeRecordFiles(root, dir, in, c.Rules, func() ([]string, error) {
 		tables, err := readmodel.Manifest(ctx, db, rc.Snapshot.ID)
 		if err != nil {
 			return nil, err
 		}
-		return evidence.SnapshotRecord(ctx, root, filepath.Join(root, s.o.Store.Parquet.Dir), rc.Snapshot.ID, tables, dir)
+		return evidence.SnapshotRecord(ctx, root, filepath.Join(root, c.Store.Parquet.Dir), rc.Snapshot.ID, tables, dir)
 	})
 	if err != nil {
 		os.RemoveAll(dir)
@@ -226,18 +232,24 @@ func signOffsUpTo(st ledger.State, so ledger.Signed) []ledger.Signed {
 	return out
 }
 
-// covering knows which findings each close covers, from its closed
+// NewCovering is the Covering of the closed records under the store
+// root.
+func NewCovering(root string) *Covering {
+	return &Covering{root: root, sets: map[string]map[[2]string]bool{}}
+}
+
+// Covering knows which findings each close covers, from its closed
 // record's findings.jsonl, read once per close.
-type covering struct {
+type Covering struct {
 	root string
 	mu   sync.Mutex
 	sets map[string]map[[2]string]bool
 }
 
-// covers tells whether close c's record holds the finding of rule about
+// Covers tells whether close c's record holds the finding of rule about
 // entity. A record that cannot be read covers every finding: an action
 // is then marked an adjustment rather than slip past a close.
-func (cv *covering) covers(c ledger.Closed, rule, entity string) bool {
+func (cv *Covering) Covers(c ledger.Closed, rule, entity string) bool {
 	cv.mu.Lock()
 	defer cv.mu.Unlock()
 	set, ok := cv.sets[c.ID]
@@ -248,7 +260,7 @@ func (cv *covering) covers(c ledger.Closed, rule, entity string) bool {
 	return set == nil || set[[2]string{rule, entity}]
 }
 
-func (cv *covering) read(c ledger.Closed) map[[2]string]bool {
+func (cv *Covering) read(c ledger.Closed) map[[2]string]bool {
 	i := slices.IndexFunc(c.Files, func(f ledger.File) bool { return filepath.Base(f.Path) == "findings.jsonl" })
 	if i < 0 {
 		return nil
@@ -270,54 +282,61 @@ func (cv *covering) read(c ledger.Closed) map[[2]string]bool {
 	return set
 }
 
-// closeView is a closed period as the overview and the API show it: the
+// View is a closed period as the overview and the API show it: the
 // close, its figures, and what came after it.
-type closeView struct {
+type View struct {
 	ledger.Closed
-	Figures     []currencyLine // the closed totals
+	Figures     []Figure       // the closed totals
 	Adjustments []ledger.Entry // the ledger's post-close adjustments, oldest first
-	Later       []recon        // reconciliations of the period after the close whose findings differ
+	Later       []recon.Recon  // reconciliations of the period after the close whose findings differ
 	Reopens     []ledger.Entry // earlier closes of the period reopened, newest first
 }
 
-// periodClose is the close that stands for period, with what came after
+// Figure is a currency's totals at the close, as decimal text (the
+// page groups them).
+type Figure struct {
+	Currency string
+	ledger.Total
+}
+
+// State is the close that stands for period, with what came after
 // it; nil when the period is open. Reopens lists the period's reopenings
 // either way.
-func (s *Server) periodClose(ctx context.Context, db *sql.DB, period string) (*closeView, []ledger.Entry, error) {
-	entries, err := s.o.Ledger.Read()
+func (c Closer) State(ctx context.Context, db *sql.DB, period string) (*View, []ledger.Entry, error) {
+	entries, err := c.Ledger.Read()
 	if err != nil {
 		return nil, nil, err
 	}
 	st := ledger.Fold(entries)
 	var reopens []ledger.Entry
-	for _, c := range slices.Backward(st.Closes) {
-		if c.Period == period && c.Reopened != nil {
-			reopens = append(reopens, *c.Reopened)
+	for _, x := range slices.Backward(st.Closes) {
+		if x.Period == period && x.Reopened != nil {
+			reopens = append(reopens, *x.Reopened)
 		}
 	}
-	c, ok := st.ClosedPeriod(period)
+	cl, ok := st.ClosedPeriod(period)
 	if !ok || period == "" {
 		return nil, reopens, nil
 	}
-	v := &closeView{Closed: c, Adjustments: ledger.Adjustments(entries, c), Reopens: reopens}
-	for _, cur := range slices.Sorted(maps.Keys(c.Totals)) {
-		v.Figures = append(v.Figures, currencyLine{Currency: cur, Net: moneyText(c.Totals[cur].Net), Gross: moneyText(c.Totals[cur].Gross)})
+	v := &View{Closed: cl, Adjustments: ledger.Adjustments(entries, cl), Reopens: reopens}
+	for _, cur := range slices.Sorted(maps.Keys(cl.Totals)) {
+		v.Figures = append(v.Figures, Figure{Currency: cur, Total: cl.Totals[cur]})
 	}
-	v.Later, err = reconciledAfter(ctx, db, c)
+	v.Later, err = reconciledAfter(ctx, db, cl)
 	return v, reopens, err
 }
 
 // reconciledAfter are the reconciliations of c's period stored after c
 // whose open findings are not the ones closed, newest first.
-func reconciledAfter(ctx context.Context, db *sql.DB, c ledger.Closed) ([]recon, error) {
+func reconciledAfter(ctx context.Context, db *sql.DB, c ledger.Closed) ([]recon.Recon, error) {
 	all, err := readmodel.ReconciledAfter(ctx, db, c.Period, c.At)
 	if err != nil {
 		return nil, err
 	}
-	var out []recon
+	var out []recon.Recon
 	for _, stored := range all {
-		rc := reconOf(stored)
-		d, _, err := digest(ctx, db, rc)
+		rc := recon.OfStored(stored)
+		d, _, err := recon.Digest(ctx, db, rc)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package sandbox
+package variants
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 // list itself. Which values vary is decided by a hash of the seed, the
 // record and the field, so a record is sent the same way every time.
 //
-// The fault spec keys (see Faults):
+// The fault spec keys (see sandbox.Faults):
 //
 //	variants=SHARE   each value with a lossless other form is sent in it
 //	                 with this probability: a number as a string ("12.50"),
@@ -65,7 +65,8 @@ func (v *Variants) any() bool {
 	return v != nil && (v.Coercible > 0 || v.Untyped > 0 || len(v.Renames) > 0 || len(v.Sets) > 0)
 }
 
-func parseRename(s string) (Rename, error) {
+// ParseRename reads a rename=COLL.FIELD:NAME fault's value.
+func ParseRename(s string) (Rename, error) {
 	path, as, ok := strings.Cut(s, ":")
 	coll, field, ok2 := strings.Cut(path, ".")
 	if !ok || !ok2 || coll == "" || field == "" || as == "" {
@@ -74,7 +75,8 @@ func parseRename(s string) (Rename, error) {
 	return Rename{Collection: strings.ToLower(coll), Field: field, As: as}, nil
 }
 
-func parseSet(s string) (Set, error) {
+// ParseSet reads a set=COLL.FIELD@N:JSON fault's value.
+func ParseSet(s string) (Set, error) {
 	path, js, ok := strings.Cut(s, ":")
 	path, at, ok2 := strings.Cut(path, "@")
 	coll, field, ok3 := strings.Cut(path, ".")
@@ -85,8 +87,8 @@ func parseSet(s string) (Set, error) {
 	return Set{Collection: strings.ToLower(coll), Field: field, Record: n, JSON: js}, nil
 }
 
-// variator applies Variants to the records of one sandbox.
-type variator struct {
+// Variator applies Variants to the records of one sandbox.
+type Variator struct {
 	v      *Variants
 	seed   uint64
 	sets   map[string]map[string]string // by table, "record ID/field" -> JSON
@@ -100,34 +102,44 @@ var contractTables = map[string]bool{"subscription_charges": true, "product_plan
 var nested = map[string]string{"InvoiceLines": "invoice_lines", "ProductPlanCharges": "product_plan_charges",
 	"ProductPlanChargePricings": "product_plan_charge_pricings"}
 
-func newVariator(v *Variants, seed uint64, lists map[string]*list) *variator {
+// List is what a Variator knows of a list: its export table, and its
+// records' IDs in the order generated.
+type List struct {
+	Table string
+	IDs   []string
+}
+
+// New is the Variator of v over lists (by lower-case list name), its
+// rolls fixed by seed; nil when v varies nothing.
+func New(v *Variants, seed uint64, lists map[string]List) *Variator {
 	if !v.any() {
 		return nil
 	}
-	x := &variator{v: v, seed: seed, sets: map[string]map[string]string{}, rename: map[string]map[string]string{}}
+	x := &Variator{v: v, seed: seed, sets: map[string]map[string]string{}, rename: map[string]map[string]string{}}
 	for _, r := range v.Renames {
-		if l := lists[r.Collection]; l != nil {
-			if x.rename[l.table] == nil {
-				x.rename[l.table] = map[string]string{}
+		if l, ok := lists[r.Collection]; ok {
+			if x.rename[l.Table] == nil {
+				x.rename[l.Table] = map[string]string{}
 			}
-			x.rename[l.table][r.Field] = r.As
+			x.rename[l.Table][r.Field] = r.As
 		}
 	}
 	for _, s := range v.Sets {
-		if l := lists[s.Collection]; l != nil && s.Record <= len(l.ids) {
-			if x.sets[l.table] == nil {
-				x.sets[l.table] = map[string]string{}
+		if l, ok := lists[s.Collection]; ok && s.Record <= len(l.IDs) {
+			if x.sets[l.Table] == nil {
+				x.sets[l.Table] = map[string]string{}
 			}
-			x.sets[l.table][l.ids[s.Record-1]+"/"+s.Field] = s.JSON
+			x.sets[l.Table][l.IDs[s.Record-1]+"/"+s.Field] = s.JSON
 		}
 	}
 	return x
 }
 
-// tally counts what a variator sent, for FieldKeys; nil counts nothing.
-type tally map[string]map[string]*FieldKey
+// Tally counts what a Variator sent, for a sandbox's FieldKeys; nil
+// counts nothing.
+type Tally map[string]map[string]*FieldKey
 
-func (t tally) value(table, field string, raw string, o outcome) {
+func (t Tally) value(table, field string, raw string, o outcome) {
 	if t == nil {
 		return
 	}
@@ -156,8 +168,8 @@ const (
 	sentUntyped
 )
 
-// record is the JSON of a record of table, varied; t counts what it sent.
-func (x *variator) record(table string, b []byte, t tally) []byte {
+// Record is the JSON of a record of table, varied; t counts what it sent.
+func (x *Variator) Record(table string, b []byte, t Tally) []byte {
 	if x == nil && t == nil {
 		return b
 	}
@@ -165,7 +177,7 @@ func (x *variator) record(table string, b []byte, t tally) []byte {
 }
 
 // object writes a record or nested item of table, field by field.
-func (x *variator) object(table string, obj gjson.Result, t tally) []byte {
+func (x *Variator) object(table string, obj gjson.Result, t Tally) []byte {
 	id := keyOfItem(table, obj)
 	untypedField := x.untypedField(table, id, obj)
 	var out bytes.Buffer
@@ -205,7 +217,7 @@ func (x *variator) object(table string, obj gjson.Result, t tally) []byte {
 }
 
 // array writes a nested list of table's items.
-func (x *variator) array(table string, arr gjson.Result, t tally) string {
+func (x *Variator) array(table string, arr gjson.Result, t Tally) string {
 	var out bytes.Buffer
 	out.WriteByte('[')
 	i := 0
@@ -249,7 +261,7 @@ func variable(table, field string) bool {
 }
 
 // untypedField is the field of the record sent untyped, or "".
-func (x *variator) untypedField(table, id string, obj gjson.Result) string {
+func (x *Variator) untypedField(table, id string, obj gjson.Result) string {
 	if x == nil || x.v.Untyped == 0 || x.roll(id, "untyped") >= x.v.Untyped {
 		return ""
 	}
@@ -267,7 +279,7 @@ func (x *variator) untypedField(table, id string, obj gjson.Result) string {
 }
 
 // roll is a number in [0, 1) fixed by the seed, the record and what.
-func (x *variator) roll(id, what string) float64 {
+func (x *Variator) roll(id, what string) float64 {
 	h := fnv.New64a()
 	var seed [8]byte
 	binary.LittleEndian.PutUint64(seed[:], x.seed)
@@ -363,23 +375,8 @@ func jsonTypeOf(raw string) string {
 	return "number"
 }
 
-// FieldKeys is what the sandbox sends of each field of each export table
-// now, by table and field as sent (a renamed field under its new name):
-// the answer key of a client's counts. Product plans are counted as the
-// export asks for them, with both nested lists expanded.
-func (s *Sandbox) FieldKeys() map[string]map[string]FieldKey {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	t := tally{}
-	for _, l := range s.lists {
-		for _, r := range l.recs {
-			b := encode(r)
-			if p, ok := r.(*ProductPlan); ok {
-				b, _ = json.Marshal(planView(p, true, true))
-			}
-			s.vary.record(l.table, b, t)
-		}
-	}
+// Keys are the counts of t, by table and field as sent.
+func (t Tally) Keys() map[string]map[string]FieldKey {
 	out := map[string]map[string]FieldKey{}
 	for table, fields := range t {
 		out[table] = map[string]FieldKey{}

@@ -1,4 +1,4 @@
-package workspace
+package overview
 
 import (
 	"cmp"
@@ -7,49 +7,48 @@ import (
 	"html/template"
 	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/flux"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
 
-// dashboard is the top of the overview: the tiles, then the charts, each
+// Dashboard is the top of the overview: the tiles, then the charts, each
 // of one unit (a count, or one currency's money).
-type dashboard struct {
+type Dashboard struct {
 	// The tiles. AtRisk is the gross per currency of the open findings
 	// (Totals' Gross); Open is the one number of open findings (the
 	// header's); Overdue, Unassigned and New are of those open findings.
-	AtRisk                         []currencyLine
+	AtRisk                         []CurrencyLine
 	Open, Overdue, Unassigned, New int
 
-	AtRiskCharts []currencyChart // money at risk over the trend, one per currency
+	AtRiskCharts []CurrencyChart // money at risk over the trend, one per currency
 	Aging        template.HTML   // the open findings not waived, waived since left out, by age
 	AgingLeft    int             // the open findings waived since this reconciliation, not in Aging
 	ByRule       template.HTML   // the open findings per rule; "" when there are none
-	Flux         []currencyChart // the period's flux lines, one chart per currency
+	Flux         []CurrencyChart // the period's flux lines, one chart per currency
 	FluxNote     string          // why there is no flux chart
 }
 
-// currencyChart is a chart of one currency's money.
-type currencyChart struct {
+// CurrencyChart is a chart of one currency's money.
+type CurrencyChart struct {
 	Currency string
 	SVG      template.HTML
 }
 
-// overviewRows reads the findings of rc grouped for the overview
+// rows reads the findings of rc grouped for the overview
 // (readmodel.OverviewRows), in one query: the keys of the findings overdue
 // and assigned as the ledger's assignments stand at rc's as-of moment
 // (worklist), and of those a standing waiver names; and the work read.
-func (s *Server) overviewRows(ctx context.Context, db *sql.DB, rc recon) ([]readmodel.OverviewRow, work, error) {
-	entries, err := s.o.Ledger.Read()
+func (rd Reader) rows(ctx context.Context, db *sql.DB, rc recon.Recon) ([]readmodel.OverviewRow, worklist.Reading, error) {
+	entries, err := rd.Ledger.Read()
 	if err != nil {
-		return nil, work{}, err
+		return nil, worklist.Reading{}, err
 	}
 	started, err := readmodel.SnapshotStarts(ctx, db)
 	wk := worklist.Read(entries, started, rc.AsOf)
@@ -64,7 +63,7 @@ func (s *Server) overviewRows(ctx context.Context, db *sql.DB, rc recon) ([]read
 			overdue = append(overdue, key)
 		}
 	}
-	st, err := s.standing()
+	st, err := recon.Standing(rd.Ledger, rd.Now())
 	if err != nil {
 		return nil, wk, err
 	}
@@ -75,24 +74,24 @@ func (s *Server) overviewRows(ctx context.Context, db *sql.DB, rc recon) ([]read
 // fillDashboard fills p's tiles and charts; p's rules, totals and
 // reconciliation are read from rows (its findings grouped), wk is their
 // work, and trend its trend (oldest first).
-func (s *Server) fillDashboard(ctx context.Context, db *sql.DB, p *overviewPage, rows []readmodel.OverviewRow, wk work, trend []findings.TrendPoint) error {
+func (rd Reader) fillDashboard(ctx context.Context, db *sql.DB, p *Page, rows []readmodel.OverviewRow, wk worklist.Reading, trend []findings.TrendPoint) error {
 	d := &p.Dash
 	d.Open = p.Recon.Findings
 	for _, t := range p.Totals {
-		d.AtRisk = append(d.AtRisk, currencyLine{Currency: t.Currency, Gross: t.Gross})
+		d.AtRisk = append(d.AtRisk, CurrencyLine{Currency: t.Currency, Gross: t.Gross})
 	}
 	fillWork(d, rows, wk, p.Recon.AsOf)
 	d.ByRule = ruleChart(p.Rules)
 	if err := fillAtRisk(ctx, db, p, trend); err != nil {
 		return err
 	}
-	return s.fillFluxCharts(ctx, db, p)
+	return rd.fillFluxCharts(ctx, db, p)
 }
 
 // fillWork counts the tiles' overdue, unassigned and new findings among
 // the open ones of rows, and draws their aging at asOf, those waived
 // since left out, as /api/aging does.
-func fillWork(d *dashboard, rows []readmodel.OverviewRow, wk work, asOf time.Time) {
+func fillWork(d *Dashboard, rows []readmodel.OverviewRow, wk worklist.Reading, asOf time.Time) {
 	buckets := map[string]int{}
 	for _, r := range rows {
 		if !r.Open() {
@@ -122,7 +121,7 @@ func fillWork(d *dashboard, rows []readmodel.OverviewRow, wk work, asOf time.Tim
 
 // ruleChart draws the open findings of each rule that has any, most
 // first; "" when no rule has one.
-func ruleChart(rules []overviewRule) template.HTML {
+func ruleChart(rules []Rule) template.HTML {
 	var bars []reports.Bar
 	for _, r := range rules {
 		n := 0
@@ -144,7 +143,7 @@ func ruleChart(rules []overviewRule) template.HTML {
 // one chart per currency that had any. The shown reconciliation's comes
 // from its rules table (RuleTotals' gross), the earlier ones' from one
 // query of their findings.
-func fillAtRisk(ctx context.Context, db *sql.DB, p *overviewPage, trend []findings.TrendPoint) error {
+func fillAtRisk(ctx context.Context, db *sql.DB, p *Page, trend []findings.TrendPoint) error {
 	var earlier []string
 	for _, t := range trend {
 		if t.Snapshot != p.Recon.Snapshot.ID {
@@ -178,14 +177,14 @@ func fillAtRisk(ctx context.Context, db *sql.DB, p *overviewPage, trend []findin
 		for i, t := range trend {
 			points[i] = reports.GrossPoint{Snapshot: t.Snapshot, Gross: gross[t.Snapshot][c]}
 		}
-		p.Dash.AtRiskCharts = append(p.Dash.AtRiskCharts, currencyChart{Currency: c, SVG: reports.GrossChart("chart-at-risk-"+c+"-svg", c, points)})
+		p.Dash.AtRiskCharts = append(p.Dash.AtRiskCharts, CurrencyChart{Currency: c, SVG: reports.GrossChart("chart-at-risk-"+c+"-svg", c, points)})
 	}
 	return nil
 }
 
 // fillFluxCharts draws the flux lines of p's period, a chart per
 // currency; a reconciliation of a whole snapshot has none, and says so.
-func (s *Server) fillFluxCharts(ctx context.Context, db *sql.DB, p *overviewPage) error {
+func (rd Reader) fillFluxCharts(ctx context.Context, db *sql.DB, p *Page) error {
 	d := &p.Dash
 	period, err := findings.ParsePeriod(p.Recon.Period)
 	if err != nil || period == nil {
@@ -198,7 +197,7 @@ func (s *Server) fillFluxCharts(ctx context.Context, db *sql.DB, p *overviewPage
 	for _, o := range p.Others {
 		version += " " + o.Period + "@" + o.At.String()
 	}
-	lines, err := s.flux.of(ctx, db, p.Recon.Snapshot.ID, period, version, s.ruleIDs(), s.o.Flux)
+	lines, err := rd.Flux.Lines(ctx, db, p.Recon.Snapshot.ID, period, version, recon.RuleIDs(rd.Rules), rd.FluxOptions)
 	if err != nil {
 		return err
 	}
@@ -207,52 +206,10 @@ func (s *Server) fillFluxCharts(ctx context.Context, db *sql.DB, p *overviewPage
 		byCurrency[l.Currency] = append(byCurrency[l.Currency], l)
 	}
 	for _, c := range slices.Sorted(maps.Keys(byCurrency)) {
-		d.Flux = append(d.Flux, currencyChart{Currency: c, SVG: reports.FluxChart("chart-flux-"+c+"-svg", c, byCurrency[c])})
+		d.Flux = append(d.Flux, CurrencyChart{Currency: c, SVG: reports.FluxChart("chart-flux-"+c+"-svg", c, byCurrency[c])})
 	}
 	if len(d.Flux) == 0 {
 		d.FluxNote = "Nothing billed, collected, credited, open or at risk in " + period.String() + " or the month before."
 	}
 	return nil
-}
-
-// fluxCache keeps the flux lines the overview drew, for the read model
-// they were read from and the snapshot's reconciliations as they were.
-// Their figures are the snapshot's records' and those reconciliations'
-// money at risk alone (the explanations, which the ledger changes, are
-// not drawn); a publish opens another model (another *sql.DB) and a
-// reconciliation again is another version, whose lines are read again: a
-// month's overview pays the review once per change, not per view.
-type fluxCache struct {
-	mu    sync.Mutex
-	db    *sql.DB
-	lines map[string][]flux.Line // by snapshot, period and version
-}
-
-// fluxCacheMax is how many reviews the cache keeps for one model.
-const fluxCacheMax = 64
-
-// of is the flux lines of period over snapshot snap in db, without
-// their explanations (reconcile.Flux), kept for db and version (the
-// snapshot's reconciliations).
-func (c *fluxCache) of(ctx context.Context, db *sql.DB, snap string, period *findings.Period, version string, rules []string, o flux.Options) ([]flux.Line, error) {
-	key := snap + " " + period.String() + " " + version
-	c.mu.Lock()
-	if c.db == db {
-		if ls, ok := c.lines[key]; ok {
-			c.mu.Unlock()
-			return ls, nil
-		}
-	}
-	c.mu.Unlock()
-	v, err := reconcile.Flux(ctx, db, snap, period, rules, o, nil)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.db != db || len(c.lines) >= fluxCacheMax {
-		c.db, c.lines = db, map[string][]flux.Line{}
-	}
-	c.lines[key] = v.Lines
-	return v.Lines, nil
 }

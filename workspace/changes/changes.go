@@ -1,4 +1,4 @@
-package workspace
+package changes
 
 import (
 	"context"
@@ -17,18 +17,18 @@ import (
 	"github.com/billsnap/billsnap/workspace/record"
 )
 
-// changeFilter is what the changes page lists: the changes into one
+// Filter is what the changes page lists: the changes into one
 // snapshot of history ("" : the latest), of a table and an op ("" : any),
 // one page of them.
-type changeFilter struct {
+type Filter struct {
 	Snapshot, Table, Op string
 	Page                int // from 1
 }
 
-// parseChangeFilter reads a changeFilter from a query string, refusing a
+// parseFilter reads a Filter from a query string, refusing a
 // table not of the catalogue, an op not of the feed's and a bad page.
-func parseChangeFilter(q url.Values) (changeFilter, error) {
-	f := changeFilter{Snapshot: q.Get("snapshot"), Table: q.Get("table"), Op: q.Get("op"), Page: 1}
+func parseFilter(q url.Values) (Filter, error) {
+	f := Filter{Snapshot: q.Get("snapshot"), Table: q.Get("table"), Op: q.Get("op"), Page: 1}
 	if _, err := catalog.TableNamed(f.Table); f.Table != "" && err != nil {
 		return f, fmt.Errorf("table %q: not one of the store's tables", f.Table)
 	}
@@ -46,13 +46,13 @@ func parseChangeFilter(q url.Values) (changeFilter, error) {
 }
 
 // Query is f's query string, its page the first.
-func (f changeFilter) Query() template.URL {
+func (f Filter) Query() template.URL {
 	u := string(f.url(1))
 	return template.URL(u[len("/changes?"):])
 }
 
 // url is the changes page of f, with page n.
-func (f changeFilter) url(n int) template.URL {
+func (f Filter) url(n int) template.URL {
 	v := url.Values{}
 	for k, val := range map[string]string{"snapshot": f.Snapshot, "table": f.Table, "op": f.Op} {
 		if val != "" {
@@ -95,26 +95,26 @@ func cmpErr(err, alt error) error {
 	return alt
 }
 
-// changeCount is a table's count of one op in a step, and the page that
+// Count is a table's count of one op in a step, and the page that
 // lists them.
-type changeCount struct {
+type Count struct {
 	N   int64
 	URL template.URL
 }
 
-// stepTable is a table's line in the overview's changes.
-type stepTable struct {
+// StepTable is a table's line in the overview's changes.
+type StepTable struct {
 	Table                      string
-	Inserted, Updated, Deleted changeCount
+	Inserted, Updated, Deleted Count
 	Base                       bool
 }
 
-// stepView is a step of history as the overview shows it: its tables
+// Step is a step of history as the overview shows it: its tables
 // with a change, and how many others it left unchanged.
-type stepView struct {
+type Step struct {
 	Snapshot, Previous string
 	At                 time.Time
-	Tables             []stepTable
+	Tables             []StepTable
 	Unchanged          int
 	Base               bool // every table's step was its base: no change yet
 	Note               string
@@ -122,28 +122,28 @@ type stepView struct {
 
 // stepLines is st as the overview shows it, each count a link to its
 // records.
-func stepLines(st readmodel.Step) *stepView {
-	v := &stepView{Snapshot: st.Snapshot, Previous: st.Previous, At: st.At, Base: st.Previous == ""}
-	link := func(t readmodel.TableChanges, op string, n int64) changeCount {
-		return changeCount{N: n, URL: changeFilter{Snapshot: st.Snapshot, Table: t.Table, Op: op}.url(1)}
+func stepLines(st readmodel.Step) *Step {
+	v := &Step{Snapshot: st.Snapshot, Previous: st.Previous, At: st.At, Base: st.Previous == ""}
+	link := func(t readmodel.TableChanges, op string, n int64) Count {
+		return Count{N: n, URL: Filter{Snapshot: st.Snapshot, Table: t.Table, Op: op}.url(1)}
 	}
 	for _, t := range st.Tables {
 		if t.Base || t.Inserted+t.Updated+t.Deleted == 0 {
 			v.Unchanged++
 			continue
 		}
-		v.Tables = append(v.Tables, stepTable{Table: t.Table, Inserted: link(t, readmodel.OpInsert, t.Inserted),
+		v.Tables = append(v.Tables, StepTable{Table: t.Table, Inserted: link(t, readmodel.OpInsert, t.Inserted),
 			Updated: link(t, readmodel.OpUpdate, t.Updated), Deleted: link(t, readmodel.OpDelete, t.Deleted)})
 	}
 	return v
 }
 
-// overviewChanges is the latest complete snapshot's step for the
+// Overview is the latest complete snapshot's step for the
 // overview; a store without one says why in its Note.
-func overviewChanges(ctx context.Context, db *sql.DB) (*stepView, error) {
+func Overview(ctx context.Context, db *sql.DB) (*Step, error) {
 	st, err := stepOf(ctx, db, "")
 	if errors.Is(err, errNoStep) {
-		return &stepView{Note: err.Error()}, nil
+		return &Step{Note: err.Error()}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -151,9 +151,9 @@ func overviewChanges(ctx context.Context, db *sql.DB) (*stepView, error) {
 	return stepLines(st), nil
 }
 
-// changeRow is a change as the list shows it: the fields' names as
+// Row is a change as the list shows it: the fields' names as
 // snippets, and the record's page.
-type changeRow struct {
+type Row struct {
 	Table  string       `json:"table"`
 	ID     string       `json:"id"`
 	Op     string       `json:"op"`
@@ -161,25 +161,25 @@ type changeRow struct {
 	URL    template.URL `json:"-"`
 }
 
-// changesPage is the list of the changes into one snapshot.
-type changesPage struct {
-	F          changeFilter   `json:"-"`
-	Snapshot   string         `json:"snapshot_id"`
-	Previous   string         `json:"previous_snapshot_id"`
-	At         time.Time      `json:"at"`
-	Tables     []apiStepTable `json:"tables"`
-	Total      int            `json:"total"`
-	Page       int            `json:"page"`
-	Pages      int            `json:"pages"`
-	First      int            `json:"-"`
-	Changes    []changeRow    `json:"changes"`
-	Prev, Next template.URL   `json:"-"`
-	Ops        []string       `json:"-"`
-	TableNames []string       `json:"-"`
+// Page is the list of the changes into one snapshot.
+type Page struct {
+	F          Filter        `json:"-"`
+	Snapshot   string        `json:"snapshot_id"`
+	Previous   string        `json:"previous_snapshot_id"`
+	At         time.Time     `json:"at"`
+	Tables     []TableCounts `json:"tables"`
+	Total      int           `json:"total"`
+	Page       int           `json:"page"`
+	Pages      int           `json:"pages"`
+	First      int           `json:"-"`
+	Changes    []Row         `json:"changes"`
+	Prev, Next template.URL  `json:"-"`
+	Ops        []string      `json:"-"`
+	TableNames []string      `json:"-"`
 }
 
-// apiStepTable is a table's counts in the API.
-type apiStepTable struct {
+// TableCounts are a table's counts in the API.
+type TableCounts struct {
 	Table    string `json:"table"`
 	Inserted int64  `json:"inserted"`
 	Updated  int64  `json:"updated"`
@@ -187,40 +187,40 @@ type apiStepTable struct {
 	Base     bool   `json:"base"`
 }
 
-// readChanges reads the step and the page of changes the request asks
-// for, with the status of its error.
-func (s *Server) readChanges(r *http.Request, db *sql.DB) (*changesPage, int, error) {
-	f, err := parseChangeFilter(r.URL.Query())
+// Read reads the step and the page of changes query asks for, n changes
+// a page, with the status of its error: 400 for a bad query, 404 for a
+// snapshot history holds no step of.
+func Read(ctx context.Context, db *sql.DB, query url.Values, n int) (*Page, int, error) {
+	f, err := parseFilter(query)
 	if err != nil {
 		return nil, http.StatusBadRequest, err
 	}
-	st, err := stepOf(r.Context(), db, f.Snapshot)
+	st, err := stepOf(ctx, db, f.Snapshot)
 	if errors.Is(err, errNoStep) {
 		return nil, http.StatusNotFound, err
 	}
 	if err != nil {
 		return nil, http.StatusInternalServerError, err
 	}
-	n := s.o.PageSize
-	list, total, err := readmodel.ChangesInto(r.Context(), db, st.Snapshot, f.Table, f.Op, readmodel.Page{Limit: n, Offset: (f.Page - 1) * n})
+	list, total, err := readmodel.ChangesInto(ctx, db, st.Snapshot, f.Table, f.Op, readmodel.Page{Limit: n, Offset: (f.Page - 1) * n})
 	if err != nil {
 		return nil, http.StatusInternalServerError, err
 	}
 	f.Snapshot = st.Snapshot
-	return newChangesPage(f, st, list, total, n), 0, nil
+	return newPage(f, st, list, total, n), 0, nil
 }
 
-// newChangesPage is page f.Page, of n changes a page, of the total
+// newPage is page f.Page, of n changes a page, of the total
 // changes of step st that f keeps; list is its changes.
-func newChangesPage(f changeFilter, st readmodel.Step, list []readmodel.Change, total, n int) *changesPage {
-	p := &changesPage{F: f, Snapshot: st.Snapshot, Previous: st.Previous, At: st.At, Total: total, Page: f.Page,
-		Pages: max((total+n-1)/n, 1), First: (f.Page-1)*n + 1, Changes: []changeRow{}, Ops: readmodel.Ops(), Tables: []apiStepTable{}}
+func newPage(f Filter, st readmodel.Step, list []readmodel.Change, total, n int) *Page {
+	p := &Page{F: f, Snapshot: st.Snapshot, Previous: st.Previous, At: st.At, Total: total, Page: f.Page,
+		Pages: max((total+n-1)/n, 1), First: (f.Page-1)*n + 1, Changes: []Row{}, Ops: readmodel.Ops(), Tables: []TableCounts{}}
 	for _, t := range st.Tables {
-		p.Tables = append(p.Tables, apiStepTable{Table: t.Table, Inserted: t.Inserted, Updated: t.Updated, Deleted: t.Deleted, Base: t.Base})
+		p.Tables = append(p.Tables, TableCounts{Table: t.Table, Inserted: t.Inserted, Updated: t.Updated, Deleted: t.Deleted, Base: t.Base})
 		p.TableNames = append(p.TableNames, t.Table)
 	}
 	for _, c := range list {
-		p.Changes = append(p.Changes, changeRowOf(c))
+		p.Changes = append(p.Changes, rowOf(c))
 	}
 	if f.Page > 1 {
 		p.Prev = f.url(f.Page - 1)
@@ -231,35 +231,14 @@ func newChangesPage(f changeFilter, st readmodel.Step, list []readmodel.Change, 
 	return p
 }
 
-// changeRowOf is c as the list shows it: its fields' names cut and
+// rowOf is c as the list shows it: its fields' names cut and
 // escaped, its record's page (a deleted record's page shows its
 // timeline).
-func changeRowOf(c readmodel.Change) changeRow {
-	row := changeRow{Table: c.Table, ID: c.ID, Op: c.Op, Fields: []string{},
+func rowOf(c readmodel.Change) Row {
+	row := Row{Table: c.Table, ID: c.ID, Op: c.Op, Fields: []string{},
 		URL: template.URL("/entities/" + url.PathEscape(c.Table) + "/" + url.PathEscape(c.ID))}
 	for _, f := range c.Fields {
 		row.Fields = append(row.Fields, record.Snippet(f))
 	}
 	return row
-}
-
-// changes is the page of the changes into a snapshot.
-func (s *Server) changes(w http.ResponseWriter, r *http.Request, db *sql.DB) {
-	p, code, err := s.readChanges(r, db)
-	if err != nil {
-		s.fail(w, r, code, err)
-		return
-	}
-	s.render(w, r, http.StatusOK, "changes", p)
-}
-
-// apiChanges is the same as JSON: the step's counts per table, and one
-// page of its changes.
-func (s *Server) apiChanges(w http.ResponseWriter, r *http.Request, db *sql.DB) {
-	p, code, err := s.readChanges(r, db)
-	if err != nil {
-		s.fail(w, r, code, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, p)
 }

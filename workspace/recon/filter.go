@@ -1,4 +1,4 @@
-package workspace
+package recon
 
 import (
 	"context"
@@ -15,29 +15,29 @@ import (
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 )
 
-// filter is what the findings list shows: one reconciliation (a snapshot
+// Filter is what the findings list shows: one reconciliation (a snapshot
 // and a period), narrowed, sorted and paged.
-type filter struct {
+type Filter struct {
 	Snapshot, Period                 string // the snapshot as asked (latest, previous, an ID, or "": the shown one), and the period
 	Rule, Severity, Status, Currency string // "" : any
 	Waived                           string // "", "yes" or "no"
 	Q                                string // text in the record's ID or the detail
-	Assignee                         string // whose findings: a user, "me", or "": anyone's (work.go)
+	Assignee                         string // whose findings: a user, "me", or "": anyone's (the workspace resolves "me")
 	Sort                             string // one of readmodel.SortKeys; "" : the reports' order
 	Desc                             bool
 	Page                             int // from 1
-	// keys, when not nil, keeps only the findings these name
-	// (readmodel.Filter.Keys): the assignee's, resolved (work.go).
-	keys []string
+	// Keys, when not nil, keeps only the findings these name
+	// (readmodel.Filter.Keys): the assignee's, resolved.
+	Keys []string
 }
 
-// statuses a finding may be filtered by; "open" is new and recurring.
-var filterStatuses = []string{"", "open", findings.StatusNew, findings.StatusRecurring, findings.StatusResolved}
+// Statuses a finding may be filtered by; "open" is new and recurring.
+var Statuses = []string{"", "open", findings.StatusNew, findings.StatusRecurring, findings.StatusResolved}
 
-// parseFilter reads a filter from a query string, refusing what it does
+// ParseFilter reads a filter from a query string, refusing what it does
 // not know (so that a typo is not an empty list).
-func parseFilter(q url.Values) (filter, error) {
-	f := filter{Snapshot: q.Get("snapshot"), Period: q.Get("period"), Rule: q.Get("rule"), Severity: q.Get("severity"),
+func ParseFilter(q url.Values) (Filter, error) {
+	f := Filter{Snapshot: q.Get("snapshot"), Period: q.Get("period"), Rule: q.Get("rule"), Severity: q.Get("severity"),
 		Status: q.Get("status"), Currency: q.Get("currency"), Waived: q.Get("waived"), Q: strings.TrimSpace(q.Get("q")),
 		Sort: q.Get("sort"), Desc: q.Get("dir") == "desc", Page: 1, Assignee: strings.TrimSpace(q.Get("assignee"))}
 	if f.Period != "" {
@@ -45,7 +45,7 @@ func parseFilter(q url.Values) (filter, error) {
 			return f, err
 		}
 	}
-	if !slices.Contains(filterStatuses, f.Status) {
+	if !slices.Contains(Statuses, f.Status) {
 		return f, fmt.Errorf("status %q: want open, new, recurring or resolved", f.Status)
 	}
 	if f.Waived != "" && f.Waived != "yes" && f.Waived != "no" {
@@ -64,8 +64,8 @@ func parseFilter(q url.Values) (filter, error) {
 	return f, nil
 }
 
-// query is f as URL query parameters, with changes applied.
-func (f filter) query(changes ...string) template.URL {
+// Query is f as URL query parameters, with changes applied.
+func (f Filter) Query(changes ...string) template.URL {
 	v := url.Values{}
 	set := func(k, val string) {
 		if val != "" {
@@ -97,8 +97,8 @@ func (f filter) query(changes ...string) template.URL {
 
 // model is f as the read model's filter and order, the rules in the
 // order of rules.
-func (f filter) model(rules []string) (readmodel.Filter, readmodel.Order) {
-	mf := readmodel.Filter{Rule: f.Rule, Severity: f.Severity, Status: f.Status, Currency: f.Currency, Q: f.Q, Keys: f.keys}
+func (f Filter) model(rules []string) (readmodel.Filter, readmodel.Order) {
+	mf := readmodel.Filter{Rule: f.Rule, Severity: f.Severity, Status: f.Status, Currency: f.Currency, Q: f.Q, Keys: f.Keys}
 	if f.Waived != "" {
 		waived := f.Waived == "yes"
 		mf.Waived = &waived
@@ -106,10 +106,10 @@ func (f filter) model(rules []string) (readmodel.Filter, readmodel.Order) {
 	return mf, readmodel.Order{Sort: readmodel.SortKey(f.Sort), Desc: f.Desc, Rules: rules}
 }
 
-// listFindings reads the findings of reconciliation (id, period) that f
+// List reads the findings of reconciliation (id, period) that f
 // keeps, in f's order: one page of size n, or all of them when n is 0;
 // and how many f keeps in all.
-func listFindings(ctx context.Context, db *sql.DB, f filter, id, period string, rules []string, n int) ([]findings.Finding, int, error) {
+func List(ctx context.Context, db *sql.DB, f Filter, id, period string, rules []string, n int) ([]findings.Finding, int, error) {
 	mf, order := f.model(rules)
 	total, err := readmodel.CountFindings(ctx, db, id, period, mf)
 	if err != nil {
@@ -126,20 +126,21 @@ func listFindings(ctx context.Context, db *sql.DB, f filter, id, period string, 
 	return out, total, nil
 }
 
-// facets are the values the filter's lists offer for a reconciliation.
-type facets struct {
+// Facets are the values the filter's lists offer for a reconciliation.
+type Facets struct {
 	Currencies, Snapshots []string
 }
 
-func readFacets(ctx context.Context, db *sql.DB, id, period string) (facets, error) {
-	var fc facets
+// ReadFacets reads the facets of reconciliation (id, period).
+func ReadFacets(ctx context.Context, db *sql.DB, id, period string) (Facets, error) {
+	var fc Facets
 	var err error
 	fc.Currencies, err = readmodel.Currencies(ctx, db, id, period)
 	return fc, err
 }
 
-// reconciledSnapshots are the snapshots that have a stored
+// ReconciledSnapshots are the snapshots that have a stored
 // reconciliation, newest first (the last 100).
-func reconciledSnapshots(ctx context.Context, db *sql.DB) ([]string, error) {
+func ReconciledSnapshots(ctx context.Context, db *sql.DB) ([]string, error) {
 	return readmodel.ReconciledSnapshots(ctx, db, 100)
 }
