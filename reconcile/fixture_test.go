@@ -181,9 +181,13 @@ func source(db *sql.DB) fixtureSource { return fixtureSource{runrec.Plain{Databa
 func (f fixtureSource) Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error {
 	for _, schema := range []string{"cur", "prev"} {
 		for _, tb := range catalog.Tables() {
-			q := fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS SELECT * FROM memory.fx_%[1]s.%[2]s", schema, tb.Name)
-			if _, err := conn.ExecContext(ctx, q); err != nil {
-				return err
+			for _, q := range []string{
+				fmt.Sprintf("CREATE OR REPLACE VIEW %s.%s AS SELECT * EXCLUDE (_raw) FROM memory.fx_%[1]s.%[2]s", schema, tb.Name),
+				fmt.Sprintf("CREATE OR REPLACE VIEW %s.raw_%s AS SELECT * FROM memory.fx_%[1]s.%[2]s", schema, tb.Name),
+			} {
+				if _, err := conn.ExecContext(ctx, q); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -39,8 +39,10 @@ type Source interface {
 	// reconciliations.
 	DB() *sql.DB
 	// Bind makes the views cur.<table> and prev.<table> on conn show the
-	// rows of snapshots cur and prev ("" : empty views), and
-	// prev.stored_findings and cur.stored_rechecks their run records.
+	// rows of snapshots cur and prev ("" : empty views) with the latest_
+	// tables' columns, cur.raw_<table> and prev.raw_<table> the same rows
+	// with _raw (which the untyped check reads), and prev.stored_findings
+	// and cur.stored_rechecks their run records.
 	Bind(ctx context.Context, conn *sql.Conn, cur, prev string) error
 	// Stage takes what Run staged on conn (runrec.StagedFindings and
 	// StagedUnjudged) as the findings of rec's snapshot and period.

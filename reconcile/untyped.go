@@ -66,7 +66,8 @@ func findUntyped(ctx context.Context, conn *sql.Conn) (bool, error) {
 }
 
 // insertUntypedSQL copies column u's untyped values into run_untyped,
-// from the snapshot's views in schema from (cur or prev).
+// from the snapshot's records as sent, raw_<table> in schema from (cur or
+// prev).
 func insertUntypedSQL(u readmodel.UntypedColumn, from string) string {
 	path := sqlQuote(`$."` + strings.ReplaceAll(u.Field, `"`, `\"`) + `"`)
 	found := fmt.Sprintf("%s IS NULL AND json_type(_raw, %s) <> 'NULL'", u.Column, path)
@@ -78,7 +79,7 @@ func insertUntypedSQL(u readmodel.UntypedColumn, from string) string {
 	return fmt.Sprintf(`INSERT INTO run_untyped SELECT snapshot_id, %s, %s, %s, id,
 		CASE json_type(_raw, %s) WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'OBJECT' THEN 'object'
 		     WHEN 'ARRAY' THEN 'array' WHEN 'NULL' THEN 'null' ELSE 'number' END
-		FROM %s.%s WHERE %s`,
+		FROM %s.raw_%s WHERE %s`,
 		sqlQuote(u.Table), sqlQuote(u.Column), sqlQuote(u.Field), path, from, u.Table, found)
 }
 

@@ -86,6 +86,7 @@ func (s *Store) recover(ctx context.Context, sec *Section) error {
 	if err := os.RemoveAll(s.at.Staging()); err != nil {
 		return fmt.Errorf("removing staging: %w", err)
 	}
+	s.removeReadingCopies()
 	if err := migrate.RenameOldPartitions(s.tree); err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/snapshot/modelfile"
@@ -35,9 +37,37 @@ func (s *Store) publishModel(ctx context.Context, sec *Section, base, latest str
 	return nil
 }
 
-// bind makes the views reconcile reads on conn (modelfile.Model.Bind).
+// bind makes the views reconcile reads on conn (modelfile.Model.Bind),
+// the latest snapshot from a copy of the public file when it is the one
+// the last publish showed (modelfile.Model.CopyOfPublic), removed once
+// attached.
 func (s *Store) bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]runrec.File, error) {
-	return s.model().Bind(ctx, conn, cur, prev)
+	m := s.model()
+	var pub modelfile.PublicCopy
+	if f, err := os.CreateTemp(s.at.Private(), readingCopies); err == nil {
+		f.Close()
+		if pub = m.CopyOfPublic(f.Name()); pub.Path == "" {
+			os.Remove(f.Name())
+		}
+	}
+	return m.Bind(ctx, conn, cur, prev, pub)
+}
+
+// readingCopies names the copies of the public file that readings make
+// (bind): each is removed once attached, so one is left only by a
+// process killed in between (removeReadingCopies).
+const readingCopies = "model.reading.*.duckdb"
+
+// removeReadingCopies removes the copies of the public file that a
+// process killed between its copy and its attach left, those older than
+// a minute (a copy lives for less than a second).
+func (s *Store) removeReadingCopies() {
+	left, _ := filepath.Glob(filepath.Join(s.at.Private(), readingCopies))
+	for _, p := range left {
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Minute {
+			os.Remove(p)
+		}
+	}
 }
 
 // markPending records, before a section commits, that what it built is

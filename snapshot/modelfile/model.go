@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/internal/fileutil"
@@ -106,6 +108,28 @@ func (s Model) Next() string {
 type Info struct {
 	Latest string `json:"latest"`
 	Views  string `json:"views"`
+	// File is the public file as its rename left it: one that differs
+	// was written since (a reader that opened it for writing).
+	File *Stamp `json:"file,omitempty"`
+}
+
+// Stamp is what tells a file written since: its inode, size and the
+// times of its last write and of its last change of status (which no
+// one but the system sets).
+type Stamp struct {
+	Inode  uint64 `json:"inode"`
+	Size   int64  `json:"size"`
+	Modify int64  `json:"modify_ns"`
+	Change int64  `json:"change_ns"`
+}
+
+// stampOf is the stamp of the file at path.
+func stampOf(path string) (*Stamp, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return nil, err
+	}
+	return &Stamp{Inode: st.Ino, Size: st.Size, Modify: st.Mtim.Nano(), Change: st.Ctim.Nano()}, nil
 }
 
 // infoOf is where what the model file path holds is written beside it.

@@ -86,7 +86,8 @@ func (s Model) Of(ctx context.Context, db *sql.DB, id string) (string, error) {
 
 // Show shows built, a model Sync or Build made ("" for none), once the
 // state has committed: made durable, renamed over the public file, and
-// what it holds written after it (model.json). A crash between the two
+// what it holds written after it (model.json, with the public file's
+// stamp). A crash between the two
 // leaves model.json saying less than the public file holds, and the next
 // publish builds the model again.
 func (s Model) Show(built string) error {
@@ -105,10 +106,26 @@ func (s Model) Show(built string) error {
 	}
 	fileutil.SyncDir(filepath.Dir(s.Public))
 	crashpoint.Hit("model.public")
-	if err := os.Rename(infoOf(built), s.At.ModelInfo()); err != nil {
+	if err := s.stampInfo(built); err != nil {
 		return fmt.Errorf("publishing the read model: %w", err)
 	}
 	fileutil.SyncDir(s.At.Private())
 	os.Remove(s.At.OldMaster())
 	return nil
+}
+
+// stampInfo writes model.json: what built, now the public file, holds
+// (written beside it by Build), and the public file's stamp.
+func (s Model) stampInfo(built string) error {
+	info, err := s.Held(built)
+	if err != nil {
+		return err
+	}
+	if info.File, err = stampOf(s.Public); err != nil {
+		return err
+	}
+	if err := writeInfo(infoOf(built), info); err != nil {
+		return err
+	}
+	return os.Rename(infoOf(built), s.At.ModelInfo())
 }
