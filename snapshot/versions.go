@@ -250,8 +250,8 @@ func (s *Store) packHistory(ctx context.Context, sec *Section) error {
 		if err := s.pack(ctx, db, merges); err != nil {
 			return err
 		}
+		crashpoint.Hit("history.packed")
 	}
-	crashpoint.Hit("history.packed")
 	sec.dead, err = history.Dead(ctx, db, s.at.History(), s.tables)
 	return err
 }

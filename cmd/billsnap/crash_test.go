@@ -85,6 +85,7 @@ var crashMoments = []crashMoment{
 	{at: "tree.add#7"},
 	{at: "tree.add#15"},      // every table's partition is in the tree; not yet recorded complete
 	{at: "publish.history"},  // history moved and recorded in the state, not yet committed
+	{at: "history.packed"},   // the template's three steps and the new one packed, listed in the state, not yet committed
 	{at: "publish.complete"}, // recorded complete in the state not yet committed
 	{at: "model.built"},
 	{at: "state.written#4"}, // the publish committed in the state; the read model not published yet
@@ -105,6 +106,9 @@ var crashMoments = []crashMoment{
 
 // crashBench is a store holding one complete snapshot (of first), to be
 // copied for each case, and a second sandbox whose export is interrupted.
+// Its history holds three steps (first, another sandbox's, first again,
+// the snapshots before the last pruned), so that the next export packs
+// history's files (history.PackFanIn).
 type crashBench struct {
 	bin, template, firstID string
 	published              string // the SHA-256 of the template's read model
@@ -115,8 +119,15 @@ func newCrashBench(t *testing.T) *crashBench {
 	b := &crashBench{bin: binaryWithTags(t, "crashpoints"), template: t.TempDir(),
 		first:  sandboxtest.Start(t, sandbox.Options{Seed: 61, Customers: 60, Planted: 1}, ""),
 		second: sandboxtest.Start(t, sandbox.Options{Seed: 62, Customers: 300, Planted: 1}, "")}
-	if out, err := childExport(b.bin, b.first, b.template).CombinedOutput(); err != nil {
-		t.Fatalf("first export: %v\n%s", err, out)
+	other := sandboxtest.Start(t, sandbox.Options{Seed: 63, Customers: 40, Planted: 1}, "")
+	keepOne := filepath.Join(t.TempDir(), "billsnap.yml")
+	os.WriteFile(keepOne, []byte("retention: {keep: 1}\n"), 0o644)
+	for i, srv := range []*sandbox.Server{b.first, other, b.first} {
+		cmd := childExport(b.bin, srv, b.template)
+		cmd.Args = append(cmd.Args, "--config", keepOne)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("export %d of the template: %v\n%s", i+1, err, out)
+		}
 	}
 	withDB(t, b.template, func(db *sql.DB) { db.QueryRow("SELECT id FROM latest_snapshot").Scan(&b.firstID) })
 	b.published = fileHash(t, filepath.Join(b.template, "billsnap.duckdb"))
@@ -151,6 +162,46 @@ func (b *crashBench) recovers(t *testing.T, dir string) {
 		t.Error("the export after the crash did not become latest")
 	}
 	checkCleanedUp(t, dir)
+	checkHistoryFiles(t, dir)
+}
+
+// checkHistoryFiles checks that history's versions and changes are all
+// in files the state lists, and that it lists a pack: a step's own
+// files, or the pack that holds the step; no pack a kill left unlisted,
+// nor a step's own file beside its pack.
+func checkHistoryFiles(t *testing.T, dir string) {
+	t.Helper()
+	db, err := sql.Open("duckdb", filepath.Join(dir, ".billsnap", "state.duckdb")+"?access_mode=READ_ONLY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT table_name || '/' || coalesce(pack, snapshot), pack IS NOT NULL FROM history_steps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	live, packs := map[string]bool{}, 0
+	for rows.Next() {
+		var name string
+		var packed bool
+		rows.Scan(&name, &packed)
+		live[name] = true
+		if packed {
+			packs++
+		}
+	}
+	if packs == 0 {
+		t.Error("no step of history is in a pack")
+	}
+	versions, _ := filepath.Glob(filepath.Join(dir, ".billsnap", "history", "versions", "*", "*.parquet"))
+	changes, _ := filepath.Glob(filepath.Join(dir, ".billsnap", "history", "changes", "*", "*.parquet"))
+	for _, f := range append(versions, changes...) {
+		table, name := filepath.Base(filepath.Dir(f)), strings.TrimSuffix(filepath.Base(f), ".parquet")
+		if name != "empty" && !live[table+"/"+name] {
+			t.Errorf("history's file %s is listed nowhere", f)
+		}
+	}
 }
 
 // An export killed at any of 31 moments leaves a store that opens, whose
