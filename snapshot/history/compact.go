@@ -76,35 +76,37 @@ type Merge struct {
 // table by table: each run of the outcome that merges runs that are
 // files now, written once however many classes its merge climbed.
 func Plan(ctx context.Context, q state.Querier, tables []catalog.Table) ([]Merge, error) {
+	runs, err := runsOf(ctx, q)
+	if err != nil {
+		return nil, err
+	}
 	var out []Merge
 	for _, t := range tables {
-		runs, err := runsOf(ctx, q, t.Name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, plan(t.Name, runs)...)
+		out = append(out, plan(t.Name, runs[t.Name])...)
 	}
 	return out, nil
 }
 
-// runsOf are table's runs, oldest first, as the state q records them.
-func runsOf(ctx context.Context, q state.Querier, table string) ([]run, error) {
-	rows, err := q.QueryContext(ctx, `SELECT snapshot, coalesce(pack, '') FROM history_steps WHERE table_name = ? ORDER BY "at", snapshot`, table)
+// runsOf are each table's runs, oldest first, as the state q records
+// them, by table.
+func runsOf(ctx context.Context, q state.Querier) (map[string][]run, error) {
+	rows, err := q.QueryContext(ctx, `SELECT table_name, snapshot, coalesce(pack, '') FROM history_steps ORDER BY table_name, "at", snapshot`)
 	if err != nil {
-		return nil, fmt.Errorf("history: the steps of %s: %w", table, err)
+		return nil, fmt.Errorf("history: the steps: %w", err)
 	}
 	defer rows.Close()
-	var out []run
+	out := map[string][]run{}
 	for rows.Next() {
-		var snap, pack string
-		if err := rows.Scan(&snap, &pack); err != nil {
+		var table, snap, pack string
+		if err := rows.Scan(&table, &snap, &pack); err != nil {
 			return nil, err
 		}
-		if n := len(out); pack != "" && n > 0 && out[n-1].pack == pack {
-			out[n-1].steps = append(out[n-1].steps, snap)
+		runs := out[table]
+		if n := len(runs); pack != "" && n > 0 && runs[n-1].pack == pack {
+			runs[n-1].steps = append(runs[n-1].steps, snap)
 			continue
 		}
-		out = append(out, run{pack: pack, steps: []string{snap}})
+		out[table] = append(runs, run{pack: pack, steps: []string{snap}})
 	}
 	return out, rows.Err()
 }
@@ -237,15 +239,15 @@ func Packed(ctx context.Context, q state.Querier, m Merge) error {
 // state does not record (a run's, before its publish) is not one of them.
 // (The indexes are RetireIndexes'.)
 func Dead(ctx context.Context, q state.Querier, root string, tables []catalog.Table) ([]string, error) {
+	all, err := runsOf(ctx, q)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	for _, t := range tables {
-		runs, err := runsOf(ctx, q, t.Name)
-		if err != nil {
-			return nil, err
-		}
 		live := map[string]bool{} // files the views read
 		packedStep := map[string]bool{}
-		for _, r := range runs {
+		for _, r := range all[t.Name] {
 			live[r.name()] = true
 			if r.pack != "" {
 				for _, s := range r.steps {
