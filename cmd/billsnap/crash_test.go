@@ -204,7 +204,7 @@ func checkHistoryFiles(t *testing.T, dir string) {
 	}
 }
 
-// An export killed at any of 31 moments leaves a store that opens, whose
+// An export killed at any of 32 moments leaves a store that opens, whose
 // readers see the previous complete snapshot (or, after the commit point,
 // the new one) whole, with nothing half published in the Parquet tree; the
 // next export completes and cleans up.
