@@ -25,8 +25,9 @@ import (
 // without them (the first export of a store written before history, or a
 // run whose steps do not follow the state's heads) has its steps, and
 // those of every complete snapshot kept since the last step, taken in the
-// section, from the Parquet tree (catchUp). A snapshot that fails or is
-// incomplete has its files removed (dropHistory).
+// section, from the Parquet tree (catchUp). In the same section the
+// files of older steps are packed (packHistory). A snapshot that fails or
+// is incomplete has its files removed (dropHistory).
 
 // historyStaging is where a run lists its steps (history.Stage); their
 // files are written in history's own folders, under the run's snapshot's
