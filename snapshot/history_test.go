@@ -203,3 +203,40 @@ func historyReadings(t *testing.T, db *sql.DB, snaps []*Summary) map[string]stri
 	}
 	return out
 }
+
+// History's retention by age removes a pack once every step it holds is
+// forgotten, and history then starts at the oldest step kept, exact from
+// there on.
+func TestHistoryRetentionRemovesAPackItForgotWhole(t *testing.T) {
+	t.Parallel()
+	f := newHistoryFixture(t)
+	var snaps []*Summary
+	for day := range 6 {
+		if day > 0 {
+			churnCustomers(t, f.sb, day)
+		}
+		snaps = append(snaps, takeAt(t, f.cfg, f.clock))
+	}
+	s := openStore(t, f.cfg)
+	defer s.Close()
+	pack := history.File(s.at.History(), history.Versions, "customers", "pack-"+snaps[0].ID+"--"+snaps[3].ID)
+	if _, err := os.Stat(pack); err != nil {
+		t.Fatalf("the first four steps are not packed: %v", err)
+	}
+	forgot, err := s.PruneHistory(context.Background(), history.TimeOf(snaps[4].Started))
+	if err != nil || len(forgot) != 4 {
+		t.Fatalf("history pruned %v, %v; want the four oldest steps", forgot, err)
+	}
+	if _, err := os.Stat(pack); !os.IsNotExist(err) {
+		t.Errorf("the pack of the four steps forgotten is still there: %v", err)
+	}
+	db := readDB(t, f.cfg)
+	var oldest string
+	var closed int
+	db.QueryRow(`SELECT min(snapshot_id) FROM history_snapshots`).Scan(&oldest)
+	db.QueryRow(`SELECT count(*) FROM customers_history WHERE snapshot_to <= ?`, snaps[3].ID).Scan(&closed)
+	if oldest != snaps[4].ID || closed != 0 {
+		t.Errorf("history starts at %s with %d versions closed by the steps forgotten; want %s and none", oldest, closed, snaps[4].ID)
+	}
+	checkAsOf(t, db, snaps[5].ID, f.clock.at)
+}
