@@ -105,6 +105,22 @@ func (t Table) noun() string {
 // holds its codes' labels: status_label.
 func LabelColumn(name string) string { return name + "_label" }
 
+// WithoutLabels is the SQL of rel, a relation of the table with a label
+// beside each coded column (LabelColumn, as the read model's views have
+// them), without the labels: the columns as the Parquet has them.
+func (t Table) WithoutLabels(rel string) string {
+	var labels []string
+	for _, d := range t.Docs() {
+		if len(d.Codes) > 0 {
+			labels = append(labels, `"`+LabelColumn(d.Name)+`"`)
+		}
+	}
+	if len(labels) == 0 {
+		return "SELECT * FROM " + rel
+	}
+	return fmt.Sprintf("SELECT * EXCLUDE (%s) FROM %s", strings.Join(labels, ", "), rel)
+}
+
 // CodesDoc is the codes of every coded column of tables, as
 // docs/fields.md lists them: a Markdown table.
 func CodesDoc(tables []Table) string {

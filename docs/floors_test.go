@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,16 +113,54 @@ func TestTheFloorsHold(t *testing.T) {
 func TestWhatOnlyReadsLinksNoDuckDB(t *testing.T) {
 	light := []string{"config", "notify", "schedule", "reports", "evidence", "worklist", "findings", "snapshot/manifest"}
 	for _, pkg := range light {
-		cmd := exec.Command("go", "list", "-deps", "-test", "-f", "{{.ImportPath}}", "./"+pkg)
-		cmd.Dir = ".."
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go list %s: %v", pkg, err)
-		}
-		if strings.Contains(string(out), "github.com/duckdb/duckdb-go/v2\n") {
+		if linked(t, pkg, "github.com/duckdb/duckdb-go/v2") {
 			t.Errorf("%s links DuckDB (go list -deps -test ./%s)", pkg, pkg)
 		}
 	}
+}
+
+// TestOnlyTheStoreBuildsTheReadModel holds the read model's two rooms
+// apart: snapshot/modelfile, which builds and shows the model, is
+// imported by snapshot alone; every other reader goes through
+// snapshot/readmodel.
+func TestOnlyTheStoreBuildsTheReadModel(t *testing.T) {
+	for pkg, deps := range imports(t) {
+		if pkg != "snapshot" && slices.Contains(deps, "snapshot/modelfile") {
+			t.Errorf("%s imports snapshot/modelfile, which only snapshot may", pkg)
+		}
+	}
+}
+
+// TestWhatShowsASnapshotLinksNoParquetWriter holds the readers of what a
+// snapshot received (its manifest, the reports, the evidence pack) to the
+// data alone: neither they nor their tests' builds link the Parquet
+// writer (github.com/xitongsys/parquet-go and its sources), which only
+// ingest, the walk's side of a snapshot, needs.
+func TestWhatShowsASnapshotLinksNoParquetWriter(t *testing.T) {
+	for _, pkg := range []string{"reports", "evidence", "snapshot/manifest"} {
+		if linked(t, pkg, "github.com/xitongsys/") {
+			t.Errorf("%s links the Parquet writer (go list -deps -test ./%s | grep parquet-go)", pkg, pkg)
+		}
+	}
+}
+
+// linked tells whether pkg (a path within the module), or the build of
+// its tests, links the package lib, or when lib ends in "/" any package
+// below it.
+func linked(t *testing.T, pkg, lib string) bool {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-test", "-f", "{{.ImportPath}}", "./"+pkg)
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pkg, err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == lib || strings.HasSuffix(lib, "/") && strings.HasPrefix(dep, lib) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestOneMeaningPerName holds the house to one exported type for each of

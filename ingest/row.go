@@ -9,12 +9,13 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/jsontext"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // rowBuilder turns the records of one table into rows in Parquet order
 // (id, the parent's ID for a child table, the typed columns, _raw), and
-// counts what it received of every field (FieldStats). It belongs to one
-// walk: the walk's goroutine alone uses it.
+// counts what it received of every field (manifest.FieldStats). It
+// belongs to one walk: the walk's goroutine alone uses it.
 //
 // Records of a list mostly send their fields in one order, so the
 // builder remembers where each field of the last record went and reuses
@@ -270,8 +271,8 @@ func (b *rowBuilder) rowIndex(name string) int {
 }
 
 // stats is what the builder counted, per typed column, then per new field.
-func (b *rowBuilder) stats() []FieldStats {
-	out := make([]FieldStats, 0, len(b.columns)+len(b.fresh))
+func (b *rowBuilder) stats() []manifest.FieldStats {
+	out := make([]manifest.FieldStats, 0, len(b.columns)+len(b.fresh))
 	for i := range b.columns {
 		out = append(out, b.tallies[i].stats(b.t.Name, &b.columns[i], b.columns[i].Field))
 	}

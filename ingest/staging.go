@@ -8,6 +8,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // Settings tune the Parquet writers.
@@ -35,19 +36,19 @@ type Hooks struct {
 
 // Staging is a snapshot's tables being written as Parquet while the
 // service is walked: part-NNNNN.parquet files in a directory per table,
-// and what each walk received of every field (FieldStats).
+// and what each walk received of every field (manifest.FieldStats).
 type Staging struct {
 	tables  []catalog.Table
 	writers map[string]*partWriter // by table
 	hooks   Hooks
 
 	mu     sync.Mutex
-	fields map[string][]FieldStats // by walked table: what its last walk received
+	fields map[string][]manifest.FieldStats // by walked table: what its last walk received
 }
 
 // New starts the staging of tables (their field IDs set) in dir.
 func New(dir string, tables []catalog.Table, set Settings, h Hooks) (*Staging, error) {
-	s := &Staging{tables: tables, writers: map[string]*partWriter{}, hooks: h, fields: map[string][]FieldStats{}}
+	s := &Staging{tables: tables, writers: map[string]*partWriter{}, hooks: h, fields: map[string][]manifest.FieldStats{}}
 	scratch := &sync.Pool{New: newPageScratch} // the tables' writers share the encoding's room
 	for _, t := range tables {
 		w := newPartWriter(t, filepath.Join(dir, t.Name), set)
@@ -90,14 +91,14 @@ func (s *Staging) Abort() {
 
 // Fields is what the last walk of each collection received of each field,
 // in the order of the tables and their columns.
-func (s *Staging) Fields() []FieldStats {
+func (s *Staging) Fields() []manifest.FieldStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []FieldStats
+	var out []manifest.FieldStats
 	for _, fs := range s.fields {
 		out = append(out, fs...)
 	}
-	SortFields(out, s.tables)
+	manifest.SortFields(out, s.tables)
 	return out
 }
 

@@ -13,7 +13,8 @@ import (
 // without the later ones, so that every reader of _raw agrees with the
 // column (DuckDB's json_extract reads the first, JavaScript's JSON.parse
 // and Python's json the last). For a field the spec defines, a name
-// twice is a contract break. Each later one is counted (FieldStats.Twice).
+// twice is a contract break. Each later one is counted
+// (manifest.FieldStats.Twice).
 
 // markTwice notes, per field of the current record, whether its name came
 // before in the record (placed says where each went: a column, -1, or a

@@ -12,6 +12,7 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // badName is the customer name of issue 45: FF and FE are never UTF-8, C3
@@ -20,7 +21,7 @@ const badName = "Ann \xff\xfe\xc3( Ltd"
 
 // staged writes one page's records into the staging of tables and ends
 // the walk of table; it returns the fields it counted and the directory.
-func staged(t *testing.T, table string, body string) ([]FieldStats, string, error) {
+func staged(t *testing.T, table string, body string) ([]manifest.FieldStats, string, error) {
 	t.Helper()
 	dir := t.TempDir()
 	s, err := New(dir, catalog.Tables(), testSettings, Hooks{Filled: func(string, string) {}, Dropped: func(string, []string) {},

@@ -129,7 +129,7 @@ func logFields(log *slog.Logger, n manifest.FieldNotes) {
 				"coerced", f.Coerced, "untyped", f.Untyped, "example", f.Example)
 		}
 	}
-	for _, fs := range [][]ingest.FieldStats{n.Drifted, n.New} {
+	for _, fs := range [][]manifest.FieldStats{n.Drifted, n.New} {
 		for _, f := range fs {
 			if f.Twice > 0 {
 				log.Warn("field sent twice in a record: the first kept, in its column and in _raw", "table", f.Table, "field", f.Field,

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/findings"
-	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
@@ -145,7 +144,7 @@ func JSONDocument(w io.Writer, in *Input) error {
 }
 
 func fieldsDocument(n manifest.FieldNotes) fieldsJSON {
-	list := func(fs []ingest.FieldStats) []fieldJSON {
+	list := func(fs []manifest.FieldStats) []fieldJSON {
 		out := []fieldJSON{}
 		for _, f := range fs {
 			fj := fieldJSON{Table: f.Table, Field: f.Field, Column: f.Column, Kind: f.Kind, Contract: f.Contract,

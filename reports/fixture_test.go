@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/findings"
-	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/snapshot/manifest"
@@ -57,12 +56,12 @@ func fixture(t *testing.T) *Input {
 		{Snapshot: "2026-11-21T030004Z", Started: t0.AddDate(0, 0, -1), BySeverity: map[string]int{"critical": 1, "high": 1}, Amounts: map[string]money.Amount{"USD": 1000}},
 		{Snapshot: "2026-11-22T030005Z", Started: t0, BySeverity: map[string]int{"critical": 1, "high": 2, "medium": 1}, Amounts: map[string]money.Amount{"EUR": 24950, "USD": 1000, "DKK": -450}},
 	}
-	fields := []ingest.FieldStats{
-		{Table: "customers", Column: "full_name", Field: "FullName", Kind: "string", Types: ingest.TypeCounts{String: 278}},
+	fields := []manifest.FieldStats{
+		{Table: "customers", Column: "full_name", Field: "FullName", Kind: "string", Types: manifest.TypeCounts{String: 278}},
 		{Table: "invoices", Column: "invoice_number", Field: "InvoiceNumber", Kind: "string"},
-		{Table: "invoice_lines", Column: "unit_price", Field: "UnitPrice", Kind: "money", Types: ingest.TypeCounts{Number: 2400, String: 85},
+		{Table: "invoice_lines", Column: "unit_price", Field: "UnitPrice", Kind: "money", Types: manifest.TypeCounts{Number: 2400, String: 85},
 			Coerced: 83, Untyped: 2, Example: "c3d4e5f6-0000-4000-8000-000000000003"},
-		{Table: "customers", Field: "Culture", Types: ingest.TypeCounts{String: 278}},
+		{Table: "customers", Field: "Culture", Types: manifest.TypeCounts{String: 278}},
 	}
 	return &Input{Report: rep, Tables: tables, Fields: fields, Trend: trend, ExitCode: 3, Generated: t0.Add(time.Minute), MaxRows: 1,
 		Work: fixtureWork}

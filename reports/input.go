@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/findings"
-	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/snapshot/manifest"
@@ -18,7 +17,7 @@ import (
 type Input struct {
 	Report    *findings.Report
 	Tables    []manifest.TableStats // the snapshot's manifest
-	Fields    []ingest.FieldStats   // what the snapshot received of each field
+	Fields    []manifest.FieldStats // what the snapshot received of each field
 	Trend     []findings.TrendPoint // the last reconciliations, oldest first, this one last
 	ExitCode  int                   // what the run exits with
 	Demo      bool                  // the demo's reports: the demo exits 0 whatever it finds

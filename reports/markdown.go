@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/billsnap/billsnap/findings"
-	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/snip"
 	"github.com/billsnap/billsnap/internal/termsafe"
@@ -120,7 +119,7 @@ func markdownFields(w io.Writer, n manifest.FieldNotes) {
 	}
 	for _, group := range []struct {
 		label  string
-		fields []ingest.FieldStats
+		fields []manifest.FieldStats
 	}{{"New fields, no typed column (kept in `_raw`)", n.New}, {"Never arrived", n.Absent}} {
 		if len(group.fields) == 0 {
 			continue

@@ -102,7 +102,7 @@ func (s *Sandbox) Served(listName string) ([]Record, error) {
 	for i, r := range l.recs {
 		b := l.enc[i]
 		if p, ok := r.(*ProductPlan); ok {
-			b = s.vary.record(l.table, encode(planView(p, true, true)), nil)
+			b = s.vary.Record(l.table, encode(planView(p, true, true)), nil)
 		}
 		out[i] = Record{ID: l.ids[i], JSON: b}
 	}

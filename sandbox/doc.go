@@ -8,7 +8,8 @@
 // rules 1–14, and an AnswerKey that says what a correct export and
 // reconciliation must give. Faults (ParseFaults) inject latency, server
 // errors, rate limits, broken bodies and connections, and misbehaving pages
-// (NextPage loops and foreign hosts, wrong TotalCounts, drift, oversize pages).
+// (NextPage loops and foreign hosts, wrong TotalCounts, drift, oversize pages),
+// and fields sent otherwise than docs/fields.md assumes (package variants).
 //
 // Tests start it with New and Start("127.0.0.1:0", …); billsnap's sandbox
 // command serves it on a fixed address.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/billsnap/billsnap/sandbox/variants"
 )
 
 // Faults says which failures the sandbox injects. Rates are probabilities
@@ -63,8 +65,8 @@ type Faults struct {
 	Insert, Delete, Move, Oversize  []*Trigger
 	KeyLink, Endless, Claim         []*Trigger
 	ForeignHost                     string
-	Cursor                          []string // lower-case list names paged by cursor
-	Variants                        Variants // fields sent otherwise than docs/fields.md assumes
+	Cursor                          []string          // lower-case list names paged by cursor
+	Variants                        variants.Variants // fields sent otherwise than docs/fields.md assumes
 
 	mu sync.Mutex
 }
@@ -111,11 +113,11 @@ func (f *Faults) set(name, val string) error {
 	}
 	switch name {
 	case "rename":
-		r, err := parseRename(val)
+		r, err := variants.ParseRename(val)
 		f.Variants.Renames = append(f.Variants.Renames, r)
 		return err
 	case "set":
-		st, err := parseSet(val)
+		st, err := variants.ParseSet(val)
 		f.Variants.Sets = append(f.Variants.Sets, st)
 		return err
 	case "latency", "jitter", "retry-after":

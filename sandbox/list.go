@@ -3,6 +3,8 @@ package sandbox
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/billsnap/billsnap/sandbox/variants"
 )
 
 // list is one paged collection as the service serves it: its records in
@@ -15,8 +17,8 @@ type list struct {
 	recs   []any
 	enc    [][]byte
 	ids    []string
-	index  map[string]int // ID -> position, built on first lookup
-	vary   *variator      // nil: every record as docs/fields.md assumes it
+	index  map[string]int     // ID -> position, built on first lookup
+	vary   *variants.Variator // nil: every record as docs/fields.md assumes it
 }
 
 // listDef names a collection and where its records come from.
@@ -70,7 +72,7 @@ func newList(def listDef, d *Dataset) *list {
 }
 
 // encode is the record's JSON as the list sends it, varied.
-func (l *list) encode(r any) []byte { return l.vary.record(l.table, encode(r), nil) }
+func (l *list) encode(r any) []byte { return l.vary.Record(l.table, encode(r), nil) }
 
 // encode is the record's JSON as the service sends it in a list.
 func encode(r any) []byte {

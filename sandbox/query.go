@@ -28,7 +28,7 @@ func (s *Sandbox) queryPlans(r *http.Request) reply {
 			return nil, false
 		}
 		b, _ := json.Marshal(planView(p, charges, pricings))
-		return s.vary.record("product_plans", b, nil), true
+		return s.vary.Record("product_plans", b, nil), true
 	})
 }
 

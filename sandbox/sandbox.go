@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/billsnap/billsnap/sandbox/variants"
 )
 
 // Config is everything a sandbox starts with.
@@ -29,7 +32,7 @@ type Sandbox struct {
 
 	key    string
 	faults *Faults
-	vary   *variator // nil: no field is sent otherwise than docs/fields.md assumes
+	vary   *variants.Variator // nil: no field is sent otherwise than docs/fields.md assumes
 
 	rngMu sync.Mutex
 	rng   *rand.Rand // fault dice and IDs of records created after start
@@ -49,7 +52,7 @@ func New(cfg Config) *Sandbox {
 	for _, def := range listDefs {
 		s.lists[strings.ToLower(def.name)] = newList(def, d)
 	}
-	if s.vary = newVariator(&s.faults.Variants, cfg.Data.Seed, s.lists); s.vary != nil {
+	if s.vary = variants.New(&s.faults.Variants, cfg.Data.Seed, variantLists(s.lists)); s.vary != nil {
 		for _, l := range s.lists {
 			l.vary = s.vary
 			for i := range l.recs {
@@ -96,4 +99,37 @@ func (s *Sandbox) newID() string {
 	s.rngMu.Lock()
 	defer s.rngMu.Unlock()
 	return newGUID(s.rng)
+}
+
+// variantLists are lists as a variants.Variator knows them.
+func variantLists(lists map[string]*list) map[string]variants.List {
+	out := make(map[string]variants.List, len(lists))
+	for name, l := range lists {
+		out[name] = variants.List{Table: l.table, IDs: l.ids}
+	}
+	return out
+}
+
+// FieldKey is what the sandbox sent of one field of an export table
+// (variants.FieldKey).
+type FieldKey = variants.FieldKey
+
+// FieldKeys is what the sandbox sends of each field of each export table
+// now, by table and field as sent (a renamed field under its new name):
+// the answer key of a client's counts. Product plans are counted as the
+// export asks for them, with both nested lists expanded.
+func (s *Sandbox) FieldKeys() map[string]map[string]FieldKey {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t := variants.Tally{}
+	for _, l := range s.lists {
+		for _, r := range l.recs {
+			b := encode(r)
+			if p, ok := r.(*ProductPlan); ok {
+				b, _ = json.Marshal(planView(p, true, true))
+			}
+			s.vary.Record(l.table, b, t)
+		}
+	}
+	return t.Keys()
 }

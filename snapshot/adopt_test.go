@@ -13,7 +13,7 @@ import (
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/modelfile"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -101,7 +101,7 @@ func makeOld(t *testing.T, cfg testCfg) {
 		exec("ALTER TABLE " + tb.Name + " ADD COLUMN _raw JSON")
 		for _, tree := range []string{"parquet", "incomplete"} {
 			glob := filepath.Join(cfg.Out, tree, tb.Name, "*", "*.parquet")
-			exec(fmt.Sprintf("INSERT INTO %s BY NAME %s", tb.Name, readmodel.ParquetRelation(glob)))
+			exec(fmt.Sprintf("INSERT INTO %s BY NAME %s", tb.Name, modelfile.ParquetRelation(glob)))
 		}
 	}
 	exec(`CREATE TABLE runs (id VARCHAR PRIMARY KEY, started TIMESTAMPTZ NOT NULL, finished TIMESTAMPTZ, job VARCHAR NOT NULL,

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/catalog"
-	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // A service that sends assumed fields in other JSON types, each with a
@@ -147,7 +147,7 @@ func checkKey(t *testing.T, sum *Summary, key sandbox.AnswerKey) {
 
 // checkFieldCounts compares what the export counted of each field with
 // what the sandbox sent.
-func checkFieldCounts(t *testing.T, got []ingest.FieldStats, key map[string]map[string]sandbox.FieldKey) {
+func checkFieldCounts(t *testing.T, got []manifest.FieldStats, key map[string]map[string]sandbox.FieldKey) {
 	t.Helper()
 	seen := 0
 	for _, f := range got {
@@ -168,7 +168,7 @@ func checkFieldCounts(t *testing.T, got []ingest.FieldStats, key map[string]map[
 		for f := range fields {
 			// A collection's record ID is the walker's, checked as a
 			// GUID there: not counted as a field.
-			if f != "ID" || slices.ContainsFunc(got, func(s ingest.FieldStats) bool { return s.Table == table && s.Field == "ID" }) {
+			if f != "ID" || slices.ContainsFunc(got, func(s manifest.FieldStats) bool { return s.Table == table && s.Field == "ID" }) {
 				sent++
 			}
 		}
@@ -178,14 +178,14 @@ func checkFieldCounts(t *testing.T, got []ingest.FieldStats, key map[string]map[
 	}
 }
 
-func fieldNamed(fs []ingest.FieldStats, tableColumn string) ingest.FieldStats {
+func fieldNamed(fs []manifest.FieldStats, tableColumn string) manifest.FieldStats {
 	table, column, _ := strings.Cut(tableColumn, ".")
 	for _, f := range fs {
 		if f.Table == table && f.Column == column {
 			return f
 		}
 	}
-	return ingest.FieldStats{}
+	return manifest.FieldStats{}
 }
 
 // dumpStore is every table's id, parent and typed columns, a line per row
@@ -301,13 +301,13 @@ func TestMappedFieldsLandInTheirColumns(t *testing.T) {
 	}
 }
 
-func newField(fs []ingest.FieldStats, table, field string) ingest.FieldStats {
+func newField(fs []manifest.FieldStats, table, field string) manifest.FieldStats {
 	for _, f := range fs {
 		if f.Table == table && f.Field == field && f.New() {
 			return f
 		}
 	}
-	return ingest.FieldStats{}
+	return manifest.FieldStats{}
 }
 
 func rowsOf(sum *Summary, table string) int64 {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/billsnap/billsnap/catalog"
-	"github.com/billsnap/billsnap/ingest"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
@@ -65,7 +65,7 @@ func TestFieldsReadWhatPublishWrote(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := slices.Clone(sum.Fields)
-	ingest.SortFields(want, catalog.Tables())
+	manifest.SortFields(want, catalog.Tables())
 	if len(got) != len(want) || len(want) == 0 {
 		t.Fatalf("%d fields read back, %d published", len(got), len(want))
 	}

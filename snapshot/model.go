@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/billsnap/billsnap/internal/crashpoint"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/modelfile"
 	"github.com/billsnap/billsnap/snapshot/runrec"
 )
 
@@ -16,15 +16,15 @@ import (
 
 // model is the store's read model as the store has it now (its tables
 // change when a snapshot assigns field IDs).
-func (s *Store) model() readmodel.Model {
-	return readmodel.Model{At: s.at, Public: s.publicPath, Tables: s.tables,
-		Trees: []readmodel.ParquetTree{{Link: s.tree.Link, Status: StatusComplete},
+func (s *Store) model() modelfile.Model {
+	return modelfile.Model{At: s.at, Public: s.publicPath, Tables: s.tables,
+		Trees: []modelfile.ParquetTree{{Link: s.tree.Link, Status: StatusComplete},
 			{Link: s.incomplete.Link, Status: StatusIncomplete, Prefix: "incomplete_"}},
 		Records: s.recs, RecordsLink: s.recs.Link(), Runs: s.runs, RowGroupSize: s.duck.RowGroupSize, Log: s.log}
 }
 
 // publishModel makes base, a private DuckDB file holding latest_<table>
-// tables, the next read model (readmodel.Model.Build), which section sec
+// tables, the next read model (modelfile.Model.Build), which section sec
 // publishes once it commits (publishPending). latest is the snapshot its
 // latest_ tables hold ("" when none).
 func (s *Store) publishModel(ctx context.Context, sec *Section, base, latest string) error {
@@ -35,7 +35,7 @@ func (s *Store) publishModel(ctx context.Context, sec *Section, base, latest str
 	return nil
 }
 
-// bind makes the views reconcile reads on conn (readmodel.Model.Bind).
+// bind makes the views reconcile reads on conn (modelfile.Model.Bind).
 func (s *Store) bind(ctx context.Context, conn *sql.Conn, cur, prev string) ([]runrec.File, error) {
 	return s.model().Bind(ctx, conn, cur, prev)
 }
@@ -53,7 +53,7 @@ func (s *Store) markPending(sec *Section) error {
 
 // publishPending shows what a section built, once the state has
 // committed: the records' generation, then the model
-// (readmodel.Model.Show); then removes history's files they no longer
+// (modelfile.Model.Show); then removes history's files they no longer
 // read.
 func (s *Store) publishPending(sec *Section) error {
 	built := sec.built
@@ -94,7 +94,7 @@ func (s *Store) finishPublish(ctx context.Context, sec *Section) error {
 
 // syncModel publishes the state as it is now: the records always; the
 // read model when it is not the one the state asks for
-// (readmodel.Model.Sync).
+// (modelfile.Model.Sync).
 func (s *Store) syncModel(ctx context.Context, sec *Section) error {
 	if err := s.buildRecords(ctx, sec); err != nil {
 		return err

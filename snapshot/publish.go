@@ -12,7 +12,7 @@ import (
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/snapshot/manifest"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/modelfile"
 )
 
 // Summary is a published (or incomplete) snapshot.
@@ -22,7 +22,7 @@ type Summary struct {
 	Started  time.Time
 	Finished time.Time
 	Tables   []manifest.TableStats
-	Fields   []ingest.FieldStats // what the snapshot received of each field
+	Fields   []manifest.FieldStats // what the snapshot received of each field
 }
 
 // Publish finishes the snapshot. Every table has been loaded into the
@@ -155,7 +155,7 @@ func check(st manifest.TableStats, written, distinct int64) error {
 
 // manifest writes the per-table figures, every Parquet file's size and
 // SHA-256, what came of each field, and the status, in tx of the state.
-func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []manifest.TableStats, sums []tableFile, fields []ingest.FieldStats, status string) error {
+func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []manifest.TableStats, sums []tableFile, fields []manifest.FieldStats, status string) error {
 	if err := r.manifestRows(ctx, tx, stats); err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func (r *Run) manifest(ctx context.Context, tx *sql.Tx, stats []manifest.TableSt
 	if err := r.fieldRows(ctx, tx, fields); err != nil {
 		return err
 	}
-	if err := readmodel.RecordColumns(ctx, tx, r.ID, r.s.tables); err != nil {
+	if err := modelfile.RecordColumns(ctx, tx, r.ID, r.s.tables); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, "UPDATE snapshots SET status = ?, finished = ? WHERE id = ?", status, r.s.now().UTC(), r.ID)
@@ -251,7 +251,7 @@ func (p *phases) attrs() []any { return p.list }
 // fieldRows writes what the snapshot received of each field, in tx: one
 // statement, each column a list parameter, as a statement with a
 // parameter a value cost more to bind than the rest of the manifest.
-func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []ingest.FieldStats) error {
+func (r *Run) fieldRows(ctx context.Context, tx *sql.Tx, fields []manifest.FieldStats) error {
 	if len(fields) == 0 {
 		return nil
 	}
@@ -282,7 +282,7 @@ type fieldColumns struct {
 	null, str, number, boolean, object, array, coerced, untyped, repaired []int64
 }
 
-func (c *fieldColumns) add(f ingest.FieldStats) {
+func (c *fieldColumns) add(f manifest.FieldStats) {
 	t := f.Types
 	c.table, c.column, c.field, c.kind = append(c.table, f.Table), append(c.column, f.Column), append(c.field, f.Field), append(c.kind, f.Kind)
 	c.contract, c.example = append(c.contract, f.Contract), append(c.example, f.Example)

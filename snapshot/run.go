@@ -14,6 +14,7 @@ import (
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/snapshot/history"
 	"github.com/billsnap/billsnap/snapshot/load"
+	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -187,7 +188,7 @@ func (r *Run) Sink(table string) extract.Sink { return r.staged.Sink(table) }
 
 // Fields is what the last walk of each collection received of each field,
 // in the order of the tables and their columns.
-func (r *Run) Fields() []ingest.FieldStats { return r.staged.Fields() }
+func (r *Run) Fields() []manifest.FieldStats { return r.staged.Fields() }
 
 // Fail records the snapshot as failed with msg (which must hold no
 // secret), removes its staging, and publishes the read model again (its

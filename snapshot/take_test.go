@@ -129,7 +129,9 @@ func TestLoadMemoryLimit(t *testing.T) {
 // snapshot fails naming the key, and nothing is published.
 func TestALoadOutOfMemoryRaisesTheLimit(t *testing.T) {
 	t.Parallel()
-	srv := sandboxtest.Start(t, sandbox.Options{Seed: 5, Customers: 150}, "")
+	// (customers enough that a load needs more than 8MB: the latest_
+	// tables hold no _raw)
+	srv := sandboxtest.Start(t, sandbox.Options{Seed: 5, Customers: 1500}, "")
 	for _, tc := range []struct{ ceiling, fails string }{{"256MB", ""}, {"8MB", "config key duckdb.memory_limit"}} {
 		cfg := testConfig(srv, t.TempDir())
 		cfg.Parquet.RowsPerFile = 1_000_000

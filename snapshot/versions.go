@@ -12,7 +12,7 @@ import (
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/snapshot/history"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/snapshot/modelfile"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 
@@ -47,8 +47,7 @@ func (r *Run) stepTable(table string) error {
 	}
 	defer conn.Close()
 	in := r.s.stepInput(t, r.ID, history.TimeOf(r.Started), r.heads[table], r.s.at.History())
-	in.Rows = fmt.Sprintf("SELECT id, CAST(_raw AS JSON) AS _raw FROM read_parquet(%s)",
-		state.SQLString(filepath.Join(r.stage(), table, "*.parquet")))
+	in.Rows = fmt.Sprintf("SELECT id, _raw FROM read_parquet(%s)", state.SQLString(filepath.Join(r.stage(), table, "*.parquet")))
 	step, err := history.Take(context.Background(), conn, in)
 	if err != nil {
 		return err
@@ -85,10 +84,10 @@ func (r *Run) stageHistory() error {
 // Rows are id's Parquet in the tree.
 func (s *Store) stepInput(t catalog.Table, id string, at time.Time, head history.Head, root string) history.Input {
 	in := history.Input{Table: t, To: id, At: at, Root: root,
-		Rows: readmodel.ParquetRelation(filepath.Join(s.partitionDir(t.Name, id), "*.parquet"))}
+		Rows: modelfile.ParquetText(filepath.Join(s.partitionDir(t.Name, id), "*.parquet"))}
 	if head.Snapshot != "" {
 		in.Previous = head.Snapshot
-		in.PreviousRows = readmodel.ParquetRelation(filepath.Join(s.partitionDir(t.Name, head.Snapshot), "*.parquet"))
+		in.PreviousRows = modelfile.ParquetText(filepath.Join(s.partitionDir(t.Name, head.Snapshot), "*.parquet"))
 		in.PreviousIndex = history.File(s.at.History(), history.Current, t.Name, head.Snapshot)
 	}
 	return in

@@ -15,6 +15,7 @@ import (
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/guard"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
 
 // checkRule refuses a waiver of a rule that does not exist.
@@ -76,7 +77,7 @@ func (s *Server) lift(r *http.Request, a ledger.Actor, id string) (ledger.Made, 
 }
 
 // signOff signs off the reconciliation (snap, period) for a, when r's
-// user may sign off and its period's flux review is explained (checkFlux);
+// user may sign off and its period's flux review is explained (fluxreview.Reviewer.Check);
 // with identity, the name signed is the user's.
 func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, period, name, role, comment string) (ledger.Signed, error) {
 	if err := s.mayWrite(r, access.RoleSignOff, &a); err != nil {
@@ -85,14 +86,14 @@ func (s *Server) signOff(r *http.Request, db *sql.DB, a ledger.Actor, snap, peri
 	if a.Auth != access.None {
 		name = a.By
 	}
-	rc, _, err := findRecon(r.Context(), db, snap, period)
+	rc, _, err := recon.Find(r.Context(), db, snap, period)
 	if err != nil {
 		return ledger.Signed{}, err
 	}
-	if err := s.checkFlux(r.Context(), db, rc); err != nil {
+	if err := s.review().Check(r.Context(), db, rc); err != nil {
 		return ledger.Signed{}, err
 	}
-	so, err := signOffOf(r.Context(), db, rc, s.ruleIDs())
+	so, err := recon.SignOffOf(r.Context(), db, rc, s.ruleIDs())
 	if err != nil {
 		return ledger.Signed{}, err
 	}
@@ -112,7 +113,7 @@ func actionStatus(err error) int {
 	var nr *reconcile.NotReconciledError
 	var us *reconcile.UnknownSnapshotError
 	var denied *access.DeniedError
-	var conflict *ConflictError
+	var conflict *recon.ConflictError
 	var closed *ledger.ClosedError
 	var unnamed *UnnamedError
 	var unattributed *UnattributedError

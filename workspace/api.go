@@ -16,6 +16,7 @@ import (
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/guard"
+	"github.com/billsnap/billsnap/workspace/recon"
 	"github.com/billsnap/billsnap/workspace/record"
 )
 
@@ -53,7 +54,7 @@ func (s *Server) apiSnapshots(w http.ResponseWriter, r *http.Request, db *sql.DB
 		out = append(out, a)
 	}
 	for i := range out {
-		rcs, err := reconsOf(r.Context(), db, out[i].ID)
+		rcs, err := recon.Of(r.Context(), db, out[i].ID)
 		if err != nil {
 			s.fail(w, r, http.StatusInternalServerError, err)
 			return
@@ -139,7 +140,7 @@ func (s *Server) markPending(v *record.View) error {
 		if h.Snapshot != v.Findings[0].Snapshot {
 			break
 		}
-		_, ok := pendingOf(findings.Finding{Rule: h.Rule, EntityID: v.ID, Status: h.Status}, st)
+		_, ok := recon.PendingOf(findings.Finding{Rule: h.Rule, EntityID: v.ID, Status: h.Status}, st)
 		h.Pending = ok && !h.Waived
 	}
 	return nil

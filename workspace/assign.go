@@ -13,6 +13,7 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/workspace/guard"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
 
 // assignIn is what an assignment asks: one finding (rule and entity_id)
@@ -55,7 +56,7 @@ func (s *Server) assign(r *http.Request, db *sql.DB, a ledger.Actor, in assignIn
 	if err := s.checkAssign(r, &a, in); err != nil {
 		return 0, nil, err
 	}
-	rc, _, _, err := shownRecon(r.Context(), db, "", "")
+	rc, _, _, err := recon.Shown(r.Context(), db, "", "")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -111,12 +112,12 @@ func (s *Server) checkAssign(r *http.Request, a *ledger.Actor, in assignIn) erro
 // assigned are the findings of rc an assignment gives: the one it names
 // (an unknown rule or record is an *UnknownError), or those its filter
 // keeps.
-func (s *Server) assigned(r *http.Request, db *sql.DB, rc recon, in assignIn) ([]findings.Finding, error) {
+func (s *Server) assigned(r *http.Request, db *sql.DB, rc recon.Recon, in assignIn) ([]findings.Finding, error) {
 	if in.Filter == nil {
 		if !slices.Contains(s.ruleIDs(), in.Rule) {
 			return nil, &UnknownError{Msg: fmt.Sprintf("assignment: no rule %q", in.Rule)}
 		}
-		list, _, err := listFindings(r.Context(), db, filter{Rule: in.Rule, Q: in.EntityID, Page: 1}, rc.Snapshot.ID, rc.Period, nil, 0)
+		list, _, err := recon.List(r.Context(), db, recon.Filter{Rule: in.Rule, Q: in.EntityID, Page: 1}, rc.Snapshot.ID, rc.Period, nil, 0)
 		i := slices.IndexFunc(list, func(f findings.Finding) bool { return f.EntityID == in.EntityID })
 		if err == nil && i < 0 {
 			return nil, &UnknownError{Msg: fmt.Sprintf("assignment: no finding of rule %s names record %q in the latest reconciliation (%s)", in.Rule, in.EntityID, rc.Snapshot.ID)}
@@ -127,7 +128,7 @@ func (s *Server) assigned(r *http.Request, db *sql.DB, rc recon, in assignIn) ([
 		return list[i : i+1], nil
 	}
 	ff := in.Filter
-	f, err := parseFilter(map[string][]string{"rule": {ff.Rule}, "severity": {ff.Severity}, "status": {ff.Status},
+	f, err := recon.ParseFilter(map[string][]string{"rule": {ff.Rule}, "severity": {ff.Severity}, "status": {ff.Status},
 		"currency": {ff.Currency}, "q": {ff.Q}, "assignee": {ff.Assignee}})
 	if err != nil {
 		return nil, &ledger.InvalidError{Msg: "assignment: filter: " + err.Error()}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/hostile"
+	"github.com/billsnap/billsnap/workspace/changes"
 	"github.com/billsnap/billsnap/workspace/record"
 )
 
@@ -79,13 +80,13 @@ func (c *changedStore) want() []string {
 
 // apiChangesOut is /api/changes's answer.
 type apiChangesOut struct {
-	Snapshot string         `json:"snapshot_id"`
-	Previous string         `json:"previous_snapshot_id"`
-	Tables   []apiStepTable `json:"tables"`
-	Total    int            `json:"total"`
-	Page     int            `json:"page"`
-	Pages    int            `json:"pages"`
-	Changes  []changeRow    `json:"changes"`
+	Snapshot string                `json:"snapshot_id"`
+	Previous string                `json:"previous_snapshot_id"`
+	Tables   []changes.TableCounts `json:"tables"`
+	Total    int                   `json:"total"`
+	Page     int                   `json:"page"`
+	Pages    int                   `json:"pages"`
+	Changes  []changes.Row         `json:"changes"`
 }
 
 var (
@@ -103,7 +104,7 @@ func TestTheOverviewCountsTheLatestChanges(t *testing.T) {
 	var got apiChangesOut
 	getJSON(t, srv, "/api/changes", &got)
 	if got.Snapshot != c.second || got.Previous == "" || got.Total != 5 || !slices.Contains(got.Tables,
-		apiStepTable{Table: "customers", Inserted: 1, Updated: 3, Deleted: 1}) {
+		changes.TableCounts{Table: "customers", Inserted: 1, Updated: 3, Deleted: 1}) {
 		t.Errorf("/api/changes: %+v", got)
 	}
 	var listed []string

@@ -18,13 +18,14 @@ import (
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/money"
 	"github.com/billsnap/billsnap/sandbox"
+	"github.com/billsnap/billsnap/workspace/fluxreview"
 )
 
 // fluxOfAPI gets the flux review of period as user.
-func fluxOfAPI(t *testing.T, send func(call) answer, period string) apiFlux {
+func fluxOfAPI(t *testing.T, send func(call) answer, period string) fluxreview.API {
 	t.Helper()
 	a := send(as("dana", call{path: "/api/flux?period=" + period}))
-	var v apiFlux
+	var v fluxreview.API
 	if a.status != http.StatusOK || json.Unmarshal([]byte(a.body), &v) != nil {
 		t.Fatalf("GET /api/flux?period=%s: %d %s", period, a.status, a.body)
 	}
@@ -32,7 +33,7 @@ func fluxOfAPI(t *testing.T, send func(call) answer, period string) apiFlux {
 }
 
 // fluxLine is the line of measure in cur, or nil.
-func fluxLine(v apiFlux, measure, cur string) *apiFluxLine {
+func fluxLine(v fluxreview.API, measure, cur string) *fluxreview.APILine {
 	for i := range v.Lines {
 		if v.Lines[i].Measure == measure && v.Lines[i].Currency == cur {
 			return &v.Lines[i]

@@ -9,12 +9,13 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/worklist"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
 
 type findingsPage struct {
-	F          filter
-	Recon      recon
-	Others     []recon
+	F          recon.Filter
+	Recon      recon.Recon
+	Others     []recon.Recon
 	Findings   []findingRow
 	Total      int
 	First      int // the first finding's place on this page, from 1
@@ -54,7 +55,7 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		s.fail(w, r, http.StatusBadRequest, err)
 		return
 	}
-	rc, all, note, err := shownRecon(r.Context(), db, f.Snapshot, f.Period)
+	rc, all, note, err := recon.Shown(r.Context(), db, f.Snapshot, f.Period)
 	if err != nil {
 		s.failStore(w, r, err)
 		return
@@ -68,9 +69,9 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	fc, err := readFacets(r.Context(), db, rc.Snapshot.ID, rc.Period)
+	fc, err := recon.ReadFacets(r.Context(), db, rc.Snapshot.ID, rc.Period)
 	if err == nil {
-		fc.Snapshots, err = reconciledSnapshots(r.Context(), db)
+		fc.Snapshots, err = recon.ReconciledSnapshots(r.Context(), db)
 	}
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
@@ -78,8 +79,8 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	}
 	p := findingsPage{F: f, Recon: rc, Note: note, Others: all, Total: total, First: (f.Page-1)*s.o.PageSize + 1,
 		Pages: (total + s.o.PageSize - 1) / s.o.PageSize, Rules: s.o.Reconcile.Rules, Severities: findings.Severities(),
-		Statuses: filterStatuses[1:], Currencies: fc.Currencies, Snapshots: fc.Snapshots, CSV: "/findings.csv?" + f.query("page", ""),
-		XLSX: "/findings.xlsx?" + f.query("page", ""), Back: "/findings?" + string(f.query()), Queue: name}
+		Statuses: recon.Statuses[1:], Currencies: fc.Currencies, Snapshots: fc.Snapshots, CSV: "/findings.csv?" + f.Query("page", ""),
+		XLSX: "/findings.xlsx?" + f.Query("page", ""), Back: "/findings?" + string(f.Query()), Queue: name}
 	st, err := s.standing()
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
@@ -87,17 +88,17 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	}
 	for _, fd := range list {
 		row := findingRow{Finding: fd, Title: s.rule(fd.Rule).Title, Work: wk.Of(fd)}
-		if wv, ok := pendingOf(fd, st); ok {
+		if wv, ok := recon.PendingOf(fd, st); ok {
 			row.Waiver, row.Pending = wv, true
 			p.Pending++
 		}
 		p.Findings = append(p.Findings, row)
 	}
 	if f.Page > 1 {
-		p.Prev = "/findings?" + f.query("page", fmt.Sprint(f.Page-1))
+		p.Prev = "/findings?" + f.Query("page", fmt.Sprint(f.Page-1))
 	}
 	if f.Page < p.Pages {
-		p.Next = "/findings?" + f.query("page", fmt.Sprint(f.Page+1))
+		p.Next = "/findings?" + f.Query("page", fmt.Sprint(f.Page+1))
 	}
 	p.Sorts = sortLinks(f)
 	s.render(w, r, http.StatusOK, "findings", p)
@@ -105,7 +106,7 @@ func (s *Server) findings(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 
 // sortLinks are the list's headings: a click sorts by the column, a
 // second one turns the order.
-func sortLinks(f filter) []sortLink {
+func sortLinks(f recon.Filter) []sortLink {
 	cols := [][2]string{{"rule", "Rule"}, {"severity", "Severity"}, {"status", "Status"}, {"entity_id", "Record"},
 		{"amount", "Amount"}, {"currency", "Currency"}, {"detail", "Detail"}, {"first_seen", "First seen"}}
 	out := make([]sortLink, len(cols))
@@ -119,7 +120,7 @@ func sortLinks(f filter) []sortLink {
 				arrow = "▼"
 			}
 		}
-		out[i] = sortLink{Column: c[0], Label: c[1], Arrow: arrow, URL: "/findings?" + f.query("sort", c[0], "dir", dir, "page", "")}
+		out[i] = sortLink{Column: c[0], Label: c[1], Arrow: arrow, URL: "/findings?" + f.Query("sort", c[0], "dir", dir, "page", "")}
 	}
 	return out
 }
@@ -156,8 +157,8 @@ func (s *Server) download(format string) func(http.ResponseWriter, *http.Request
 
 // filtered is a report of the findings f keeps (those of assignee name,
 // when not ""), in f's order, and their work.
-func (s *Server) filtered(r *http.Request, db *sql.DB, f filter, name string) (*findings.Report, work, error) {
-	rc, _, _, err := shownRecon(r.Context(), db, f.Snapshot, f.Period)
+func (s *Server) filtered(r *http.Request, db *sql.DB, f recon.Filter, name string) (*findings.Report, work, error) {
+	rc, _, _, err := recon.Shown(r.Context(), db, f.Snapshot, f.Period)
 	if err != nil {
 		return nil, work{}, err
 	}

@@ -4,15 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"html/template"
 	"net/http"
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/reconcile"
-	"github.com/billsnap/billsnap/reports"
-	"github.com/billsnap/billsnap/snapshot/manifest"
-	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/workspace/changes"
+	"github.com/billsnap/billsnap/workspace/closing"
+	"github.com/billsnap/billsnap/workspace/overview"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
 
 func (s *Server) routes() {
@@ -109,220 +109,57 @@ type attempt struct{ err error }
 type attemptKey struct{}
 
 // ruleIDs are the rules' IDs in their order.
-func (s *Server) ruleIDs() []string {
-	ids := make([]string, len(s.o.Reconcile.Rules))
-	for i, r := range s.o.Reconcile.Rules {
-		ids[i] = r.ID
-	}
-	return ids
-}
+func (s *Server) ruleIDs() []string { return recon.RuleIDs(s.o.Reconcile.Rules) }
 
-// rule returns the rule with the given ID; an unknown one (a user rule
-// since removed) is shown by its ID.
-func (s *Server) rule(id string) findings.Rule {
-	for _, r := range s.o.Reconcile.Rules {
-		if r.ID == id {
-			return r
-		}
-	}
-	return findings.Rule{ID: id, Title: id}
-}
+// rule returns the rule with the given ID (recon.Rule).
+func (s *Server) rule(id string) findings.Rule { return recon.Rule(s.o.Reconcile.Rules, id) }
 
+// overviewPage is the overview as its page shows it: the
+// reconciliation's figures (overview.Page), the period's close and the
+// latest changes.
 type overviewPage struct {
-	Recon         recon
-	Others        []recon // the snapshot's other reconciliations
-	Verdict       string
-	Rules         []overviewRule
-	Totals        []currencyLine
-	Dash          dashboard     // the tiles and charts at the top
-	Counts        template.HTML // the open findings per snapshot of the trend, by severity
-	TrendPoints   int           // reconciliations in the trend: one draws no line, and says so
-	Notes         manifest.FieldNotes
-	Incomplete    []manifest.TableStats
-	SignOffs      []signOffView
-	Latest        *signOffView // the period's newest sign-off, of any snapshot
-	Close         *closeView   // the period's close, when it is closed
-	Reopens       []ledger.Entry
-	NotReconciled string
-	Note          string    // why the reconciliation shown is not the latest snapshot's
-	Pending       int       // open findings waived since this reconciliation
-	NoAmount      bool      // a line whose findings carry no money shows "—"
-	Nameless      int       // open findings whose customer's name is not known
-	Changes       *stepView // the latest complete snapshot's changes
-}
-
-type overviewRule struct {
-	Rule    findings.Rule
-	Lines   []ruleLine
-	Pending int // its open findings waived since this reconciliation
-}
-
-// ruleLine is a rule's findings in one currency: Open counts the open
-// findings not waived; NoAmount, that they carry no money (the rules that
-// name a record, not a sum: their amount is 0), so "—" shows, not 0.00.
-type ruleLine struct {
-	ruleTotal
-	Open     int
-	NoAmount bool
-}
-
-type currencyLine struct {
-	Currency   string
-	Net, Gross string // "—" when the open findings carry no money
-}
-
-type signOffView struct {
-	ledger.Signed
-	Changed bool // the findings differ from what was signed
-	Current bool // it signs this very reconciliation
+	overview.Page
+	Close   *closing.View // the period's close, when it is closed
+	Reopens []ledger.Entry
+	Changes *changes.Step // the latest complete snapshot's changes
 }
 
 // overview shows the latest reconciliation (or the one asked for).
 func (s *Server) overview(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	ctx := r.Context()
-	rc, all, note, err := shownRecon(ctx, db, r.FormValue("snapshot"), r.FormValue("period"))
+	rc, all, note, err := recon.Shown(ctx, db, r.FormValue("snapshot"), r.FormValue("period"))
 	var nr *reconcile.NotReconciledError
 	if errors.As(err, &nr) {
-		s.render(w, r, http.StatusOK, "overview", overviewPage{NotReconciled: nr.Error(), Recon: recon{Snapshot: findings.SnapshotInfo{ID: nr.Snapshot}}})
+		s.render(w, r, http.StatusOK, "overview", overviewPage{Page: overview.Page{NotReconciled: nr.Error(), Recon: recon.Recon{Snapshot: findings.SnapshotInfo{ID: nr.Snapshot}}}})
 		return
 	}
 	if err != nil {
 		s.failStore(w, r, err)
 		return
 	}
-	p := overviewPage{Recon: rc, Note: note}
+	p := overviewPage{Page: overview.Page{Recon: rc, Note: note}}
 	for _, o := range all {
 		if o.Period != rc.Period {
 			p.Others = append(p.Others, o)
 		}
 	}
-	if err := s.fillOverview(r, db, &p); err != nil {
+	if err := s.fillOverview(ctx, db, &p); err != nil {
 		s.failStore(w, r, err)
 		return
 	}
 	s.render(w, r, http.StatusOK, "overview", p)
 }
 
-// fillOverview reads the totals, trend, notes and sign-offs of p.Recon.
-func (s *Server) fillOverview(r *http.Request, db *sql.DB, p *overviewPage) error {
-	ctx := r.Context()
-	rows, wk, err := s.overviewRows(ctx, db, p.Recon)
-	if err != nil {
-		return err
+// fillOverview reads p's figures (overview.Reader.Fill), the latest
+// complete snapshot's changes and the period's close.
+func (s *Server) fillOverview(ctx context.Context, db *sql.DB, p *overviewPage) error {
+	rd := overview.Reader{Ledger: s.o.Ledger, Now: s.o.Now, Rules: s.o.Reconcile.Rules, Trend: s.o.Trend, Flux: &s.flux, FluxOptions: s.o.Flux}
+	err := rd.Fill(ctx, db, &p.Page)
+	if err == nil {
+		p.Changes, err = changes.Overview(ctx, db)
 	}
-	ts := readmodel.OverviewTotals(rows, s.ruleIDs())
-	open := 0
-	p.Verdict = "OK"
-	if p.Recon.Material {
-		p.Verdict = "MATERIAL"
+	if err == nil {
+		p.Close, p.Reopens, err = s.closer().State(ctx, db, p.Recon.Period)
 	}
-	for _, t := range ts {
-		if t.Rule == findings.IncompleteRule && t.Count > 0 {
-			p.Verdict = "UNTRUSTED"
-		}
-		if n := len(p.Rules); n == 0 || p.Rules[n-1].Rule.ID != t.Rule {
-			p.Rules = append(p.Rules, overviewRule{Rule: s.rule(t.Rule)})
-		}
-		l := ruleLine{ruleTotal: t, Open: t.Count - t.Waived}
-		l.NoAmount = l.Open > 0 && t.Gross == 0
-		open += l.Open
-		p.NoAmount = p.NoAmount || l.NoAmount
-		p.Rules[len(p.Rules)-1].Lines = append(p.Rules[len(p.Rules)-1].Lines, l)
-	}
-	// The header's count is the rules table's Open added up, so that the
-	// two agree even for a reconciliation stored when its count took the
-	// waived findings in.
-	p.Recon.Findings = open
-	p.Totals = totalLines(ts)
-	if p.Nameless, err = readmodel.Nameless(ctx, db, p.Recon.Snapshot.ID, p.Recon.Period, findings.IncompleteRule); err != nil {
-		return err
-	}
-	pend := readmodel.OverviewPending(rows)
-	for i := range p.Rules {
-		p.Rules[i].Pending = pend[p.Rules[i].Rule.ID]
-		p.Pending += p.Rules[i].Pending
-	}
-	period, _ := findings.ParsePeriod(p.Recon.Period)
-	if p.Recon.Period == "" {
-		period = nil
-	}
-	trend, err := reconcile.Trend(ctx, db, period, p.Recon.Snapshot, max(s.o.Trend, 2))
-	if err != nil {
-		return err
-	}
-	p.TrendPoints = len(trend)
-	p.Counts, _ = reports.TrendCharts(trend)
-	if err := s.fillDashboard(ctx, db, p, rows, wk, trend); err != nil {
-		return err
-	}
-	tables, err := readmodel.Manifest(ctx, db, p.Recon.Snapshot.ID)
-	if err != nil {
-		return err
-	}
-	fields, err := readmodel.Fields(ctx, db, p.Recon.Snapshot.ID)
-	if err != nil {
-		return err
-	}
-	p.Notes = manifest.Notes(fields, tables)
-	if p.Changes, err = overviewChanges(ctx, db); err != nil {
-		return err
-	}
-	for _, t := range tables {
-		if !t.Complete || t.Problem != "" {
-			p.Incomplete = append(p.Incomplete, t)
-		}
-	}
-	if err := s.fillSignOffs(r, db, p); err != nil {
-		return err
-	}
-	p.Close, p.Reopens, err = s.periodClose(ctx, db, p.Recon.Period)
 	return err
-}
-
-// totalLines are ts's totals per currency; a currency whose open,
-// unwaived findings carry no money says "—".
-func totalLines(ts []ruleTotal) []currencyLine {
-	totals, open := currencyTotals(ts), map[string]int{}
-	for _, t := range ts {
-		open[t.Currency] += t.Count - t.Waived
-	}
-	var out []currencyLine
-	for _, c := range findings.Currencies(totals) {
-		l := currencyLine{Currency: c, Net: totals[c].Net.Grouped(), Gross: totals[c].Gross.Grouped()}
-		if open[c] > 0 && totals[c].Gross == 0 {
-			l.Net, l.Gross = findings.NoMoney, findings.NoMoney
-		}
-		out = append(out, l)
-	}
-	return out
-}
-
-// fillSignOffs lists the sign-offs of the period, marking those whose
-// findings are no longer what they signed.
-func (s *Server) fillSignOffs(r *http.Request, db *sql.DB, p *overviewPage) error {
-	entries, err := s.o.Ledger.Read()
-	if err != nil {
-		return err
-	}
-	var ofPeriod []ledger.Signed
-	for _, so := range ledger.Fold(entries).SignOffs {
-		if so.Period == p.Recon.Period {
-			ofPeriod = append(ofPeriod, so)
-		}
-	}
-	if len(ofPeriod) == 0 {
-		return nil
-	}
-	d, _, err := digest(r.Context(), db, p.Recon)
-	if err != nil {
-		return err
-	}
-	for _, so := range ofPeriod {
-		v := signOffView{Signed: so, Current: so.Snapshot == p.Recon.Snapshot.ID, Changed: so.Digest != d}
-		if v.Current {
-			p.SignOffs = append(p.SignOffs, v)
-		}
-		p.Latest = &v
-	}
-	return nil
 }

@@ -4,48 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
-	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
 
-// A waiver made here shows at once: the findings it names are marked
-// waived, pending the next reconciliation, which applies it to the totals
-// and to materiality. What follows finds those waivers.
-
-// standing are the ledger's waivers that stand and apply today, by
-// readmodel.WaiverKey.
+// standing are the ledger's waivers that stand and apply today
+// (recon.Standing).
 func (s *Server) standing() (map[string]ledger.Made, error) {
-	entries, err := s.o.Ledger.Read()
-	if err != nil {
-		return nil, err
-	}
-	today := s.o.Now().UTC().Format(time.DateOnly)
-	out := map[string]ledger.Made{}
-	for _, m := range ledger.Fold(entries).Standing() {
-		if m.Expires >= today {
-			out[readmodel.WaiverKey(m.Rule, m.EntityID)] = m
-		}
-	}
-	return out, nil
-}
-
-// pendingOf is the standing waiver that names f when f's reconciliation
-// came before it: f is open and not waived there.
-func pendingOf(f findings.Finding, st map[string]ledger.Made) (*findings.Waiver, bool) {
-	if f.Waiver != nil || f.Status == findings.StatusResolved {
-		return nil, false
-	}
-	m, ok := st[readmodel.WaiverKey(f.Rule, f.EntityID)]
-	if !ok {
-		return nil, false
-	}
-	expires, _ := time.Parse(time.DateOnly, m.Expires)
-	return &findings.Waiver{Rule: m.Rule, EntityID: m.EntityID, Reason: m.Reason, Owner: m.Owner,
-		Expires: findings.Date{Time: expires}, ID: m.ID, By: m.By}, true
+	return recon.Standing(s.o.Ledger, s.o.Now())
 }
 
 // UnnamedError is a waiver of a rule and record that no finding of the

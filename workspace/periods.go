@@ -9,13 +9,37 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/billsnap/billsnap/access"
 	"github.com/billsnap/billsnap/evidence"
 	"github.com/billsnap/billsnap/internal/buildinfo"
 	"github.com/billsnap/billsnap/ledger"
 	"github.com/billsnap/billsnap/snapshot"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
+	"github.com/billsnap/billsnap/workspace/closing"
 	"github.com/billsnap/billsnap/workspace/guard"
 )
+
+// closer is the workspace's Closer: its ledger, store, rules and flux
+// review.
+func (s *Server) closer() closing.Closer {
+	return closing.Closer{Ledger: s.o.Ledger, Log: s.o.Log, Now: s.o.Now, Store: s.o.Store, Rules: s.o.Reconcile.Rules, Flux: s.review().ForReports}
+}
+
+// closePeriod closes period for a, when r's user may (Closer.Close).
+func (s *Server) closePeriod(r *http.Request, db *sql.DB, a ledger.Actor, period, comment string) (ledger.Closed, error) {
+	if err := s.mayWrite(r, access.RoleClose, &a); err != nil {
+		return ledger.Closed{}, err
+	}
+	return s.closer().Close(r.Context(), db, a, period, comment)
+}
+
+// reopenPeriod reopens period for reason, when r's user may close.
+func (s *Server) reopenPeriod(r *http.Request, a ledger.Actor, period, reason string) (ledger.Closed, error) {
+	if err := s.mayWrite(r, access.RoleClose, &a); err != nil {
+		return ledger.Closed{}, err
+	}
+	return s.closer().Reopen(a, period, reason)
+}
 
 // apiClose is a close as the API shows it.
 type apiClose struct {
@@ -47,7 +71,7 @@ type apiPeriodState struct {
 // period's reopenings.
 func (s *Server) apiPeriod(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	period := r.PathValue("period")
-	v, reopens, err := s.periodClose(r.Context(), db, period)
+	v, reopens, err := s.closer().State(r.Context(), db, period)
 	if err != nil {
 		s.failStore(w, r, err)
 		return

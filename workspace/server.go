@@ -19,8 +19,10 @@
 // It reads the read model through snapshot/readmodel: the findings list's
 // filter and sort become that package's Filter and Order. It shows what a
 // waiver made since the last reconciliation changes (pending). It answers
-// through package guard and reads one record through package record, both
-// below it.
+// through package guard and reads one record through package record; the
+// reconciliations it reads are package recon's, and its rooms (overview,
+// closing, fluxreview, changes) read what their pages show; all stand
+// below it and import none of it.
 package workspace
 
 import (
@@ -40,7 +42,9 @@ import (
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
 	"github.com/billsnap/billsnap/worklist"
+	"github.com/billsnap/billsnap/workspace/closing"
 	"github.com/billsnap/billsnap/workspace/guard"
+	"github.com/billsnap/billsnap/workspace/overview"
 )
 
 // Options configure a workspace.
@@ -100,7 +104,7 @@ type Server struct {
 	model *readModel
 	mux   *http.ServeMux
 	g     *guard.Guard
-	flux  fluxCache // the overview's flux lines, per read model
+	flux  overview.Cache // the overview's flux lines, per read model
 }
 
 // New makes the workspace of o.
@@ -125,7 +129,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s.g = g
-	o.Ledger.Covering((&covering{root: o.Store.Out, sets: map[string]map[[2]string]bool{}}).covers)
+	o.Ledger.Covering(closing.NewCovering(o.Store.Out).Covers)
 	s.routes()
 	return s, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/worklist"
 	"github.com/billsnap/billsnap/workspace/guard"
+	"github.com/billsnap/billsnap/workspace/recon"
 )
 
 // work is what the work of a reconciliation's findings is read from.
@@ -28,14 +29,9 @@ func (s *Server) assignments() (map[ledger.AssignKey]ledger.Assigned, error) {
 	return ledger.Assignments(entries), nil
 }
 
-// workOf reads the work of reconciliation rc's findings.
-func (s *Server) workOf(ctx context.Context, db *sql.DB, rc recon) (work, error) {
-	entries, err := s.o.Ledger.Read()
-	if err != nil {
-		return work{}, err
-	}
-	started, err := readmodel.SnapshotStarts(ctx, db)
-	return worklist.Read(entries, started, rc.AsOf), err
+// workOf reads the work of reconciliation rc's findings (recon.WorkOf).
+func (s *Server) workOf(ctx context.Context, db *sql.DB, rc recon.Recon) (work, error) {
+	return recon.WorkOf(ctx, db, s.o.Ledger, rc)
 }
 
 // me is who "me" is in r: the identity, else the name this browser last
@@ -86,7 +82,7 @@ func aging(list []findings.Finding, w work, st map[string]ledger.Made) []agingBu
 	counts := map[string]int{}
 	totals := map[string]map[string]sums{}
 	for _, f := range list {
-		if _, pending := pendingOf(f, st); f.Status == findings.StatusResolved || f.Waiver != nil || pending {
+		if _, pending := recon.PendingOf(f, st); f.Status == findings.StatusResolved || f.Waiver != nil || pending {
 			continue
 		}
 		b := worklist.Bucket(w.Of(f).AgeDays)
@@ -115,12 +111,12 @@ func aging(list []findings.Finding, w work, st map[string]ledger.Made) []agingBu
 // findings (snapshot and period as /api/findings takes them).
 func (s *Server) apiAging(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	q := r.URL.Query()
-	rc, _, _, err := shownRecon(r.Context(), db, q.Get("snapshot"), q.Get("period"))
+	rc, _, _, err := recon.Shown(r.Context(), db, q.Get("snapshot"), q.Get("period"))
 	if err != nil {
 		s.failStore(w, r, err)
 		return
 	}
-	list, _, err := listFindings(r.Context(), db, filter{Status: "open", Page: 1}, rc.Snapshot.ID, rc.Period, nil, 0)
+	list, _, err := recon.List(r.Context(), db, recon.Filter{Status: "open", Page: 1}, rc.Snapshot.ID, rc.Period, nil, 0)
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
@@ -138,25 +134,25 @@ func (s *Server) apiAging(w http.ResponseWriter, r *http.Request, db *sql.DB) {
 	writeJSON(w, http.StatusOK, map[string]any{"snapshot_id": rc.Snapshot.ID, "period": rc.Period, "as_of": rc.AsOf, "buckets": aging(list, wk, st)})
 }
 
-// listWork is listFindings with the filter's assignee (name, "me"
+// listWork is recon.List with the filter's assignee (name, "me"
 // resolved) applied: the findings of rc that f keeps, one page of n (0:
 // all), how many f keeps in all, and their work.
-func (s *Server) listWork(ctx context.Context, db *sql.DB, f filter, name string, rc recon, n int) ([]findings.Finding, int, work, error) {
+func (s *Server) listWork(ctx context.Context, db *sql.DB, f recon.Filter, name string, rc recon.Recon, n int) ([]findings.Finding, int, work, error) {
 	wk, err := s.workOf(ctx, db, rc)
 	if err != nil {
 		return nil, 0, wk, err
 	}
 	if name != "" {
-		f.keys = assignedKeys(wk, name)
+		f.Keys = assignedKeys(wk, name)
 	}
-	list, total, err := listFindings(ctx, db, f, rc.Snapshot.ID, rc.Period, s.ruleIDs(), n)
+	list, total, err := recon.List(ctx, db, f, rc.Snapshot.ID, rc.Period, s.ruleIDs(), n)
 	return list, total, wk, err
 }
 
 // parseWorkFilter is r's filter and the assignee it asks for, "me"
 // resolved.
-func (s *Server) parseWorkFilter(r *http.Request) (filter, string, error) {
-	f, err := parseFilter(r.URL.Query())
+func (s *Server) parseWorkFilter(r *http.Request) (recon.Filter, string, error) {
+	f, err := recon.ParseFilter(r.URL.Query())
 	if err != nil {
 		return f, "", err
 	}
@@ -166,12 +162,12 @@ func (s *Server) parseWorkFilter(r *http.Request) (filter, string, error) {
 
 // hasQueue tells whether r's user has open findings of rc assigned to
 // them: their queue is then their default findings page.
-func (s *Server) hasQueue(r *http.Request, db *sql.DB, rc recon) bool {
+func (s *Server) hasQueue(r *http.Request, db *sql.DB, rc recon.Recon) bool {
 	name := me(r)
 	if name == "" {
 		return false
 	}
-	list, total, _, err := s.listWork(r.Context(), db, filter{Status: "open", Page: 1}, name, rc, 1)
+	list, total, _, err := s.listWork(r.Context(), db, recon.Filter{Status: "open", Page: 1}, name, rc, 1)
 	return err == nil && total > 0 && len(list) > 0
 }
 

@@ -318,7 +318,7 @@ func seedHistory(ctx context.Context, cfg config.Config, n, findings int) error 
 		return err
 	}
 	defer store.Close()
-	var fakes []readmodel.Copy
+	var fakes []Copy
 	err = store.UpdateAndPublish(ctx, func(sec *snapshot.Section) error {
 		db := sec.DB()
 		conn, err := db.Conn(ctx)
@@ -346,28 +346,28 @@ func seedHistory(ctx context.Context, cfg config.Config, n, findings int) error 
 }
 
 // fakeSnapshots records n complete snapshots before real, a day apart,
-// with real's manifest and fields (readmodel.CopySnapshot), and returns
+// with real's manifest and fields (CopySnapshot), and returns
 // them; the temporary table fake lists them too, for seedDay.
-func fakeSnapshots(ctx context.Context, db *sql.Conn, real string, started time.Time, n int) ([]readmodel.Copy, error) {
+func fakeSnapshots(ctx context.Context, db *sql.Conn, real string, started time.Time, n int) ([]Copy, error) {
 	if _, err := db.ExecContext(ctx, "CREATE TEMP TABLE fake (id VARCHAR, started TIMESTAMPTZ)"); err != nil {
 		return nil, err
 	}
-	var fakes []readmodel.Copy
+	var fakes []Copy
 	for i := range n {
 		at := started.AddDate(0, 0, -(i + 1))
 		id := at.UTC().Format("2006-01-02T150405Z")
 		if _, err := db.ExecContext(ctx, "INSERT INTO fake VALUES (?, ?)", id, at); err != nil {
 			return nil, err
 		}
-		fakes = append(fakes, readmodel.Copy{ID: id, Started: at})
+		fakes = append(fakes, Copy{ID: id, Started: at})
 	}
-	return fakes, readmodel.CopySnapshot(ctx, db, real, fakes)
+	return fakes, CopySnapshot(ctx, db, real, fakes)
 }
 
 // seedFindings gives every fake snapshot per findings, made from real's
 // (as readers see them: each a finding that recurs every day), kept as a
 // reconciliation keeps them, and its reconciliation and totals.
-func seedFindings(ctx context.Context, store *snapshot.Store, sec *snapshot.Section, conn *sql.Conn, real string, fakes []readmodel.Copy, per int) error {
+func seedFindings(ctx context.Context, store *snapshot.Store, sec *snapshot.Section, conn *sql.Conn, real string, fakes []Copy, per int) error {
 	recs, err := readmodel.ReconciliationsOf(ctx, conn, real)
 	if err != nil {
 		return err
@@ -386,7 +386,7 @@ func seedFindings(ctx context.Context, store *snapshot.Store, sec *snapshot.Sect
 			return err
 		}
 	}
-	return readmodel.CopyReconciliations(ctx, conn, real, fakes, per)
+	return CopyReconciliations(ctx, conn, real, fakes, per)
 }
 
 // seedDay keeps snapshot id's findings. Each day's amount and detail of a
@@ -404,7 +404,7 @@ func seedDay(ctx context.Context, sec *snapshot.Section, conn *sql.Conn, id, per
 		FROM fake f, range(?) k(i), base b WHERE f.id = ? AND b.n = k.i % b.c`, per, id); err != nil {
 		return err
 	}
-	if err := readmodel.AddTotals(ctx, conn, runrec.StagedFindings); err != nil {
+	if err := AddTotals(ctx, conn, runrec.StagedFindings); err != nil {
 		return err
 	}
 	return sec.KeepFindings(ctx, conn, id, period)
@@ -412,7 +412,7 @@ func seedDay(ctx context.Context, sec *snapshot.Section, conn *sql.Conn, id, per
 
 // linkPartitions gives each fake snapshot real's Parquet, hard-linked, in
 // the tree under dir.
-func linkPartitions(dir, real string, fakes []readmodel.Copy) error {
+func linkPartitions(dir, real string, fakes []Copy) error {
 	parts, err := filepath.Glob(filepath.Join(dir, "*", "snapshot_id="+real, "*.parquet"))
 	if err != nil {
 		return err
@@ -432,7 +432,7 @@ func linkPartitions(dir, real string, fakes []readmodel.Copy) error {
 }
 
 // seedJournal records an export and a reconcile of each fake snapshot.
-func seedJournal(out string, fakes []readmodel.Copy) error {
+func seedJournal(out string, fakes []Copy) error {
 	for _, f := range fakes {
 		id := f.ID
 		at, err := time.Parse("2006-01-02T150405Z", id)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 )
@@ -16,7 +17,7 @@ import (
 // the history, or a snapshot it does not have, is exit 2 naming the
 // nearest.
 func TestChangesBetweenTwoExports(t *testing.T) {
-	srv, dir := exported(t, cleanOptions)
+	srv, dir := e2etest.Exported(t, e2etest.CleanOptions)
 	cs := srv.Dataset().Customers
 	updated, deleted := cs[0], cs[1]
 	oldEmail := updated.Email
@@ -30,11 +31,11 @@ func TestChangesBetweenTwoExports(t *testing.T) {
 	if err := srv.Add("Customers", inserted); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := cli(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
+	if code, _, stderr := e2etest.CLI(t, srv, "export", "--out", dir, "--progress", "none"); code != job.ExitOK {
 		t.Fatalf("export: exit %d: %s", code, stderr)
 	}
 
-	code, out, stderr := cli(t, srv, "changes", "--out", dir, "--format", "json")
+	code, out, stderr := e2etest.CLI(t, srv, "changes", "--out", dir, "--format", "json")
 	if code != job.ExitOK {
 		t.Fatalf("changes: exit %d: %s", code, stderr)
 	}
@@ -55,7 +56,7 @@ func TestChangesBetweenTwoExports(t *testing.T) {
 		t.Errorf("changes --format json:\n got %q\nwant %q", ops, want)
 	}
 
-	_, text, _ := cli(t, srv, "changes", "--out", dir, "--table", "customers")
+	_, text, _ := e2etest.CLI(t, srv, "changes", "--out", dir, "--table", "customers")
 	for _, w := range []string{"customers: 1 inserted, 1 updated, 1 deleted", `Email: "` + oldEmail + `" -> "changed@example.com"`} {
 		if !strings.Contains(text, w) {
 			t.Errorf("changes (text) does not say %q:\n%s", w, text)
@@ -63,7 +64,7 @@ func TestChangesBetweenTwoExports(t *testing.T) {
 	}
 
 	first := got[0]["from_snapshot"].(string)
-	code, asOf, stderr := cli(t, srv, "query", "--out", dir, "--as-of", first, "--format", "csv",
+	code, asOf, stderr := e2etest.CLI(t, srv, "query", "--out", dir, "--as-of", first, "--format", "csv",
 		"SELECT count(*) FILTER (id = '"+deleted.ID+"'), count(*) FILTER (id = '"+inserted.ID+"'), max(email) FILTER (id = '"+updated.ID+"') FROM latest_customers")
 	if code != job.ExitOK || !strings.Contains(asOf, "1,0,"+oldEmail) {
 		t.Errorf("query --as-of %s: exit %d, %q %s (want the first export's customers)", first, code, asOf, stderr)
@@ -78,7 +79,7 @@ func TestChangesBetweenTwoExports(t *testing.T) {
 		{[]string{"changes", "--table", "nosuch"}, `--table "nosuch" is not a table`},
 		{[]string{"query", "--as-of", "1999-01-01", "SELECT 1"}, "whose first complete snapshot is snapshot " + first},
 	} {
-		code, _, stderr := cli(t, srv, append(bad.args, "--out", dir)...)
+		code, _, stderr := e2etest.CLI(t, srv, append(bad.args, "--out", dir)...)
 		if code != job.ExitUsage || !strings.Contains(stderr, bad.says) {
 			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", bad.args, code, stderr, bad.says)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/internal/testtools"
 	"github.com/billsnap/billsnap/job"
 )
@@ -31,7 +32,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	browser := testtools.Require(t, "chromium", "chromium", "chromium-browser", "google-chrome")
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	if code := runWith(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, noEnv); code != job.ExitOK {
+	if code := e2etest.RunWith(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, e2etest.NoEnv); code != job.ExitOK {
 		t.Fatalf("demo: exit %d %s", code, errb.String())
 	}
 	pages, _ := filepath.Glob(filepath.Join(dir, "reports", "*", "report.html"))

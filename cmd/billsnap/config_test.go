@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -19,7 +20,7 @@ func TestExportAuthFailureNamesTheSettingNotTheKey(t *testing.T) {
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 1, Customers: 10}, "")
 	vars := map[string]string{"BILLSNAP_API_KEY": "not-the-right-key-9c1e", "BILLSNAP_BASE_URL": srv.BaseURL(), "BILLSNAP_FRONT_URL": srv.FrontURL()}
 	var out, errb bytes.Buffer
-	code := runWith(context.Background(), []string{"export", "--out", t.TempDir(), "--progress", "none"}, &out, &errb, func(k string) string { return vars[k] })
+	code := e2etest.RunWith(context.Background(), []string{"export", "--out", t.TempDir(), "--progress", "none"}, &out, &errb, func(k string) string { return vars[k] })
 	if code != job.ExitFailure || !strings.Contains(errb.String(), "Authentication Failure") || !strings.Contains(errb.String(), "the service refused the API key from BILLSNAP_API_KEY: check the key there") {
 		t.Fatalf("exit %d, stderr %s", code, errb.String())
 	}
@@ -59,7 +60,7 @@ func TestConfigProblemsAreUsageErrors(t *testing.T) {
 		{[]string{"check-config", "--offline", "--config", good, "--front-url", "https://flag.example.com"}, map[string]string{"BILLSNAP_API_KEY": "k-123456", "BILLSNAP_FRONT_URL": "https://env.example.com"}, job.ExitOK, "front_url: https://flag.example.com"},
 	} {
 		var out, errb bytes.Buffer
-		code := runWith(context.Background(), tc.args, &out, &errb, func(k string) string { return tc.vars[k] })
+		code := e2etest.RunWith(context.Background(), tc.args, &out, &errb, func(k string) string { return tc.vars[k] })
 		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.want) {
 			t.Errorf("%v: exit %d (want %d)\n%s%s\nwant %q", tc.args, code, tc.code, out.String(), errb.String(), tc.want)
 		}
@@ -90,7 +91,7 @@ func TestReadCommandsCreateNoStore(t *testing.T) {
 		{[]string{"report"}, map[string]string{"BILLSNAP_OUT": empty}, "env BILLSNAP_OUT) " + empty + " holds no billsnap store"},
 	} {
 		var out, errb bytes.Buffer
-		code := runWith(context.Background(), tc.args, &out, &errb, func(k string) string { return tc.vars[k] })
+		code := e2etest.RunWith(context.Background(), tc.args, &out, &errb, func(k string) string { return tc.vars[k] })
 		if code != job.ExitUsage || out.Len() != 0 || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("%v: exit %d (want %d)\nstdout %q\nstderr %q\nwant %q", tc.args, code, job.ExitUsage, out.String(), errb.String(), tc.want)
 		}

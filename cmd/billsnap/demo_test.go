@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -42,7 +43,7 @@ func nextSteps(t *testing.T, out string) []string {
 // exit code its comment says (3, material, for recheck and run), or 0.
 // billsnap is installed on PATH, as the README installs it.
 func TestTheDemosNextStepsRunAsPrinted(t *testing.T) {
-	bin := binaryWithTags(t, "")
+	bin := e2etest.BinaryWithTags(t, "")
 	dir := t.TempDir()
 	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+":/usr/bin:/bin")
 	demo := exec.Command(bin, "demo", "--progress", "none", "--out", "tour")
@@ -75,8 +76,8 @@ func TestTheDemosNextStepsRunAsPrinted(t *testing.T) {
 		sh.Wait()
 		pw.Close()
 	}()
-	got := collect(pr)
-	got.waitFor(t, "the workspace is up", 1, 5*time.Minute)
+	got := e2etest.Collect(pr)
+	got.WaitFor(t, "the workspace is up", 1, 5*time.Minute)
 	text := got.String()
 	for _, want := range []string{" 0 gone", "dry run: 1 request would be sent, none was", "1 done, 0 done before", "# billsnap: MATERIAL (exit 3)",
 		"Changes from snapshot ", " 1 updated, "} {

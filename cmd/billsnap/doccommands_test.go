@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -206,7 +208,7 @@ func TestTheDocumentsCommandLinesRun(t *testing.T) {
 		if len(c.words) > 1 && slices.ContainsFunc(subcommandArgs(c.words[0]), func(s []string) bool { return len(s) > 1 && s[1] == c.words[1] }) {
 			path = c.words[:2]
 		}
-		if code := runWith(context.Background(), append(slices.Clone(path), "--help"), &page, io.Discard, noEnv); code != job.ExitOK {
+		if code := e2etest.RunWith(context.Background(), append(slices.Clone(path), "--help"), &page, io.Discard, e2etest.NoEnv); code != job.ExitOK {
 			t.Errorf("%s: billsnap %s: no such command (billsnap %s --help exits %d)", c.where, text, strings.Join(path, " "), code)
 			continue
 		}
@@ -216,7 +218,7 @@ func TestTheDocumentsCommandLinesRun(t *testing.T) {
 			continue
 		}
 		var stderr bytes.Buffer
-		if code := runWith(context.Background(), args, io.Discard, &stderr, noEnv); code != job.ExitOK {
+		if code := e2etest.RunWith(context.Background(), args, io.Discard, &stderr, e2etest.NoEnv); code != job.ExitOK {
 			t.Errorf("%s: billsnap %s: billsnap %s exits %d: %s", c.where, text, strings.Join(args, " "), code, stderr.String())
 		}
 	}
@@ -256,9 +258,9 @@ func TestTheREADMEsFlagGroupsAreTheCommands(t *testing.T) {
 		}
 		if strings.Contains(names, "every command but") {
 			var others []string
-			for _, c := range commands() {
-				if !slices.Contains(cmds, c.name) {
-					others = append(others, c.name)
+			for _, name := range cli.CommandNames() {
+				if !slices.Contains(cmds, name) {
+					others = append(others, name)
 				}
 			}
 			cmds = others

@@ -5,6 +5,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -12,9 +14,7 @@ import (
 func outputOf(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	env := newEnv(&stdout, &stderr, noEnv)
-	env.lake = testLake()
-	return env.run(context.Background(), args), stdout.String()
+	return cli.Run(context.Background(), args, &stdout, &stderr, cli.Options{Lake: e2etest.TestLake()}), stdout.String()
 }
 
 // `billsnap help CMD` prints what `billsnap CMD --help` does, a

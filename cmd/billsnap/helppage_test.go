@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -16,10 +17,10 @@ import (
 // every command, and every subcommand.
 func helpPageArgs() [][]string {
 	var all [][]string
-	for _, c := range commands() {
-		all = append(all, []string{c.name})
-		for _, sub := range subcommandArgs(c.name) {
-			if !slices.Equal(sub, []string{c.name}) {
+	for _, name := range cli.CommandNames() {
+		all = append(all, []string{name})
+		for _, sub := range subcommandArgs(name) {
+			if !slices.Equal(sub, []string{name}) {
 				all = append(all, sub)
 			}
 		}

@@ -1,17 +1,10 @@
 // Command billsnap snapshots a subscription billing service into DuckDB and
 // Parquet, reconciles it and reports what it found. See README.md.
 //
-// The package is the command line: each command's flags, grouped, their
-// parsing, and what is printed. main only wires the signals to run. The
-// store's SQL and paths are the packages' below it; the one statement here
-// checks that a table named by billsnap changes --table has a history
-// (changes.go).
-//
-// It links no lake. Its lake (lakelink.go, set on a run's environment by
-// newEnv and on job.Service by the export) is the lake's program, so an
-// export with parquet.url runs billsnap-lake publish, and lake ddl asks
-// billsnap-lake metadata for the Iceberg tables. Its tests link the lake
-// (drivers_test.go) and publish in-process.
+// main only wires the signals to the command line, package cli
+// (cmd/internal/cli), which is the whole program. This package's tests
+// hold the command line's surface: the help, the usage errors, the exit
+// codes and the transcripts; the scenarios are e2e's.
 package main
 
 import (
@@ -19,11 +12,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
@@ -25,7 +26,7 @@ func TestAListNotFoundSuggestsCheckingTheURLs(t *testing.T) {
 	} {
 		vars := map[string]string{"BILLSNAP_API_KEY": sandboxtest.Key, "BILLSNAP_BASE_URL": c.base, "BILLSNAP_FRONT_URL": c.front}
 		var out, errb bytes.Buffer
-		code := runWith(context.Background(), []string{"export", "--out", t.TempDir(), "--progress", "none"}, &out, &errb, func(k string) string { return vars[k] })
+		code := e2etest.RunWith(context.Background(), []string{"export", "--out", t.TempDir(), "--progress", "none"}, &out, &errb, func(k string) string { return vars[k] })
 		var first string
 		for l := range strings.Lines(errb.String()) {
 			if strings.HasPrefix(l, "billsnap export: ") {

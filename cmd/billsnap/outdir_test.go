@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -39,7 +40,7 @@ func TestAnUnusableOutIsAUsageError(t *testing.T) {
 			}
 			args := append(append([]string{}, c...), "--out", out)
 			var stdout, stderr bytes.Buffer
-			code := runWith(context.Background(), args, &stdout, &stderr, noEnv)
+			code := e2etest.RunWith(context.Background(), args, &stdout, &stderr, e2etest.NoEnv)
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 			if code != job.ExitUsage || len(lines) > 2 || !strings.Contains(stderr.String(), "--out "+out) {
 				t.Errorf("%s with %s: exit %d, %d lines:\n%s", c[0], what, code, len(lines), stderr.String())

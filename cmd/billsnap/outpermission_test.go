@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -52,7 +53,7 @@ func TestAnOutWithoutPermissionIsAUsageError(t *testing.T) {
 	} {
 		for _, c := range tc.commands {
 			cmd := exec.Command(bin, append(append([]string{}, c...), "--out", tc.out)...)
-			cmd.Dir, cmd.Env = dir, []string{asMainEnv + "=1", "HOME=" + dir, "PATH=/usr/bin:/bin"}
+			cmd.Dir, cmd.Env = dir, []string{e2etest.AsMainEnv + "=1", "HOME=" + dir, "PATH=/usr/bin:/bin"}
 			if os.Geteuid() == 0 {
 				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 			}
@@ -92,7 +93,7 @@ func openTempDir(t *testing.T) string {
 // copy when dir is on another file system.
 func nobodysBinary(t *testing.T, dir string) string {
 	t.Helper()
-	exe := binary(t)
+	exe := e2etest.Binary(t)
 	p := filepath.Join(dir, "billsnap")
 	if os.Link(exe, p) == nil {
 		return p
@@ -114,13 +115,13 @@ func nobodysBinary(t *testing.T, dir string) string {
 // as it was.
 func TestReconcileAndReportOnAReadOnlyStoreAreAUsageError(t *testing.T) {
 	t.Parallel()
-	_, from := exported(t, exportedOptions)
+	_, from := e2etest.Exported(t, e2etest.ExportedOptions)
 	dir := openTempDir(t)
 	store := filepath.Join(dir, "store")
 	if err := os.Mkdir(store, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := copyStore(from, store); err != nil {
+	if err := e2etest.CopyStore(from, store); err != nil {
 		t.Fatal(err)
 	}
 	if err := filepath.WalkDir(store, func(p string, d fs.DirEntry, err error) error {
@@ -143,7 +144,7 @@ func TestReconcileAndReportOnAReadOnlyStoreAreAUsageError(t *testing.T) {
 	want := "--out " + store + " is not a directory billsnap may read and write in (permission denied)"
 	for _, c := range [][]string{{"reconcile"}, {"report"}, {"run"}} {
 		cmd := exec.Command(bin, append(c, "--out", store)...)
-		cmd.Dir, cmd.Env = dir, []string{asMainEnv + "=1", "HOME=" + dir, "PATH=/usr/bin:/bin", "BILLSNAP_API_KEY=k", "BILLSNAP_BASE_URL=http://127.0.0.1:1", "BILLSNAP_FRONT_URL=http://127.0.0.1:1"}
+		cmd.Dir, cmd.Env = dir, []string{e2etest.AsMainEnv + "=1", "HOME=" + dir, "PATH=/usr/bin:/bin", "BILLSNAP_API_KEY=k", "BILLSNAP_BASE_URL=http://127.0.0.1:1", "BILLSNAP_FRONT_URL=http://127.0.0.1:1"}
 		if os.Geteuid() == 0 {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 		}

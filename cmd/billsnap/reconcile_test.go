@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/reports"
 	"github.com/billsnap/billsnap/sandbox"
@@ -22,13 +23,13 @@ import (
 // flag is neither.
 func TestReconcileExitCodes(t *testing.T) {
 	t.Parallel()
-	clean, dir := exported(t, cleanOptions)
+	clean, dir := e2etest.Exported(t, e2etest.CleanOptions)
 	empty := t.TempDir()
-	if code, _, stderr := cli(t, clean, "reconcile", "--out", empty); code != job.ExitUsage || !strings.Contains(stderr, "--out "+empty+" holds no billsnap store") {
+	if code, _, stderr := e2etest.CLI(t, clean, "reconcile", "--out", empty); code != job.ExitUsage || !strings.Contains(stderr, "--out "+empty+" holds no billsnap store") {
 		t.Errorf("reconcile before any export: exit %d, %s", code, stderr)
 	}
 	planted := sandboxtest.Start(t, sandbox.Options{Seed: 72, Customers: 30, Planted: 1}, "")
-	code, out, stderr := cli(t, planted, "run", "--out", dir, "--progress", "none")
+	code, out, stderr := e2etest.CLI(t, planted, "run", "--out", dir, "--progress", "none")
 	if code != job.ExitMaterial || !strings.Contains(out, "# billsnap: MATERIAL (exit 3)") || !strings.Contains(stderr, "material findings in snapshot") {
 		t.Errorf("planted data: exit %d\n%s%s", code, out, stderr)
 	}
@@ -41,7 +42,7 @@ func TestReconcileExitCodes(t *testing.T) {
 		{[]string{"--format", "xml"}, "--format must be text, json or csv"},
 		{[]string{"--waivers", filepath.Join(dir, "none.yml")}, "waivers: open"},
 	} {
-		code, _, stderr := cli(t, planted, append([]string{"reconcile", "--out", dir}, tc.args...)...)
+		code, _, stderr := e2etest.CLI(t, planted, append([]string{"reconcile", "--out", dir}, tc.args...)...)
 		if code == job.ExitOK || code == job.ExitMaterial || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %s", tc.args, code, stderr)
 		}
@@ -54,13 +55,13 @@ func TestReconcileExitCodes(t *testing.T) {
 // is a usage error listing the newest.
 func checkSnapshotNames(t *testing.T, srv *sandbox.Server, dir string) {
 	t.Helper()
-	if code, _, stderr := cli(t, srv, "reconcile", "--out", dir, "--snapshot", "latest"); code != job.ExitMaterial {
+	if code, _, stderr := e2etest.CLI(t, srv, "reconcile", "--out", dir, "--snapshot", "latest"); code != job.ExitMaterial {
 		t.Errorf("--snapshot latest: exit %d, %s", code, stderr)
 	}
-	if code, out, stderr := cli(t, srv, "reconcile", "--out", dir, "--snapshot", "previous"); code != job.ExitOK || !strings.Contains(out, "Nothing material.") {
+	if code, out, stderr := e2etest.CLI(t, srv, "reconcile", "--out", dir, "--snapshot", "previous"); code != job.ExitOK || !strings.Contains(out, "Nothing material.") {
 		t.Errorf("--snapshot previous: exit %d\n%s%s", code, out, stderr)
 	}
-	code, _, stderr := cli(t, srv, "reconcile", "--out", dir, "--snapshot", "1999-01-01T000000Z")
+	code, _, stderr := e2etest.CLI(t, srv, "reconcile", "--out", dir, "--snapshot", "1999-01-01T000000Z")
 	if code != job.ExitUsage || !strings.Contains(stderr, `no snapshot "1999-01-01T000000Z"; the newest are `) || strings.Count(stderr, " (complete)") != 2 {
 		t.Errorf("an unknown snapshot: exit %d, %s", code, stderr)
 	}
@@ -71,8 +72,8 @@ func checkSnapshotNames(t *testing.T, srv *sandbox.Server, dir string) {
 // run on planted data exits 3 is TestReconcileExitCodes').
 func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, exportedOptions)
-	code, out, _ := cli(t, srv, "reconcile", "--out", dir, "--format", "json")
+	srv, dir := e2etest.Exported(t, e2etest.ExportedOptions)
+	code, out, _ := e2etest.CLI(t, srv, "reconcile", "--out", dir, "--format", "json")
 	if code != job.ExitMaterial {
 		t.Fatalf("reconcile --format json: exit %d", code)
 	}
@@ -95,7 +96,7 @@ func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
 	}
 	wf := filepath.Join(dir, "waivers.yml")
 	os.WriteFile(wf, []byte(waivers.String()), 0o644)
-	code, out, stderr := cli(t, srv, "reconcile", "--out", dir, "--waivers", wf, "--format", "csv")
+	code, out, stderr := e2etest.CLI(t, srv, "reconcile", "--out", dir, "--waivers", wf, "--format", "csv")
 	if code != job.ExitOK {
 		t.Fatalf("with waivers: exit %d %s", code, stderr)
 	}
@@ -113,7 +114,7 @@ func TestWaivingEveryMaterialFindingExitsZero(t *testing.T) {
 func TestRunOnAnIncompleteSnapshot(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.Start(t, sandbox.Options{Seed: 74, Customers: 30}, "totalcount=Contacts")
-	code, out, _ := cli(t, srv, "run", "--out", t.TempDir(), "--progress", "none")
+	code, out, _ := e2etest.CLI(t, srv, "run", "--out", t.TempDir(), "--progress", "none")
 	if code != job.ExitMaterial || !strings.Contains(out, "# billsnap: UNTRUSTED (exit 3)") || !strings.Contains(out, "the other rules' findings are not trusted") ||
 		!strings.Contains(out, "snapshot_incomplete: 1 collection incomplete") || !strings.Contains(out, "| contacts | ") || !strings.Contains(out, "| **no**: ") {
 		t.Errorf("exit %d\n%s", code, out)

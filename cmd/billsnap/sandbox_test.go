@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/sandbox"
 )
@@ -26,7 +28,7 @@ func startSandboxCommand(t *testing.T, args ...string) (base, front string) {
 	pr, pw := io.Pipe()
 	done := make(chan int)
 	go func() {
-		code := runWith(ctx, append([]string{"sandbox", "--listen", "127.0.0.1:0"}, args...), pw, io.Discard, noEnv)
+		code := e2etest.RunWith(ctx, append([]string{"sandbox", "--listen", "127.0.0.1:0"}, args...), pw, io.Discard, e2etest.NoEnv)
 		pw.Close()
 		done <- code
 	}()
@@ -55,8 +57,6 @@ func startSandboxCommand(t *testing.T, args ...string) (base, front string) {
 	}
 	return base, front
 }
-
-func noEnv(string) string { return "" }
 
 func TestSandboxCommandWritesTheAnswerKey(t *testing.T) {
 	t.Parallel()
@@ -94,7 +94,7 @@ func TestSandboxCommandUsageErrors(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 	} {
 		var out, errb bytes.Buffer
-		if code := runWith(context.Background(), tc.args, &out, &errb, noEnv); code != job.ExitUsage || !strings.Contains(errb.String(), tc.msg) {
+		if code := e2etest.RunWith(context.Background(), tc.args, &out, &errb, e2etest.NoEnv); code != job.ExitUsage || !strings.Contains(errb.String(), tc.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), job.ExitUsage, tc.msg)
 		}
 	}
@@ -104,7 +104,7 @@ func TestHelpNamesExitCodes(t *testing.T) {
 	t.Parallel()
 	for args, want := range map[string]string{"--help": "130  interrupted", "sandbox --help": "0    stopped by SIGINT or SIGTERM", "demo -h": "130  interrupted"} {
 		var out bytes.Buffer
-		if code := runWith(context.Background(), strings.Fields(args), &out, io.Discard, noEnv); code != job.ExitOK || !strings.Contains(out.String(), want) {
+		if code := e2etest.RunWith(context.Background(), strings.Fields(args), &out, io.Discard, e2etest.NoEnv); code != job.ExitOK || !strings.Contains(out.String(), want) {
 			t.Errorf("%v: exit %d, output %q", args, code, out.String())
 		}
 	}
@@ -114,7 +114,7 @@ func TestDemoRuns(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
 	dir := t.TempDir()
-	if code := runTuned(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, noEnv); code != job.ExitOK {
+	if code := e2etest.RunTuned(context.Background(), []string{"demo", "--out", dir, "--progress", "none"}, &out, &errb, e2etest.NoEnv); code != job.ExitOK {
 		t.Fatalf("demo exit %d: %s", code, errb.String())
 	}
 	for _, want := range []string{"customers                                            1      3      278         278",
@@ -126,7 +126,7 @@ func TestDemoRuns(t *testing.T) {
 		}
 	}
 	var status bytes.Buffer
-	if code := runWith(context.Background(), []string{"status", "--out", dir}, &status, io.Discard, noEnv); code != job.ExitOK ||
+	if code := e2etest.RunWith(context.Background(), []string{"status", "--out", dir}, &status, io.Discard, e2etest.NoEnv); code != job.ExitOK ||
 		!regexp.MustCompile(`\bdemo\s+-\s+-\s+material\s+0\s`).MatchString(status.String()) {
 		t.Errorf("status does not record the demo as material, exit 0, as it printed (exit %d):\n%s", code, status.String())
 	}
@@ -158,7 +158,7 @@ func TestTwoDemosPrintTheSameTotals(t *testing.T) {
 	for _, now := range []string{hour.Add(-24*time.Hour - time.Second).Format(time.RFC3339), hour.Format(time.RFC3339)} {
 		var out, errb bytes.Buffer
 		args := []string{"demo", "--out", t.TempDir(), "--progress", "none", "--customers", "30", "--now", now}
-		if code := runTuned(context.Background(), args, &out, &errb, noEnv); code != job.ExitOK {
+		if code := e2etest.RunTuned(context.Background(), args, &out, &errb, e2etest.NoEnv); code != job.ExitOK {
 			t.Fatalf("demo exit %d: %s", code, errb.String())
 		}
 		if !strings.Contains(out.String(), "now "+now) {
@@ -185,7 +185,7 @@ func checkQueryFlags(t *testing.T, dir string) {
 	const q = "SELECT count(*) AS n FROM latest_customers"
 	for _, args := range [][]string{{"query", "--config", cfg, q}, {"query", q, "--out", dir}} {
 		var out, errb bytes.Buffer
-		if code := runWith(context.Background(), args, &out, &errb, noEnv); code != job.ExitOK || out.String() != "n\n278\n" {
+		if code := e2etest.RunWith(context.Background(), args, &out, &errb, e2etest.NoEnv); code != job.ExitOK || out.String() != "n\n278\n" {
 			t.Errorf("%v: exit %d\nstdout %q\nstderr %q", args, code, out.String(), errb.String())
 		}
 	}
@@ -196,16 +196,16 @@ func checkQueryFlags(t *testing.T, dir string) {
 // the usage to stderr.
 func TestABadFlagIsOneLineOnStderr(t *testing.T) {
 	t.Parallel()
-	for _, c := range commands() {
+	for _, name := range cli.CommandNames() {
 		var out, errb bytes.Buffer
-		code := runWith(context.Background(), []string{c.name, "--no-such-flag"}, &out, &errb, noEnv)
-		want := "billsnap " + c.name + ": flag provided but not defined: -no-such-flag ('billsnap " + c.name + " --help' lists its flags)\n"
+		code := e2etest.RunWith(context.Background(), []string{name, "--no-such-flag"}, &out, &errb, e2etest.NoEnv)
+		want := "billsnap " + name + ": flag provided but not defined: -no-such-flag ('billsnap " + name + " --help' lists its flags)\n"
 		if code != job.ExitUsage || out.Len() != 0 || errb.String() != want {
-			t.Errorf("%s --no-such-flag: exit %d\nstdout %q\nstderr %q\nwant %q", c.name, code, out.String(), errb.String(), want)
+			t.Errorf("%s --no-such-flag: exit %d\nstdout %q\nstderr %q\nwant %q", name, code, out.String(), errb.String(), want)
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := runWith(context.Background(), nil, &out, &errb, noEnv); code != job.ExitUsage || out.Len() != 0 || !strings.Contains(errb.String(), "Usage: billsnap <command>") {
+	if code := e2etest.RunWith(context.Background(), nil, &out, &errb, e2etest.NoEnv); code != job.ExitUsage || out.Len() != 0 || !strings.Contains(errb.String(), "Usage: billsnap <command>") {
 		t.Errorf("no arguments: exit %d\nstdout %q\nstderr %q", code, out.String(), errb.String())
 	}
 }

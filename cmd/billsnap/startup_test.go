@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 )
 
 // initLine is a line of GODEBUG=inittrace=1: a package's init, its clock
@@ -21,7 +23,7 @@ const maxInitBytes = 1 << 20
 // Start-up is cheap: no package init of billsnap as built for users (no
 // build tags) allocates a megabyte, read from the runtime's own trace.
 func TestNoPackageInitAllocatesAMegabyte(t *testing.T) {
-	bin := binaryWithTags(t, "")
+	bin := e2etest.BinaryWithTags(t, "")
 	cmd := exec.Command(bin, "--help")
 	cmd.Env = append(cmd.Environ(), "GODEBUG=inittrace=1")
 	out, err := cmd.CombinedOutput()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
 )
@@ -16,7 +17,7 @@ import (
 // when the run made none (the shared export's run, a failed export).
 func TestStatusTableCountsFindings(t *testing.T) {
 	t.Parallel()
-	srv, dir := exported(t, exportedOptions)
+	srv, dir := e2etest.Exported(t, e2etest.ExportedOptions)
 	j := journal.New(layout.Dir(dir).Runs(), time.Now)
 	for _, end := range []journal.End{
 		{Status: journal.Failed, ExitCode: 1, Error: "HTTP 503"},
@@ -31,7 +32,7 @@ func TestStatusTableCountsFindings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	table := runOut(t, srv, "status", "--out", dir)
+	table := e2etest.RunOut(t, srv, "status", "--out", dir)
 	var doc struct {
 		Runs []struct {
 			Outcome  string `json:"outcome"`
@@ -39,7 +40,7 @@ func TestStatusTableCountsFindings(t *testing.T) {
 			Findings *int `json:"findings"`
 		} `json:"runs"`
 	}
-	if err := json.Unmarshal([]byte(runOut(t, srv, "status", "--format", "json", "--out", dir)), &doc); err != nil || len(doc.Runs) != 4 {
+	if err := json.Unmarshal([]byte(e2etest.RunOut(t, srv, "status", "--format", "json", "--out", dir)), &doc); err != nil || len(doc.Runs) != 4 {
 		t.Fatalf("status --format json: %d runs, %v", len(doc.Runs), err)
 	}
 	if !regexp.MustCompile(`(?m)^  started \(UTC\)\s+job\s+schedule\s+period\s+status\s+exit\s+seconds\s+snapshot\s+findings\s+error$`).MatchString(table) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/cmd/internal/status"
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
@@ -35,7 +36,7 @@ func TestStatusJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	code := runWith(context.Background(), []string{"status", "--format", "json", "--out", out, "--config", cfgFile}, &stdout, &stderr, noEnv)
+	code := e2etest.RunWith(context.Background(), []string{"status", "--format", "json", "--out", out, "--config", cfgFile}, &stdout, &stderr, e2etest.NoEnv)
 	if code != job.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}

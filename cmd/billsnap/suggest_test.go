@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -29,7 +30,7 @@ func TestAMistypeSuggestsTheNearest(t *testing.T) {
 		{[]string{"report", "--concurrency", "4"}, `flag provided but not defined: -concurrency ('billsnap report --help' lists its flags)`},
 	} {
 		var stdout, stderr bytes.Buffer
-		code := runWith(context.Background(), c.args, &stdout, &stderr, noEnv)
+		code := e2etest.RunWith(context.Background(), c.args, &stdout, &stderr, e2etest.NoEnv)
 		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 		if code != job.ExitUsage || stdout.Len() != 0 || len(lines) != 1 || !strings.Contains(lines[0], c.want) {
 			t.Errorf("%q: exit %d, stdout %q, stderr:\n%s\nwant exit 2, nothing on stdout, one line with %q", c.args, code, stdout.String(), stderr.String(), c.want)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -27,7 +28,7 @@ func TestAWritableTokensFileIsAUsageError(t *testing.T) {
 	want := fmt.Sprintf("config key workspace.tokens_file: %s may be written by group or others (mode 0664)", users)
 	for _, args := range [][]string{{"serve", "--config", cfg, "--listen", "127.0.0.1:0"}, {"check-config", "--config", cfg}} {
 		var out, errb bytes.Buffer
-		code := runWith(context.Background(), args, &out, &errb, func(k string) string {
+		code := e2etest.RunWith(context.Background(), args, &out, &errb, func(k string) string {
 			return map[string]string{"BILLSNAP_API_KEY": "k-123456"}[k]
 		})
 		if code != job.ExitUsage || !strings.Contains(errb.String(), want) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 	"github.com/billsnap/billsnap/internal/golden"
 )
 
@@ -53,8 +55,8 @@ func transcripts() []transcript {
 		{name: "lake-ddl-no-catalog", args: []string{"lake", "ddl", "--engine", "trino", "--parquet-url", "s3://lake/billing", "--out", "$TMP"}},
 		{name: "serve-short-token", args: []string{"serve", "--listen", "0.0.0.0:18080", "--token-file", "testdata/cli/short.token", "--out", "$TMP"}},
 	}
-	for _, c := range commands() {
-		ts = append(ts, transcript{name: c.name + "-help", args: []string{c.name, "--help"}})
+	for _, name := range cli.CommandNames() {
+		ts = append(ts, transcript{name: name + "-help", args: []string{name, "--help"}})
 	}
 	return ts
 }
@@ -71,7 +73,7 @@ func TestTranscripts(t *testing.T) {
 				args[i] = strings.ReplaceAll(a, "$TMP", tmp)
 			}
 			var out, errb bytes.Buffer
-			code := runWith(context.Background(), args, &out, &errb, func(k string) string { return tr.env[k] })
+			code := e2etest.RunWith(context.Background(), args, &out, &errb, func(k string) string { return tr.env[k] })
 			got := fmt.Sprintf("$ billsnap %s\n[exit %d]\n[stdout]\n%s[stderr]\n%s", shellQuote(tr.args), code, out.String(), errb.String())
 			golden.Check(t, filepath.Join("cli", tr.name+".txt"), []byte(strings.ReplaceAll(got, tmp, "$TMP")))
 			if entries, _ := os.ReadDir(tmp); len(entries) != 0 {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -18,7 +19,7 @@ import (
 // lines at the default level (the retries summarised, then the error), in
 // real time with the default retries, exits 1, and leaves no directory.
 func TestAnUnreachableServiceSaysSoBriefly(t *testing.T) {
-	bin := binaryWithTags(t, "")
+	bin := e2etest.BinaryWithTags(t, "")
 	out := filepath.Join(t.TempDir(), "store")
 	cmd := exec.Command(bin, "export", "--out", out, "--base-url", "http://127.0.0.1:1", "--front-url", "http://127.0.0.1:1")
 	cmd.Env = append(os.Environ(), "BILLSNAP_API_KEY=unreachable-key")

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -16,7 +18,7 @@ import (
 func helpOf(t *testing.T, args ...string) string {
 	t.Helper()
 	var out bytes.Buffer
-	if code := runWith(context.Background(), append(args, "--help"), &out, io.Discard, noEnv); code != job.ExitOK {
+	if code := e2etest.RunWith(context.Background(), append(args, "--help"), &out, io.Discard, e2etest.NoEnv); code != job.ExitOK {
 		t.Fatalf("%v --help: exit %d", args, code)
 	}
 	return out.String()
@@ -29,8 +31,8 @@ var helpFlag = regexp.MustCompile(`(?m)^  (--[a-z0-9-]+|-[a-z])\b`)
 func TestUsageLinesListEveryFlag(t *testing.T) {
 	t.Parallel()
 	checked := 0
-	for _, c := range commands() {
-		for _, args := range subcommandArgs(c.name) {
+	for _, name := range cli.CommandNames() {
+		for _, args := range subcommandArgs(name) {
 			checked++
 			_, page, _ := strings.Cut(helpOf(t, args...), "\n\n") // after the sentence that says what it does
 			usage, rest, _ := strings.Cut(page, "\n")
@@ -76,7 +78,7 @@ func subcommandArgs(name string) [][]string {
 func TestTheCommandsLineUp(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	runWith(context.Background(), []string{"--help"}, &out, io.Discard, noEnv)
+	e2etest.RunWith(context.Background(), []string{"--help"}, &out, io.Discard, e2etest.NoEnv)
 	_, list, _ := strings.Cut(out.String(), "Commands:\n")
 	list, _, _ = strings.Cut(list, "\n\n")
 	column := -1

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/billsnap/billsnap/cmd/e2e/e2etest"
+	"github.com/billsnap/billsnap/cmd/internal/cli"
 	"github.com/billsnap/billsnap/job"
 )
 
@@ -18,9 +20,7 @@ import (
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
-	env := newEnv(&stdout, &stderr, noEnv)
-	env.lake = testLake()
-	if code := env.run(context.Background(), []string{"version"}); code != job.ExitOK {
+	if code := cli.Run(context.Background(), []string{"version"}, &stdout, &stderr, cli.Options{Lake: e2etest.TestLake()}); code != job.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	db, err := sql.Open("duckdb", "")
@@ -33,7 +33,7 @@ func TestVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	want := []string{"billsnap  (devel)", "duckdb    " + duck + " (", "go        " + runtime.Version() + " ", "lake      " + testLake().Where(context.Background())}
+	want := []string{"billsnap  (devel)", "duckdb    " + duck + " (", "go        " + runtime.Version() + " ", "lake      " + e2etest.TestLake().Where(context.Background())}
 	if len(lines) != len(want) {
 		t.Fatalf("version printed %q", stdout.String())
 	}
@@ -42,7 +42,7 @@ func TestVersion(t *testing.T) {
 			t.Errorf("line %d: %q, want it to begin %q", i+1, lines[i], w)
 		}
 	}
-	if code := run(context.Background(), []string{"version", "now"}, &stdout, &stderr); code != job.ExitUsage {
+	if code := cli.Main(context.Background(), []string{"version", "now"}, &stdout, &stderr); code != job.ExitUsage {
 		t.Errorf("version with an argument: exit %d, want %d", code, job.ExitUsage)
 	}
 }

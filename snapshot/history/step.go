@@ -17,11 +17,12 @@ type Input struct {
 	Table catalog.Table
 	To    string    // the complete snapshot that moves history
 	At    time.Time // its time (TimeOf)
-	// Rows is the relation of To's rows: id and _raw as JSON at least.
+	// Rows is the relation of To's rows: id and _raw (JSON, or its text)
+	// at least.
 	Rows string
 	// Previous is the step before ("" for the base); PreviousRows the
 	// relation of its rows, every column as a snapshot's Parquet has them
-	// (readmodel.ParquetRelation); PreviousIndex its index file.
+	// (modelfile.ParquetText); PreviousIndex its index file.
 	Previous, PreviousRows, PreviousIndex string
 	Root                                  string // where the step's files go
 }

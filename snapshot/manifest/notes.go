@@ -1,18 +1,16 @@
 package manifest
 
-import "github.com/billsnap/billsnap/ingest"
-
 // FieldNotes is what a snapshot received of its fields that people
 // should see: fields with values coerced or untyped, fields the service
 // sent that have no typed column (new), and typed fields or nested lists
 // that never arrived in a table that has rows (absent).
 type FieldNotes struct {
-	Drifted, New, Absent []ingest.FieldStats
+	Drifted, New, Absent []FieldStats
 }
 
 // Notes picks the notes out of a snapshot's fields; tables are its
 // manifest (the rows of each table).
-func Notes(fields []ingest.FieldStats, tables []TableStats) FieldNotes {
+func Notes(fields []FieldStats, tables []TableStats) FieldNotes {
 	rows := map[string]int64{}
 	for _, t := range tables {
 		rows[t.Table] = t.DuckDBRows

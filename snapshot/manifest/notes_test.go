@@ -4,7 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
@@ -13,17 +12,17 @@ import (
 // that never arrived is absent only where its table has rows.
 func TestNotesPickWhatPeopleShouldSee(t *testing.T) {
 	t.Parallel()
-	fields := []ingest.FieldStats{
-		{Table: "invoices", Column: "total_amount", Field: "TotalAmount", Types: ingest.TypeCounts{Number: 5}},
-		{Table: "invoices", Column: "currency_code", Field: "CurrencyCode", Types: ingest.TypeCounts{String: 4, Number: 1}, Coerced: 1},
-		{Table: "invoices", Column: "memo", Field: "Memo", Types: ingest.TypeCounts{Object: 1}, Untyped: 1},
-		{Table: "invoices", Field: "Surprise", Types: ingest.TypeCounts{String: 2}},
+	fields := []manifest.FieldStats{
+		{Table: "invoices", Column: "total_amount", Field: "TotalAmount", Types: manifest.TypeCounts{Number: 5}},
+		{Table: "invoices", Column: "currency_code", Field: "CurrencyCode", Types: manifest.TypeCounts{String: 4, Number: 1}, Coerced: 1},
+		{Table: "invoices", Column: "memo", Field: "Memo", Types: manifest.TypeCounts{Object: 1}, Untyped: 1},
+		{Table: "invoices", Field: "Surprise", Types: manifest.TypeCounts{String: 2}},
 		{Table: "invoices", Column: "po_number", Field: "PONumber"},
 		{Table: "credit_notes", Column: "reason", Field: "Reason"},
 	}
 	tables := []manifest.TableStats{{Table: "invoices", DuckDBRows: 5}, {Table: "credit_notes"}}
 	n := manifest.Notes(fields, tables)
-	names := func(fs []ingest.FieldStats) (out []string) {
+	names := func(fs []manifest.FieldStats) (out []string) {
 		for _, f := range fs {
 			out = append(out, f.Field)
 		}

@@ -84,7 +84,7 @@ CREATE TABLE IF NOT EXISTS snapshot_fields (
   example_id VARCHAR,
   repaired BIGINT DEFAULT 0
 );
--- repaired: values not valid UTF-8, repaired (ingest.FieldStats); a
+-- repaired: values not valid UTF-8, repaired (manifest.FieldStats); a
 -- state written before it gets the column, 0 in its rows.
 ALTER TABLE snapshot_fields ADD COLUMN IF NOT EXISTS repaired BIGINT DEFAULT 0;
 -- What reconcile writes besides its run records (runrec): one row a

@@ -1,6 +1,6 @@
-// Package readmodel owns the read model: the DuckDB file readers open, how
-// it is built and shown, and every query Go code makes of it and of the
-// store's state.
+// Package readmodel reads the read model: the DuckDB file readers open
+// (built and shown by package modelfile), and every query Go code makes of
+// it and of the store's state.
 //
 // # Queries
 //
@@ -24,8 +24,6 @@
 //     [Timeline], [ChangesBetween], [ReadAsOf]).
 //   - query_workspace.go and query_flux.go: what the workspace's pages and
 //     the flux review read ([Pending], [FiguresOf]).
-//   - query_copies.go: the benchmark's copies of a snapshot ([CopySnapshot],
-//     [CopyReconciliations], [AddTotals]).
 //
 // Values are placeholders. What is spelled into SQL is only a relation's or
 // a catalogue table's name, or a sort key of the closed set. No other
@@ -33,23 +31,6 @@
 // reconciliations, reconciliation_totals, snapshot_tables or
 // snapshot_fields; the rules' SQL over the latest_ tables stays in package
 // reconcile.
-//
-// # The model
-//
-// A [Model] is the read model of an output directory: a DuckDB file built
-// from a snapshot's own DuckDB file or from its Parquet, its views over the
-// Parquet trees and the records, and its data dictionary (the views columns
-// and codes, the macro label, each coded column's label in the tree views).
-// [Model.ViewsKey] says when the views must be made again; [Model.Bind]
-// makes the views reconcile reads over two snapshots.
-//
-// The store calls these inside a section of its state. [Model.Sync] builds
-// the model the state asks for (from the snapshot's DuckDB file or its
-// Parquet, [Model.Of]), and [Model.Show] shows it once the section
-// commits: made durable and renamed over the public file, then what it
-// holds written beside the state (model.json, [Model.Held]). billsnap
-// never opens the public file; its latest_ tables hold every column but
-// _raw, which the views read from the Parquet.
 //
 // # Readers
 //

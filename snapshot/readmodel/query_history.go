@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -131,9 +132,13 @@ func ReadAsOf(ctx context.Context, db *sql.DB, ts time.Time, link string, tables
 		return fmt.Errorf("%s is %w, whose first complete snapshot is %s", ts.UTC().Format(time.RFC3339), ErrBeforeHistory, first)
 	}
 	at := state.SQLString(ts.UTC().Format(time.RFC3339Nano)) + "::TIMESTAMPTZ"
+	abs, err := filepath.Abs(link)
+	if err != nil {
+		return err
+	}
 	for _, t := range tables {
 		own := state.AttachedAs + ".main."
-		rel := history.Relation(absolute(link), t, own+"latest_"+t.Name, unlabelled(t, own+quoteIdent(t.Name)))
+		rel := history.Relation(abs, t, own+"latest_"+t.Name, t.WithoutLabels(own+state.QuoteIdent(t.Name)))
 		q := fmt.Sprintf("CREATE OR REPLACE TEMP VIEW latest_%s AS %s", t.Name, history.AsOf("("+rel+")", at))
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("as of %s: %w", ts.UTC().Format(time.RFC3339), err)

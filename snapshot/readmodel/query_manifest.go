@@ -6,7 +6,6 @@ import (
 	"errors"
 
 	"github.com/billsnap/billsnap/catalog"
-	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
@@ -49,7 +48,7 @@ func ManifestOf(db *sql.DB) func(ctx context.Context, id string) ([]manifest.Tab
 // Fields reads what snapshot id received of each field from db, in the
 // order of the tables and their columns (new fields last in their table).
 // A snapshot recorded before repairs were counted has Repaired 0.
-func Fields(ctx context.Context, db *sql.DB, id string) ([]ingest.FieldStats, error) {
+func Fields(ctx context.Context, db *sql.DB, id string) ([]manifest.FieldStats, error) {
 	rows, err := db.QueryContext(ctx, `SELECT * REPLACE (coalesce(column_name, '') AS column_name, coalesce(kind, '') AS kind,
 		coalesce(example_id, '') AS example_id) FROM snapshot_fields_of(?)`, id)
 	if err != nil {
@@ -60,21 +59,21 @@ func Fields(ctx context.Context, db *sql.DB, id string) ([]ingest.FieldStats, er
 	if err != nil {
 		return nil, err
 	}
-	var out []ingest.FieldStats
+	var out []manifest.FieldStats
 	for rows.Next() {
-		var f ingest.FieldStats
+		var f manifest.FieldStats
 		if err := rows.Scan(fieldDests(&f, names)...); err != nil {
 			return nil, err
 		}
 		out = append(out, f)
 	}
-	ingest.SortFields(out, catalog.Tables())
+	manifest.SortFields(out, catalog.Tables())
 	return out, rows.Err()
 }
 
 // fieldDests are where the columns names of snapshot_fields go in f, by
 // name: a record file written before a column was added lacks it.
-func fieldDests(f *ingest.FieldStats, names []string) []any {
+func fieldDests(f *manifest.FieldStats, names []string) []any {
 	t := &f.Types
 	by := map[string]any{"table_name": &f.Table, "column_name": &f.Column, "field": &f.Field, "kind": &f.Kind, "contract": &f.Contract,
 		"nulls": &t.Null, "strings": &t.String, "numbers": &t.Number, "booleans": &t.Boolean, "objects": &t.Object, "arrays": &t.Array,

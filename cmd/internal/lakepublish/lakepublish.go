@@ -9,8 +9,9 @@
 //
 // billsnap-lake's main sets it as job.Service's Lake, with lake/iceberg's
 // catalogs, and links the drivers of the schemes (lake/drivers); so do
-// cmd/billsnap's tests, which publish in-process. Package job links no
-// object storage SDK: only a main that imports this package does.
+// the CLI's tests (cmd/e2e/e2etest), which publish in-process. Package
+// job links no object storage SDK: only a main that imports this package
+// does.
 package lakepublish
 
 import (
