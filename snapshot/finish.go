@@ -22,8 +22,9 @@ import (
 
 // finish publishes snapshot id, recorded as status (publishing or
 // incomplete), and returns its status now. A complete snapshot's Parquet
-// goes into the tree, it moves history (moveHistory), it is recorded
-// complete, and the read model is
+// goes into the tree, it moves history (moveHistory), history's older
+// steps are packed (packHistory), it is recorded complete, and the read
+// model is
 // built from its DuckDB file in staging (or from its Parquet when that is
 // gone). An incomplete one's Parquet goes into the incomplete tree, and
 // the read model is published again. Each step is done once however often
@@ -44,6 +45,9 @@ func (s *Store) finish(ctx context.Context, sec *Section, id, status string) (st
 		return status, err
 	}
 	crashpoint.Hit("publish.history")
+	if err := s.packHistory(ctx, sec); err != nil {
+		return status, err
+	}
 	if err := setStatus(ctx, sec.DB(), id, StatusComplete, "", s.now); err != nil {
 		return status, err
 	}

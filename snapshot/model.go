@@ -83,7 +83,8 @@ func (s *Store) markPending(sec *Section) error {
 
 // publishPending shows what a section built, once the state has
 // committed: the records' generation, then the model
-// (modelfile.Model.Show).
+// (modelfile.Model.Show); then removes history's files they no longer
+// read.
 func (s *Store) publishPending(sec *Section) error {
 	built := sec.built
 	sec.built = ""
@@ -97,7 +98,18 @@ func (s *Store) publishPending(sec *Section) error {
 	if err := s.model().Show(built); err != nil {
 		return err
 	}
+	removeDead(sec)
 	return os.Remove(s.at.PublishPending())
+}
+
+// removeDead removes the files of history that the records sec showed
+// no longer read (history.Dead). One a kill leaves is among the next
+// section's that packs or prunes history.
+func removeDead(sec *Section) {
+	for _, f := range sec.dead {
+		os.Remove(f)
+	}
+	sec.dead = nil
 }
 
 // finishPublish publishes the records and the read model again when a

@@ -21,6 +21,7 @@ type Section struct {
 	built       string          // a read model built, published when the section commits
 	recordsNext string          // the records' generation built, shown when it commits
 	runs        *runrec.Changes // the run files it added and retired
+	dead        []string        // history's files no view reads once what it built is shown
 }
 
 // DB is the section's copy of billsnap's state, a database only billsnap

@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/internal/crashpoint"
+	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/snapshot/history"
 	"github.com/billsnap/billsnap/snapshot/modelfile"
 	"github.com/billsnap/billsnap/snapshot/state"
@@ -23,8 +25,9 @@ import (
 // without them (the first export of a store written before history, or a
 // run whose steps do not follow the state's heads) has its steps, and
 // those of every complete snapshot kept since the last step, taken in the
-// section, from the Parquet tree (catchUp). A snapshot that fails or is
-// incomplete has its files removed (dropHistory).
+// section, from the Parquet tree (catchUp). In the same section the
+// files of older steps are packed (packHistory). A snapshot that fails or
+// is incomplete has its files removed (dropHistory).
 
 // historyStaging is where a run lists its steps (history.Stage); their
 // files are written in history's own folders, under the run's snapshot's
@@ -231,11 +234,65 @@ func (s *Store) dropHistory(id string) {
 	history.Remove(s.at.History(), s.tables, id)
 }
 
+// packHistory packs the files of history's older steps (history.Plan),
+// in section sec: each pack written whole, then listed in the state; the
+// files the records of sec's state no longer read (history.Dead: those
+// the packs replace, and what a kill left) are removed once they are
+// shown. A kill before the section commits leaves history as it was: a
+// pack it wrote is listed nowhere, and written again by the next.
+func (s *Store) packHistory(ctx context.Context, sec *Section) error {
+	db := sec.DB()
+	merges, err := history.Plan(ctx, db, s.tables)
+	if err != nil {
+		return err
+	}
+	if len(merges) > 0 {
+		if err := s.pack(ctx, db, merges); err != nil {
+			return err
+		}
+		crashpoint.Hit("history.packed")
+	}
+	sec.dead, err = history.Dead(ctx, db, s.at.History(), s.tables)
+	return err
+}
+
+// pack writes the packs of merges, makes them durable, and lists them in
+// the state db.
+func (s *Store) pack(ctx context.Context, db *sql.DB, merges []history.Merge) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var dirs []string
+	for _, m := range merges {
+		files, err := history.Pack(ctx, conn, s.at.History(), m)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if d := filepath.Dir(f); !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	fileutil.SyncDirs(dirs)
+	for _, m := range merges {
+		if err := history.Packed(ctx, conn, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // PruneHistory deletes the steps of history taken before before, their
 // versions and changes with them, in one section (the read model
-// published again), then their files: history then starts at the oldest
-// step kept, exact from there on. A table's last step and the one before
-// it are never deleted. It returns the snapshots whose steps it deleted.
+// published again), then their files (and a pack none of whose steps is
+// left, once the records are shown): history then starts at the oldest
+// step kept, exact from there on. A pack some of whose steps are left
+// keeps their rows, and the views read only those. A table's last step
+// and the one before it are never deleted. It returns the snapshots whose
+// steps it deleted.
 func (s *Store) PruneHistory(ctx context.Context, before time.Time) ([]string, error) {
 	var ids []string
 	err := s.Update(ctx, func(sec *Section) error {
@@ -244,6 +301,9 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) ([]string, e
 			return err
 		}
 		if err := history.Forget(ctx, sec.DB(), ids); err != nil {
+			return err
+		}
+		if sec.dead, err = history.Dead(ctx, sec.DB(), s.at.History(), s.tables); err != nil {
 			return err
 		}
 		return s.syncModel(ctx, sec)

@@ -208,7 +208,8 @@ func checkAsOf(t *testing.T, db *sql.DB, snap string, ts time.Time) {
 // Retention keeps history: with keep 1, every version of the snapshots
 // pruned stays, and as of the first snapshot's time the tables are its
 // rows still; a protected snapshot (a close's) is never pruned; history's
-// own retention starts it at the oldest step kept, exact from there on.
+// own retention starts it at the oldest step kept, exact from there on,
+// though the steps it forgets and those it keeps share a pack.
 func TestRetentionKeepsHistory(t *testing.T) {
 	t.Parallel()
 	f := newHistoryFixture(t)
@@ -238,6 +239,11 @@ func TestRetentionKeepsHistory(t *testing.T) {
 		t.Errorf("as of the first snapshot after it was pruned: %.80q…, want its rows %.80q…", asOf, before)
 	}
 	checkVersions(t, db, customerAt(t, f.sb, 0).ID, 2)
+	var packed int
+	db.QueryRow(`SELECT count(*) FROM history_steps WHERE table_name = 'customers' AND pack IS NOT NULL`).Scan(&packed)
+	if packed != 4 {
+		t.Errorf("%d of the customers' four steps are in a pack, want all: history's retention is to prune a pack", packed)
+	}
 
 	forgot, err := s.PruneHistory(context.Background(), firstAt.AddDate(0, 0, 2).Add(time.Hour))
 	if err != nil || !slices.Equal(forgot, []string{first.ID, snaps[0]}) {

@@ -28,6 +28,7 @@ var names = []string{
 	"publish.verified", // every count agrees; nothing recorded yet
 	"publish.manifest", // the manifest is committed with status publishing
 	"tree.add",         // (Hit and Err) a table's partition was renamed into the Parquet tree
+	"history.packed",   // history's older steps are packed and the packs listed in the state, not yet committed
 	"publish.complete", // the snapshot is recorded complete; staging is left
 	"model.built",      // the next read model is built, beside what it holds (model.next.duckdb.json)
 	"state.written",    // a section of the state committed (renamed over it)

@@ -22,9 +22,17 @@
 //	changes/<table>/<S>.parquet    what S changed: inserts, updates (with the
 //	                               fields that changed, old and new), deletes
 //
+// and packs, which merge the versions and changes files of many steps
+// of a table into one file of each (compact.go):
+//
+//	versions/<table>/pack-<first>--<last>.parquet
+//	changes/<table>/pack-<first>--<last>.parquet
+//
 // Which steps count is what the state's history_steps lists (one row per
-// table and step): a file of a step the state does not list (a section that
-// did not commit) is in no view.
+// table and step), and which file holds each its pack column (Keep): a
+// file of a step the state does not list (a section that did not commit),
+// a step's own file once a pack holds it, and a pack no step is in, are in
+// no view, and of a pack only the rows of the steps listed are.
 //
 // # What it offers
 //
@@ -36,7 +44,9 @@
 // file in each folder, so the views have something to read. [Views] are
 // the read model's relations of history: <table>_history, <table>_asof,
 // changes, changes_between, history_snapshots and snapshot_time;
-// [Relation] and [AsOf] are what query --as-of reads too.
+// [Relation] and [AsOf] are what query --as-of reads too. Packing the
+// files of older steps: [Plan], [Pack], [Packed], and [Dead], the files
+// no view reads any more.
 //
 // It knows no store, and imports nothing of snapshot, runrec or readmodel.
 // Package snapshot takes the steps (its loader's hook takes a table's
@@ -74,9 +84,10 @@ func File(root, kind, table, snapshot string) string {
 // StateSQL is the state's table of steps: one row a table a complete
 // snapshot that moved history, with the step before it (NULL for the
 // first, the base, which holds every record as inserted but records no
-// change) and what it counted. It has no snapshot_id column: retention,
-// which deletes a pruned snapshot's rows from every table keyed so,
-// leaves history alone.
+// change), what it counted, and the pack that holds its versions and
+// changes (NULL while they are files of their own: compact.go). It has
+// no snapshot_id column: retention, which deletes a pruned snapshot's
+// rows from every table keyed so, leaves history alone.
 const StateSQL = `
 CREATE TABLE IF NOT EXISTS history_steps (
   snapshot VARCHAR NOT NULL,
@@ -86,8 +97,10 @@ CREATE TABLE IF NOT EXISTS history_steps (
   inserted BIGINT NOT NULL,
   updated BIGINT NOT NULL,
   deleted BIGINT NOT NULL,
+  pack VARCHAR,
   PRIMARY KEY (snapshot, table_name)
 );
+ALTER TABLE history_steps ADD COLUMN IF NOT EXISTS pack VARCHAR;
 `
 
 // TimeOf is the time a snapshot stands for in history: its start, to

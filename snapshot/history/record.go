@@ -76,7 +76,7 @@ func Record(ctx context.Context, q state.Querier, steps []Step) error {
 		rows[i] = "(?, ?, ?, nullif(?, ''), ?, ?, ?)"
 		args = append(args, s.To, s.Table, s.At, s.Previous, s.Inserted, s.Updated, s.Deleted)
 	}
-	if _, err := q.ExecContext(ctx, "INSERT OR REPLACE INTO history_steps VALUES "+strings.Join(rows, ", "), args...); err != nil {
+	if _, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO history_steps (snapshot, table_name, "at", previous, inserted, updated, deleted) VALUES `+strings.Join(rows, ", "), args...); err != nil {
 		return fmt.Errorf("history: recording the steps to %s: %w", steps[0].To, err)
 	}
 	return nil

@@ -45,9 +45,9 @@ func historyView(link string, t catalog.Table, rows string) string {
 // Relation is the relation of every version of table t, with the
 // columns of latest (the table's latest_ relation) but snapshot_id, and
 // _raw: the versions closed, from the files of the steps the records (at
-// link) list, and the current versions, the rows of the snapshot latest
-// holds, read from rows (every snapshot's rows of t, snapshot_id and _raw
-// among them), joined with that snapshot's index.
+// link) list (Keep), and the current versions, the rows of the snapshot
+// latest holds, read from rows (every snapshot's rows of t, snapshot_id
+// and _raw among them), joined with that snapshot's index.
 func Relation(link string, t catalog.Table, latest, rows string) string {
 	versions := filepath.Join(link, Versions, t.Name, "*.parquet")
 	current := filepath.Join(link, Current, t.Name, "*.parquet")
@@ -55,12 +55,24 @@ func Relation(link string, t catalog.Table, latest, rows string) string {
 			NULL::VARCHAR AS snapshot_from, NULL::VARCHAR AS snapshot_to FROM %[1]s WHERE false
 		UNION ALL BY NAME
 		SELECT * EXCLUDE (filename) REPLACE (CAST(_raw AS JSON) AS _raw) FROM read_parquet(%[2]s, filename = true, union_by_name = true)
-		WHERE parse_filename(filename, true) IN (SELECT snapshot FROM history_steps WHERE table_name = %[4]s)
+		WHERE %[4]s
 		UNION ALL BY NAME
 		SELECT r.* EXCLUDE (snapshot_id), c.valid_from, NULL::TIMESTAMPTZ AS valid_to, c.snapshot_from, NULL::VARCHAR AS snapshot_to
 		FROM (%[5]s) r JOIN read_parquet(%[3]s, filename = true) c ON r.id = c.id
 		WHERE r.snapshot_id = (SELECT snapshot_id FROM %[1]s LIMIT 1) AND parse_filename(c.filename, true) = (SELECT snapshot_id FROM %[1]s LIMIT 1)`,
-		latest, state.SQLString(versions), state.SQLString(current), state.SQLString(t.Name), rows)
+		latest, state.SQLString(versions), state.SQLString(current), Keep(state.SQLString(t.Name), "snapshot_to"), rows)
+}
+
+// Keep is the SQL condition that a row of a file of versions or changes
+// (read with filename = true) counts: its step (the column step names)
+// is one history_steps lists for table (a SQL expression), and the file
+// is the one that holds that step now, its own or its pack. So a step
+// reads the same from its own file or from a pack, a file of a section
+// that did not commit is in no view, nor a step's own file once a pack
+// holds it, nor the rows of a pack's steps that retention forgot.
+func Keep(table, step string) string {
+	return fmt.Sprintf(`%[1]s || '/' || parse_filename(filename, true) || '/' || %[2]s IN
+			(SELECT table_name || '/' || coalesce(pack, snapshot) || '/' || snapshot FROM history_steps)`, table, step)
 }
 
 // asofMacro is <table>_asof(ts) (AsOf).
@@ -77,12 +89,12 @@ func AsOf(history, ts string) string {
 }
 
 // changesView is changes: every step's changes, of the steps the records
-// list.
+// list (Keep).
 func changesView(link string) string {
 	glob := filepath.Join(link, Changes, "*", "*.parquet")
 	return fmt.Sprintf(`CREATE OR REPLACE VIEW changes AS
 		SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true, union_by_name = true)
-		WHERE parse_filename(filename, true) IN (SELECT snapshot FROM history_steps)`, state.SQLString(glob))
+		WHERE %s`, state.SQLString(glob), Keep(`"table"`, "to_snapshot"))
 }
 
 // changesBetween is changes_between(t0, t1): the records whose version

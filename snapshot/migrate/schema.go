@@ -116,10 +116,11 @@ CREATE OR REPLACE VIEW latest_snapshot AS
 // to this one (upgradable) is marked as this version. Version 5 adds the
 // catalogue of field IDs; version 6 keeps findings, unjudged and rechecks
 // as run records (runrec) instead of tables; version 7 adds history's
-// steps (package history).
-const SchemaVersion = "7"
+// steps (package history); version 8 the packs that hold their files
+// (history_steps.pack), which a billsnap before it would not read.
+const SchemaVersion = "8"
 
-var upgradable = []string{"2", "3", "4", "5", "6"}
+var upgradable = []string{"2", "3", "4", "5", "6", "7"}
 
 // StateSQL creates the state's tables.
 const StateSQL = metaSQL + FieldIDsSQL + runrec.IndexSQL + ParquetColumnsSQL + SnapshotFilesSQL + SnapshotMacrosSQL + history.StateSQL

@@ -218,6 +218,7 @@ var changeFeed = []relationColumns{
 		column("inserted", bigint, "records it inserted (the base: every record)"),
 		column("updated", bigint, "records whose fields changed"),
 		column("deleted", bigint, "records it no longer held"),
+		column("pack", varchar, "the file that holds its closed versions and changes with those of the steps around it (history's packs); NULL while they are files of their own"),
 	}},
 }
 

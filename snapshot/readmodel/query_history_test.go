@@ -15,7 +15,7 @@ import (
 // at s2, was deleted at s3 and inserted again at s4; c2 was inserted at
 // s2 and deleted at s3; invoice i1's Total changed at s3.
 var historyRows = []string{
-	`INSERT INTO history_steps VALUES
+	`INSERT INTO history_steps (snapshot, table_name, "at", previous, inserted, updated, deleted) VALUES
 		('s1', 'customers', TIMESTAMPTZ '2027-03-01 02:30:00+00', NULL, 1, 0, 0),
 		('s1', 'invoices', TIMESTAMPTZ '2027-03-01 02:30:00+00', NULL, 1, 0, 0),
 		('s2', 'customers', TIMESTAMPTZ '2027-03-02 02:30:00+00', 's1', 1, 1, 0),

@@ -86,6 +86,7 @@ var crashMoments = []crashMoment{
 	{at: "tree.add#7"},
 	{at: "tree.add#15"},      // every table's partition is in the tree; not yet recorded complete
 	{at: "publish.history"},  // history moved and recorded in the state, not yet committed
+	{at: "history.packed"},   // the template's three steps and the new one packed, listed in the state, not yet committed
 	{at: "publish.complete"}, // recorded complete in the state not yet committed
 	{at: "model.built"},
 	{at: "state.written#4"}, // the publish committed in the state; the read model not published yet
@@ -106,6 +107,9 @@ var crashMoments = []crashMoment{
 
 // crashBench is a store holding one complete snapshot (of first), to be
 // copied for each case, and a second sandbox whose export is interrupted.
+// Its history holds three steps (first, another sandbox's, first again,
+// the snapshots before the last pruned), so that the next export packs
+// history's files (history.PackFanIn).
 type crashBench struct {
 	bin, template, firstID string
 	published              string // the SHA-256 of the template's read model
@@ -116,8 +120,15 @@ func newCrashBench(t *testing.T) *crashBench {
 	b := &crashBench{bin: e2etest.BinaryWithTags(t, "crashpoints"), template: t.TempDir(),
 		first:  sandboxtest.Start(t, sandbox.Options{Seed: 61, Customers: 60, Planted: 1}, ""),
 		second: sandboxtest.Start(t, sandbox.Options{Seed: 62, Customers: 300, Planted: 1}, "")}
-	if out, err := e2etest.ChildExport(b.bin, b.first, b.template).CombinedOutput(); err != nil {
-		t.Fatalf("first export: %v\n%s", err, out)
+	other := sandboxtest.Start(t, sandbox.Options{Seed: 63, Customers: 40, Planted: 1}, "")
+	keepOne := filepath.Join(t.TempDir(), "billsnap.yml")
+	os.WriteFile(keepOne, []byte("retention: {keep: 1}\n"), 0o644)
+	for i, srv := range []*sandbox.Server{b.first, other, b.first} {
+		cmd := e2etest.ChildExport(b.bin, srv, b.template)
+		cmd.Args = append(cmd.Args, "--config", keepOne)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("export %d of the template: %v\n%s", i+1, err, out)
+		}
 	}
 	e2etest.WithDB(t, b.template, func(db *sql.DB) { db.QueryRow("SELECT id FROM latest_snapshot").Scan(&b.firstID) })
 	b.published = e2etest.FileHash(t, filepath.Join(b.template, "billsnap.duckdb"))
@@ -152,9 +163,49 @@ func (b *crashBench) recovers(t *testing.T, dir string) {
 		t.Error("the export after the crash did not become latest")
 	}
 	e2etest.CheckCleanedUp(t, dir)
+	checkHistoryFiles(t, dir)
 }
 
-// An export killed at any of 31 moments leaves a store that opens, whose
+// checkHistoryFiles checks that history's versions and changes are all
+// in files the state lists, and that it lists a pack: a step's own
+// files, or the pack that holds the step; no pack a kill left unlisted,
+// nor a step's own file beside its pack.
+func checkHistoryFiles(t *testing.T, dir string) {
+	t.Helper()
+	db, err := sql.Open("duckdb", filepath.Join(dir, ".billsnap", "state.duckdb")+"?access_mode=READ_ONLY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT table_name || '/' || coalesce(pack, snapshot), pack IS NOT NULL FROM history_steps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	live, packs := map[string]bool{}, 0
+	for rows.Next() {
+		var name string
+		var packed bool
+		rows.Scan(&name, &packed)
+		live[name] = true
+		if packed {
+			packs++
+		}
+	}
+	if packs == 0 {
+		t.Error("no step of history is in a pack")
+	}
+	versions, _ := filepath.Glob(filepath.Join(dir, ".billsnap", "history", "versions", "*", "*.parquet"))
+	changes, _ := filepath.Glob(filepath.Join(dir, ".billsnap", "history", "changes", "*", "*.parquet"))
+	for _, f := range append(versions, changes...) {
+		table, name := filepath.Base(filepath.Dir(f)), strings.TrimSuffix(filepath.Base(f), ".parquet")
+		if name != "empty" && !live[table+"/"+name] {
+			t.Errorf("history's file %s is listed nowhere", f)
+		}
+	}
+}
+
+// An export killed at any of 32 moments leaves a store that opens, whose
 // readers see the previous complete snapshot (or, after the commit point,
 // the new one) whole, with nothing half published in the Parquet tree; the
 // next export completes and cleans up.

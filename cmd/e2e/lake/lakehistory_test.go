@@ -37,7 +37,8 @@ import (
 // (every version current), after a second with known changes (two
 // updates, a delete, an insert: three versions closed), and after a third
 // with retention.keep 1 and one more update, which prunes every earlier
-// snapshot but no version. Every table of the store has its history
+// snapshot but no version, and after a fourth, whose step packs the
+// store's files of history. Every table of the store has its history
 // table, holding the latest snapshot.
 func TestHistoryTablesInTheLake(t *testing.T) {
 	t.Parallel()
@@ -73,6 +74,12 @@ func TestHistoryTablesInTheLake(t *testing.T) {
 			t.Errorf("%s after retention 1: %d Iceberg snapshots, want 1", tbl.Identifier()[1], n)
 		}
 	}
+	change(t, srv, cs[1].ID, func(c *sandbox.Customer) { c.FullName += " II" })
+	export(1) // the fourth step: the store packs the four steps' files
+	if packs, _ := filepath.Glob(filepath.Join(dir, ".billsnap", "history", "versions", "customers", "pack-*.parquet")); len(packs) != 1 {
+		t.Errorf("the customers' versions are in %d packs after four steps, want one", len(packs))
+	}
+	checkHistoryInLake(t, srv, dir, url, 5)
 }
 
 // change changes the customer id of srv with fn.

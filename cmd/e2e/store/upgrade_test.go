@@ -43,7 +43,7 @@ func TestAStoreOfTheEarlierFormatUpgrades(t *testing.T) {
 	state.QueryRow("SELECT block_size FROM pragma_database_size() WHERE database_name = 'state'").Scan(&blockSize)
 	state.QueryRow(`SELECT count(*) FROM duckdb_tables() WHERE table_name IN ('findings', 'unjudged', 'rechecks')`).Scan(&tables)
 	files, _ := filepath.Glob(filepath.Join(dir, ".billsnap", "history", "*", "*.parquet"))
-	if version != "7" || tables != 0 || len(files) == 0 || blockSize != 16<<10 {
+	if version != "8" || tables != 0 || len(files) == 0 || blockSize != 16<<10 {
 		t.Errorf("the upgraded state: version %s, %d tables of run records, %d run files, blocks of %d bytes", version, tables, len(files), blockSize)
 	}
 }

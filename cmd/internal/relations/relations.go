@@ -46,7 +46,7 @@ func readModelDocs() []relationDoc {
 		{"<table>_history", "every version of each TABLE record, the current ones included: the record's columns, `valid_from` and `valid_to` (NULL while current), `snapshot_from` and `snapshot_to`; moved only by complete snapshots (docs/history.md; as it stood at a time: `<table>_asof(ts)`)"},
 		{"changes", "the change feed: per complete snapshot and table, each record inserted, updated (the service's names of the `fields` that changed, `old_values` and `new_values`) or deleted since the complete snapshot before (between any two moments: `changes_between(t0, t1)`)"},
 		{"history_snapshots", "every complete snapshot that moved history, with the time it stands for (`at`; `snapshot_time(id)`), kept when retention prunes the snapshot"},
-		{"history_steps", "per complete snapshot and table, the step of history it took: the step before and what it inserted, updated and deleted"},
+		{"history_steps", "per complete snapshot and table, the step of history it took: the step before, what it inserted, updated and deleted, and the pack that holds its files (`pack`)"},
 		{"latest_snapshot", "the snapshot the `latest_` tables hold"},
 		{"billsnap_model", "that snapshot's ID and a digest of the views"},
 		{"columns", "the data dictionary: every column of every table and view here, with its type, what it holds and the service's field it comes from (`source_field`, NULL for billsnap's own columns)"},
