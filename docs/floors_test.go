@@ -111,7 +111,7 @@ func TestTheFloorsHold(t *testing.T) {
 // neither they nor their tests' builds link DuckDB, whose link costs every
 // test binary seconds.
 func TestWhatOnlyReadsLinksNoDuckDB(t *testing.T) {
-	light := []string{"config", "notify", "schedule", "reports", "evidence", "worklist", "findings", "snapshot/manifest"}
+	light := []string{"config", "notify", "schedule", "reports", "evidence", "worklist", "findings", "manifest"}
 	for _, pkg := range light {
 		if linked(t, pkg, "github.com/duckdb/duckdb-go/v2") {
 			t.Errorf("%s links DuckDB (go list -deps -test ./%s)", pkg, pkg)
@@ -137,7 +137,7 @@ func TestOnlyTheStoreBuildsTheReadModel(t *testing.T) {
 // writer (github.com/xitongsys/parquet-go and its sources), which only
 // ingest, the walk's side of a snapshot, needs.
 func TestWhatShowsASnapshotLinksNoParquetWriter(t *testing.T) {
-	for _, pkg := range []string{"reports", "evidence", "snapshot/manifest"} {
+	for _, pkg := range []string{"reports", "evidence", "manifest"} {
 		if linked(t, pkg, "github.com/xitongsys/") {
 			t.Errorf("%s links the Parquet writer (go list -deps -test ./%s | grep parquet-go)", pkg, pkg)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/manifest"
 )
 
 // testFigures are the snapshot's per-table figures of the fixture's

@@ -58,7 +58,7 @@ import (
 	"github.com/billsnap/billsnap/internal/atomicfile"
 	"github.com/billsnap/billsnap/internal/fileutil"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/manifest"
 )
 
 // Source is what a pack is made from.

@@ -2,7 +2,7 @@ package ingest
 
 import (
 	"github.com/billsnap/billsnap/catalog"
-	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/manifest"
 )
 
 // fieldTally counts one field's values as a walk converts them.

@@ -9,7 +9,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/jsontext"
-	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/manifest"
 )
 
 // rowBuilder turns the records of one table into rows in Parquet order

@@ -15,8 +15,8 @@ import (
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
 	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/snapshot"
-	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/usage"
 )

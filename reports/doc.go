@@ -8,6 +8,6 @@
 // once, in order, and never build a second copy of them.
 //
 // What they render is handed in ([Input]) as package findings' and
-// snapshot/manifest's types, so reports stands without the engine and its
+// manifest's types, so reports stands without the engine and its
 // tests link no DuckDB.
 package reports

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/findings"
-	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/manifest"
 )
 
 // DocumentSchema names the shape of the JSON document (docs/reports.md, "findings.json").

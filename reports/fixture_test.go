@@ -6,8 +6,8 @@ import (
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 var t0 = time.Date(2026, 11, 22, 3, 0, 5, 0, time.UTC)

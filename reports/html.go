@@ -11,8 +11,8 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/termsafe"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 //go:embed templates/report.html.tmpl

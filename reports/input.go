@@ -10,7 +10,7 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/ledger"
-	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/manifest"
 )
 
 // Input is everything a report shows.

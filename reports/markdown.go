@@ -12,7 +12,7 @@ import (
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/snip"
 	"github.com/billsnap/billsnap/internal/termsafe"
-	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/manifest"
 )
 
 // Markdown writes the summary for a terminal or a cron mail: the verdict,

@@ -6,8 +6,8 @@ import (
 
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/internal/plural"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/money"
-	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/workbook"
 )
 

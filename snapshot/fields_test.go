@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/billsnap/billsnap/catalog"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
-	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // A service that sends assumed fields in other JSON types, each with a

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/billsnap/billsnap/catalog"
-	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )

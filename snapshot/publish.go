@@ -11,7 +11,7 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/ingest"
 	"github.com/billsnap/billsnap/internal/crashpoint"
-	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/snapshot/modelfile"
 )
 

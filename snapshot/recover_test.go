@@ -14,9 +14,9 @@ import (
 
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/ingest"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/sandbox"
 	"github.com/billsnap/billsnap/sandbox/sandboxtest"
-	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // walkInto walks every collection of the sandbox into run, without

@@ -12,9 +12,9 @@ import (
 	"github.com/billsnap/billsnap/catalog"
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/ingest"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/snapshot/history"
 	"github.com/billsnap/billsnap/snapshot/load"
-	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/state"
 )
 

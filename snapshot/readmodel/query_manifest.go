@@ -6,7 +6,7 @@ import (
 	"errors"
 
 	"github.com/billsnap/billsnap/catalog"
-	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/manifest"
 )
 
 // Manifest reads the per-table figures of snapshot id from db (the state,

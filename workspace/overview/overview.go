@@ -9,9 +9,9 @@ import (
 	"github.com/billsnap/billsnap/findings"
 	"github.com/billsnap/billsnap/flux"
 	"github.com/billsnap/billsnap/ledger"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/reports"
-	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/snapshot/readmodel"
 	"github.com/billsnap/billsnap/workspace/recon"
 )

@@ -14,10 +14,10 @@ import (
 	"github.com/billsnap/billsnap/internal/plural"
 	"github.com/billsnap/billsnap/internal/termsafe"
 	"github.com/billsnap/billsnap/job"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/reconcile"
 	"github.com/billsnap/billsnap/schedule"
 	"github.com/billsnap/billsnap/snapshot"
-	"github.com/billsnap/billsnap/snapshot/manifest"
 	"github.com/billsnap/billsnap/usage"
 )
 

@@ -15,9 +15,9 @@ import (
 	"github.com/billsnap/billsnap/job"
 	"github.com/billsnap/billsnap/journal"
 	"github.com/billsnap/billsnap/layout"
+	"github.com/billsnap/billsnap/manifest"
 	"github.com/billsnap/billsnap/recheck"
 	"github.com/billsnap/billsnap/snapshot"
-	"github.com/billsnap/billsnap/snapshot/manifest"
 )
 
 // billsnap query prints what the data holds with the terminal's control

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/billsnap/billsnap/snapshot/manifest"
+	"github.com/billsnap/billsnap/manifest"
 )
 
 // The notes of a snapshot's fields: a field with no typed column is new,
