@@ -47,9 +47,13 @@ func TestTheFluxPanelInChromium(t *testing.T) {
 	}
 	b.shot(t, "workspace-flux.png")
 	for i := range n {
+		// The page before the submit is marked, so that the wait is for
+		// the page the redirect loads, not for the #flux still showing.
+		b.eval(t, `document.body.dataset.stale = "1"`)
 		b.do(t, fmt.Sprintf("explaining line %d of %d", i+1, n),
 			chromedp.SendKeys(chromedp.CSS(`.explain-form textarea[name=text]`), "the annual contract billed in "+p.String()),
-			chromedp.Submit(chromedp.CSS(`.explain-form textarea[name=text]`)), chromedp.WaitVisible(chromedp.ID("flux")))
+			chromedp.Submit(chromedp.CSS(`.explain-form textarea[name=text]`)),
+			chromedp.WaitVisible(chromedp.CSS(`body:not([data-stale]) #flux`)))
 	}
 	b.do(t, "the panel once explained", chromedp.WaitVisible(chromedp.ID("flux-ready")))
 	if left := b.eval(t, `String(document.querySelectorAll(".explain-form").length)`); left != "0" {
