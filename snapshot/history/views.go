@@ -75,9 +75,23 @@ func Keep(table, step string) string {
 			(SELECT table_name || '/' || coalesce(pack, snapshot) || '/' || snapshot FROM history_steps)`, table, step)
 }
 
-// asofMacro is <table>_asof(ts) (AsOf).
+// asofMacro is <table>_asof(ts) (AsOf), bound when it is called
+// (boundWhenCalled).
 func asofMacro(t catalog.Table) string {
-	return fmt.Sprintf("CREATE OR REPLACE MACRO %s_asof(ts) AS TABLE %s", t.Name, AsOf(t.Name+"_history", "ts"))
+	return fmt.Sprintf("CREATE OR REPLACE MACRO %s_asof(ts) AS TABLE SELECT v.* FROM %s, (%s) v", t.Name, boundWhenCalled("ts"), AsOf(t.Name+"_history", "ts"))
+}
+
+// boundWhenCalled is the first relation of a table macro's FROM that
+// makes DuckDB bind the macro when it is called rather than when it is
+// made: one row, the macro's parameter param, whose type DuckDB cannot
+// know before the call. DuckDB binds a table macro when it is made (since
+// 1.4) and again at each call; binding the macros over history reads
+// every history view's Parquet footers, and a fresh store's first publish
+// spent about half of its views' binding on its macros. A macro whose
+// binding stops at a parameter is kept unbound; what it reads is then
+// checked at its first call, as a view's is at its first query.
+func boundWhenCalled(param string) string {
+	return fmt.Sprintf("unnest([%s]) AS called(asked)", param)
 }
 
 // AsOf is the relation of the versions of history (every version of a
@@ -102,9 +116,9 @@ func changesView(link string) string {
 // from the snapshot that stood at t0 to the one at t1. A record that
 // changed and changed back in between is not listed. Each table's history
 // is read once, and the fields compared in one place, over the union of
-// the tables' versions valid at either moment: DuckDB binds a macro when
-// it is made, and a join of two as-of relations per table, each comparing
-// fields of its own, cost 180 ms at every fresh store's first publish.
+// the tables' versions valid at either moment (a join of two as-of
+// relations per table, each comparing fields of its own, took 180 ms to
+// bind). It is bound when called (boundWhenCalled).
 func changesBetween(tables []catalog.Table) string {
 	parts := make([]string, len(tables))
 	for i, t := range tables {
@@ -115,14 +129,14 @@ func changesBetween(tables []catalog.Table) string {
 		SELECT "table", id, op, fields, history_snapshot_at(t0) AS from_snapshot, history_snapshot_at(t1) AS to_snapshot,
 			snapshot_time(history_snapshot_at(t1)) AS "at",
 			CASE WHEN op = 'update' THEN %[1]s END AS old_values, CASE WHEN op = 'update' THEN %[2]s END AS new_values
-		FROM (SELECT *, CASE WHEN old_raw IS NULL THEN 'insert' WHEN new_raw IS NULL THEN 'delete' ELSE 'update' END AS op,
+		FROM %[7]s, (SELECT *, CASE WHEN old_raw IS NULL THEN 'insert' WHEN new_raw IS NULL THEN 'delete' ELSE 'update' END AS op,
 				CASE WHEN old_raw IS NOT NULL AND new_raw IS NOT NULL THEN %[3]s END AS fields
 			FROM (SELECT "table", id, first(_raw) FILTER (WHERE %[4]s) AS old_raw, first(_raw) FILTER (WHERE %[5]s) AS new_raw
 				FROM (%[6]s) WHERE (%[4]s) OR (%[5]s) GROUP BY "table", id)
-			WHERE CAST(old_raw AS VARCHAR) IS DISTINCT FROM CAST(new_raw AS VARCHAR))
+			WHERE CAST(old_raw AS VARCHAR) IS DISTINCT FROM CAST(new_raw AS VARCHAR)) c
 		WHERE op <> 'update' OR len(fields) > 0`,
 		FieldValues("old_raw", "fields"), FieldValues("new_raw", "fields"), ChangedFields("old_raw", "new_raw"),
-		at0, at1, strings.Join(parts, "\n\t\t\t\tUNION ALL "))
+		at0, at1, strings.Join(parts, "\n\t\t\t\tUNION ALL "), boundWhenCalled("t0"))
 }
 
 // validAt is the SQL condition that a version (valid_from, valid_to) was
