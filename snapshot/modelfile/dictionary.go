@@ -21,7 +21,7 @@ import (
 // _history relations as for the table. The catalogue's tables are
 // described by the catalogue (catalog.Table.Docs, with the fields key
 // applied), billsnap's own relations here. They are small native tables
-// made from VALUES with the views, and kept with them in the template:
+// made from lists of literals with the views, and kept with them in the template:
 // their statements are in the views' key, so a description or a code
 // that changes makes them anew. (Views over the same VALUES took 26-27 ms
 // to read, DuckDB parsing their 84 KB of SQL at each query; the tables
@@ -30,29 +30,43 @@ import (
 // dictionary are the statements of the data dictionary of a model whose
 // tables are tables (the fields key applied).
 func dictionary(tables []catalog.Table) []string {
-	var cols, codes []string
+	var cols, codes [][]string
 	for _, r := range documented(tables) {
 		for _, c := range r.columns {
-			cols = append(cols, fmt.Sprintf("(%s, %s, %s, %s, %s)", state.SQLString(r.name), state.SQLString(c.Name),
-				state.SQLString(c.Type), state.SQLString(c.Description), sqlOrNull(c.Field)))
+			cols = append(cols, []string{state.SQLString(r.name), state.SQLString(c.Name),
+				state.SQLString(c.Type), state.SQLString(c.Description), sqlOrNull(c.Field)})
 		}
 	}
 	for _, cc := range codedColumns(tables) {
 		for _, code := range cc.codes {
-			codes = append(codes, fmt.Sprintf("(%s, %s, %s, %s)", state.SQLString(cc.table), state.SQLString(cc.column),
-				state.SQLString(code.Code), state.SQLString(code.Label)))
+			codes = append(codes, []string{state.SQLString(cc.table), state.SQLString(cc.column),
+				state.SQLString(code.Code), state.SQLString(code.Label)})
 		}
 	}
 	return []string{
-		`CREATE OR REPLACE TABLE columns AS SELECT table_name::VARCHAR AS table_name, column_name::VARCHAR AS column_name, "type"::VARCHAR AS "type",
-		description::VARCHAR AS description, source_field::VARCHAR AS source_field
-		FROM (VALUES ` + strings.Join(cols, ",\n") + `) AS c(table_name, column_name, "type", description, source_field)`,
-		`CREATE OR REPLACE TABLE codes AS SELECT table_name::VARCHAR AS table_name, column_name::VARCHAR AS column_name, code::VARCHAR AS code, label::VARCHAR AS label
-		FROM (VALUES ` + strings.Join(codes, ",\n") + `) AS c(table_name, column_name, code, label)`,
+		textTable("columns", []string{"table_name", "column_name", `"type"`, "description", "source_field"}, cols),
+		textTable("codes", []string{"table_name", "column_name", "code", "label"}, codes),
 		`CREATE OR REPLACE MACRO label(t, c, v) AS
 		(SELECT max(d.label) FROM codes d WHERE d.column_name = c AND d.code = CAST(v AS VARCHAR)
 			AND t IN (d.table_name, 'latest_' || d.table_name, 'incomplete_' || d.table_name, d.table_name || '_history'))`,
 	}
+}
+
+// textTable is the statement that makes table name, of VARCHAR columns
+// named names, holding rows (SQL literals, a row's in the order of
+// names), in their order: a list per column, unnested side by side,
+// which DuckDB binds in a third of the time it takes for as many rows of
+// VALUES (the columns' 700 rows: 20-47 ms against 95-149 ms).
+func textTable(name string, names []string, rows [][]string) string {
+	lists := make([]string, len(names))
+	for i, n := range names {
+		vals := make([]string, len(rows))
+		for j, r := range rows {
+			vals[j] = r[i]
+		}
+		lists[i] = fmt.Sprintf("unnest(CAST([%s] AS VARCHAR[])) AS %s", strings.Join(vals, ", "), n)
+	}
+	return fmt.Sprintf("CREATE OR REPLACE TABLE %s AS SELECT %s", name, strings.Join(lists, ",\n\t\t"))
 }
 
 // sqlOrNull is s as an SQL string, or NULL for "".
