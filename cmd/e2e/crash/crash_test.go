@@ -114,6 +114,7 @@ type crashBench struct {
 	bin, template, firstID string
 	published              string // the SHA-256 of the template's read model
 	first, second          *sandbox.Server
+	firstKey, secondKey    sandbox.AnswerKey // theirs (computed once: the sandboxes do not change)
 }
 
 func newCrashBench(t *testing.T) *crashBench {
@@ -131,6 +132,7 @@ func newCrashBench(t *testing.T) *crashBench {
 		}
 	}
 	e2etest.WithDB(t, b.template, func(db *sql.DB) { db.QueryRow("SELECT id FROM latest_snapshot").Scan(&b.firstID) })
+	b.firstKey, b.secondKey = b.first.AnswerKey(), b.second.AnswerKey()
 	b.published = e2etest.FileHash(t, filepath.Join(b.template, "billsnap.duckdb"))
 	return b
 }
@@ -147,9 +149,9 @@ func (b *crashBench) store(t *testing.T) string {
 // key is the answer key of snapshot id.
 func (b *crashBench) key(id string) sandbox.AnswerKey {
 	if id == b.firstID {
-		return b.first.AnswerKey()
+		return b.firstKey
 	}
-	return b.second.AnswerKey()
+	return b.secondKey
 }
 
 // recovers checks that the next export of dir completes, becomes latest
