@@ -21,9 +21,9 @@ import (
 // _history relations as for the table. The catalogue's tables are
 // described by the catalogue (catalog.Table.Docs, with the fields key
 // applied), billsnap's own relations here. They are small native tables
-// made from lists of literals with the views, and kept with them in the template:
-// their statements are in the views' key, so a description or a code
-// that changes makes them anew. (Views over the same VALUES took 26-27 ms
+// made from lists of literals (textTable) with the views, and kept with
+// them in the template: their statements are in the views' key, so a
+// description or a code that changes makes them anew. (Views over the same VALUES took 26-27 ms
 // to read, DuckDB parsing their 84 KB of SQL at each query; the tables
 // 0.5 ms, for 20-40 ms more when they are made.)
 
