@@ -1,8 +1,12 @@
 package docs
 
 import (
+	"errors"
+	"go/build"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -57,24 +61,52 @@ func placed(fl [][]string, pkg string) (floor int, group string, ok bool) {
 	return 0, "", false
 }
 
+// sources lists each package of the module, the lake's included (build
+// tag lake), with its directory (relative to the module's root), its
+// non-test Go files and what they import, read from the files themselves
+// (go/build): `go list -tags lake` loads the packages the lake imports,
+// and so downloads the lake's modules (1.4 GB of module directory) into a
+// cache the fast tier must fill with the core's alone.
+func sources(t *testing.T) map[string]*build.Package {
+	t.Helper()
+	ctx := build.Default
+	ctx.BuildTags = append(slices.Clone(ctx.BuildTags), "lake")
+	out := map[string]*build.Package{}
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if name := d.Name(); path != ".." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+			return filepath.SkipDir
+		}
+		p, err := ctx.ImportDir(path, 0)
+		var none *build.NoGoError
+		if errors.As(err, &none) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("..", path)
+		out[filepath.ToSlash(rel)] = p
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // imports lists each package of the module (the lake's included) with the
 // packages of the module its non-test files import.
 func imports(t *testing.T) map[string][]string {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-tags", "lake", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...")
-	cmd.Dir = ".."
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	deps := map[string][]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		pkg := strings.TrimPrefix(f[0], module)
+	for pkg, p := range sources(t) {
 		deps[pkg] = nil
-		for _, imp := range f[1:] {
-			if p, ok := strings.CutPrefix(imp, module); ok {
-				deps[pkg] = append(deps[pkg], p)
+		for _, imp := range p.Imports {
+			if dep, ok := strings.CutPrefix(imp, module); ok {
+				deps[pkg] = append(deps[pkg], dep)
 			}
 		}
 	}
@@ -167,22 +199,15 @@ func linked(t *testing.T, pkg, lib string) bool {
 // the names a newcomer would otherwise read two ways.
 func TestOneMeaningPerName(t *testing.T) {
 	watched := map[string][]string{"Section": nil, "Store": nil, "Tree": nil}
-	cmd := exec.Command("go", "list", "-tags", "lake", "-f", `{{.Dir}}{{range .GoFiles}} {{.}}{{end}}`, "./...")
-	cmd.Dir = ".."
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	decl := regexp.MustCompile(`(?m)^type (Section|Store|Tree)\b`)
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		for _, file := range f[1:] {
-			b, err := os.ReadFile(f[0] + "/" + file)
+	for pkg, p := range sources(t) {
+		for _, file := range p.GoFiles {
+			b, err := os.ReadFile(filepath.Join(p.Dir, file))
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, m := range decl.FindAllStringSubmatch(string(b), -1) {
-				watched[m[1]] = append(watched[m[1]], strings.TrimPrefix(f[0], "/")+"/"+file)
+				watched[m[1]] = append(watched[m[1]], pkg+"/"+file)
 			}
 		}
 	}
