@@ -205,8 +205,8 @@ func tableKeysOf(db *sql.DB, tables []string, from func(table string) string) (m
 // TableKeyOf is the answer-key figures (count, hash of the sorted IDs) of
 // the rows of from, and how many distinct IDs they hold.
 func TableKeyOf(db *sql.DB, from string) (k sandbox.TableKey, distinct int, err error) {
-	err = db.QueryRow("SELECT count(DISTINCT id), "+IDsHash+" FROM "+from).Scan(&distinct, &k.Count, &k.IDsSHA256)
-	return k, distinct, err
+	got, err := tableKeysOf(db, []string{from}, func(rel string) string { return rel })
+	return got[from].key, got[from].distinct, err
 }
 
 var partFile = regexp.MustCompile(`^[a-z_]+/snapshot_id=[0-9TZ-]+/part-\d{5}\.parquet$`)
