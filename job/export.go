@@ -45,12 +45,14 @@ func (svc Service) walker(cfg config.Config) (*extract.Walker, error) {
 	return w, nil
 }
 
-// ErrUnreached is in the error of an export that never had an answer
-// from the service (a wrong URL, a service down, no network).
+// ErrUnreached is in the error of an export that took nothing from the
+// service: it never had an answer (a wrong URL, a service down, no
+// network), or its snapshot could not begin, which stops the walks it
+// started.
 var ErrUnreached = errors.New("the service was never reached")
 
-// unreached is an export's error when no request had an answer; its text
-// is the error's own.
+// unreached is an export's error when it took nothing; its text is the
+// error's own.
 type unreached struct{ error }
 
 func (u unreached) Unwrap() error        { return u.error }
@@ -77,9 +79,9 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 	if err != nil {
 		return nil, journal.Requests{}, err
 	}
-	sum, err := take(ctx, store, w, colls)
+	sum, begun, err := take(ctx, store, w, colls)
 	req := requestsOf(w.Client)
-	if err != nil && w.Client.Stats().Answers == 0 {
+	if err != nil && (!begun || w.Client.Stats().Answers == 0) {
 		err = unreached{err}
 	}
 	if err != nil {
@@ -97,13 +99,27 @@ func Export(ctx context.Context, cfg config.Config, svc Service, store *snapshot
 }
 
 // take walks every collection into a new snapshot of store and publishes
-// it; a snapshot whose walk fails is recorded as failed.
-func take(ctx context.Context, store *snapshot.Store, w *extract.Walker, colls []catalog.Collection) (*snapshot.Summary, error) {
+// it; a snapshot whose walk fails is recorded as failed. The walks start
+// while the snapshot begins (ingest.Later): the first pages are on their
+// way while its state is recorded and its DuckDB file made. When it
+// cannot begin (begun false), the walks are stopped and no snapshot is
+// on record, as if none had started.
+func take(ctx context.Context, store *snapshot.Store, w *extract.Walker, colls []catalog.Collection) (sum *snapshot.Summary, begun bool, err error) {
+	later := ingest.NewLater()
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	walked := make(chan error, 1)
+	go func() { walked <- ingest.Walk(wctx, w, colls, later) }()
 	run, err := store.Begin(ctx, snapshot.Meta{BaseURL: w.BaseURL, FrontURL: w.FrontURL})
 	if err != nil {
-		return nil, err
+		stop()
+		later.Abandon()
+		<-walked
+		return nil, false, err
 	}
-	return run.Finish(ctx, ingest.Walk(ctx, w, colls, run), w.Client.Redact)
+	later.Set(run)
+	sum, err = run.Finish(ctx, <-walked, w.Client.Redact)
+	return sum, true, err
 }
 
 // ExportOutcome is the outcome of an export (sum nil: none was taken) and

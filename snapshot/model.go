@@ -124,14 +124,21 @@ func (s *Store) finishPublish(ctx context.Context, sec *Section) error {
 
 // syncModel publishes the state as it is now: the records always; the
 // read model when it is not the one the state asks for
-// (modelfile.Model.Sync).
+// (modelfile.Model.Sync). The two are built at once, on two connections
+// of the section: the model's views read the records through their link,
+// which shows the generation before until the section commits.
 func (s *Store) syncModel(ctx context.Context, sec *Section) error {
-	if err := s.buildRecords(ctx, sec); err != nil {
+	if err := s.beforeRecords(ctx, sec); err != nil {
 		return err
 	}
+	records := make(chan error, 1)
+	go func() { records <- s.writeRecords(ctx, sec) }()
 	built, err := s.model().Sync(ctx, sec.DB(), sec.built)
 	if built != "" {
 		sec.built = built
+	}
+	if rerr := <-records; err == nil {
+		err = rerr
 	}
 	return err
 }
@@ -141,10 +148,26 @@ func (s *Store) syncModel(ctx context.Context, sec *Section) error {
 // (showRecords), history's folders given the empty files their views
 // read first.
 func (s *Store) buildRecords(ctx context.Context, sec *Section) error {
+	if err := s.beforeRecords(ctx, sec); err != nil {
+		return err
+	}
+	return s.writeRecords(ctx, sec)
+}
+
+// beforeRecords drops a generation of the records built and not shown,
+// and gives history's folders, and the records' current generation, the
+// files the read model's views read (runrec.Records.Ready).
+func (s *Store) beforeRecords(ctx context.Context, sec *Section) error {
 	s.dropRecords(sec)
 	if err := s.ensureHistoryFolders(ctx, sec); err != nil {
 		return err
 	}
+	return s.recs.Ready(ctx, sec.DB())
+}
+
+// writeRecords writes the next generation of the records, to be shown
+// once section sec commits.
+func (s *Store) writeRecords(ctx context.Context, sec *Section) error {
 	next, err := s.recs.Build(ctx, sec.DB())
 	sec.recordsNext = next
 	return err

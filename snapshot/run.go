@@ -42,8 +42,9 @@ type Run struct {
 type Meta struct{ BaseURL, FrontURL string }
 
 // Begin starts a snapshot: it is recorded as running, its tables' columns
-// are given their field IDs (assignFieldIDs), and its rows go to staging
-// until Publish.
+// are given their field IDs (assignFieldIDs), the files the read model's
+// views read are made where missing (beforeRecords), and its rows go to
+// staging until Publish.
 func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	started := s.now().UTC().Truncate(time.Microsecond)
 	var id string
@@ -65,6 +66,12 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 			id, started, StatusRunning, m.BaseURL, m.FrontURL)
 		if err == nil {
 			s.tables, err = assignFieldIDs(ctx, db, s.tables, id)
+		}
+		if err == nil {
+			// The files the read model's views read are made while the
+			// first pages are on their way, not after the walks (the
+			// publish makes them where they are still missing).
+			err = s.beforeRecords(ctx, sec)
 		}
 		return err
 	})

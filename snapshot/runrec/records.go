@@ -72,29 +72,23 @@ const (
 
 // Write writes the records from the state db (in a section) and the
 // journal into generation next, to be shown by its link once the state
-// commits: the small record tables (and an empty file of each into cur,
-// the current generation, where it has none, so that the read model's
-// views, which read through the link, can be made before the link is
-// switched), the files of the snapshots that have none, and the links to
-// the folders written once.
+// commits: the small record tables, the files of the snapshots that have
+// none, and the links to the folders written once. cur, the current
+// generation, is made ready first (ready).
 func (s Records) Write(ctx context.Context, db *sql.DB, cur, next string) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	if err := s.ready(ctx, conn, cur); err != nil {
+		return err
+	}
 	if err := s.loadRuns(ctx, conn, cur); err != nil {
 		return err
 	}
-	curChanged := false
 	var written []string
 	for _, t := range recordNames() {
-		if _, err := os.Stat(recordFile(cur, t)); err != nil {
-			if err := state.CopyTo(ctx, conn, recordQuery(t)+" LIMIT 0", recordFile(cur, t)); err != nil {
-				return err
-			}
-			curChanged = true
-		}
 		// next is seen by no reader before the link is switched to it: its
 		// files are written in place, and made durable together.
 		q := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", recordQuery(t), state.SQLString(recordFile(next, t)))
@@ -103,16 +97,62 @@ func (s Records) Write(ctx context.Context, db *sql.DB, cur, next string) error 
 		}
 		written = append(written, recordFile(next, t))
 	}
-	if curChanged {
-		fileutil.SyncDir(cur)
-	}
 	if err := fileutil.SyncFiles(written); err != nil {
 		return err
 	}
 	if err := s.writeSnapshotRecords(ctx, conn); err != nil {
 		return err
 	}
-	return s.linkFolders(ctx, conn, cur, next)
+	return s.linkFolders(cur, next)
+}
+
+// Ready gives the current generation what the read model's views read
+// through the link, where it has not: an empty file of each small
+// record table, the folders written once (each with its empty file) and
+// its links to them. The views can then be made before the link is
+// switched to the next generation, and while it is written (Build).
+// db is the state, in a section.
+func (s Records) Ready(ctx context.Context, db *sql.DB) error {
+	cur, err := s.gens.Current()
+	if err != nil {
+		return err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return s.ready(ctx, conn, cur)
+}
+
+// ready is Ready on conn, for generation cur.
+func (s Records) ready(ctx context.Context, conn *sql.Conn, cur string) error {
+	if _, err := conn.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE runs ("+runsColumns+")"); err != nil {
+		return err
+	}
+	curChanged := false
+	for _, t := range recordNames() {
+		if _, err := os.Stat(recordFile(cur, t)); err != nil {
+			if err := state.CopyTo(ctx, conn, recordQuery(t)+" LIMIT 0", recordFile(cur, t)); err != nil {
+				return err
+			}
+			curChanged = true
+		}
+	}
+	if curChanged {
+		fileutil.SyncDir(cur)
+	}
+	for _, t := range snapshotRecords {
+		if _, err := s.recordFolder(ctx, conn, t, "SELECT * FROM "+t+" LIMIT 0"); err != nil {
+			return err
+		}
+	}
+	for _, k := range Kinds() {
+		if _, err := s.recordFolder(ctx, conn, k.Name, EmptyRelation(k)); err != nil {
+			return err
+		}
+	}
+	return s.linkFolders(cur)
 }
 
 // recordQuery is what record table t holds.
@@ -194,31 +234,28 @@ func (s Records) RemoveSnapshotRecords(ids []string, keep bool) {
 	}
 }
 
-// linkFolders gives next (and cur, where it has none) a link to each
-// folder of records written once: the per-snapshot record tables' and
-// the run records' (which get an empty file of their kind), and
-// history's (package history gives them their empty files).
-func (s Records) linkFolders(ctx context.Context, conn *sql.Conn, cur, next string) error {
+// linkFolders gives each generation of gens a link to each folder of
+// records written once, where it has none: the per-snapshot record
+// tables' and the run records' (ready made them, with their empty files),
+// and history's (package history gives them their empty files).
+func (s Records) linkFolders(gens ...string) error {
 	var folders []string
 	for _, k := range Kinds() {
-		if _, err := s.recordFolder(ctx, conn, k.Name, EmptyRelation(k)); err != nil {
-			return err
-		}
 		folders = append(folders, k.Name)
 	}
-	curChanged := false
-	for _, name := range append(append(folders, snapshotRecords...), history.Folders()...) {
-		for _, gen := range []string{cur, next} {
+	for _, gen := range gens {
+		changed := false
+		for _, name := range append(append(folders, snapshotRecords...), history.Folders()...) {
 			target, _ := filepath.Rel(gen, filepath.Join(s.at.History(), name))
 			err := os.Symlink(target, filepath.Join(gen, name))
 			if err != nil && !errors.Is(err, os.ErrExist) {
 				return err
 			}
-			curChanged = curChanged || (err == nil && gen == cur)
+			changed = changed || err == nil
 		}
-	}
-	if curChanged {
-		fileutil.SyncDir(cur)
+		if changed {
+			fileutil.SyncDir(gen)
+		}
 	}
 	return nil
 }
