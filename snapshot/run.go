@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -26,6 +27,7 @@ type Run struct {
 	ID      string
 	Started time.Time
 	db      *sql.DB // the snapshot's DuckDB file, model.duckdb in its staging
+	stepDB  *sql.DB // where history's steps run (stepTable), beside the loads; nil when none do
 	// committed: the manifest is recorded; the next run finishes what
 	// this one does not
 	committed bool
@@ -83,11 +85,12 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 	if !behind { // else the publish takes the steps of the snapshots before it too (moveHistory)
 		stepped = r.stepTable
 	}
-	if err := r.openDB(ctx); err != nil {
+	if err := r.openDB(ctx, stepped != nil); err != nil {
 		return nil, err
 	}
 	r.loader = load.Start(load.Target{Ctx: ctx, DB: r.db, Snap: id, Tables: s.tables,
-		Staged: func(table string) ([]string, int64) { return r.staged.Files(table) }, Loaded: stepped}, loadSettings(s.duck), s.log)
+		Staged: func(table string) ([]string, int64) { return r.staged.Files(table) }, Loaded: stepped, StepDB: r.stepDB},
+		loadSettings(s.duck), s.log)
 	r.staged, err = ingest.New(r.stage(), s.tables, ingestSettings(s.pq), ingest.Hooks{
 		Filled: r.loader.Filled, Dropped: r.loader.Dropped, Ended: r.loader.Ended,
 	})
@@ -106,8 +109,9 @@ func (r *Run) stage() string { return r.s.at.Staged(r.ID) }
 func (r *Run) dbPath() string { return r.s.at.StagedModel(r.ID) }
 
 // openDB creates the run's DuckDB file, a copy of the views' template
-// when there is one (views.go), with a latest_ table per table.
-func (r *Run) openDB(ctx context.Context) error {
+// when there is one (views.go), with a latest_ table per table, and,
+// when steps is set, the in-memory instance history's steps run in.
+func (r *Run) openDB(ctx context.Context, steps bool) error {
 	if err := os.MkdirAll(r.stage(), 0o755); err != nil {
 		return fmt.Errorf("staging: %w", err)
 	}
@@ -135,6 +139,12 @@ func (r *Run) openDB(ctx context.Context) error {
 		db.Close()
 		return fmt.Errorf("duckdb schema: %w", err)
 	}
+	if steps {
+		if r.stepDB, err = state.OpenMemory(r.dbPath()+".steps.tmp", stateSettings(r.s.duck)); err != nil {
+			db.Close()
+			return err
+		}
+	}
 	r.db = db
 	return nil
 }
@@ -154,11 +164,15 @@ func latestTablesSQL(tables []catalog.Table, cfg load.Settings, replace bool) st
 
 // closeDB closes the run's DuckDB file, once.
 func (r *Run) closeDB() error {
-	if r.db == nil {
-		return nil
+	var err error
+	if r.stepDB != nil {
+		err = r.stepDB.Close()
+		r.stepDB = nil
 	}
-	err := r.db.Close()
-	r.db = nil
+	if r.db != nil {
+		err = errors.Join(r.db.Close(), err)
+		r.db = nil
+	}
 	return err
 }
 

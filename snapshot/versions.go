@@ -41,7 +41,7 @@ func (r *Run) historyStaging() string { return filepath.Join(r.stage(), "history
 // again.
 func (r *Run) stepTable(table string) error {
 	t, _ := r.s.table(table)
-	conn, err := r.db.Conn(context.Background())
+	conn, err := r.stepDB.Conn(context.Background())
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,6 @@ import (
 	"github.com/billsnap/billsnap/extract"
 	"github.com/billsnap/billsnap/internal/crashpoint"
 	"github.com/billsnap/billsnap/snapshot/state"
-	"github.com/billsnap/billsnap/snapshot/storeconfig"
 )
 
 // Target is what a Loader loads: the run's DuckDB file and the snapshot
@@ -46,13 +45,16 @@ type Target struct {
 	Snap   string  // the snapshot's ID, the rows' snapshot_id
 	Tables []catalog.Table
 	Staged func(table string) ([]string, int64)
-	// Loaded, when set, is called in the loader for each table of an
-	// ended walk once it is loaded and tallied, under the table's memory
-	// limit (a failure out of memory is run again under a higher one):
-	// what the run does with a table's rows as soon as they are all in
-	// (history's step). It may be called again for a table a re-walk
-	// loaded again.
+	// Loaded, when set, is called for each table of an ended walk once it
+	// is loaded and tallied: what the run does with a table's rows as soon
+	// as they are all in (history's step). The calls are made one at a
+	// time by a goroutine of their own, beside the loads that go on, in
+	// StepDB, a DuckDB instance of their own, under the table's memory
+	// limit there (a failure out of memory is run again under a higher
+	// one). It may be called again for a table a re-walk loaded again;
+	// the re-walk's files are dropped only once the calls before are done.
 	Loaded func(table string) error
+	StepDB *sql.DB // where Loaded runs, given its settings (Settings)
 }
 
 // Settings are DuckDB's settings for loading, as configured.
@@ -83,13 +85,17 @@ type Loader struct {
 	closed  sync.Once
 	closing atomic.Bool // the walks are over
 
+	stepsClosed sync.Once
+
 	// Of the loader's goroutine only:
 	rows    map[string]int64           // Parquet rows inserted, by table
 	files   map[string]map[string]bool // files inserted, by table
-	base    int64                      // duckdb.load_memory_limit in bytes
-	limits  map[string]int64           // the limit a table's loads needed, when above base
-	current int64                      // DuckDB's memory_limit now, in bytes
-	ceil    int64                      // duckdb.memory_limit in bytes: a limit's highest
+	loads   limiter                    // the run's DuckDB file's instance
+	pending sync.WaitGroup             // steps queued and not yet taken
+
+	steps     chan string // the tables to step (Target.Loaded), in order
+	stepped   chan struct{}
+	stepLimit limiter // of the stepper's goroutine: Target.StepDB
 
 	mu     sync.Mutex
 	loaded map[string]Table
@@ -119,11 +125,12 @@ type Table struct {
 func Start(t Target, set Settings, log *slog.Logger) *Loader {
 	l := &Loader{ids: snapshotIDs{ctx: t.Ctx, db: t.DB, snap: t.Snap}, tables: t.Tables, staged: t.Staged, after: t.Loaded, set: set, log: log,
 		queue: make(chan loadJob, 4*len(catalog.Tables())), done: make(chan struct{}),
+		steps: make(chan string, 4*len(catalog.Tables())), stepped: make(chan struct{}),
 		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]Table{}}
-	l.base, _ = storeconfig.MemoryBytes(set.LoadMemoryLimit)
-	l.ceil, _ = storeconfig.MemoryBytes(set.MemoryLimit)
-	l.current, l.limits = l.base, map[string]int64{}
+	l.loads = newLimiter(t.Ctx, t.DB, set, log)
+	l.stepLimit = newLimiter(t.Ctx, t.StepDB, set, log)
 	go l.run()
+	go l.step()
 	return l
 }
 
@@ -139,7 +146,7 @@ func (l *Loader) Dropped(table string, files []string) { l.queue <- loadJob{tabl
 func (l *Loader) run() {
 	defer close(l.done)
 	db := l.ids.db
-	l.setErr(l.settings())
+	l.setErr(l.loads.settings(!l.set.FSST))
 	for j := range l.queue {
 		err := l.firstErr()
 		if err == nil {
@@ -193,12 +200,29 @@ func (l *Loader) firstErr() error {
 	return l.err
 }
 
-// Wait closes the queue and waits for the loads under way; it returns the
-// first load error. Nothing may be queued after it.
+// step takes the steps queued (Target.Loaded), one at a time, until the
+// loader has ended; after an error, the steps queued are not taken.
+func (l *Loader) step() {
+	defer close(l.stepped)
+	if l.after != nil {
+		l.setErr(l.stepLimit.settings(false))
+	}
+	for table := range l.steps {
+		if !l.failed() {
+			l.setErr(l.stepLimit.underLimit(table, "the history of "+table, func() error { return l.after(table) }))
+		}
+		l.pending.Done()
+	}
+}
+
+// Wait closes the queue and waits for the loads and steps under way; it
+// returns the first error. Nothing may be queued after it.
 func (l *Loader) Wait() error {
 	l.closing.Store(true)
 	l.closed.Do(func() { close(l.queue) })
 	<-l.done
+	l.stepsClosed.Do(func() { close(l.steps) })
+	<-l.stepped
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
@@ -239,7 +263,7 @@ func (l *Loader) loadCollection(parent string) error {
 			}
 		}
 		var ids Tally
-		err := l.underLimit(name, "the ids of "+name, func() error {
+		err := l.loads.underLimit(name, "the ids of "+name, func() error {
 			var err error
 			ids, err = l.ids.digest(name)
 			return err
@@ -251,9 +275,8 @@ func (l *Loader) loadCollection(parent string) error {
 		l.loaded[name] = Table{ParquetRows: l.rows[name], Tally: ids}
 		l.mu.Unlock()
 		if l.after != nil {
-			if err := l.underLimit(name, "the history of "+name, func() error { return l.after(name) }); err != nil {
-				return err
-			}
+			l.pending.Add(1)
+			l.steps <- name
 		}
 	}
 	return nil
@@ -290,51 +313,12 @@ func (l *Loader) loadFile(t catalog.Table, file string) error {
 // changed nothing.
 func (l *Loader) exec(table, what, q string, args ...any) (sql.Result, error) {
 	var res sql.Result
-	err := l.underLimit(table, what, func() error {
+	err := l.loads.underLimit(table, what, func() error {
 		var err error
 		res, err = l.ids.db.ExecContext(l.ids.ctx, q, args...)
 		return err
 	})
 	return res, err
-}
-
-// underLimit runs do for table, which changes nothing when it fails,
-// under the limit the table's loads need: duckdb.load_memory_limit, or
-// what a load of it needed before. When DuckDB runs out of memory, the
-// table's limit is doubled, up to duckdb.memory_limit, and do is run
-// again; the other tables keep theirs, so that one table of wide rows
-// does not raise what every load may hold. what names what do loads or
-// counts, for the log.
-func (l *Loader) underLimit(table, what string, do func() error) error {
-	limit := max(l.base, l.limits[table])
-	for {
-		if err := l.setLimit(limit); err != nil {
-			return err
-		}
-		err := do()
-		if !state.OutOfMemory(err) {
-			return err
-		}
-		if limit >= l.ceil {
-			return fmt.Errorf("%w (memory limit %s; raise config key duckdb.memory_limit, or lower duckdb.load_threads)", err, l.set.MemoryLimit)
-		}
-		limit = min(2*limit, l.ceil)
-		l.limits[table] = limit
-		l.log.Warn("DuckDB ran out of memory loading the snapshot; loading again with a higher memory limit",
-			"loading", what, "memory_limit", megabytes(limit), "load_memory_limit", l.set.LoadMemoryLimit)
-	}
-}
-
-// setLimit sets DuckDB's memory_limit to limit bytes, if it is not.
-func (l *Loader) setLimit(limit int64) error {
-	if limit == l.current {
-		return nil
-	}
-	if err := l.setting("memory_limit", "duckdb.load_memory_limit", megabytes(limit)); err != nil {
-		return err
-	}
-	l.current = limit
-	return nil
 }
 
 // megabytes is n bytes as DuckDB takes a memory limit.
@@ -343,6 +327,7 @@ func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/1e6, 'f',
 // dropFiles undoes what was loaded of table and removes its files, which a
 // re-walk discarded.
 func (l *Loader) dropFiles(table string, files []string) error {
+	l.pending.Wait() // a step under way may read them
 	if len(l.files[table]) > 0 {
 		q := fmt.Sprintf("DELETE FROM latest_%s WHERE snapshot_id = ?", table)
 		if _, err := l.ids.db.ExecContext(l.ids.ctx, q, l.ids.snap); err != nil {

@@ -71,6 +71,17 @@ func OpenFile(path string, cfg Settings, blockSize int) (*sql.DB, error) {
 	return sql.OpenDB(c), nil
 }
 
+// OpenMemory opens an in-memory database with the settings of cfg, in
+// an instance of its own that spills to tmp: for work that reads and
+// writes files (history's steps) beside a file's instance.
+func OpenMemory(tmp string, cfg Settings) (*sql.DB, error) {
+	c, err := duckdb.NewConnector(duckDSN(tmp, cfg), nil)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(c), nil
+}
+
 // CopyTo writes what query returns to a Parquet file at path: written
 // beside it, made durable and renamed into place, so that the file at
 // path is whole whenever the process dies.
