@@ -73,10 +73,11 @@ type laterSink struct {
 }
 
 // Restart is done at once when the target is there, else kept for the
-// sink's next call.
+// sink's next call, with the pages kept of the walk before dropped: the
+// target never saw them, and the walk they came from is discarded.
 func (s *laterSink) Restart(walk int) error {
 	if !s.given() {
-		s.restart = walk
+		s.restart, s.held = walk, nil
 		return nil
 	}
 	if err := s.open(); err != nil {

@@ -93,6 +93,34 @@ func TestALaterTargetGetsEveryCallInOrder(t *testing.T) {
 	}
 }
 
+// A walk that drifted and starts again before the target is given
+// takes back the pages it kept: the target gets the new walk's restart
+// and pages only.
+func TestALaterTargetGetsNoPageOfAWalkRestartedBeforeIt(t *testing.T) {
+	t.Parallel()
+	later := NewLater()
+	sink := later.Sink("contacts")
+	for walk := 1; walk <= 2; walk++ {
+		if err := sink.Restart(walk); err != nil {
+			t.Fatal(err)
+		}
+		for n := 1; n <= 2+walk; n++ {
+			if err := sink.Page(pageN(n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	log := &callLog{}
+	later.Set(log)
+	if _, err := sink.End(); err != nil {
+		t.Fatal(err)
+	}
+	want := "contacts restart 2\ncontacts page 1\ncontacts page 2\ncontacts page 3\ncontacts page 4\ncontacts end"
+	if got := strings.Join(log.calls, "\n"); got != want {
+		t.Errorf("the target got\n%s\nwant\n%s", got, want)
+	}
+}
+
 // A page kept while the target was not there, which the target then
 // refuses, is named in the error (its number, its URL redacted), not the
 // page the walker was taking; an abandoned Later fails every call.
