@@ -18,11 +18,20 @@ import (
 // publish reads the journal's files of the runs whose end it has not on
 // record only: an ended run's row is taken from the record (its file,
 // rewritten behind billsnap's back, is not read again), a running run is
-// read again until it ends, and a pruned run leaves the record.
+// read again until it ends, and a pruned run leaves the record. So also
+// in a store under a directory DuckDB would read as a Hive partition.
 func TestThePublishedRunsReadOnlyRunsNotEnded(t *testing.T) {
 	t.Parallel()
+	for _, dir := range []string{"store", filepath.Join("env=prod", "store")} {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			publishedRunsReadOnlyRunsNotEnded(t, layout.Dir(filepath.Join(t.TempDir(), dir)))
+		})
+	}
+}
+
+func publishedRunsReadOnlyRunsNotEnded(t *testing.T, at layout.Dir) {
 	ctx := context.Background()
-	at := layout.Dir(t.TempDir())
 	db := stateDB(t)
 	recs := runrec.NewRecords(at, slog.New(slog.DiscardHandler), time.Now)
 	j := journal.New(at.Runs(), time.Now)

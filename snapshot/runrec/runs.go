@@ -68,7 +68,9 @@ func (s Records) keepEndedRuns(ctx context.Context, conn *sql.Conn, path string,
 	if _, err := os.Stat(path); err != nil {
 		return ids
 	}
-	ended, err := state.Strings(ctx, conn, fmt.Sprintf("SELECT id FROM read_parquet(%s) WHERE %s", state.SQLString(path), endedSQL))
+	// hive_partitioning off: a directory named key=value above the store
+	// (DIR under /data/env=prod/) is no column of the record.
+	ended, err := state.Strings(ctx, conn, fmt.Sprintf("SELECT id FROM read_parquet(%s, hive_partitioning = false) WHERE %s", state.SQLString(path), endedSQL))
 	if err != nil {
 		s.log.Warn("the runs record cannot be read; reading the whole journal", "error", err)
 		return ids
@@ -85,7 +87,7 @@ func (s Records) keepEndedRuns(ctx context.Context, conn *sql.Conn, path string,
 			gone = append(gone, state.SQLString(id)) // pruned since
 		}
 	}
-	q := fmt.Sprintf("INSERT INTO runs BY NAME SELECT * FROM read_parquet(%s) WHERE %s AND NOT list_contains([%s], id)",
+	q := fmt.Sprintf("INSERT INTO runs BY NAME SELECT * FROM read_parquet(%s, hive_partitioning = false) WHERE %s AND NOT list_contains([%s], id)",
 		state.SQLString(path), endedSQL, strings.Join(gone, ", "))
 	if _, err := conn.ExecContext(ctx, q); err != nil {
 		s.log.Warn("the runs record cannot be read; reading the whole journal", "error", err)
