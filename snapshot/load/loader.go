@@ -7,11 +7,14 @@
 // [Start] starts a [Loader] with a [Target] (the file, the snapshot, the
 // tables and the staged files' list) and its [Settings]. [Loader.Filled],
 // [Loader.Dropped] and [Loader.Ended] are the walk's hooks; [Loader.Wait]
-// waits for the loads, and [Loader.Table] says what was loaded of a table.
+// waits for the loads and the steps (Target.Loaded), and [Loader.Table]
+// says what was loaded of a table.
 //
-// A load that runs out of memory (state.OutOfMemory) runs again under a
-// doubled limit, from duckdb.load_memory_limit up to duckdb.memory_limit,
-// sizes read as the store's options check them (storeconfig.MemoryBytes).
+// A load or step that runs out of memory (state.OutOfMemory) runs again
+// under a doubled limit, from duckdb.load_memory_limit up to
+// duckdb.memory_limit, sizes read as the store's options check them
+// (storeconfig.MemoryBytes); the loads and the steps each keep their own
+// limits, in instances of their own (settings.go, a limiter).
 //
 // The digest (digest.go, a [Tally]) is the count and SHA-256 of a table's
 // IDs, which the store checks before it publishes. It reads the IDs one
@@ -72,7 +75,8 @@ type Settings struct {
 // tables as soon as its walk has ended, when their IDs are counted for the
 // walker (Ended). No reader sees the file before it is published. A
 // re-walk drops what was loaded of its tables (Dropped). Jobs are done in
-// the order they come, by one goroutine.
+// the order they come, by one goroutine; the steps of the tables loaded,
+// in the order they were loaded, by another.
 type Loader struct {
 	ids     snapshotIDs // the run's DuckDB file and its snapshot
 	tables  []catalog.Table
