@@ -81,7 +81,7 @@ func (s *Store) Begin(ctx context.Context, m Meta) (*Run, error) {
 		return nil, fmt.Errorf("recording the snapshot: %w", err)
 	}
 	r := &Run{s: s, ID: id, Started: started, walks: map[string]extract.Result{}, heads: heads, steps: map[string]history.Step{}}
-	var stepped func(string) error
+	var stepped func(string, []string) error
 	if !behind { // else the publish takes the steps of the snapshots before it too (moveHistory)
 		stepped = r.stepTable
 	}

@@ -34,12 +34,12 @@ import (
 // name, where no view reads them before the state lists the step.
 func (r *Run) historyStaging() string { return filepath.Join(r.stage(), "history") }
 
-// stepTable takes the run's step of table, from its staged Parquet
+// stepTable takes the run's step of table, from its staged Parquet files
 // (written whole: the loader calls it once a walk has ended and its files
-// are loaded) and the head the run began with, its files written in
-// history's folders. A table loaded again after a re-walk is stepped
-// again.
-func (r *Run) stepTable(table string) error {
+// are loaded; a re-walk may be writing others beside them) and the head
+// the run began with, its files written in history's folders. A table
+// loaded again after a re-walk is stepped again.
+func (r *Run) stepTable(table string, files []string) error {
 	t, _ := r.s.table(table)
 	conn, err := r.stepDB.Conn(context.Background())
 	if err != nil {
@@ -47,7 +47,7 @@ func (r *Run) stepTable(table string) error {
 	}
 	defer conn.Close()
 	in := r.s.stepInput(t, r.ID, history.TimeOf(r.Started), r.heads[table], r.s.at.History())
-	in.Rows = fmt.Sprintf("SELECT id, _raw FROM read_parquet(%s)", state.SQLString(filepath.Join(r.stage(), table, "*.parquet")))
+	in.Rows = fmt.Sprintf("SELECT id, _raw FROM read_parquet(%s, hive_partitioning = false)", state.SQLList(files))
 	step, err := history.Take(context.Background(), conn, in)
 	if err != nil {
 		return err

@@ -191,7 +191,7 @@ func Pack(ctx context.Context, conn *sql.Conn, root string, m Merge) ([]string, 
 			continue
 		}
 		path := File(root, k.kind, m.Table, m.Name)
-		q := fmt.Sprintf(`SELECT * FROM read_parquet(%s, union_by_name = true) WHERE list_contains(%s, %s) ORDER BY %s`,
+		q := fmt.Sprintf(`SELECT * FROM read_parquet(%s, union_by_name = true, hive_partitioning = false) WHERE list_contains(%s, %s) ORDER BY %s`,
 			sqlList(sources), sqlList(m.Steps), k.step, k.order)
 		if err := writeBeside(ctx, conn, q, path); err != nil {
 			return nil, fmt.Errorf("history: packing %s of %s: %w", k.kind, m.Table, err)

@@ -70,7 +70,7 @@ func base(ctx context.Context, conn *sql.Conn, in Input, step *Step) error {
 // versions file, each change to the changes file, and every current
 // version to the new index.
 func compare(ctx context.Context, conn *sql.Conn, in Input, step *Step) error {
-	prevIndex := fmt.Sprintf("read_parquet(%s)", state.SQLString(in.PreviousIndex))
+	prevIndex := fmt.Sprintf("read_parquet(%s, hive_partitioning = false)", state.SQLString(in.PreviousIndex))
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TEMP TABLE hist_new AS SELECT id, %s AS row_hash FROM (%s)", rowHash("_raw"), in.Rows)); err != nil {
 		return err
 	}

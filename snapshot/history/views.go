@@ -54,11 +54,11 @@ func Relation(link string, t catalog.Table, latest, rows string) string {
 	return fmt.Sprintf(`SELECT * EXCLUDE (snapshot_id), NULL::JSON AS _raw, NULL::TIMESTAMPTZ AS valid_from, NULL::TIMESTAMPTZ AS valid_to,
 			NULL::VARCHAR AS snapshot_from, NULL::VARCHAR AS snapshot_to FROM %[1]s WHERE false
 		UNION ALL BY NAME
-		SELECT * EXCLUDE (filename) REPLACE (CAST(_raw AS JSON) AS _raw) FROM read_parquet(%[2]s, filename = true, union_by_name = true)
+		SELECT * EXCLUDE (filename) REPLACE (CAST(_raw AS JSON) AS _raw) FROM read_parquet(%[2]s, filename = true, union_by_name = true, hive_partitioning = false)
 		WHERE %[4]s
 		UNION ALL BY NAME
 		SELECT r.* EXCLUDE (snapshot_id), c.valid_from, NULL::TIMESTAMPTZ AS valid_to, c.snapshot_from, NULL::VARCHAR AS snapshot_to
-		FROM (%[5]s) r JOIN read_parquet(%[3]s, filename = true) c ON r.id = c.id
+		FROM (%[5]s) r JOIN read_parquet(%[3]s, filename = true, hive_partitioning = false) c ON r.id = c.id
 		WHERE r.snapshot_id = (SELECT snapshot_id FROM %[1]s LIMIT 1) AND parse_filename(c.filename, true) = (SELECT snapshot_id FROM %[1]s LIMIT 1)`,
 		latest, state.SQLString(versions), state.SQLString(current), Keep(state.SQLString(t.Name), "snapshot_to"), rows)
 }
@@ -107,7 +107,7 @@ func AsOf(history, ts string) string {
 func changesView(link string) string {
 	glob := filepath.Join(link, Changes, "*", "*.parquet")
 	return fmt.Sprintf(`CREATE OR REPLACE VIEW changes AS
-		SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true, union_by_name = true)
+		SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true, union_by_name = true, hive_partitioning = false)
 		WHERE %s`, state.SQLString(glob), Keep(`"table"`, "to_snapshot"))
 }
 

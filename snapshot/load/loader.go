@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,14 +50,16 @@ type Target struct {
 	Tables []catalog.Table
 	Staged func(table string) ([]string, int64)
 	// Loaded, when set, is called for each table of an ended walk once it
-	// is loaded and tallied: what the run does with a table's rows as soon
-	// as they are all in (history's step). The calls are made one at a
+	// is loaded and tallied, with the table's files as the walk left them:
+	// what the run does with a table's rows as soon as they are all in
+	// (history's step), reading those files only (a re-walk may be writing
+	// more beside them). The calls are made one at a
 	// time by a goroutine of their own, beside the loads that go on, in
 	// StepDB, a DuckDB instance of their own, under the table's memory
 	// limit there (a failure out of memory is run again under a higher
 	// one). It may be called again for a table a re-walk loaded again;
 	// the re-walk's files are dropped only once the calls before are done.
-	Loaded func(table string) error
+	Loaded func(table string, files []string) error
 	StepDB *sql.DB // where Loaded runs, given its settings (Settings)
 }
 
@@ -80,8 +83,8 @@ type Settings struct {
 type Loader struct {
 	ids     snapshotIDs // the run's DuckDB file and its snapshot
 	tables  []catalog.Table
-	staged  func(table string) ([]string, int64) // a table's staged files, and their rows
-	after   func(table string) error             // Target.Loaded
+	staged  func(table string) ([]string, int64)     // a table's staged files, and their rows
+	after   func(table string, files []string) error // Target.Loaded
 	set     Settings
 	log     *slog.Logger
 	queue   chan loadJob
@@ -97,7 +100,7 @@ type Loader struct {
 	loads   limiter                    // the run's DuckDB file's instance
 	pending sync.WaitGroup             // steps queued and not yet taken
 
-	steps     chan string // the tables to step (Target.Loaded), in order
+	steps     chan step // the tables to step (Target.Loaded), in order
 	stepped   chan struct{}
 	stepLimit limiter // of the stepper's goroutine: Target.StepDB
 
@@ -129,7 +132,7 @@ type Table struct {
 func Start(t Target, set Settings, log *slog.Logger) *Loader {
 	l := &Loader{ids: snapshotIDs{ctx: t.Ctx, db: t.DB, snap: t.Snap}, tables: t.Tables, staged: t.Staged, after: t.Loaded, set: set, log: log,
 		queue: make(chan loadJob, 4*len(catalog.Tables())), done: make(chan struct{}),
-		steps: make(chan string, 4*len(catalog.Tables())), stepped: make(chan struct{}),
+		steps: make(chan step, 4*len(catalog.Tables())), stepped: make(chan struct{}),
 		rows: map[string]int64{}, files: map[string]map[string]bool{}, loaded: map[string]Table{}}
 	l.loads = newLimiter(t.Ctx, t.DB, set, log)
 	l.stepLimit = newLimiter(t.Ctx, t.StepDB, set, log)
@@ -211,12 +214,18 @@ func (l *Loader) step() {
 	if l.after != nil {
 		l.setErr(l.stepLimit.settings(false))
 	}
-	for table := range l.steps {
+	for st := range l.steps {
 		if !l.failed() {
-			l.setErr(l.stepLimit.underLimit(table, "the history of "+table, func() error { return l.after(table) }))
+			l.setErr(l.stepLimit.underLimit(st.table, "the history of "+st.table, func() error { return l.after(st.table, st.files) }))
 		}
 		l.pending.Done()
 	}
+}
+
+// step is a table to step and its files.
+type step struct {
+	table string
+	files []string
 }
 
 // Wait closes the queue and waits for the loads and steps under way; it
@@ -280,7 +289,7 @@ func (l *Loader) loadCollection(parent string) error {
 		l.mu.Unlock()
 		if l.after != nil {
 			l.pending.Add(1)
-			l.steps <- name
+			l.steps <- step{table: name, files: slices.Clone(files)}
 		}
 	}
 	return nil
@@ -292,7 +301,7 @@ func (l *Loader) loadFile(t catalog.Table, file string) error {
 		return nil
 	}
 	cols := strings.Join(t.LatestColumnNames(), ", ")
-	q := fmt.Sprintf("INSERT INTO latest_%s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s)", t.Name, cols, cols, state.SQLString(file))
+	q := fmt.Sprintf("INSERT INTO latest_%s (snapshot_id, %s) SELECT ?::VARCHAR, %s FROM read_parquet(%s, hive_partitioning = false)", t.Name, cols, cols, state.SQLString(file))
 	res, err := l.exec(t.Name, t.Name+" from "+filepath.Base(file), q, l.ids.snap)
 	var n int64
 	if err == nil {

@@ -293,26 +293,26 @@ func recordFile(gen, table string) string { return filepath.Join(gen, table+".pa
 func (s Records) Views(link string) []string {
 	var out []string
 	for _, t := range recordNames() {
-		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT *%s FROM read_parquet(%s)", t, periodNull(t), state.SQLString(recordFile(link, t))))
+		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT *%s FROM read_parquet(%s, hive_partitioning = false)", t, periodNull(t), state.SQLString(recordFile(link, t))))
 	}
 	for _, t := range snapshotRecords {
 		// By name: files written before a column was added lack it (NULL).
-		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s, union_by_name = true) WHERE snapshot_id IN (SELECT id FROM snapshots)",
+		out = append(out, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s, union_by_name = true, hive_partitioning = false) WHERE snapshot_id IN (SELECT id FROM snapshots)",
 			t, state.SQLString(filepath.Join(link, t, "*.parquet"))),
-			fmt.Sprintf("CREATE OR REPLACE MACRO %s_of(snap) AS TABLE SELECT * FROM read_parquet(%s || snap || '.parquet')",
+			fmt.Sprintf("CREATE OR REPLACE MACRO %s_of(snap) AS TABLE SELECT * FROM read_parquet(%s || snap || '.parquet', hive_partitioning = false)",
 				t, state.SQLString(filepath.Join(link, t)+string(filepath.Separator))))
 	}
 	for _, k := range Kinds() {
 		// By name, over the kind's columns: files written before a column
 		// was added lack it (NULL), even when every file does.
 		out = append(out, fmt.Sprintf(`CREATE OR REPLACE VIEW %s AS SELECT *%s FROM (%s
-		UNION ALL BY NAME SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true, union_by_name = true)
-		WHERE parse_filename(filename) IN (SELECT file FROM read_parquet(%s) WHERE kind = %s))`,
+		UNION ALL BY NAME SELECT * EXCLUDE (filename) FROM read_parquet(%s, filename = true, union_by_name = true, hive_partitioning = false)
+		WHERE parse_filename(filename) IN (SELECT file FROM read_parquet(%s, hive_partitioning = false) WHERE kind = %s))`,
 			k.Name, periodNull(k.Name), EmptyRelation(k), state.SQLString(filepath.Join(link, k.Name, "*.parquet")), state.SQLString(recordFile(link, runFilesRecord)), state.SQLString(k.Name)),
 			// The folder's empty file is read too: read_parquet of no file
 			// is an error.
 			fmt.Sprintf(`CREATE OR REPLACE MACRO %s_in(files) AS TABLE SELECT *%s FROM (%s
-		UNION ALL BY NAME SELECT * FROM read_parquet(list_concat([%s], list_transform(files, f -> %s || f)), union_by_name = true))`,
+		UNION ALL BY NAME SELECT * FROM read_parquet(list_concat([%s], list_transform(files, f -> %s || f)), union_by_name = true, hive_partitioning = false))`,
 				k.Name, periodNull(k.Name), EmptyRelation(k), state.SQLString(filepath.Join(link, k.Name, EmptyFile)),
 				state.SQLString(filepath.Join(link, k.Name)+string(filepath.Separator))))
 	}

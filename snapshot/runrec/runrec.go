@@ -257,7 +257,7 @@ func (h Files) relation(kind Kind, files []File) string {
 		paths[i] = state.SQLString(h.Path(f))
 	}
 	// By name: files written before a column was added lack it (NULL).
-	return fmt.Sprintf("%s UNION ALL BY NAME SELECT * FROM read_parquet([%s], union_by_name = true)", EmptyRelation(kind), strings.Join(paths, ", "))
+	return fmt.Sprintf("%s UNION ALL BY NAME SELECT * FROM read_parquet([%s], union_by_name = true, hive_partitioning = false)", EmptyRelation(kind), strings.Join(paths, ", "))
 }
 
 // EmptyRelation is a relation with kind's columns and no row.

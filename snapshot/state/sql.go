@@ -28,6 +28,15 @@ type Querier interface {
 // SQLString quotes s as a DuckDB string literal.
 func SQLString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
+// SQLList is ss as a SQL list of string literals: ['a', 'b'].
+func SQLList(ss []string) string {
+	quoted := make([]string, len(ss))
+	for i, s := range ss {
+		quoted[i] = SQLString(s)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
 // QuoteIdent quotes a DuckDB identifier.
 func QuoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
