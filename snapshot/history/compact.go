@@ -218,9 +218,10 @@ func writeBeside(ctx context.Context, conn *sql.Conn, query, path string) error 
 }
 
 // packLevel is zstd's level for packs: written once a class, read often,
-// they are worth the CPU (a month of versions is a seventh smaller than
-// at the default level, 3).
-const packLevel = 15
+// they are worth some CPU. Level 9 makes them 10–14% smaller than the
+// default level, 3, at 2–3 times its CPU; level 15 saves 3–5% more at
+// 7 times level 9's CPU (docs/notes/store-growth.md).
+const packLevel = 9
 
 // Packed records in the state q that merge m's steps are in its pack.
 func Packed(ctx context.Context, q state.Querier, m Merge) error {
