@@ -192,7 +192,7 @@ func Pack(ctx context.Context, conn *sql.Conn, root string, m Merge) ([]string, 
 		}
 		path := File(root, k.kind, m.Table, m.Name)
 		q := fmt.Sprintf(`SELECT * FROM read_parquet(%s, union_by_name = true, hive_partitioning = false) WHERE list_contains(%s, %s) ORDER BY %s`,
-			sqlList(sources), sqlList(m.Steps), k.step, k.order)
+			state.SQLList(sources), state.SQLList(m.Steps)+"::VARCHAR[]", k.step, k.order)
 		if err := writeBeside(ctx, conn, q, path); err != nil {
 			return nil, fmt.Errorf("history: packing %s of %s: %w", k.kind, m.Table, err)
 		}
@@ -277,13 +277,4 @@ func deadIn(dir string, dead func(name string) bool) []string {
 		}
 	}
 	return out
-}
-
-// sqlList is strs as a SQL list literal.
-func sqlList(strs []string) string {
-	q := make([]string, len(strs))
-	for i, s := range strs {
-		q[i] = state.SQLString(s)
-	}
-	return "[" + strings.Join(q, ", ") + "]::VARCHAR[]"
 }
