@@ -93,10 +93,10 @@ func textTable(name string, names []string, rows [][]sql.NullString) string {
 	}
 	cols := make([]string, len(names))
 	for i, n := range names {
-		cols[i] = fmt.Sprintf("nullif(v[%d], chr(29)) AS %s", i+1, n)
+		cols[i] = fmt.Sprintf("nullif(v[%d], chr(%d)) AS %s", i+1, nullMark[0], n)
 	}
-	return fmt.Sprintf("CREATE OR REPLACE TABLE %s AS SELECT %s\n\t\tFROM (SELECT string_split(unnest(string_split(%s, chr(30))), chr(31)) AS v)",
-		name, strings.Join(cols, ", "), state.SQLString(b.String()))
+	return fmt.Sprintf("CREATE OR REPLACE TABLE %s AS SELECT %s\n\t\tFROM (SELECT string_split(unnest(string_split(%s, chr(%d))), chr(%d)) AS v)",
+		name, strings.Join(cols, ", "), state.SQLString(b.String()), rowSep[0], valueSep[0])
 }
 
 // textLists is textTable's statement as a list literal a column, unnested
